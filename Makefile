@@ -1,0 +1,89 @@
+# litifut: link-time function call tracer for embedded Linux.
+#
+#   make deps    install every dependency (apt-get; root or sudo)
+#   make         build the host tools and the tracer modules into build/
+#   make demo    deps + build + trace a sample program under qemu
+#   make test    deps + build + all tests
+#   make bench   instruction counts, sizes and link times
+#
+# Host tools: build/bin/{litifut-ld,litifut-rewrite,litifut-postproc},
+# with build/bin/ld and build/bin/<triple>-ld linked to litifut-ld.
+# Tracer modules (target code): build/lib/litifut/<arch>/tracer.o.
+
+BUILD    ?= build
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+SANITIZE ?=
+
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+endif
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) $(SAN_FLAGS) \
+               -Iinclude -Iutils -Isrc -MMD -MP
+HOST_LDLIBS := -lelf -lcapstone
+
+UTILS_SRC    := utils/error.c utils/files.c utils/elfimage.c utils/arch.c utils/process.c \
+                arch/arm/arch-arm.c
+REWRITER_SRC := src/linkmap.c src/sites.c src/db.c src/rewrite.c src/rewriter.c
+WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c
+POSTPROC_SRC := $(wildcard postproc/*.c)
+
+host_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+BIN := $(BUILD)/bin
+TOOLS := $(BIN)/litifut-rewrite $(BIN)/litifut-ld
+ifneq ($(POSTPROC_SRC),)
+TOOLS += $(BIN)/litifut-postproc
+endif
+
+# Target triples per tracer architecture.
+ARM_TRIPLE := arm-linux-gnueabi
+LINKS := $(BIN)/ld $(BIN)/$(ARM_TRIPLE)-ld
+TRACERS := $(BUILD)/lib/litifut/arm/tracer.o
+
+all: $(TOOLS) $(LINKS) $(TRACERS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+
+$(BIN)/litifut-rewrite: $(call host_obj,src/main.c $(REWRITER_SRC) $(UTILS_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
+$(BIN)/litifut-ld: $(call host_obj,$(WRAPPER_SRC) $(REWRITER_SRC) $(UTILS_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
+$(BIN)/litifut-postproc: $(call host_obj,$(POSTPROC_SRC) $(REWRITER_SRC) $(UTILS_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
+$(LINKS): $(BIN)/litifut-ld
+	ln -sf litifut-ld $@
+
+# --- tracer modules: target code, built with the cross compilers ---
+
+TRACER_SRC := stub/record.c stub/tracefile.c
+TRACER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fPIE -fvisibility=hidden \
+                 -fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
+                 -Iinclude -Istub
+ARM_TRACER_CFLAGS := -marm -march=armv5te -mfloat-abi=soft -Iarch/arm
+
+$(BUILD)/lib/litifut/arm/%.o: stub/%.c stub/*.h arch/arm/tracer-arch.h include/litifut/*.h
+	@mkdir -p $(dir $@)
+	$(ARM_TRIPLE)-gcc $(TRACER_CFLAGS) $(ARM_TRACER_CFLAGS) -c -o $@ $<
+
+$(BUILD)/lib/litifut/arm/stub.o: arch/arm/stub.S
+	@mkdir -p $(dir $@)
+	$(ARM_TRIPLE)-gcc $(ARM_TRACER_CFLAGS) -c -o $@ $<
+
+$(BUILD)/lib/litifut/arm/tracer.o: $(addprefix $(BUILD)/lib/litifut/arm/,record.o tracefile.o stub.o)
+	$(ARM_TRIPLE)-ld -r -o $@ $^
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all clean

@@ -1,0 +1,256 @@
+/*
+ * ARM (EABI, little-endian, ARM state) for the host tools: which code
+ * to scan, which instructions are calls, how a call is redirected to
+ * the sled (arch/arm/stub.S), and what the DB value of a call is.
+ *
+ * DB values (arch/arm/tracer-arch.h decodes them on the target):
+ *   bl<c> f       f                  (ARM code is 4-aligned: bits 1..0 = 00)
+ *   blx f         f | 1              (Thumb target)
+ *   blx<c> rM     (M << 2) | 2
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gelf.h>
+#include "arch.h"
+#include "error.h"
+#include "litifut/trace-format.h"
+
+enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG };
+static const char *const arm_kinds[] = { "bl", "blx_imm", "blx_reg" };
+static const char *const arm_emulations[] = { "armelf_linux_eabi", "armelf", NULL };
+
+static int32_t branch_offset(uint32_t w)
+{
+    return (int32_t)(w << 8) >> 6;     /* sign-extended imm24 * 4 */
+}
+
+static int is_bl(uint32_t w)
+{
+    return (w >> 28) != 0xF && (w & 0x0F000000) == 0x0B000000;
+}
+
+static int is_blx_imm(uint32_t w)
+{
+    return (w & 0xFE000000) == 0xFA000000;
+}
+
+static int is_blx_reg(uint32_t w)
+{
+    return (w >> 28) != 0xF && (w & 0x0FFFFFF0) == 0x012FFF30;
+}
+
+static int arm_check_image(const struct elf_image *img)
+{
+    if (img->big_endian)
+        return error("%s: big-endian ARM is not supported", img->path);
+    if (EF_ARM_EABI_VERSION(img->e_flags) != EF_ARM_EABI_VER5)
+        return error("%s: not an ARM EABI version 5 file", img->path);
+    return 0;
+}
+
+struct mapping_symbol { uint32_t addr; char kind; };
+
+static int by_addr(const void *a, const void *b)
+{
+    const struct mapping_symbol *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* "$a", "$t", "$d", optionally followed by ".<anything>". */
+static char mapping_kind(const char *name)
+{
+    if (name[0] != '$' || !strchr("atd", name[1]) || name[1] == 0)
+        return 0;
+    return name[2] == 0 || name[2] == '.' ? name[1] : 0;
+}
+
+static void add_range(struct code_range **out, size_t *n, uint32_t start, uint32_t end)
+{
+    *out = xrealloc(*out, (*n + 1) * sizeof **out);
+    (*out)[(*n)++] = (struct code_range){ start, end };
+}
+
+/* ARM state code is what the $a mapping symbols mark; $t is Thumb and
+ * $d data, both left alone for now. */
+static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
+                           size_t *n, struct scan_stats *st)
+{
+    if (!img->has_symtab)
+        return error("%s: no symbol table (stripped?): ARM code cannot be told "
+                     "from data without mapping symbols", img->path);
+    *out = NULL;
+    *n = 0;
+    struct mapping_symbol *ms = xcalloc(img->n_symbols, sizeof *ms);
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (s->type != SHT_PROGBITS || (s->flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+                                           (SHF_ALLOC | SHF_EXECINSTR) || !s->size)
+            continue;
+        if (strcmp(s->name, ".plt") == 0 || strcmp(s->name, ".iplt") == 0) {
+            stats_skip(st, "PLT", s->size);
+            continue;
+        }
+        size_t m = 0;
+        for (size_t i = 0; i < img->n_symbols; i++) {
+            const struct elf_symbol *y = &img->symbols[i];
+            char kind = y->shndx == s->index ? mapping_kind(y->name) : 0;
+            if (kind && y->value >= s->addr && y->value - s->addr < s->size)
+                ms[m++] = (struct mapping_symbol){ y->value, kind };
+        }
+        qsort(ms, m, sizeof *ms, by_addr);
+        uint32_t end = s->addr + s->size;
+        if (m == 0 || ms[0].addr > s->addr)
+            stats_skip(st, "code without a mapping symbol", (m ? ms[0].addr : end) - s->addr);
+        for (size_t i = 0; i < m; i++) {
+            uint32_t from = ms[i].addr, to = i + 1 < m ? ms[i + 1].addr : end;
+            if (from == to)
+                continue;
+            if (ms[i].kind == 'a')
+                add_range(out, n, from, to);
+            else
+                stats_skip(st, ms[i].kind == 't' ? "Thumb code" : "data in code", to - from);
+        }
+    }
+    free(ms);
+    return 0;
+}
+
+static int arm_disasm_open(const struct elf_image *img, csh *handle)
+{
+    (void)img;
+    if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, handle) != CS_ERR_OK)
+        return error("capstone: cannot open the ARM disassembler");
+    cs_option(*handle, CS_OPT_DETAIL, CS_OPT_ON);
+    return 0;
+}
+
+static int arm_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
+                        struct scan_stats *st)
+{
+    if (insn->id != ARM_INS_BL && insn->id != ARM_INS_BLX)
+        return 0;
+    uint32_t addr = (uint32_t)insn->address;
+    site->insn = w;
+    if (is_bl(w) || is_blx_imm(w)) {
+        uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
+        if (is_blx_imm(w))
+            target += (w >> 23) & 2;       /* H bit: halfword offset */
+        const cs_arm *arm = &insn->detail->arm;
+        if (arm->op_count < 1 || arm->operands[0].type != ARM_OP_IMM ||
+            (uint32_t)arm->operands[0].imm != target) {
+            stats_skip(st, "calls capstone decodes differently", 4);
+            return 0;
+        }
+        site->kind = is_bl(w) ? KIND_BL : KIND_BLX_IMM;
+        site->value = is_bl(w) ? target : target | 1;
+        return 1;
+    }
+    if (is_blx_reg(w)) {
+        unsigned rm = w & 15;
+        if (rm >= 13) {
+            /* lr is overwritten by the redirecting bl before the
+             * tracer could read it; sp and pc are unpredictable here. */
+            stats_skip(st, rm == 13 ? "blx sp" : rm == 14 ? "blx lr" : "blx pc", 4);
+            return 0;
+        }
+        site->kind = KIND_BLX_REG;
+        site->value = rm << 2 | 2;
+        return 1;
+    }
+    stats_skip(st, "calls capstone decodes differently", 4);
+    return 0;
+}
+
+static int arm_encode_redirect(const struct call_site *site, uint32_t entry, uint32_t *word)
+{
+    int64_t off = (int64_t)entry - ((int64_t)site->addr + 8);
+    if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25) || (off & 3))
+        return error("call at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
+                     " is out of bl range (+-32 MB)", site->addr, entry);
+    uint32_t cond = site->kind == KIND_BLX_IMM ? 0xE : site->insn >> 28;
+    *word = cond << 28 | 0x0B000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
+    return 0;
+}
+
+static int arm_call_target(uint32_t addr, uint32_t w, uint32_t *target)
+{
+    if (is_bl(w)) {
+        *target = addr + 8 + (uint32_t)branch_offset(w);
+        return 1;
+    }
+    if (is_blx_imm(w)) {
+        *target = addr + 8 + (uint32_t)branch_offset(w) + ((w >> 23) & 2);
+        return 1;
+    }
+    return 0;
+}
+
+static int arm_value_target(uint32_t value, uint32_t *target)
+{
+    if ((value & 3) == 2)
+        return 0;
+    *target = value & ~1u;
+    return 1;
+}
+
+/* rotated 8-bit immediate of a data-processing instruction */
+static uint32_t dp_imm(uint32_t w)
+{
+    uint32_t imm = w & 0xFF, rot = ((w >> 8) & 15) * 2;
+    return rot ? imm >> rot | imm << (32 - rot) : imm;
+}
+
+/* PLT entries as GNU ld writes them (short and long forms):
+ *   add ip, pc, #X ; [add ip, ip, #Y ...] ; ldr pc, [ip, #Z]!
+ * The GOT slot is entry + 8 + X + Y... + Z. */
+static int arm_plt_slots(const struct elf_image *img, struct plt_slot **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (strcmp(s->name, ".plt") != 0 && strcmp(s->name, ".iplt") != 0)
+            continue;
+        for (uint32_t a = s->addr; a + 8 <= s->addr + s->size; a += 4) {
+            uint32_t w;
+            if (elf_read32(img, a, &w) || (w & 0xFFFFF000) != 0xE28FC000)
+                continue;
+            uint32_t got = a + 8 + dp_imm(w), b = a + 4;
+            while (b + 4 <= s->addr + s->size && !elf_read32(img, b, &w) &&
+                   (w & 0xFFFFF000) == 0xE28CC000) {
+                got += dp_imm(w);
+                b += 4;
+            }
+            if (b + 4 > s->addr + s->size || elf_read32(img, b, &w) ||
+                (w & 0xFFFFF000) != 0xE5BCF000)
+                continue;
+            got += w & 0xFFF;
+            *out = xrealloc(*out, (*n + 1) * sizeof **out);
+            (*out)[(*n)++] = (struct plt_slot){ a, b + 4 - a, got };
+            a = b;
+        }
+    }
+    return 0;
+}
+
+const struct arch_ops arch_arm = {
+    .name = "arm",
+    .elf_machine = EM_ARM,
+    .trace_arch = LITIFUT_ARCH_ARM,
+    .ld_emulations = arm_emulations,
+    .default_triple = "arm-linux-gnueabi",
+    .kind_names = arm_kinds,
+    .n_kinds = 3,
+    .ra_offset = 4,
+    .sled_entry_size = 8,
+    .sled_entries = 256,
+    .check_image = arm_check_image,
+    .code_ranges = arm_code_ranges,
+    .disasm_open = arm_disasm_open,
+    .classify = arm_classify,
+    .encode_redirect = arm_encode_redirect,
+    .call_target = arm_call_target,
+    .value_target = arm_value_target,
+    .plt_slots = arm_plt_slots,
+};

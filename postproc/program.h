@@ -1,0 +1,27 @@
+/* The traced executable: its DB and the address of every call site. */
+#ifndef LITIFUT_POSTPROC_PROGRAM_H
+#define LITIFUT_POSTPROC_PROGRAM_H
+
+#include "db.h"
+#include "symbols.h"
+#include "trace.h"
+
+struct program {
+    struct object *obj;
+    const struct arch_ops *arch;
+    struct db db;
+    uint32_t *site_addr;        /* by DB index: link-time address of the call */
+    uint32_t bias;              /* runtime - link-time */
+};
+
+/* Opens the executable the trace names (see struct path_options),
+ * checks it is the build that was traced, and finds its call sites. */
+int program_load(struct program *p, struct address_space *as, const struct trace_file *t);
+void program_free(struct program *p);
+
+/* The call's target: runtime address (without an instruction-set bit),
+ * and, for direct calls, the link-time address in the executable. */
+uint32_t call_target(const struct program *p, const struct trace_call *c, int *direct,
+                     uint32_t *link);
+
+#endif

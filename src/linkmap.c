@@ -1,0 +1,179 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include "linkmap.h"
+#include "error.h"
+
+static int parse_hex(const char *s, uint32_t *v)
+{
+    char *end;
+    if (strncmp(s, "0x", 2) != 0)
+        return -1;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 16);
+    if (errno || *end)
+        return -1;
+    *v = (uint32_t)x;
+    return 0;
+}
+
+/* "0xADDR 0xSIZE FILE..." -> fields; -1 if the line is not like that. */
+static int parse_placement(char *p, uint32_t *addr, uint32_t *size, char **file)
+{
+    char *a = strtok(p, " \t"), *s = strtok(NULL, " \t"), *f = strtok(NULL, "\n");
+    if (!a || !s || !f || parse_hex(a, addr) || parse_hex(s, size))
+        return -1;
+    while (*f == ' ' || *f == '\t')
+        f++;
+    *file = f;
+    return 0;
+}
+
+int link_map_read(const char *path, struct link_map *map)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return error("%s: %s", path, strerror(errno));
+    map->v = NULL;
+    map->n = 0;
+    size_t cap = 0;
+    char *line = NULL, *pending = NULL, *output = NULL;
+    size_t len = 0;
+    int in_map = 0;
+    while (getline(&line, &len, f) > 0) {
+        line[strcspn(line, "\n")] = 0;
+        if (!in_map) {
+            in_map = strcmp(line, "Linker script and memory map") == 0;
+            continue;
+        }
+        char *rest;
+        if (line[0] && line[0] != ' ') {
+            free(output);                       /* ".text   0x.. 0x..": an output section */
+            output = strndup(line, strcspn(line, " \t"));
+            free(pending);
+            pending = NULL;
+            continue;
+        }
+        if (line[0] == ' ' && line[1] != ' ' && line[1] != '*' && line[1]) {
+            /* " .text  0x.. 0x.. file", or " .text.long_name" alone */
+            free(pending);
+            rest = line + 1 + strcspn(line + 1, " \t");
+            pending = strndup(line + 1, (size_t)(rest - line - 1));
+        } else if (pending && strncmp(line, "                0x", 18) == 0) {
+            rest = line;
+        } else {
+            free(pending);
+            pending = NULL;
+            continue;
+        }
+        uint32_t addr, size;
+        char *file;
+        if (parse_placement(rest, &addr, &size, &file) != 0)
+            continue;       /* a long name: placement on the next line */
+        if (map->n == cap) {
+            cap = cap * 2 + 256;
+            map->v = xrealloc(map->v, cap * sizeof *map->v);
+        }
+        map->v[map->n++] = (struct map_input){ xstrdup(output ? output : ""), pending,
+                                               xstrdup(file), addr, size };
+        pending = NULL;
+    }
+    free(pending);
+    free(output);
+    free(line);
+    fclose(f);
+    if (!in_map)
+        return error("%s: not a GNU ld link map", path);
+    return 0;
+}
+
+void link_map_free(struct link_map *map)
+{
+    for (size_t i = 0; i < map->n; i++) {
+        free(map->v[i].output);
+        free(map->v[i].section);
+        free(map->v[i].file);
+    }
+    free(map->v);
+    map->v = NULL;
+    map->n = 0;
+}
+
+int is_crt_object(const char *file)
+{
+    static const char *const names[] = {
+        "crt0.o", "crt1.o", "Scrt1.o", "rcrt1.o", "gcrt1.o", "Mcrt1.o", "grcrt1.o",
+        "crti.o", "crtn.o", NULL
+    };
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    for (const char *const *n = names; *n; n++)
+        if (strcmp(base, *n) == 0)
+            return 1;
+    /* crtbegin.o crtbeginS.o crtbeginT.o crtend.o crtendS.o ... */
+    return (strncmp(base, "crtbegin", 8) == 0 || strncmp(base, "crtend", 6) == 0) &&
+           strcmp(base + strlen(base) - 2, ".o") == 0;
+}
+
+static void push(struct exclusions *ex, const char *section, uint32_t start, uint32_t end)
+{
+    ex->v = xrealloc(ex->v, (ex->n + 1) * sizeof *ex->v);
+    ex->v[ex->n++] = (struct excluded_range){ section ? xstrdup(section) : NULL, start, end };
+}
+
+void exclusions_add(struct exclusions *ex, const char *section, uint32_t start, uint32_t end)
+{
+    if (start < end)
+        push(ex, section, start, end);
+}
+
+void exclusions_from_map(const struct link_map *map, const char *const *also,
+                         struct exclusions *ex)
+{
+    for (size_t i = 0; i < map->n; i++) {
+        const struct map_input *in = &map->v[i];
+        int match = is_crt_object(in->file);
+        for (const char *const *a = also; a && *a && !match; a++)
+            match = strcmp(in->file, *a) == 0;
+        if (match && in->size)
+            push(ex, in->output, in->addr, in->addr + in->size);
+    }
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const struct code_range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void exclusions_for_section(const struct exclusions *ex, const char *name,
+                            struct code_range **out, size_t *n)
+{
+    struct code_range *v = xcalloc(ex->n, sizeof *v);
+    size_t m = 0;
+    for (size_t i = 0; i < ex->n; i++)
+        if (!ex->v[i].section || strcmp(ex->v[i].section, name) == 0)
+            v[m++] = (struct code_range){ ex->v[i].start, ex->v[i].end };
+    qsort(v, m, sizeof *v, range_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && v[i].start <= v[k - 1].end) {
+            if (v[i].end > v[k - 1].end)
+                v[k - 1].end = v[i].end;
+        } else {
+            v[k++] = v[i];
+        }
+    }
+    *out = v;
+    *n = k;
+}
+
+void exclusions_free(struct exclusions *ex)
+{
+    for (size_t i = 0; i < ex->n; i++)
+        free((char *)ex->v[i].section);
+    free(ex->v);
+    ex->v = NULL;
+    ex->n = 0;
+}

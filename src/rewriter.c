@@ -1,0 +1,149 @@
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "rewriter.h"
+#include "rewrite.h"
+#include "error.h"
+#include "files.h"
+
+static int open_program(const char *path, struct elf_image *img, const struct arch_ops **arch)
+{
+    if (elf_image_open(img, path) != 0)
+        return -1;
+    *arch = arch_by_machine(img->machine);
+    if (!*arch) {
+        error("%s: unsupported machine (ELF e_machine %d)", path, img->machine);
+        goto fail;
+    }
+    if (img->e_type != ET_EXEC && img->e_type != ET_DYN) {
+        error("%s: not a linked program", path);
+        goto fail;
+    }
+    if ((*arch)->check_image(img) != 0)
+        goto fail;
+    return 0;
+fail:
+    elf_image_close(img);
+    return -1;
+}
+
+static int scan(const char *binary, const struct rewriter_opts *o, struct elf_image *img,
+                const struct arch_ops **arch, struct site_list *sites)
+{
+    struct scan_stats st;
+    static const struct exclusions none;
+    if (open_program(binary, img, arch) != 0)
+        return -1;
+    if (find_call_sites(*arch, img, o->excluded ? o->excluded : &none, sites, &st) != 0) {
+        elf_image_close(img);
+        return -1;
+    }
+    if (o->summary)
+        print_summary(o->summary, o->name ? o->name : binary, *arch, sites, &st);
+    if (o->sites_tsv && write_sites_tsv(*arch, sites, o->sites_tsv) != 0) {
+        site_list_free(sites);
+        elf_image_close(img);
+        return -1;
+    }
+    return 0;
+}
+
+int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char *db_c,
+                  struct site_list *sites)
+{
+    struct elf_image img;
+    const struct arch_ops *arch;
+    uint32_t sled;
+    struct db db;
+    if (scan(binary, o, &img, &arch, sites) != 0)
+        return -1;
+    int rc = -1;
+    if (find_sled(&img, &sled) == 0 && db_build(arch, sites, sled, &db) == 0) {
+        rc = db_c ? db_write_c(&db, db_c) : 0;
+        db_free(&db);
+    }
+    elf_image_close(&img);
+    if (rc != 0)
+        site_list_free(sites);
+    return rc;
+}
+
+int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
+                     const struct site_list *expected, const char *out)
+{
+    struct elf_image img;
+    const struct arch_ops *arch;
+    struct site_list sites;
+    struct stat st;
+    uint32_t sled;
+    struct db db;
+    if (stat(binary, &st) != 0)
+        return error("%s: cannot stat", binary);
+    if (scan(binary, o, &img, &arch, &sites) != 0)
+        return -1;
+    int rc = -1;
+    if (expected && compare_site_lists(arch, expected, &sites,
+                                       "pass 2 moved code (the two links differ)") != 0)
+        goto out;
+    if (find_sled(&img, &sled) != 0 || db_build(arch, &sites, sled, &db) != 0)
+        goto out;
+    if (db_check_image(&db, &img) == 0 && rewrite_call_sites(arch, &img, &sites, &db) == 0)
+        rc = write_file_atomic(out, img.data, img.size, st.st_mode & 07777);
+    db_free(&db);
+out:
+    site_list_free(&sites);
+    elf_image_close(&img);
+    return rc;
+}
+
+int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
+{
+    struct site_list none = { NULL, 0 };
+    struct db db;
+    if (db_build(arch, &none, 0, &db) != 0)
+        return -1;
+    int rc = db_write_c(&db, db_c);
+    db_free(&db);
+    return rc;
+}
+
+int read_sites_tsv(const struct arch_ops *arch, const char *path, struct site_list *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return error("%s: cannot open", path);
+    char line[256], kind[32];
+    size_t cap = 0;
+    int rc = 0;
+    out->v = NULL;
+    out->n = 0;
+    if (!fgets(line, sizeof line, f) || strncmp(line, "site\t", 5) != 0)
+        rc = error("%s: not a sites.tsv file", path);
+    for (unsigned lineno = 2; rc == 0 && fgets(line, sizeof line, f); lineno++) {
+        struct call_site s;
+        memset(&s, 0, sizeof s);
+        if (sscanf(line, "%" SCNx32 "\t%31s\t%" SCNx32 "\t%" SCNx32, &s.addr, kind, &s.insn,
+                   &s.value) != 4) {
+            rc = error("%s:%u: malformed line", path, lineno);
+            break;
+        }
+        unsigned k;
+        for (k = 0; k < arch->n_kinds && strcmp(arch->kind_names[k], kind) != 0; k++)
+            ;
+        if (k == arch->n_kinds) {
+            rc = error("%s:%u: unknown call kind %s", path, lineno, kind);
+            break;
+        }
+        s.kind = (uint8_t)k;
+        if (out->n == cap) {
+            cap = cap * 2 + 256;
+            out->v = xrealloc(out->v, cap * sizeof *out->v);
+        }
+        out->v[out->n++] = s;
+    }
+    fclose(f);
+    if (rc != 0)
+        site_list_free(out);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/*
+ * The rewriter's two steps, shared by litifut-rewrite and the ld
+ * wrapper.  Pass 1 scans a program linked with the placeholder DB and
+ * writes the real DB as C; pass 2 scans the relinked program, checks
+ * that nothing moved and that it links that DB, and rewrites it.
+ */
+#ifndef LITIFUT_REWRITER_H
+#define LITIFUT_REWRITER_H
+
+#include <stdio.h>
+#include "sites.h"
+
+struct rewriter_opts {
+    const struct exclusions *excluded;
+    FILE *summary;              /* one summary line here, or NULL */
+    const char *sites_tsv;      /* write sites.tsv here, or NULL */
+    const char *name;           /* the program's name in the summary (NULL: its path) */
+};
+
+/* Pass 1.  On success *sites holds the sites found. */
+int rewriter_scan(const char *binary, const struct rewriter_opts *o,
+                  const char *db_c, struct site_list *sites);
+
+/* Pass 2: writes the rewritten program to `out` (all or nothing, with
+ * `binary`'s permissions).  `expected`, if not NULL, are pass 1's sites. */
+int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
+                     const struct site_list *expected, const char *out);
+
+/* The placeholder DB for pass 1, for `arch`. */
+int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c);
+
+/* Reads a sites.tsv back. */
+int read_sites_tsv(const struct arch_ops *arch, const char *path, struct site_list *out);
+
+#endif

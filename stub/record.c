@@ -1,0 +1,177 @@
+/*
+ * The per-call path of the tracer: find the call site that entered the
+ * sled, compute where the original instruction would have gone, record
+ * the call in this thread's chunk.  litifut_enter() runs on every
+ * traced call; keep it short and free of library calls.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
+
+/* The DB (generated per program by the rewriter) and the sled (stub.S). */
+extern const struct litifut_db_header litifut_db_header HIDDEN;
+extern const uint32_t litifut_db_pages[] HIDDEN;
+extern const uint32_t litifut_db_values[] HIDDEN;
+extern const char litifut_sled[] HIDDEN;
+
+HIDDEN __thread struct litifut_thread litifut_tls_thread
+    __attribute__((tls_model("local-exec")));
+static struct litifut_thread early_thread;  /* before TLS exists: one thread only */
+
+#define compiler_barrier() __asm__ volatile("" ::: "memory")
+
+struct litifut_thread *current_thread(void)
+{
+    uintptr_t tp = arch_thread_pointer();
+    if (!tp)
+        return &early_thread;
+    return (struct litifut_thread *)(tp + ARCH_TPOFF(litifut_tls_thread));
+}
+
+/* Runtime minus link-time address of this program's code. */
+static inline uintptr_t load_bias(void)
+{
+    return (uintptr_t)litifut_sled - litifut_db_header.sled_vaddr;
+}
+
+uintptr_t program_load_bias(void)
+{
+    return load_bias();
+}
+
+static void die_no_site(uintptr_t ra)
+{
+    static const char hex[] = "0123456789abcdef";
+    static char msg[] = "litifut: no call site for return address 0x00000000; "
+                 "the instruction DB does not match this program\n";
+    for (int i = 0; i < 8; i++)
+        msg[43 + i] = hex[(ra >> (28 - 4 * i)) & 15];
+    sys_write(2, msg, sizeof msg - 1);
+    arch_syscall6(__NR_kill, sys_getpid(), SIGABRT, 0, 0, 0, 0);
+    arch_syscall6(__NR_exit_group, 134, 0, 0, 0, 0, 0);
+}
+
+void thread_put_time_mark(struct litifut_thread *t)
+{
+    uint64_t ns = sys_monotonic_ns();
+    t->cur[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 2);
+    t->cur[1] = (uint32_t)ns;
+    t->cur[2] = (uint32_t)(ns >> 32);
+    t->cur += TIME_MARK_WORDS;
+}
+
+static void set_limit(struct litifut_thread *t)
+{
+    uint32_t every = tracefile_time_every();
+    uint32_t room = (uint32_t)(t->chunk_end - t->cur);
+    t->lim = t->cur + (every && every < room ? every : room);
+}
+
+/* This thread's first traced call.  A thread that ran before TLS was
+ * set up (the main thread of a static program) continues its early
+ * chunk instead of starting a new one. */
+static int thread_start(struct litifut_thread *t)
+{
+    if (!tracefile_start())
+        return 0;
+    t->tid = (uint32_t)sys_gettid();
+    if (t != &early_thread && early_thread.state == THREAD_ON &&
+        early_thread.tid == t->tid) {
+        t->cur = early_thread.cur;
+        t->chunk = early_thread.chunk;
+        t->chunk_end = early_thread.chunk_end;
+        early_thread.state = THREAD_OFF;
+        early_thread.busy = 1;
+    }
+    t->state = THREAD_ON;
+    return 1;
+}
+
+/* Slow path: returns where to store the next record, or NULL when this
+ * thread does not record (tracing off, or the trace file failed). */
+static uint32_t *refill(struct litifut_thread *t)
+{
+    if (t->state == THREAD_NEW && !thread_start(t))
+        t->state = THREAD_OFF;
+    if (t->state != THREAD_ON)
+        return NULL;
+    if (t->cur && (uint32_t)(t->chunk_end - t->cur) >= TIME_MARK_WORDS + CALL_MAX_WORDS) {
+        thread_put_time_mark(t);
+    } else {
+        struct chunk c;
+        if (t->chunk)
+            tracefile_drop_chunk(t->chunk);
+        t->chunk = t->cur = NULL;
+        if (!tracefile_new_chunk(t->tid, &c)) {
+            t->state = THREAD_OFF;
+            return NULL;
+        }
+        t->chunk = c.base;
+        t->chunk_end = c.end;
+        t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
+        thread_put_time_mark(t);
+    }
+    set_limit(t);
+    return t->cur;
+}
+
+/* A thread that lost its chunk (fork child): start afresh on next call. */
+void thread_forget(struct litifut_thread *t)
+{
+    t->state = THREAD_NEW;
+    t->cur = t->lim = t->chunk = t->chunk_end = NULL;
+}
+
+static void record_call(struct litifut_thread *t, uint32_t site,
+                        uint32_t value, uintptr_t target)
+{
+    t->busy = 1;
+    compiler_barrier();
+    uint32_t *p = t->cur;
+    if (t->lim - p < (ptrdiff_t)CALL_MAX_WORDS)
+        p = refill(t);
+    if (p) {
+        if (arch_value_is_indirect(value)) {
+            p[0] = (site + 1) | LITIFUT_REC_HAS_TARGET;
+            p[1] = (uint32_t)target;
+            t->cur = p + 2;
+        } else {
+            p[0] = site + 1;
+            t->cur = p + 1;
+        }
+    }
+    compiler_barrier();
+    if (t->state == THREAD_ON)
+        t->busy = 0;        /* a thread that stopped recording stays busy */
+}
+
+/*
+ * Called by the sled (stub.S) for every rewritten call that executes.
+ * Returns the address the original instruction would have jumped to.
+ * A call made while this thread is busy in the tracer is not recorded.
+ */
+HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
+{
+    const struct litifut_db_header *db = &litifut_db_header;
+    uintptr_t bias = load_bias();
+    uintptr_t ra = arch_return_address(frame);
+    uint32_t k = (uint32_t)(sled_lr - ARCH_SLED_LR - (uintptr_t)litifut_sled) / ARCH_SLED_ENTRY;
+    uint32_t page = (uint32_t)(ra - bias - db->key_origin) >> LITIFUT_DB_PAGE_SHIFT;
+    if (page >= db->n_pages)
+        die_no_site(ra);
+    uint32_t site = litifut_db_pages[page] + k;
+    if (site >= litifut_db_pages[page + 1])
+        die_no_site(ra);
+    uint32_t value = litifut_db_values[site];
+    uintptr_t target = arch_calc_next_pc(value, frame, bias);
+
+    struct litifut_thread *t = current_thread();
+    if (!t->busy)
+        record_call(t, site, value, target);
+    return target;
+}

@@ -1,0 +1,92 @@
+/*
+ * The few system calls the tracer makes, issued directly (no libc):
+ * the tracer runs before libc is initialised in static programs, inside
+ * signal handlers, and must never call code that is itself traced.
+ * Each returns the kernel's result: >= 0, or -errno.
+ */
+#ifndef LITIFUT_STUB_SYS_H
+#define LITIFUT_STUB_SYS_H
+
+#include <stdint.h>
+#include <fcntl.h>
+#include <time.h>
+#include <sys/mman.h>
+#include "tracer-arch.h"
+
+#ifndef O_LARGEFILE
+#define O_LARGEFILE 0
+#endif
+
+#define SYS0(n)             arch_syscall6(n, 0, 0, 0, 0, 0, 0)
+#define SYS3(n, a, b, c)    arch_syscall6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+
+static inline int sys_open(const char *path, int flags, int mode)
+{
+    return (int)arch_syscall6(__NR_openat, AT_FDCWD, (long)path,
+                              flags | O_LARGEFILE, mode, 0, 0);
+}
+
+static inline long sys_read(int fd, void *buf, unsigned long n)
+{
+    return SYS3(__NR_read, fd, buf, n);
+}
+
+static inline long sys_write(int fd, const void *buf, unsigned long n)
+{
+    return SYS3(__NR_write, fd, buf, n);
+}
+
+static inline int sys_close(int fd)
+{
+    return (int)SYS3(__NR_close, fd, 0, 0);
+}
+
+/* mmap2 takes the offset in 4096-byte units on ARM and MIPS o32. */
+static inline void *sys_mmap(void *addr, unsigned long len, int prot,
+                             int flags, int fd, uint64_t off)
+{
+    return (void *)arch_syscall6(__NR_mmap2, (long)addr, (long)len, prot,
+                                 flags, fd, (long)(off >> 12));
+}
+
+static inline int sys_mmap_failed(void *p)
+{
+    return (unsigned long)p > -4096ul;
+}
+
+static inline int sys_munmap(void *addr, unsigned long len)
+{
+    return (int)SYS3(__NR_munmap, addr, len, 0);
+}
+
+static inline int sys_getpid(void) { return (int)SYS0(__NR_getpid); }
+static inline int sys_gettid(void) { return (int)SYS0(__NR_gettid); }
+static inline void sys_sched_yield(void) { SYS0(__NR_sched_yield); }
+
+static inline long sys_readlink(const char *path, char *buf, unsigned long n)
+{
+    return arch_syscall6(__NR_readlinkat, AT_FDCWD, (long)path, (long)buf,
+                         (long)n, 0, 0);
+}
+
+static inline int sys_rename(const char *from, const char *to)
+{
+    return (int)arch_syscall6(__NR_renameat, AT_FDCWD, (long)from,
+                              AT_FDCWD, (long)to, 0, 0);
+}
+
+static inline int sys_unlink(const char *path)
+{
+    return (int)SYS3(__NR_unlinkat, AT_FDCWD, path, 0);
+}
+
+/* CLOCK_MONOTONIC in nanoseconds; 0 if the clock is unavailable. */
+static inline uint64_t sys_monotonic_ns(void)
+{
+    struct { long sec, nsec; } ts;      /* the 32-bit kernel timespec */
+    if (SYS3(__NR_clock_gettime, CLOCK_MONOTONIC, &ts, 0) != 0)
+        return 0;
+    return (uint64_t)(unsigned long)ts.sec * 1000000000u + (unsigned long)ts.nsec;
+}
+
+#endif

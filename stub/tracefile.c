@@ -1,0 +1,463 @@
+/*
+ * The process-wide side of the tracer: the trace file, its header, the
+ * chunks threads record into, the copy of /proc/self/maps, and the
+ * fork and exit hooks.  Everything here runs on slow paths, with the
+ * calling thread marked busy so that calls it makes are not traced.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <elf.h>
+#include <errno.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
+
+extern const struct litifut_db_header litifut_db_header HIDDEN;
+extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
+extern char **__environ __attribute__((weak));
+extern int pthread_atfork(void (*)(void), void (*)(void), void (*)(void));
+
+#define HEADER_SIZE        4096u
+#define DEFAULT_CHUNK_KB   128u
+#define DEFAULT_TIME_EVERY 256u
+#define PATH_SIZE          600
+
+enum { PROC_NEW = 0, PROC_ON, PROC_OFF };
+
+static struct {
+    volatile uint32_t lock;
+    uint32_t state;
+    int fd;
+    uint32_t chunk_size;
+    uint32_t time_every;
+    uint32_t next_chunk;
+    uint64_t file_size;
+    struct litifut_trace_header *header;
+    char dir[PATH_SIZE - 64];
+    char base[PATH_SIZE];       /* dir/litifut.<pid>[.<n>] */
+    int libc_ready;             /* our constructor has run */
+    int atfork_done;
+    uint32_t fork_busy;         /* busy flag saved across fork() */
+    char io[4096];              /* buffer for /proc reads, under lock */
+} proc = { .fd = -1 };
+
+static void lock(void)
+{
+    while (!arch_cmpxchg(&proc.lock, 0, 1))
+        sys_sched_yield();
+}
+
+static void unlock(void)
+{
+    arch_cmpxchg(&proc.lock, 1, 0);
+}
+
+/* --- tiny string helpers (no libc) --- */
+
+static size_t str_len(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+static char *str_put(char *dst, char *end, const char *s)
+{
+    while (*s && dst < end - 1)
+        *dst++ = *s++;
+    *dst = 0;
+    return dst;
+}
+
+static char *str_put_uint(char *dst, char *end, uint32_t v)
+{
+    char tmp[12];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n && dst < end - 1)
+        *dst++ = tmp[--n];
+    *dst = 0;
+    return dst;
+}
+
+static uint32_t str_to_uint(const char *s)
+{
+    uint32_t v = 0;
+    while (*s >= '0' && *s <= '9')
+        v = v * 10 + (uint32_t)(*s++ - '0');
+    return v;
+}
+
+static void warn(const char *what, const char *path, long err)
+{
+    char msg[PATH_SIZE + 128], *p = msg, *end = msg + sizeof msg;
+    p = str_put(p, end, "litifut: ");
+    p = str_put(p, end, what);
+    if (path) {
+        p = str_put(p, end, " ");
+        p = str_put(p, end, path);
+    }
+    p = str_put(p, end, " (errno ");
+    p = str_put_uint(p, end, (uint32_t)-err);
+    p = str_put(p, end, "); tracing disabled\n");
+    sys_write(2, msg, (unsigned long)(p - msg));
+}
+
+/* --- settings from the environment --- */
+
+struct settings {
+    int off;
+    uint32_t chunk_kb;
+    uint32_t time_every;
+};
+
+static void apply_setting(struct settings *st, const char *var)
+{
+    static const char pfx[] = "LITIFUT_";
+    for (size_t i = 0; i < sizeof pfx - 1; i++)
+        if (var[i] != pfx[i])
+            return;
+    var += sizeof pfx - 1;
+    if (var[0] == 'T' && var[1] == 'R' && var[2] == 'A' && var[3] == 'C' &&
+        var[4] == 'E' && var[5] == '=')
+        st->off = var[6] == '0' && var[7] == 0;
+    else if (var[0] == 'D' && var[1] == 'I' && var[2] == 'R' && var[3] == '=')
+        str_put(proc.dir, proc.dir + sizeof proc.dir, var + 4);
+    else if (var[0] == 'C' && var[1] == 'H' && var[2] == 'U' && var[3] == 'N' &&
+             var[4] == 'K' && var[5] == '_' && var[6] == 'K' && var[7] == 'B' &&
+             var[8] == '=')
+        st->chunk_kb = str_to_uint(var + 9);
+    else if (var[0] == 'T' && var[1] == 'I' && var[2] == 'M' && var[3] == 'E' &&
+             var[4] == '_' && var[5] == 'E' && var[6] == 'V' && var[7] == 'E' &&
+             var[8] == 'R' && var[9] == 'Y' && var[10] == '=')
+        st->time_every = str_to_uint(var + 11);
+}
+
+/* /proc/self/environ works before libc has set up `environ` (a static
+ * program's first calls); __environ is the fallback without /proc. */
+static void read_settings(struct settings *st)
+{
+    st->off = 0;
+    st->chunk_kb = DEFAULT_CHUNK_KB;
+    st->time_every = DEFAULT_TIME_EVERY;
+    proc.dir[0] = 0;
+
+    const unsigned long size = 256 * 1024;
+    char *buf = sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int fd = sys_mmap_failed(buf) ? -1 : sys_open("/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
+    if (fd >= 0) {
+        unsigned long len = 0;
+        long n;
+        while (len < size - 1 && (n = sys_read(fd, buf + len, size - 1 - len)) > 0)
+            len += (unsigned long)n;
+        sys_close(fd);
+        buf[len] = 0;
+        for (unsigned long i = 0; i < len; i += str_len(buf + i) + 1)
+            apply_setting(st, buf + i);
+    } else if (&__environ && __environ) {
+        for (char **e = __environ; *e; e++)
+            apply_setting(st, *e);
+    }
+    if (!sys_mmap_failed(buf))
+        sys_munmap(buf, size);
+
+    if (!proc.dir[0])
+        str_put(proc.dir, proc.dir + sizeof proc.dir, ".");
+    if (st->chunk_kb < 4)
+        st->chunk_kb = 4;
+    if (st->chunk_kb > 65536)
+        st->chunk_kb = 65536;
+    st->chunk_kb &= ~3u;        /* whole pages */
+}
+
+/* --- the header --- */
+
+static void find_build_id(struct litifut_trace_header *h, uintptr_t bias)
+{
+    if (!__ehdr_start)
+        return;
+    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)__ehdr_start;
+    const Elf32_Phdr *ph = (const Elf32_Phdr *)(__ehdr_start + eh->e_phoff);
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_NOTE)
+            continue;
+        const uint8_t *p = (const uint8_t *)(ph[i].p_vaddr + bias);
+        const uint8_t *end = p + ph[i].p_filesz;
+        while (p + sizeof(Elf32_Nhdr) <= end) {
+            const Elf32_Nhdr *n = (const Elf32_Nhdr *)p;
+            const uint8_t *name = p + sizeof *n;
+            const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                name[0] == 'G' && name[1] == 'N' && name[2] == 'U') {
+                uint32_t len = n->n_descsz < sizeof h->build_id ? n->n_descsz
+                                                                : sizeof h->build_id;
+                for (uint32_t j = 0; j < len; j++)
+                    h->build_id[j] = desc[j];
+                h->build_id_size = (uint8_t)len;
+                return;
+            }
+            p = desc + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
+static void fill_header(struct litifut_trace_header *h)
+{
+    static const char magic[8] = LITIFUT_TRACE_MAGIC;
+    uintptr_t bias = program_load_bias();
+    for (int i = 0; i < 8; i++)
+        h->magic[i] = magic[i];
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    h->endian = LITIFUT_BIG_ENDIAN;
+#else
+    h->endian = LITIFUT_LITTLE_ENDIAN;
+#endif
+    h->arch = ARCH_ID;
+    h->word_size = 4;
+    h->version = LITIFUT_TRACE_VERSION;
+    h->header_size = HEADER_SIZE;
+    h->chunk_size = proc.chunk_size;
+    h->pid = (uint32_t)sys_getpid();
+    h->time_every = proc.time_every;
+    h->db_checksum = litifut_db_header.checksum;
+    h->db_sites = litifut_db_header.n_sites;
+    h->load_bias = (uint32_t)bias;
+    h->start_ns = sys_monotonic_ns();
+    find_build_id(h, bias);
+    long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
+    h->exe[n > 0 ? n : 0] = 0;
+}
+
+/* Creates dir/litifut.<pid>.trace; if that exists (an exec in the same
+ * process, or a reused pid), litifut.<pid>.1.trace and so on. */
+static int create_trace_file(void)
+{
+    char path[PATH_SIZE + 16];
+    uint32_t pid = (uint32_t)sys_getpid();
+    for (uint32_t n = 0; n < 100; n++) {
+        char *end = proc.base + sizeof proc.base;
+        char *p = str_put(proc.base, end, proc.dir);
+        p = str_put(p, end, "/litifut.");
+        p = str_put_uint(p, end, pid);
+        if (n) {
+            p = str_put(p, end, ".");
+            p = str_put_uint(p, end, n);
+        }
+        str_put(str_put(path, path + sizeof path, proc.base), path + sizeof path, ".trace");
+        int fd = sys_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            return fd;
+        if (fd != -EEXIST) {
+            warn("cannot create trace file", path, fd);
+            return -1;
+        }
+    }
+    warn("cannot create trace file", path, -EEXIST);
+    return -1;
+}
+
+/* Copies /proc/self/maps to <base>.maps (through a temporary file, so
+ * the copy is always whole).  Called under the lock. */
+static void copy_maps(void)
+{
+    char tmp[PATH_SIZE + 16], final[PATH_SIZE + 16];
+    str_put(str_put(tmp, tmp + sizeof tmp, proc.base), tmp + sizeof tmp, ".maps.tmp");
+    str_put(str_put(final, final + sizeof final, proc.base), final + sizeof final, ".maps");
+    int in = sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+    if (in < 0)
+        return;
+    int out = sys_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    long n = 0;
+    if (out >= 0) {
+        while ((n = sys_read(in, proc.io, sizeof proc.io)) > 0)
+            if (sys_write(out, proc.io, (unsigned long)n) != n) {
+                n = -1;
+                break;
+            }
+        sys_close(out);
+        if (n == 0)
+            sys_rename(tmp, final);
+        else
+            sys_unlink(tmp);
+    }
+    sys_close(in);
+}
+
+static void before_fork(void);
+static void after_fork_parent(void);
+static void after_fork_child(void);
+
+/* pthread_atfork needs an initialised C library: call it from our
+ * constructor, or on the first traced call after the constructor. */
+static void register_fork_hooks_once(void)
+{
+    lock();
+    int now = proc.libc_ready && proc.state == PROC_ON && !proc.atfork_done;
+    if (now)
+        proc.atfork_done = 1;
+    unlock();
+    if (now)
+        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+static int open_trace(void)
+{
+    struct settings st;
+    read_settings(&st);
+    if (st.off)
+        return 0;
+    proc.chunk_size = st.chunk_kb * 1024;
+    proc.time_every = st.time_every;
+    proc.fd = create_trace_file();
+    if (proc.fd < 0)
+        return 0;
+    long err = arch_ftruncate64(proc.fd, HEADER_SIZE);
+    void *h = err ? (void *)err
+                  : sys_mmap(NULL, HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, proc.fd, 0);
+    if (sys_mmap_failed(h)) {
+        warn("cannot map trace file", proc.base, (long)h);
+        sys_close(proc.fd);
+        proc.fd = -1;
+        return 0;
+    }
+    proc.header = h;
+    proc.file_size = HEADER_SIZE;
+    fill_header(proc.header);
+    copy_maps();        /* now, in case the program never exits normally */
+    return 1;
+}
+
+int tracefile_start(void)
+{
+    lock();
+    if (proc.state == PROC_NEW)
+        proc.state = open_trace() ? PROC_ON : PROC_OFF;
+    int on = proc.state == PROC_ON;
+    unlock();
+    if (on)
+        register_fork_hooks_once();
+    return on;
+}
+
+uint32_t tracefile_time_every(void)
+{
+    return proc.time_every;
+}
+
+int tracefile_new_chunk(uint32_t tid, struct chunk *out)
+{
+    lock();
+    if (proc.state != PROC_ON) {
+        unlock();
+        return 0;
+    }
+    uint32_t index = proc.next_chunk++;
+    uint64_t off = HEADER_SIZE + (uint64_t)index * proc.chunk_size;
+    long err = 0;
+    if (off + proc.chunk_size > proc.file_size) {
+        err = arch_fallocate(proc.fd, proc.file_size, off + proc.chunk_size - proc.file_size);
+        if (err == -EOPNOTSUPP || err == -ENOSYS)
+            err = arch_ftruncate64(proc.fd, off + proc.chunk_size);
+        if (!err)
+            proc.file_size = off + proc.chunk_size;
+    }
+    unlock();
+    void *p = err ? (void *)err
+                  : sys_mmap(NULL, proc.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, proc.fd, off);
+    if (sys_mmap_failed(p)) {
+        warn("cannot extend trace file", proc.base, (long)p);
+        lock();
+        proc.state = PROC_OFF;
+        unlock();
+        return 0;
+    }
+    struct litifut_chunk_header *ch = p;
+    ch->magic = LITIFUT_CHUNK_MAGIC;
+    ch->tid = tid;
+    ch->index = index;
+    out->base = p;
+    out->end = (uint32_t *)((char *)p + proc.chunk_size);
+    return 1;
+}
+
+void tracefile_drop_chunk(uint32_t *base)
+{
+    sys_munmap(base, proc.chunk_size);
+}
+
+/* --- fork: the child must not write into the parent's file --- */
+
+static void before_fork(void)
+{
+    struct litifut_thread *t = current_thread();
+    uint32_t busy = t->busy;
+    t->busy = 1;
+    lock();
+    proc.fork_busy = busy;
+}
+
+static void after_fork_parent(void)
+{
+    uint32_t busy = proc.fork_busy;
+    unlock();
+    current_thread()->busy = busy;
+}
+
+static void after_fork_child(void)
+{
+    struct litifut_thread *t = current_thread();
+    uint32_t busy = proc.fork_busy;
+    if (t->chunk)
+        sys_munmap(t->chunk, proc.chunk_size);
+    thread_forget(t);
+    if (proc.header)
+        sys_munmap(proc.header, HEADER_SIZE);
+    if (proc.fd >= 0)
+        sys_close(proc.fd);
+    proc.header = NULL;
+    proc.fd = -1;
+    proc.state = PROC_NEW;
+    proc.next_chunk = 0;
+    proc.file_size = 0;
+    proc.atfork_done = 1;       /* handlers stay registered in the child */
+    proc.lock = 0;
+    t->busy = busy;
+}
+
+/* --- start and end of the program --- */
+
+__attribute__((constructor(101))) static void at_start(void)
+{
+    struct litifut_thread *t = current_thread();
+    uint32_t busy = t->busy;
+    t->busy = 1;
+    lock();
+    proc.libc_ready = 1;
+    unlock();
+    register_fork_hooks_once();
+    t->busy = busy;
+}
+
+/* Runs late in exit(): records made after it still land in the file
+ * (it stays mapped), only the maps copy would miss later mappings. */
+__attribute__((destructor(101))) static void at_end(void)
+{
+    struct litifut_thread *t = current_thread();
+    uint32_t busy = t->busy;
+    t->busy = 1;
+    if (t->state == THREAD_ON && t->cur &&
+        (uint32_t)(t->chunk_end - t->cur) >= TIME_MARK_WORDS)
+        thread_put_time_mark(t);
+    lock();
+    if (proc.state == PROC_ON)
+        copy_maps();
+    unlock();
+    t->busy = busy;
+}

@@ -1,0 +1,48 @@
+#include <string.h>
+#include "arch.h"
+
+extern const struct arch_ops arch_arm;
+
+static const struct arch_ops *const all_arches[] = { &arch_arm };
+#define N_ARCHES (sizeof all_arches / sizeof all_arches[0])
+
+const struct arch_ops *arch_by_machine(int elf_machine)
+{
+    for (size_t i = 0; i < N_ARCHES; i++)
+        if (all_arches[i]->elf_machine == elf_machine)
+            return all_arches[i];
+    return NULL;
+}
+
+const struct arch_ops *arch_by_name(const char *name)
+{
+    for (size_t i = 0; i < N_ARCHES; i++)
+        if (strcmp(all_arches[i]->name, name) == 0)
+            return all_arches[i];
+    return NULL;
+}
+
+const struct arch_ops *arch_by_emulation(const char *emulation)
+{
+    for (size_t i = 0; i < N_ARCHES; i++)
+        for (const char *const *e = all_arches[i]->ld_emulations; *e; e++)
+            if (strcmp(*e, emulation) == 0)
+                return all_arches[i];
+    return NULL;
+}
+
+void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes)
+{
+    unsigned i;
+    for (i = 0; i < st->n_skipped; i++)
+        if (strcmp(st->skipped[i].what, what) == 0)
+            break;
+    if (i == MAX_SKIPPED) {
+        i = MAX_SKIPPED - 1;    /* lump the rest into the last bucket */
+    } else if (i == st->n_skipped) {
+        st->n_skipped++;
+        st->skipped[i].what = what;
+    }
+    st->skipped[i].count++;
+    st->skipped[i].bytes += bytes;
+}

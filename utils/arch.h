@@ -1,0 +1,80 @@
+/*
+ * What the host tools (rewriter, wrapper, post-processor) need to know
+ * about a target architecture.  Each arch/<arch>/arch-<arch>.c fills
+ * one struct arch_ops; common code never tests which arch it has.
+ */
+#ifndef LITIFUT_ARCH_H
+#define LITIFUT_ARCH_H
+
+#include <stdint.h>
+#include <capstone/capstone.h>
+#include "elfimage.h"
+
+/* One call instruction the rewriter redirects. */
+struct call_site {
+    uint32_t addr;      /* link-time address of the call instruction */
+    uint32_t insn;      /* the original instruction word */
+    uint32_t value;     /* its DB value: the arch's encoding of where it goes */
+    uint8_t kind;       /* index into arch_ops.kind_names */
+};
+
+#define MAX_KINDS   8
+#define MAX_SKIPPED 16
+
+/* What a scan looked at and what it left alone, for the summary. */
+struct scan_stats {
+    uint64_t bytes_scanned;
+    uint32_t sites_by_kind[MAX_KINDS];
+    struct skipped { const char *what; uint32_t count; uint64_t bytes; } skipped[MAX_SKIPPED];
+    unsigned n_skipped;
+};
+void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes);
+
+struct code_range { uint32_t start, end; };
+
+/* A PLT entry and the GOT slot it jumps through. */
+struct plt_slot { uint32_t entry, size, got; };
+
+struct arch_ops {
+    const char *name;                   /* "arm" */
+    int elf_machine;                    /* EM_ARM */
+    uint32_t trace_arch;                /* LITIFUT_ARCH_* */
+    const char *const *ld_emulations;   /* `ld -m` names, NULL-terminated */
+    const char *default_triple;
+    const char *const *kind_names;      /* call kinds, for sites.tsv and summaries */
+    unsigned n_kinds;
+    unsigned ra_offset;                 /* return address - call address */
+    unsigned sled_entry_size;           /* bytes per sled entry */
+    unsigned sled_entries;
+
+    /* One error line and -1 if this arch cannot handle the image. */
+    int (*check_image)(const struct elf_image *img);
+    /* The image's code that may hold call sites, in address order;
+     * what it leaves out (data, other instruction sets) goes to stats. */
+    int (*code_ranges)(const struct elf_image *img, struct code_range **out,
+                       size_t *n, struct scan_stats *st);
+    int (*disasm_open)(const struct elf_image *img, csh *handle);
+    /* 1 if `insn` is a call to rewrite (fills *site but addr); 0 if not
+     * a call, or a call that cannot be rewritten (counted in st). */
+    int (*classify)(const cs_insn *insn, uint32_t word, struct call_site *site,
+                    struct scan_stats *st);
+    /* The word that sends `site` to the sled entry at `entry`; -1 with
+     * one error line if the entry is out of reach. */
+    int (*encode_redirect)(const struct call_site *site, uint32_t entry, uint32_t *word);
+    /* 1 if `word` at `addr` is a call and *target where it goes. */
+    int (*call_target)(uint32_t addr, uint32_t word, uint32_t *target);
+    /* 1 if a DB value names a fixed target (*target, link-time, without
+     * any instruction-set bit); 0 for register calls. */
+    int (*value_target)(uint32_t value, uint32_t *target);
+    /* The image's PLT entries. */
+    int (*plt_slots)(const struct elf_image *img, struct plt_slot **out, size_t *n);
+};
+
+const struct arch_ops *arch_by_machine(int elf_machine);
+const struct arch_ops *arch_by_name(const char *name);
+const struct arch_ops *arch_by_emulation(const char *emulation);
+
+/* Hex/decimal for messages. */
+#define PRIx32_ADDR "0x%08" PRIx32
+
+#endif

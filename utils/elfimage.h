@@ -1,0 +1,86 @@
+/*
+ * A 32-bit ELF file read into memory, with its sections and symbols
+ * unpacked.  The rewriter patches `data` in place and writes it back
+ * out whole, so nothing but the patched words can change.
+ */
+#ifndef LITIFUT_ELFIMAGE_H
+#define LITIFUT_ELFIMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <libelf.h>
+
+struct elf_section {
+    const char *name;
+    unsigned index;
+    uint32_t type, flags;
+    uint32_t addr, size, offset;
+    uint32_t link, info, entsize;
+};
+
+struct elf_symbol {
+    const char *name;
+    uint32_t value, size;
+    uint16_t shndx;
+    uint8_t type, bind, other;
+};
+
+struct elf_segment {
+    uint32_t type, flags;
+    uint32_t offset, vaddr, filesz, memsz;
+};
+
+struct elf_image {
+    const char *path;
+    unsigned char *data;
+    size_t size;
+    Elf *elf;
+    int machine;                /* e_machine */
+    int big_endian;
+    uint16_t e_type;
+    uint32_t e_flags;
+    struct elf_section *sections;
+    size_t n_sections;
+    struct elf_segment *segments;   /* program headers */
+    size_t n_segments;
+    struct elf_symbol *symbols;     /* .symtab (empty if stripped) */
+    size_t n_symbols;
+    struct elf_symbol *dynsyms;     /* .dynsym */
+    size_t n_dynsyms;
+    int has_symtab;
+};
+
+/* Loads `path`; any problem (unreadable, not ELF, not 32-bit, ...) is
+ * reported as one line naming the file, and -1 returned. */
+int elf_image_open(struct elf_image *img, const char *path);
+void elf_image_close(struct elf_image *img);
+
+const struct elf_section *elf_section_by_name(const struct elf_image *img, const char *name);
+/* The allocated, file-backed section holding `addr`, or NULL. */
+const struct elf_section *elf_section_at(const struct elf_image *img, uint32_t addr);
+const struct elf_symbol *elf_symbol_by_name(const struct elf_image *img, const char *name);
+
+/* Link-time address of file offset `off` as a PT_LOAD maps it; -1 if none does. */
+int elf_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint32_t *vaddr);
+
+/* Pointer into `data` for [addr, addr+len) if a PROGBITS section holds
+ * all of it, else NULL. */
+unsigned char *elf_bytes_at(const struct elf_image *img, uint32_t addr, uint32_t len);
+uint32_t elf_get32(const struct elf_image *img, const unsigned char *p);
+void elf_put32(const struct elf_image *img, unsigned char *p, uint32_t v);
+/* Reads the word at `addr`; -1 if it is not in the file. */
+int elf_read32(const struct elf_image *img, uint32_t addr, uint32_t *out);
+
+/* Relocations with symbols, from every SHT_REL/SHT_RELA section whose
+ * symbol table is .dynsym (what the dynamic linker applies). */
+struct elf_dynreloc {
+    uint32_t offset;
+    uint32_t type;
+    uint32_t addend;            /* RELA addend, or 0 */
+    const char *sym_name;       /* NULL if no symbol */
+    uint32_t sym_value;
+    uint8_t sym_type;
+};
+int elf_dynamic_relocs(const struct elf_image *img, struct elf_dynreloc **out, size_t *n);
+
+#endif

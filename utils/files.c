@@ -1,0 +1,83 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "error.h"
+#include "files.h"
+
+int read_file(const char *path, unsigned char **data, size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return error("%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return error("%s: not a regular file", path);
+    }
+    size_t cap = (size_t)st.st_size, len = 0;
+    unsigned char *buf = xmalloc(cap + 1);
+    for (;;) {
+        if (len == cap) {
+            cap = cap * 2 + 4096;
+            buf = xrealloc(buf, cap + 1);
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            free(buf);
+            return error("%s: %s", path, strerror(e));
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = 0;
+    *data = buf;
+    *size = len;
+    return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t size, unsigned mode)
+{
+    char *tmp = xasprintf("%s.litifut-XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        error("%s: cannot create a temporary file next to it: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    const unsigned char *p = data;
+    size_t left = size;
+    int err = 0;
+    while (left && !err) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            err = errno;
+        else {
+            p += n;
+            left -= (size_t)n;
+        }
+    }
+    if (!err && fchmod(fd, mode) != 0)
+        err = errno;
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (!err && rename(tmp, path) != 0)
+        err = errno;
+    if (err) {
+        unlink(tmp);
+        error("%s: cannot write: %s", path, strerror(err));
+    }
+    free(tmp);
+    return err ? -1 : 0;
+}

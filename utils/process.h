@@ -1,0 +1,22 @@
+/* Running other programs from argv arrays (never through a shell). */
+#ifndef LITIFUT_PROCESS_H
+#define LITIFUT_PROCESS_H
+
+/* Runs argv (argv[0] searched in PATH if it has no '/') and waits.
+ * Returns its exit status, or -1 with one error line if it could not
+ * be run or died from a signal. */
+int run_command(char *const argv[]);
+
+/* Replaces this process with argv; returns only on failure (-1, with
+ * one error line). */
+int exec_command(char *const argv[]);
+
+/* Growable NULL-terminated argv. */
+struct argv_builder {
+    char **v;
+    int n, cap;
+};
+void argv_push(struct argv_builder *a, const char *arg);
+void argv_free(struct argv_builder *a);
+
+#endif

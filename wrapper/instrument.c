@@ -1,0 +1,198 @@
+/*
+ * The instrumented link:
+ *   1. compile the placeholder DB; link the program with the tracer
+ *      module and it (pass 1, with a link map);
+ *   2. find the call sites of pass 1, leaving out the crt objects and
+ *      the tracer (by the map); write the DB for them as C, compile it;
+ *   3. link again with that DB (pass 2); the DB lies after all code, so
+ *      every call site must be where it was (checked);
+ *   4. rewrite pass 2's call sites into a temporary file next to the
+ *      output and rename it into place.
+ * LITIFUT_KEEP=1 keeps the intermediate files in OUTPUT.litifut/.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "instrument.h"
+#include "rewriter.h"
+#include "linkmap.h"
+#include "error.h"
+#include "files.h"
+
+struct work {
+    const struct link_args *la;
+    const struct toolchain *tc;
+    char *dir;                  /* mkdtemp */
+};
+
+static char *work_path(const struct work *w, const char *name)
+{
+    return xasprintf("%s/%s", w->dir, name);
+}
+
+static int compile_db(const struct work *w, const char *c_file, const char *o_file)
+{
+    struct argv_builder a = { 0 };
+    for (int i = 0; i < w->tc->cc.n; i++)
+        argv_push(&a, w->tc->cc.v[i]);
+    const char *fixed[] = { "-c", "-O1", "-fno-lto", "-o", o_file, "-x", "c", c_file, NULL };
+    for (const char **f = fixed; *f; f++)
+        argv_push(&a, *f);
+    int st = run_command(a.v);
+    if (st > 0)
+        error("compiling the instruction DB with %s failed (exit %d)", a.v[0], st);
+    argv_free(&a);
+    return st == 0 ? 0 : -1;
+}
+
+/* One link: the user's arguments (without the output and strip
+ * options), the tracer and the DB; through a response file, so that
+ * huge command lines work. */
+static int link_pass(const struct work *w, const char *db_o, const char *out,
+                     const char *map, const char *args_name)
+{
+    const struct link_args *la = w->la;
+    struct argv_builder a = { 0 };
+    argv_push(&a, "--undefined=pthread_atfork");   /* before any archive is searched */
+    argv_push(&a, "--undefined=litifut_sled");     /* survives --gc-sections */
+    for (int i = 0; i < la->args.n; i++)
+        if (!la->drop[i])
+            argv_push(&a, la->args.v[i]);
+    argv_push(&a, w->tc->tracer_object);
+    argv_push(&a, db_o);
+    if (map)
+        argv_push(&a, "-Map");
+    if (map)
+        argv_push(&a, map);
+    argv_push(&a, "-o");
+    argv_push(&a, out);
+    char *rsp = work_path(w, args_name);
+    int rc = write_response_file(rsp, a.v, a.n);
+    argv_free(&a);
+    if (rc == 0) {
+        char *at = xasprintf("@%s", rsp);
+        char *argv[] = { w->tc->real_ld, at, NULL };
+        int st = run_command(argv);
+        if (st > 0)
+            error("%s: %s link failed (%s exit %d)", la->output, map ? "first" : "second",
+                  w->tc->real_ld, st);
+        rc = st == 0 ? 0 : -1;
+        free(at);
+    }
+    free(rsp);
+    return rc;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    unsigned char *data;
+    size_t size;
+    struct stat st;
+    if (stat(from, &st) != 0 || read_file(from, &data, &size) != 0)
+        return error("%s: cannot read", from);
+    int rc = write_file_atomic(to, data, size, st.st_mode & 07777);
+    free(data);
+    return rc;
+}
+
+/* OUTPUT.litifut/: what a user needs to check or redo the rewrite. */
+static int keep_intermediates(const struct work *w)
+{
+    static const char *const files[][2] = {
+        { "pass2", "unrewritten" }, { "sites.tsv", "sites.tsv" }, { "db.c", "db.c" },
+        { "pass1.map", "pass1.map" }, { "pass1", "pass1" },
+        { "pass1.args", "pass1.args" }, { "pass2.args", "pass2.args" },
+    };
+    char *dir = xasprintf("%s.litifut", w->la->output);
+    int rc = 0;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        rc = error("%s: cannot create: %s", dir, strerror(errno));
+    for (size_t i = 0; rc == 0 && i < sizeof files / sizeof files[0]; i++) {
+        char *from = work_path(w, files[i][0]), *to = xasprintf("%s/%s", dir, files[i][1]);
+        rc = copy_file(from, to);
+        free(from);
+        free(to);
+    }
+    free(dir);
+    return rc;
+}
+
+static void remove_work_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *p = xasprintf("%s/%s", dir, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+static int run_passes(struct work *w)
+{
+    const struct arch_ops *arch = w->tc->arch;
+    char *db0_c = work_path(w, "db0.c"), *db0_o = work_path(w, "db0.o");
+    char *db_c = work_path(w, "db.c"), *db_o = work_path(w, "db.o");
+    char *pass1 = work_path(w, "pass1"), *pass2 = work_path(w, "pass2");
+    char *map = work_path(w, "pass1.map"), *sites_tsv = work_path(w, "sites.tsv");
+    struct site_list sites = { NULL, 0 };
+    struct exclusions ex = { NULL, 0 };
+    struct link_map lm = { NULL, 0 };
+    int quiet = getenv("LITIFUT_QUIET") && strcmp(getenv("LITIFUT_QUIET"), "1") == 0;
+    int rc = -1;
+
+    if (rewriter_placeholder_db(arch, db0_c) != 0 || compile_db(w, db0_c, db0_o) != 0 ||
+        link_pass(w, db0_o, pass1, map, "pass1.args") != 0 || link_map_read(map, &lm) != 0)
+        goto out;
+    const char *also[] = { w->tc->tracer_object, NULL };
+    exclusions_from_map(&lm, also, &ex);
+
+    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output };
+    if (rewriter_scan(pass1, &scan_opts, db_c, &sites) != 0 || compile_db(w, db_c, db_o) != 0 ||
+        link_pass(w, db_o, pass2, NULL, "pass2.args") != 0)
+        goto out;
+
+    char *prefix = xasprintf("%s: %s", program_name(), w->la->output);
+    struct rewriter_opts rw_opts = { &ex, quiet ? NULL : stderr, sites_tsv, prefix };
+    rc = rewriter_rewrite(pass2, &rw_opts, &sites, w->la->output);
+    free(prefix);
+    if (rc == 0 && getenv("LITIFUT_KEEP") && strcmp(getenv("LITIFUT_KEEP"), "1") == 0)
+        rc = keep_intermediates(w);
+out:
+    site_list_free(&sites);
+    exclusions_free(&ex);
+    link_map_free(&lm);
+    free(db0_c); free(db0_o); free(db_c); free(db_o);
+    free(pass1); free(pass2); free(map); free(sites_tsv);
+    return rc;
+}
+
+int instrument_link(const struct link_args *la, const struct toolchain *tc)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct work w = { la, tc, xasprintf("%s/litifut-XXXXXX", tmp && *tmp ? tmp : "/tmp") };
+    if (!mkdtemp(w.dir)) {
+        error("cannot create a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
+              strerror(errno));
+        free(w.dir);
+        return -1;
+    }
+    if (la->strip_option)
+        warning("%s: ignoring %s: the post-processor needs the symbols", la->output,
+                la->strip_option);
+    int rc = run_passes(&w);
+    if (rc != 0)
+        unlink(la->output);         /* as ld does: no stale output after a failed link */
+    remove_work_dir(w.dir);
+    free(w.dir);
+    return rc;
+}

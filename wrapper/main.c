@@ -1,0 +1,55 @@
+/*
+ * litifut-ld: stands in for the target's ld.
+ *
+ * Without LITIFUT=1 in the environment it runs the real linker with
+ * the same arguments, so the output is exactly a plain link's.  With
+ * LITIFUT=1 it instruments the program (wrapper/instrument.c).
+ * Relocatable links always pass through; shared libraries pass through
+ * with a warning until they are supported.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "instrument.h"
+#include "linkargs.h"
+#include "toolchain.h"
+
+static int pass_through(const struct toolchain *tc, int argc, char **argv)
+{
+    char **args = xcalloc((size_t)argc + 1, sizeof *args);
+    args[0] = tc->real_ld;
+    for (int i = 1; i < argc; i++)
+        args[i] = argv[i];
+    exec_command(args);
+    free(args);
+    return 127;
+}
+
+int main(int argc, char **argv)
+{
+    set_program_name("litifut-ld");
+    struct link_args la;
+    struct toolchain tc;
+    const char *mode = getenv("LITIFUT");
+    int instrument = mode && strcmp(mode, "1") == 0;
+
+    if (link_args_parse(&la, argc, argv) != 0)
+        return 1;
+    if (find_real_linker(&tc, argv[0], &la) != 0)
+        return 1;
+    if (!instrument || la.relocatable || !la.has_input)
+        return pass_through(&tc, argc, argv);
+    if (la.shared) {
+        warning("%s: shared libraries are not instrumented yet; linking it plainly", la.output);
+        return pass_through(&tc, argc, argv);
+    }
+    int rc = 0;
+    if (find_instrumenting_tools(&tc, &la) != 0 || instrument_link(&la, &tc) != 0) {
+        remove(la.output);          /* never leave a stale or half-made program */
+        rc = 1;
+    }
+    link_args_free(&la);
+    toolchain_free(&tc);
+    return rc;
+}

@@ -1,0 +1,174 @@
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "toolchain.h"
+#include "error.h"
+
+static char *self_path(void)
+{
+    char *p = realpath("/proc/self/exe", NULL);
+    return p ? p : xstrdup("");
+}
+
+/* First executable `name` in PATH that is not this program. */
+static char *search_path(const char *name, const char *self)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        char *cand = xasprintf("%.*s/%s", (int)len, len ? path : ".", name);
+        char *real = access(cand, X_OK) == 0 ? realpath(cand, NULL) : NULL;
+        int ok = real && strcmp(real, self) != 0;
+        free(real);
+        if (ok)
+            return cand;
+        free(cand);
+        path += len + (path[len] == ':');
+    }
+    return NULL;
+}
+
+/* "arm-linux-gnueabi-ld" -> "arm-linux-gnueabi" (NULL if no prefix). */
+static char *triple_from_ld_name(const char *argv0)
+{
+    const char *base = strrchr(argv0, '/');
+    base = base ? base + 1 : argv0;
+    const char *suffix = strstr(base, "-ld");
+    if (!suffix || suffix == base || (suffix[3] && suffix[3] != '.'))
+        return NULL;
+    return strndup(base, (size_t)(suffix - base));
+}
+
+/* "/usr/bin/arm-linux-gnueabi-gcc-12" -> "arm-linux-gnueabi". */
+static char *triple_from_driver(const char *driver)
+{
+    static const char *const names[] = { "-gcc", "-g++", "-c++", "-cc", NULL };
+    const char *base = strrchr(driver, '/');
+    base = base ? base + 1 : driver;
+    for (const char *const *n = names; *n; n++) {
+        const char *at = strstr(base, *n);
+        if (at && at != base)
+            return strndup(base, (size_t)(at - base));
+    }
+    return NULL;
+}
+
+int find_real_linker(struct toolchain *tc, const char *argv0, const struct link_args *la)
+{
+    memset(tc, 0, sizeof *tc);
+    const char *env = getenv("LITIFUT_REAL_LD");
+    if (la->emulation)
+        tc->arch = arch_by_emulation(la->emulation);
+    tc->triple = triple_from_ld_name(argv0);
+    if (!tc->triple && getenv("COLLECT_GCC"))
+        tc->triple = triple_from_driver(getenv("COLLECT_GCC"));
+    if (!tc->triple && tc->arch)
+        tc->triple = xstrdup(tc->arch->default_triple);
+    if (env && *env) {
+        tc->real_ld = xstrdup(env);
+        return 0;
+    }
+    char *self = self_path();
+    if (tc->triple) {
+        char *name = xasprintf("%s-ld", tc->triple);
+        tc->real_ld = search_path(name, self);
+        free(name);
+        if (!tc->real_ld) {
+            char *cand = xasprintf("/usr/%s/bin/ld", tc->triple);
+            char *real = realpath(cand, NULL);
+            if (real && strcmp(real, self) != 0 && access(cand, X_OK) == 0)
+                tc->real_ld = cand;
+            else
+                free(cand);
+            free(real);
+        }
+    } else {
+        tc->real_ld = search_path("ld", self);
+    }
+    free(self);
+    if (!tc->real_ld)
+        return error("cannot find the real linker%s%s%s (set LITIFUT_REAL_LD)",
+                     tc->triple ? " " : "", tc->triple ? tc->triple : "",
+                     tc->triple ? "-ld" : "");
+    return 0;
+}
+
+/* The -m options of the gcc run that started this link, so the DB is
+ * compiled for the same ABI: '-march=armv5te' '-mfloat-abi=soft' ... */
+static void add_driver_machine_options(struct argv_builder *cc)
+{
+    const char *opts = getenv("COLLECT_GCC_OPTIONS");
+    while (opts && *opts) {
+        const char *q = strchr(opts, '\'');
+        if (!q)
+            break;
+        const char *e = strchr(q + 1, '\'');
+        if (!e)
+            break;
+        if (q[1] == '-' && q[2] == 'm') {
+            char *opt = strndup(q + 1, (size_t)(e - q - 1));
+            argv_push(cc, opt);
+            free(opt);
+        }
+        opts = e + 1;
+    }
+}
+
+int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
+{
+    (void)la;
+    if (!tc->arch && tc->triple) {
+        char cpu[32];                   /* "arm" of arm-linux-gnueabi */
+        snprintf(cpu, sizeof cpu, "%.*s", (int)strcspn(tc->triple, "-"), tc->triple);
+        tc->arch = arch_by_name(cpu);
+    }
+    if (!tc->arch)
+        return error("cannot tell the target architecture (%s%s); supported: arm",
+                     la->emulation ? "emulation " : "no -m option",
+                     la->emulation ? la->emulation : "");
+
+    const char *cc = getenv("LITIFUT_CC");
+    if (cc && *cc) {
+        argv_push(&tc->cc, cc);
+    } else if (getenv("COLLECT_GCC") && *getenv("COLLECT_GCC")) {
+        argv_push(&tc->cc, getenv("COLLECT_GCC"));
+        add_driver_machine_options(&tc->cc);
+    } else if (tc->triple) {
+        char *name = xasprintf("%s-gcc", tc->triple);
+        argv_push(&tc->cc, name);
+        free(name);
+    } else {
+        return error("cannot tell which compiler to use for the instruction DB (set LITIFUT_CC)");
+    }
+
+    const char *libdir = getenv("LITIFUT_LIBDIR");
+    if (libdir && *libdir) {
+        tc->tracer_object = xasprintf("%s/%s/tracer.o", libdir, tc->arch->name);
+    } else {
+        char *self = self_path();
+        char *slash = strrchr(self, '/');
+        if (slash)
+            *slash = 0;
+        tc->tracer_object = xasprintf("%s/../lib/litifut/%s/tracer.o", self, tc->arch->name);
+        free(self);
+    }
+    char *real = realpath(tc->tracer_object, NULL);
+    if (!real)
+        return error("%s: tracer module not found (set LITIFUT_LIBDIR)", tc->tracer_object);
+    free(tc->tracer_object);
+    tc->tracer_object = real;
+    return 0;
+}
+
+void toolchain_free(struct toolchain *tc)
+{
+    free(tc->real_ld);
+    free(tc->triple);
+    argv_free(&tc->cc);
+    free(tc->tracer_object);
+    memset(tc, 0, sizeof *tc);
+}

@@ -1,0 +1,29 @@
+/* Finding the real linker, the target compiler and the tracer module. */
+#ifndef LITIFUT_TOOLCHAIN_H
+#define LITIFUT_TOOLCHAIN_H
+
+#include "arch.h"
+#include "linkargs.h"
+#include "process.h"
+
+struct toolchain {
+    char *real_ld;              /* path of the linker we stand in for */
+    char *triple;               /* e.g. arm-linux-gnueabi, or NULL */
+    const struct arch_ops *arch;
+    struct argv_builder cc;     /* target compiler and its -m options */
+    char *tracer_object;        /* lib/litifut/<arch>/tracer.o */
+};
+
+/* The real linker: $LITIFUT_REAL_LD, else <triple>-ld from PATH (never
+ * this program), with the triple taken from our own name, from the gcc
+ * driver that runs us ($COLLECT_GCC), or from the -m emulation. */
+int find_real_linker(struct toolchain *tc, const char *argv0, const struct link_args *la);
+
+/* The rest, needed only to instrument: the architecture, the compiler
+ * for the DB ($LITIFUT_CC, else $COLLECT_GCC with the -m options of
+ * $COLLECT_GCC_OPTIONS, else <triple>-gcc) and the tracer module. */
+int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la);
+
+void toolchain_free(struct toolchain *tc);
+
+#endif
