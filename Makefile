@@ -81,9 +81,24 @@ $(BUILD)/lib/litifut/arm/stub.o: arch/arm/stub.S
 $(BUILD)/lib/litifut/arm/tracer.o: $(addprefix $(BUILD)/lib/litifut/arm/,record.o tracefile.o stub.o)
 	$(ARM_TRIPLE)-ld -r -o $@ $^
 
+# --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---
+
+SHARED ?= $(abspath ../shared)
+TEST_TOOLS := $(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so $(BUILD)/tools/oracle-compare
+
+test-tools: $(TEST_TOOLS)
+
+$(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so: $(SHARED)/tools/calltrace.c $(SHARED)/tools/insncount.c
+	@test -d $(SHARED)/tools || { echo "$(SHARED)/tools is missing (set SHARED=)"; exit 1; }
+	$(MAKE) -C $(SHARED)/tools OUT=$(abspath $(BUILD)/tools)
+
+$(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all clean
+.PHONY: all clean test-tools

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# litifut's tests: `make test` runs this after building everything.
+#
+#   tests/run.sh [GROUP...]     groups: programs passthrough errors truncated realprog
+#
+# BIN (the host tools under test, default build/bin), PLUGINS (the QEMU
+# plugins and oracle-compare, default build/tools), ARCHES (default
+# "arm"), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
+# scratch directory) may be set in the environment.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${BIN:-$ROOT/build/bin}
+PLUGINS=${PLUGINS:-$ROOT/build/tools}
+ARCHES=${ARCHES:-arm}
+JOBS=${JOBS:-$(nproc)}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/litifut-tests.XXXXXX")
+RESULTS=$WORK/results
+: > "$RESULTS"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+for f in lib programs passthrough errors truncated realprog; do
+    [ -f "$ROOT/tests/$f.sh" ] && . "$ROOT/tests/$f.sh"
+done
+
+groups=${*:-programs passthrough errors truncated realprog}
+for g in $groups; do
+    echo "== $g"
+    "test_$g"
+done
+
+n_ok=$(grep -c '^ok' "$RESULTS")
+n_fail=$(grep -c '^FAIL' "$RESULTS")
+echo "== $n_ok passed, $n_fail failed"
+if [ "$n_fail" -ne 0 ]; then
+    grep '^FAIL' "$RESULTS"
+    echo "(scratch files kept in $WORK)"
+    exit 1
+fi
+[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"
