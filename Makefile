@@ -98,7 +98,52 @@ $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
+# --- set-up, demo, tests, bench ---
+
+DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev zlib1g-dev \
+                gcc-arm-linux-gnueabi g++-arm-linux-gnueabi qemu-user \
+                gcc-mips-linux-gnu g++-mips-linux-gnu gcc-mipsel-linux-gnu g++-mipsel-linux-gnu \
+                dpkg-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Installs what is missing (apt-get), so it is quick when nothing is.
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:" $$missing; \
+	    $(SUDO) apt-get update -q && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+
+# Debian source packages of the real programs the tests build.
+sources: deps
+	tests/get-source.sh zlib $(BUILD)/src
+
+DEMO_ARCH ?= arm
+DEMO_DIR  := $(BUILD)/demo
+demo: deps all
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	@echo "== instrumenting tests/progs/demo.c: LITIFUT=1 $(ARM_TRIPLE)-gcc -B$(BIN)/ ..."
+	LITIFUT=1 $(ARM_TRIPLE)-gcc -B$(BIN)/ -O0 -o $(DEMO_DIR)/demo tests/progs/demo.c
+	@echo "== running it under qemu-arm"
+	cd $(DEMO_DIR) && qemu-arm -L /usr/$(ARM_TRIPLE) ./demo
+	@echo "== symbolized trace ($(BIN)/litifut-postproc $(DEMO_DIR))"
+	@$(BIN)/litifut-postproc $(DEMO_DIR)
+	@echo "== calls per function ($(BIN)/litifut-postproc --summary $(DEMO_DIR))"
+	@$(BIN)/litifut-postproc --summary $(DEMO_DIR)
+
+# Tests run the host tools built with ASan and UBSan (build/asan).
+test: deps sources test-tools
+	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 all
+	BIN=$(abspath $(BUILD)/asan/bin) PLUGINS=$(abspath $(BUILD)/tools) \
+	    SOURCES=$(abspath $(BUILD)/src) tests/run.sh
+
+bench: deps sources all test-tools
+	BIN=$(abspath $(BIN)) PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \
+	    tests/bench.sh
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all clean test-tools
+.PHONY: all clean test-tools deps sources demo test bench

@@ -53,7 +53,8 @@ static int list_traces(const char *dir, char ***out, size_t *n)
             (*out)[(*n)++] = xasprintf("%s/%s", dir, e->d_name);
         }
     closedir(d);
-    qsort(*out, *n, sizeof **out, name_cmp);
+    if (*n)
+        qsort(*out, *n, sizeof **out, name_cmp);
     return 0;
 }
 

@@ -129,10 +129,12 @@ static void print_info(FILE *out, const struct trace_file *t, const struct progr
     const struct litifut_trace_header *h = &t->header;
     fprintf(out, "trace=%s\nexe=%s\npid=%" PRIu32 "\narch=%s\nendian=%s\nload_bias=0x%08" PRIx32
                  "\nchunk_size=%" PRIu32 "\ntime_every=%" PRIu32 "\nsites=%" PRIu32
-                 "\nthreads=%zu\ncalls=%zu\nbuild_id=",
+                 "\nthreads=%zu\ncalls=%zu\nrecord_bytes=%" PRIu64 "\ndb_bytes=%" PRIu32
+                 "\nbuild_id=",
             t->path, h->exe, h->pid, p->arch->name,
             h->endian == LITIFUT_BIG_ENDIAN ? "big" : "little", h->load_bias, h->chunk_size,
-            h->time_every, h->db_sites, t->n_threads, t->n_calls);
+            h->time_every, h->db_sites, t->n_threads, t->n_calls, t->record_bytes,
+            db_size_bytes(&p->db));
     for (unsigned i = 0; i < h->build_id_size && i < sizeof h->build_id; i++)
         fprintf(out, "%02x", h->build_id[i]);
     fputc('\n', out);
@@ -211,7 +213,8 @@ static int by_calls(const void *a, const void *b)
 void report_end(struct report *r)
 {
     if (r->format == REPORT_SUMMARY) {
-        qsort(r->entries, r->n_entries, sizeof *r->entries, by_calls);
+        if (r->n_entries)
+            qsort(r->entries, r->n_entries, sizeof *r->entries, by_calls);
         fprintf(r->out, "%12s  %s\n", "calls", "callee");
         for (size_t i = 0; i < r->n_entries; i++)
             fprintf(r->out, "%12llu  %s\n", r->entries[i].calls, r->entries[i].callee);

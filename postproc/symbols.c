@@ -111,9 +111,11 @@ int object_open(struct object *o)
             s->name[0])
             add_sym(o, &cap, s->value & ~1u, s->size, s->name);   /* ~1: Thumb bit */
     }
-    qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
+    if (o->n_syms)
+        qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
     add_plt_symbols(o, &cap);
-    qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
+    if (o->n_syms)
+        qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
     o->ok = 1;
     return 0;
 }

@@ -37,8 +37,9 @@ struct chunk_calls {
     size_t n_marks;
 };
 
-static void parse_chunk(struct reader *r, size_t off, size_t len, uint64_t start_ns,
-                        uint32_t n_sites, struct chunk_calls *c)
+/* Returns the bytes the chunk's data takes (header and records). */
+static size_t parse_chunk(struct reader *r, size_t off, size_t len, uint64_t start_ns,
+                          uint32_t n_sites, struct chunk_calls *c)
 {
     size_t cap = 0, mcap = 0;
     size_t pos = off + sizeof(struct litifut_chunk_header), end = off + (len & ~(size_t)3);
@@ -93,6 +94,7 @@ static void parse_chunk(struct reader *r, size_t off, size_t len, uint64_t start
         c->calls[c->n++] = call;
         pos += call.has_target ? 8 : 4;
     }
+    return pos - off;
 }
 
 static int by_tid_then_index(const void *a, const void *b)
@@ -129,7 +131,8 @@ static void join_thread(struct trace_thread *t, struct chunk_calls *c, size_t n)
             at[m] = t->n_calls + c[i].mark_at[j];
             ns[m] = c[i].mark_ns[j];
         }
-        memcpy(t->calls + t->n_calls, c[i].calls, c[i].n * sizeof *c[i].calls);
+        if (c[i].n)
+            memcpy(t->calls + t->n_calls, c[i].calls, c[i].n * sizeof *c[i].calls);
         t->n_calls += c[i].n;
     }
     for (size_t i = 0, k = 0; i < t->n_calls; i++) {
@@ -215,11 +218,12 @@ int trace_read(const char *path, struct trace_file *t)
         memset(c, 0, sizeof *c);
         c->tid = word(&r, off + 4);
         c->index = word(&r, off + 8);
-        parse_chunk(&r, off, len, h->start_ns, h->db_sites, c);
+        t->record_bytes += parse_chunk(&r, off, len, h->start_ns, h->db_sites, c);
     }
     if (size > h->header_size && (size - h->header_size) % h->chunk_size)
         warn_once(&r, "the file ends inside a chunk (truncated)");
-    qsort(chunks, n_chunks, sizeof *chunks, by_tid_then_index);
+    if (n_chunks)
+        qsort(chunks, n_chunks, sizeof *chunks, by_tid_then_index);
     for (size_t i = 0; i < n_chunks;) {
         size_t j = i;
         while (j < n_chunks && chunks[j].tid == chunks[i].tid)
@@ -231,7 +235,8 @@ int trace_read(const char *path, struct trace_file *t)
         t->n_calls += th->n_calls;
         i = j;
     }
-    qsort(t->threads, t->n_threads, sizeof *t->threads, by_first_chunk);
+    if (t->n_threads)
+        qsort(t->threads, t->n_threads, sizeof *t->threads, by_first_chunk);
     for (size_t i = 0; i < n_chunks; i++) {
         free(chunks[i].calls);
         free(chunks[i].mark_at);

@@ -27,6 +27,7 @@ struct trace_file {
     struct trace_thread *threads;       /* ordered by first chunk */
     size_t n_threads;
     size_t n_calls;
+    uint64_t record_bytes;              /* chunk headers, calls and time marks */
 };
 
 /* Reads every whole record of `path`.  A truncated or damaged file
