@@ -103,7 +103,7 @@ $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev zlib1g-dev \
                 gcc-arm-linux-gnueabi g++-arm-linux-gnueabi qemu-user \
                 gcc-mips-linux-gnu g++-mips-linux-gnu gcc-mipsel-linux-gnu g++-mipsel-linux-gnu \
-                dpkg-dev
+                dpkg-dev bc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Installs what is missing (apt-get), so it is quick when nothing is.

@@ -76,7 +76,8 @@ uint32_t call_target(const struct program *p, const struct trace_call *c, int *d
                      uint32_t *link)
 {
     uint32_t target;
-    *direct = !c->has_target && p->arch->value_target(p->db.values[c->site], &target);
+    *direct = !c->has_target &&
+              p->arch->call_target(p->site_addr[c->site], p->db.insns[c->site], &target);
     if (*direct) {
         *link = target;
         return target + p->bias;

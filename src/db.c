@@ -16,7 +16,7 @@ static uint32_t db_checksum(const struct db *db)
     h.checksum = 0;
     uint32_t sum = litifut_fnv1a_words(2166136261u, (const uint32_t *)&h, sizeof h / 4);
     sum = litifut_fnv1a_words(sum, db->pages, db->header.n_pages + 1);
-    return litifut_fnv1a_words(sum, db->values, db->header.n_sites);
+    return litifut_fnv1a_words(sum, db->insns, db->header.n_sites);
 }
 
 int db_build(const struct arch_ops *arch, const struct site_list *sites,
@@ -35,13 +35,13 @@ int db_build(const struct arch_ops *arch, const struct site_list *sites,
         h->n_pages = ((last - (first & ~(LITIFUT_DB_PAGE_SIZE - 1))) >> LITIFUT_DB_PAGE_SHIFT) + 1;
     }
     db->pages = xcalloc(h->n_pages + 1, sizeof *db->pages);
-    db->values = xcalloc(sites->n, sizeof *db->values);
+    db->insns = xcalloc(sites->n, sizeof *db->insns);
     uint32_t page = 0;
     for (size_t i = 0; i < sites->n; i++) {
         uint32_t p = page_of(db, sites->v[i].addr, arch->ra_offset);
         while (page < p)
             db->pages[++page] = (uint32_t)i;
-        db->values[i] = sites->v[i].value;
+        db->insns[i] = sites->v[i].insn;
     }
     while (page < h->n_pages)
         db->pages[++page] = (uint32_t)sites->n;
@@ -58,7 +58,7 @@ int db_build(const struct arch_ops *arch, const struct site_list *sites,
 void db_free(struct db *db)
 {
     free(db->pages);
-    free(db->values);
+    free(db->insns);
     memset(db, 0, sizeof *db);
 }
 
@@ -100,7 +100,7 @@ int db_write_c(const struct db *db, const char *path)
             h->magic, h->version, h->arch, h->n_sites, h->n_pages, h->key_origin,
             h->sled_vaddr, h->checksum);
     write_words(f, "litifut_db_pages", db->pages, h->n_pages + 1);
-    write_words(f, "litifut_db_values", db->values, h->n_sites);
+    write_words(f, "litifut_db_insns", db->insns, h->n_sites);
     if (fclose(f) != 0)
         return error("%s: write error", path);
     return 0;
@@ -130,9 +130,9 @@ int db_read_image(const struct elf_image *img, struct db *db)
     if (h->n_pages > (1u << 24) || h->n_sites > (1u << 28))
         return error("%s: litifut_db_header is corrupt", img->path);
     db->pages = xcalloc(h->n_pages + 1, 4);
-    db->values = xcalloc(h->n_sites, 4);
+    db->insns = xcalloc(h->n_sites, 4);
     if (image_words(img, "litifut_db_pages", h->n_pages + 1, db->pages) != 0 ||
-        image_words(img, "litifut_db_values", h->n_sites, db->values) != 0) {
+        image_words(img, "litifut_db_insns", h->n_sites, db->insns) != 0) {
         db_free(db);
         return -1;
     }
@@ -150,7 +150,7 @@ int db_check_image(const struct db *db, const struct elf_image *img)
         return -1;
     int same = memcmp(&linked.header, &db->header, sizeof db->header) == 0 &&
                memcmp(linked.pages, db->pages, 4 * (db->header.n_pages + 1)) == 0 &&
-               memcmp(linked.values, db->values, 4 * db->header.n_sites) == 0;
+               memcmp(linked.insns, db->insns, 4 * db->header.n_sites) == 0;
     db_free(&linked);
     if (!same)
         return error("%s: the linked instruction DB differs from the one generated for it",

@@ -9,7 +9,7 @@
 struct db {
     struct litifut_db_header header;
     uint32_t *pages;            /* n_pages + 1: the last is n_sites */
-    uint32_t *values;           /* n_sites */
+    uint32_t *insns;            /* n_sites: the original call instructions */
 };
 
 /* `sled_vaddr`: link-time address of litifut_sled.  An empty list

@@ -133,10 +133,10 @@ int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, cons
     FILE *f = fopen(path, "w");
     if (!f)
         return error("%s: cannot create", path);
-    fprintf(f, "site\tkind\tinsn\tvalue\n");
+    fprintf(f, "site\tkind\tinsn\n");
     for (size_t i = 0; i < l->n; i++)
-        fprintf(f, "0x%08" PRIx32 "\t%s\t0x%08" PRIx32 "\t0x%08" PRIx32 "\n", l->v[i].addr,
-                arch->kind_names[l->v[i].kind], l->v[i].insn, l->v[i].value);
+        fprintf(f, "0x%08" PRIx32 "\t%s\t0x%08" PRIx32 "\n", l->v[i].addr,
+                arch->kind_names[l->v[i].kind], l->v[i].insn);
     if (fclose(f) != 0)
         return error("%s: write error", path);
     return 0;

@@ -25,7 +25,7 @@ int compare_site_lists(const struct arch_ops *arch, const struct site_list *a,
                        const struct site_list *b, const char *what);
 
 /* sites.tsv: a header line, then one row per site: address, kind,
- * original instruction word, DB value. */
+ * original instruction word. */
 int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, const char *path);
 
 /* One line: sites by kind, what was skipped, bytes scanned. */

@@ -16,7 +16,7 @@
 /* The DB (generated per program by the rewriter) and the sled (stub.S). */
 extern const struct litifut_db_header litifut_db_header HIDDEN;
 extern const uint32_t litifut_db_pages[] HIDDEN;
-extern const uint32_t litifut_db_values[] HIDDEN;
+extern const uint32_t litifut_db_insns[] HIDDEN;
 extern const char litifut_sled[] HIDDEN;
 
 HIDDEN __thread struct litifut_thread litifut_tls_thread
@@ -128,7 +128,7 @@ void thread_forget(struct litifut_thread *t)
 }
 
 static void record_call(struct litifut_thread *t, uint32_t site,
-                        uint32_t value, uintptr_t target)
+                        uint32_t insn, uintptr_t target)
 {
     t->busy = 1;
     compiler_barrier();
@@ -136,7 +136,7 @@ static void record_call(struct litifut_thread *t, uint32_t site,
     if (t->lim - p < (ptrdiff_t)CALL_MAX_WORDS)
         p = refill(t);
     if (p) {
-        if (arch_value_is_indirect(value)) {
+        if (arch_insn_is_indirect(insn)) {
             p[0] = (site + 1) | LITIFUT_REC_HAS_TARGET;
             p[1] = (uint32_t)target;
             t->cur = p + 2;
@@ -167,11 +167,11 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
     uint32_t site = litifut_db_pages[page] + k;
     if (site >= litifut_db_pages[page + 1])
         die_no_site(ra);
-    uint32_t value = litifut_db_values[site];
-    uintptr_t target = arch_calc_next_pc(value, frame, bias);
+    uint32_t insn = litifut_db_insns[site];
+    uintptr_t target = arch_calc_next_pc(insn, frame);
 
     struct litifut_thread *t = current_thread();
     if (!t->busy)
-        record_call(t, site, value, target);
+        record_call(t, site, insn, target);
     return target;
 }

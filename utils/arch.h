@@ -13,8 +13,7 @@
 /* One call instruction the rewriter redirects. */
 struct call_site {
     uint32_t addr;      /* link-time address of the call instruction */
-    uint32_t insn;      /* the original instruction word */
-    uint32_t value;     /* its DB value: the arch's encoding of where it goes */
+    uint32_t insn;      /* the original instruction word (what the DB holds) */
     uint8_t kind;       /* index into arch_ops.kind_names */
 };
 
@@ -54,18 +53,17 @@ struct arch_ops {
     int (*code_ranges)(const struct elf_image *img, struct code_range **out,
                        size_t *n, struct scan_stats *st);
     int (*disasm_open)(const struct elf_image *img, csh *handle);
-    /* 1 if `insn` is a call to rewrite (fills *site but addr); 0 if not
+    /* 1 if `insn` is a call to rewrite (fills kind and insn); 0 if not
      * a call, or a call that cannot be rewritten (counted in st). */
     int (*classify)(const cs_insn *insn, uint32_t word, struct call_site *site,
                     struct scan_stats *st);
     /* The word that sends `site` to the sled entry at `entry`; -1 with
      * one error line if the entry is out of reach. */
     int (*encode_redirect)(const struct call_site *site, uint32_t entry, uint32_t *word);
-    /* 1 if `word` at `addr` is a call and *target where it goes. */
+    /* 1 if `word` at `addr` is a call with a fixed target, and *target
+     * where it goes (without an instruction-set bit); 0 for calls
+     * through a register and for anything else. */
     int (*call_target)(uint32_t addr, uint32_t word, uint32_t *target);
-    /* 1 if a DB value names a fixed target (*target, link-time, without
-     * any instruction-set bit); 0 for register calls. */
-    int (*value_target)(uint32_t value, uint32_t *target);
     /* The image's PLT entries. */
     int (*plt_slots)(const struct elf_image *img, struct plt_slot **out, size_t *n);
 };

@@ -118,6 +118,25 @@ static void add_driver_machine_options(struct argv_builder *cc)
     }
 }
 
+/* The architecture of the first ELF input file, if we handle it. */
+static const struct arch_ops *arch_of_first_object(const struct link_args *la)
+{
+    for (int i = 0; i < la->args.n; i++) {
+        const char *a = la->args.v[i];
+        size_t n = strlen(a);
+        if (a[0] == '-' || n < 3 || strcmp(a + n - 2, ".o") != 0)
+            continue;
+        unsigned char eh[20];
+        FILE *f = fopen(a, "rb");
+        size_t got = f ? fread(eh, 1, sizeof eh, f) : 0;
+        if (f)
+            fclose(f);
+        if (got == sizeof eh && memcmp(eh, "\177ELF", 4) == 0)
+            return arch_by_machine(eh[5] == 2 ? eh[18] << 8 | eh[19] : eh[19] << 8 | eh[18]);
+    }
+    return NULL;
+}
+
 int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
 {
     (void)la;
@@ -126,6 +145,8 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
         snprintf(cpu, sizeof cpu, "%.*s", (int)strcspn(tc->triple, "-"), tc->triple);
         tc->arch = arch_by_name(cpu);
     }
+    if (!tc->arch)
+        tc->arch = arch_of_first_object(la);
     if (!tc->arch)
         return error("cannot tell the target architecture (%s%s); supported: arm",
                      la->emulation ? "emulation " : "no -m option",

@@ -1,12 +1,8 @@
 /*
  * ARM (EABI, little-endian, ARM state) for the host tools: which code
- * to scan, which instructions are calls, how a call is redirected to
- * the sled (arch/arm/stub.S), and what the DB value of a call is.
- *
- * DB values (arch/arm/tracer-arch.h decodes them on the target):
- *   bl<c> f       f                  (ARM code is 4-aligned: bits 1..0 = 00)
- *   blx f         f | 1              (Thumb target)
- *   blx<c> rM     (M << 2) | 2
+ * to scan, which instructions are calls (bl<c>, blx imm, blx<c> rM) and
+ * how a call is redirected to the sled (arch/arm/stub.S).  The DB keeps
+ * the original instruction; arch/arm/tracer-arch.h emulates it.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -143,7 +139,6 @@ static int arm_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
             return 0;
         }
         site->kind = is_bl(w) ? KIND_BL : KIND_BLX_IMM;
-        site->value = is_bl(w) ? target : target | 1;
         return 1;
     }
     if (is_blx_reg(w)) {
@@ -155,7 +150,6 @@ static int arm_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
             return 0;
         }
         site->kind = KIND_BLX_REG;
-        site->value = rm << 2 | 2;
         return 1;
     }
     stats_skip(st, "calls capstone decodes differently", 4);
@@ -184,14 +178,6 @@ static int arm_call_target(uint32_t addr, uint32_t w, uint32_t *target)
         return 1;
     }
     return 0;
-}
-
-static int arm_value_target(uint32_t value, uint32_t *target)
-{
-    if ((value & 3) == 2)
-        return 0;
-    *target = value & ~1u;
-    return 1;
 }
 
 /* rotated 8-bit immediate of a data-processing instruction */
@@ -251,6 +237,5 @@ const struct arch_ops arch_arm = {
     .classify = arm_classify,
     .encode_redirect = arm_encode_redirect,
     .call_target = arm_call_target,
-    .value_target = arm_value_target,
     .plt_slots = arm_plt_slots,
 };

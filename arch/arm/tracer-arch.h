@@ -28,31 +28,30 @@ static inline uintptr_t arch_return_address(const struct arch_frame *f)
     return f->lr;
 }
 
-/*
- * DB values (src/arch-arm.c writes them):
- *   bits 1..0 = 00  ARM-state target, link-time address
- *   bit 0     = 1   Thumb target, link-time address | 1 (blx imm)
- *   bits 1..0 = 10  blx rM: M in bits 5..2
- */
-static inline int arch_value_is_indirect(uint32_t value)
+/* The DB holds each site's original instruction: bl<c> imm, blx imm
+ * or blx<c> rM (M = 0..12; arch/arm/arch-arm.c rewrites nothing else). */
+static inline int arch_insn_is_indirect(uint32_t insn)
 {
-    return (value & 3u) == 2u;
+    return (insn & 0x0ffffff0u) == 0x012fff30u;
 }
 
-/* calc_next_pc: where the original instruction would have gone.  The
- * result keeps bit 0 for Thumb targets; `ldr pc` in stub.S honours it. */
-static inline uintptr_t arch_calc_next_pc(uint32_t value,
-                                          const struct arch_frame *f,
-                                          uintptr_t bias)
+/* calc_next_pc: where the original instruction, at the call site whose
+ * return address the frame holds, would have gone.  Bit 0 set means
+ * Thumb; `ldr pc` in stub.S honours it.  The immediate forms are
+ * PC-relative, so the load bias is not needed. */
+static inline uintptr_t arch_calc_next_pc(uint32_t insn, const struct arch_frame *f)
 {
-    if (!arch_value_is_indirect(value))
-        return value + bias;
-    unsigned reg = (value >> 2) & 15u;
-    if (reg < 4)
-        return f->r0_r3[reg];
-    if (reg < 12)
-        return f->r4_r11[reg - 4];
-    return f->r12;          /* the rewriter only emits r0-r12 */
+    if (arch_insn_is_indirect(insn)) {
+        unsigned reg = insn & 15u;
+        if (reg < 4)
+            return f->r0_r3[reg];
+        return reg < 12 ? f->r4_r11[reg - 4] : f->r12;
+    }
+    uintptr_t pc = f->lr + 4;                   /* the call's address + 8 */
+    uintptr_t target = pc + (uintptr_t)((int32_t)(insn << 8) >> 6);
+    if ((insn >> 28) == 0xfu)                   /* blx imm: H bit, to Thumb */
+        target += ((insn >> 23) & 2u) | 1u;
+    return target;
 }
 
 /* The thread pointer through the kernel's user helper, which every ARM

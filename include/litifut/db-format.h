@@ -11,9 +11,9 @@
  *   litifut_db_pages    uint32_t[n_pages]: index of the first site of
  *                       each page (a page is 1 << LITIFUT_DB_PAGE_SHIFT
  *                       bytes of text, counted from key_origin)
- *   litifut_db_values   uint32_t[n_sites]: per site, in address order,
- *                       the arch-encoded "next pc" (target address or
- *                       register number, see arch/<arch>/README)
+ *   litifut_db_insns    uint32_t[n_sites]: per site, in address order,
+ *                       the original call instruction, which the tracer
+ *                       emulates (arch_calc_next_pc)
  *
  * A rewritten call enters the sled at entry k, where k is the site's
  * position among the sites of its page.  The tracer finds the site as

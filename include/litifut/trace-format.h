@@ -17,7 +17,7 @@
  * Record words:
  *   0                       no record (end of the chunk's data)
  *   bit 31 clear            a call: bits 29..0 = site index + 1 (an
- *                           index into litifut_db_values); if bit 30 is
+ *                           index into the DB's sites); if bit 30 is
  *                           set one more word follows: the runtime
  *                           target of an indirect call
  *   bit 31 set              control record: bits 23..16 type, bits
