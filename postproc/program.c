@@ -13,22 +13,21 @@ static int find_rewritten_sites(struct program *p)
     const struct elf_image *img = &p->obj->img;
     const struct arch_ops *arch = p->arch;
     const struct litifut_db_header *h = &p->db.header;
-    uint32_t sled = h->sled_vaddr, sled_end = sled + arch->sled_entries * arch->sled_entry_size;
     static const struct exclusions none;
+    struct sled_set sleds;
     struct site_list all;
     struct scan_stats st;
-    if (find_call_sites(arch, img, &none, &all, &st) != 0)
+    if (find_sleds(arch, img, &sleds) != 0 || find_call_sites(arch, img, &none, &all, &st) != 0)
         return -1;
+    sleds.bridge = h->bridge;
     p->site_addr = xcalloc(h->n_sites, sizeof *p->site_addr);
     size_t n = 0;
     int rc = 0;
     for (size_t i = 0; i < all.n && rc == 0; i++) {
-        uint32_t target;
-        if (!arch->call_target(all.v[i].addr, all.v[i].insn, &target) || target < sled ||
-            target >= sled_end)
+        unsigned k;
+        if (!arch->decode_redirect(all.v[i].addr, all.v[i].insn, &sleds, &k))
             continue;
-        uint32_t page = (all.v[i].addr + arch->ra_offset - h->key_origin) >> LITIFUT_DB_PAGE_SHIFT;
-        uint32_t k = (target - sled) / arch->sled_entry_size;
+        uint32_t page = (all.v[i].addr + arch->ra_offset - h->key_origin) >> h->page_shift;
         if (n >= h->n_sites || page >= h->n_pages || p->db.pages[page] + k != n)
             rc = error("%s: its rewritten call sites do not match its instruction DB "
                        "(at 0x%08" PRIx32 ")", img->path, all.v[i].addr);

@@ -60,40 +60,28 @@ static void add_sym(struct object *o, size_t *cap, uint32_t addr, uint32_t size,
     o->syms[o->n_syms++] = (struct func_symbol){ addr, size, name };
 }
 
-/* name@plt for every PLT entry, from the relocation of its GOT slot. */
+/* name@plt for every PLT entry; an IRELATIVE slot is named after its
+ * resolver (e.g. memcpy@plt in a static program). */
 static void add_plt_symbols(struct object *o, size_t *cap)
 {
     const struct arch_ops *arch = arch_by_machine(o->img.machine);
-    struct plt_slot *slots;
-    size_t n_slots, n_rel;
-    struct elf_dynreloc *rel;
-    if (!arch || arch->plt_slots(&o->img, &slots, &n_slots) != 0)
+    struct plt_entry *e;
+    size_t n;
+    if (!arch || arch->plt_entries(&o->img, &e, &n) != 0)
         return;
-    elf_dynamic_relocs(&o->img, &rel, &n_rel);
-    for (size_t i = 0; i < n_slots; i++)
-        for (size_t j = 0; j < n_rel; j++) {
-            if (rel[j].offset != slots[i].got)
-                continue;
-            char *name;
-            if (rel[j].sym_name && *rel[j].sym_name)
-                name = xasprintf("%s@plt", rel[j].sym_name);
-            else {
-                /* IRELATIVE: named after the resolver, whose address the slot holds */
-                uint32_t resolver = rel[j].addend;
-                if (!resolver)
-                    elf_read32(&o->img, slots[i].got, &resolver);
-                uint32_t off;
-                const struct func_symbol *f = object_symbol(o, resolver, &off);
-                name = f && !off ? xasprintf("%s@plt", f->name)
-                                 : xasprintf("*ABS*+0x%" PRIx32 "@plt", resolver);
-            }
-            o->owned_names = xrealloc(o->owned_names, (o->n_owned + 1) * sizeof(char *));
-            o->owned_names[o->n_owned++] = name;
-            add_sym(o, cap, slots[i].entry, slots[i].size, name);
-            break;
+    for (size_t i = 0; i < n; i++) {
+        char *name = e[i].name;
+        if (!name) {
+            uint32_t off;
+            const struct func_symbol *f = object_symbol(o, e[i].resolver, &off);
+            name = f && !off ? xasprintf("%s@plt", f->name)
+                             : xasprintf("*ABS*+0x%" PRIx32 "@plt", e[i].resolver);
         }
-    free(slots);
-    free(rel);
+        o->owned_names = xrealloc(o->owned_names, (o->n_owned + 1) * sizeof(char *));
+        o->owned_names[o->n_owned++] = name;
+        add_sym(o, cap, e[i].addr, e[i].size, name);
+    }
+    free(e);
 }
 
 int object_open(struct object *o)

@@ -7,7 +7,7 @@
 
 static uint32_t page_of(const struct db *db, uint32_t addr, unsigned ra_offset)
 {
-    return (addr + ra_offset - db->header.key_origin) >> LITIFUT_DB_PAGE_SHIFT;
+    return (addr + ra_offset - db->header.key_origin) >> db->header.page_shift;
 }
 
 static uint32_t db_checksum(const struct db *db)
@@ -20,19 +20,22 @@ static uint32_t db_checksum(const struct db *db)
 }
 
 int db_build(const struct arch_ops *arch, const struct site_list *sites,
-             uint32_t sled_vaddr, struct db *db)
+             uint32_t sled_vaddr, uint32_t bridge, struct db *db)
 {
     memset(db, 0, sizeof *db);
     struct litifut_db_header *h = &db->header;
+    uint32_t page_mask = (1u << arch->db_page_shift) - 1;
     h->magic = LITIFUT_DB_MAGIC;
     h->version = LITIFUT_DB_VERSION;
     h->arch = arch->trace_arch;
+    h->page_shift = arch->db_page_shift;
     h->sled_vaddr = sled_vaddr;
+    h->bridge = bridge;
     h->n_sites = (uint32_t)sites->n;
     if (sites->n) {
-        uint32_t first = sites->v[0].addr, last = sites->v[sites->n - 1].addr;
-        h->key_origin = (first & ~(LITIFUT_DB_PAGE_SIZE - 1)) + arch->ra_offset;
-        h->n_pages = ((last - (first & ~(LITIFUT_DB_PAGE_SIZE - 1))) >> LITIFUT_DB_PAGE_SHIFT) + 1;
+        uint32_t first = sites->v[0].addr & ~page_mask, last = sites->v[sites->n - 1].addr;
+        h->key_origin = first + arch->ra_offset;
+        h->n_pages = ((last - first) >> arch->db_page_shift) + 1;
     }
     db->pages = xcalloc(h->n_pages + 1, sizeof *db->pages);
     db->insns = xcalloc(sites->n, sizeof *db->insns);
@@ -49,7 +52,7 @@ int db_build(const struct arch_ops *arch, const struct site_list *sites,
         if (db->pages[p + 1] - db->pages[p] > arch->sled_entries) {
             db_free(db);
             return error("more than %u call sites in one %u-byte page: the sled is too short",
-                         arch->sled_entries, LITIFUT_DB_PAGE_SIZE);
+                         arch->sled_entries, page_mask + 1);
         }
     h->checksum = db_checksum(db);
     return 0;
@@ -62,11 +65,10 @@ void db_free(struct db *db)
     memset(db, 0, sizeof *db);
 }
 
-uint32_t db_sled_entry(const struct arch_ops *arch, const struct db *db,
+unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
                        const struct site_list *sites, size_t i)
 {
-    uint32_t k = (uint32_t)i - db->pages[page_of(db, sites->v[i].addr, arch->ra_offset)];
-    return db->header.sled_vaddr + k * arch->sled_entry_size;
+    return (unsigned)i - db->pages[page_of(db, sites->v[i].addr, arch->ra_offset)];
 }
 
 uint32_t db_size_bytes(const struct db *db)
@@ -93,12 +95,13 @@ int db_write_c(const struct db *db, const char *path)
                "#include <stdint.h>\n"
                "#define H __attribute__((visibility(\"hidden\")))\n"
                "struct litifut_db_header { uint32_t magic, version, arch, n_sites, n_pages,"
-               " key_origin, sled_vaddr, checksum; };\n"
+               " page_shift, key_origin, sled_vaddr, bridge, checksum; };\n"
                "H const struct litifut_db_header litifut_db_header = {\n"
                "    0x%08" PRIx32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32
-               ", 0x%08" PRIx32 ", 0x%08" PRIx32 ", 0x%08" PRIx32 "\n};\n",
-            h->magic, h->version, h->arch, h->n_sites, h->n_pages, h->key_origin,
-            h->sled_vaddr, h->checksum);
+               ", %" PRIu32 ", 0x%08" PRIx32 ", 0x%08" PRIx32 ", 0x%08" PRIx32
+               ", 0x%08" PRIx32 "\n};\n",
+            h->magic, h->version, h->arch, h->n_sites, h->n_pages, h->page_shift,
+            h->key_origin, h->sled_vaddr, h->bridge, h->checksum);
     write_words(f, "litifut_db_pages", db->pages, h->n_pages + 1);
     write_words(f, "litifut_db_insns", db->insns, h->n_sites);
     if (fclose(f) != 0)

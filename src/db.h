@@ -12,13 +12,15 @@ struct db {
     uint32_t *insns;            /* n_sites: the original call instructions */
 };
 
-/* `sled_vaddr`: link-time address of litifut_sled.  An empty list
- * gives the placeholder DB pass 1 links with. */
+/* `sled_vaddr`: link-time address of litifut_sled; `bridge`: the
+ * bridge offset if any site goes through the MIPS bridge, else 0.  An
+ * empty list gives the placeholder DB pass 1 links with. */
 int db_build(const struct arch_ops *arch, const struct site_list *sites,
-             uint32_t sled_vaddr, struct db *db);
+             uint32_t sled_vaddr, uint32_t bridge, struct db *db);
 void db_free(struct db *db);
-/* The sled entry the i-th site must branch to. */
-uint32_t db_sled_entry(const struct arch_ops *arch, const struct db *db,
+/* The sled entry (k) the i-th site must branch to: its position among
+ * the sites of its page. */
+unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
                        const struct site_list *sites, size_t i);
 int db_write_c(const struct db *db, const char *path);
 /* 0 if `img` links exactly this DB; else one error line. */

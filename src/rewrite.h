@@ -1,16 +1,24 @@
-/* Pass 2's last step: redirect every call site to the sled. */
+/* Choosing each call site's redirect, and applying it (pass 2). */
 #ifndef LITIFUT_REWRITE_H
 #define LITIFUT_REWRITE_H
 
 #include "db.h"
 
-/* Patches `img->data` in place: each site's word (which must still be
- * the original instruction) becomes a branch to its sled entry.  On
- * any error nothing should be written out. */
-int rewrite_call_sites(const struct arch_ops *arch, struct elf_image *img,
-                       const struct site_list *sites, const struct db *db);
+/* The sled copies the tracer module put into `img` (litifut_sled, and
+ * litifut_island_sled where the arch has islands). */
+int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
+               struct sled_set *sleds);
 
-/* Link-time address of the tracer's sled in `img`. */
-int find_sled(const struct elf_image *img, uint32_t *vaddr);
+/* The redirecting word of every site (words[i] for sites->v[i]) and
+ * whether any goes through the bridge; -1 with one error line if a site
+ * cannot reach any sled. */
+int plan_redirects(const struct arch_ops *arch, const struct site_list *sites,
+                   const struct db *db, const struct sled_set *sleds, uint32_t *words,
+                   int *any_bridged);
+
+/* Patches `img->data` in place: each site's word, which must still be
+ * the original instruction, becomes words[i]. */
+int rewrite_call_sites(struct elf_image *img, const struct site_list *sites,
+                       const uint32_t *words);
 
 #endif

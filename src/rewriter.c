@@ -49,19 +49,46 @@ static int scan(const char *binary, const struct rewriter_opts *o, struct elf_im
     return 0;
 }
 
+/* The DB for the sites, with the redirecting word of each (words[i],
+ * allocated).  Whether the DB names a bridge depends on the redirects. */
+static int plan(const struct arch_ops *arch, const struct elf_image *img,
+                const struct site_list *sites, struct db *db, uint32_t **words)
+{
+    struct sled_set sleds;
+    int bridged;
+    if (find_sleds(arch, img, &sleds) != 0)
+        return -1;
+    *words = xcalloc(sites->n, sizeof **words);
+    if (db_build(arch, sites, sleds.base[0], 0, db) == 0) {
+        if (plan_redirects(arch, sites, db, &sleds, *words, &bridged) == 0) {
+            if (!bridged)
+                return 0;
+            db_free(db);
+            if (db_build(arch, sites, sleds.base[0], sleds.bridge, db) == 0)
+                return 0;
+        } else {
+            db_free(db);
+        }
+    }
+    free(*words);
+    *words = NULL;
+    return -1;
+}
+
 int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char *db_c,
                   struct site_list *sites)
 {
     struct elf_image img;
     const struct arch_ops *arch;
-    uint32_t sled;
     struct db db;
+    uint32_t *words;
     if (scan(binary, o, &img, &arch, sites) != 0)
         return -1;
     int rc = -1;
-    if (find_sled(&img, &sled) == 0 && db_build(arch, sites, sled, &db) == 0) {
+    if (plan(arch, &img, sites, &db, &words) == 0) {
         rc = db_c ? db_write_c(&db, db_c) : 0;
         db_free(&db);
+        free(words);
     }
     elf_image_close(&img);
     if (rc != 0)
@@ -76,8 +103,8 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     const struct arch_ops *arch;
     struct site_list sites;
     struct stat st;
-    uint32_t sled;
     struct db db;
+    uint32_t *words;
     if (stat(binary, &st) != 0)
         return error("%s: cannot stat", binary);
     if (scan(binary, o, &img, &arch, &sites) != 0)
@@ -86,11 +113,12 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     if (expected && compare_site_lists(arch, expected, &sites,
                                        "pass 2 moved code (the two links differ)") != 0)
         goto out;
-    if (find_sled(&img, &sled) != 0 || db_build(arch, &sites, sled, &db) != 0)
+    if (plan(arch, &img, &sites, &db, &words) != 0)
         goto out;
-    if (db_check_image(&db, &img) == 0 && rewrite_call_sites(arch, &img, &sites, &db) == 0)
+    if (db_check_image(&db, &img) == 0 && rewrite_call_sites(&img, &sites, words) == 0)
         rc = write_file_atomic(out, img.data, img.size, st.st_mode & 07777);
     db_free(&db);
+    free(words);
 out:
     site_list_free(&sites);
     elf_image_close(&img);
@@ -101,7 +129,7 @@ int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
 {
     struct site_list none = { NULL, 0 };
     struct db db;
-    if (db_build(arch, &none, 0, &db) != 0)
+    if (db_build(arch, &none, 0, 0, &db) != 0)
         return -1;
     int rc = db_write_c(&db, db_c);
     db_free(&db);

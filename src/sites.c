@@ -28,7 +28,9 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
         }
         struct call_site site;
         memset(&site, 0, sizeof site);
-        if (insn->size != 4 || !arch->classify(insn, elf_get32(img, at), &site, st))
+        int has_next = size >= 4;           /* the delay slot, on MIPS */
+        uint32_t next = has_next ? elf_get32(img, at + 4) : 0;
+        if (insn->size != 4 || !arch->classify(insn, elf_get32(img, at), next, has_next, &site, st))
             continue;
         site.addr = (uint32_t)insn->address;
         if (out->n == *cap) {

@@ -160,8 +160,8 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
     const struct litifut_db_header *db = &litifut_db_header;
     uintptr_t bias = load_bias();
     uintptr_t ra = arch_return_address(frame);
-    uint32_t k = (uint32_t)(sled_lr - ARCH_SLED_LR - (uintptr_t)litifut_sled) / ARCH_SLED_ENTRY;
-    uint32_t page = (uint32_t)(ra - bias - db->key_origin) >> LITIFUT_DB_PAGE_SHIFT;
+    uint32_t k = arch_sled_index(sled_lr);
+    uint32_t page = (uint32_t)(ra - bias - db->key_origin) >> db->page_shift;
     if (page >= db->n_pages)
         die_no_site(ra);
     uint32_t site = litifut_db_pages[page] + k;

@@ -31,8 +31,22 @@ void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes);
 
 struct code_range { uint32_t start, end; };
 
-/* A PLT entry and the GOT slot it jumps through. */
-struct plt_slot { uint32_t entry, size, got; };
+/* A PLT (or MIPS lazy-binding stub) entry and the function it stands for. */
+struct plt_entry {
+    uint32_t addr, size;
+    char *name;                 /* "name@plt"; NULL for an IRELATIVE slot: */
+    uint32_t resolver;          /* then it is named after this function */
+};
+
+/* Where rewritten calls can go: the sled copies linked into the program
+ * (link-time addresses), and on MIPS the run-time bridge. */
+#define MAX_SLEDS 4
+struct sled_set {
+    uint32_t base[MAX_SLEDS];
+    unsigned n;
+    int fixed_address;          /* ET_EXEC: link-time addresses are run-time ones */
+    uint32_t bridge;            /* offset of the bridge in a 256 MB region, or 0 */
+};
 
 struct arch_ops {
     const char *name;                   /* "arm" */
@@ -43,8 +57,10 @@ struct arch_ops {
     const char *const *kind_names;      /* call kinds, for sites.tsv and summaries */
     unsigned n_kinds;
     unsigned ra_offset;                 /* return address - call address */
+    unsigned db_page_shift;             /* log2 of the DB page size */
     unsigned sled_entry_size;           /* bytes per sled entry */
-    unsigned sled_entries;
+    unsigned sled_entries;              /* = page size / instruction size */
+    uint32_t bridge_offset;             /* where a bridge would go (MIPS), else 0 */
 
     /* One error line and -1 if this arch cannot handle the image. */
     int (*check_image)(const struct elf_image *img);
@@ -54,18 +70,24 @@ struct arch_ops {
                        size_t *n, struct scan_stats *st);
     int (*disasm_open)(const struct elf_image *img, csh *handle);
     /* 1 if `insn` is a call to rewrite (fills kind and insn); 0 if not
-     * a call, or a call that cannot be rewritten (counted in st). */
-    int (*classify)(const cs_insn *insn, uint32_t word, struct call_site *site,
-                    struct scan_stats *st);
-    /* The word that sends `site` to the sled entry at `entry`; -1 with
-     * one error line if the entry is out of reach. */
-    int (*encode_redirect)(const struct call_site *site, uint32_t entry, uint32_t *word);
+     * a call, or a call that cannot be rewritten (counted in st).
+     * `next` is the following word (a delay slot), if has_next. */
+    int (*classify)(const cs_insn *insn, uint32_t word, uint32_t next, int has_next,
+                    struct call_site *site, struct scan_stats *st);
+    /* The word that sends `site` to entry k of a sled it can reach
+     * (*bridged set if that is the bridge); -1 with one error line if
+     * none can be reached. */
+    int (*encode_redirect)(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                           uint32_t *word, int *bridged);
+    /* 1 if `word` at `addr` is a rewritten call, with its entry k. */
+    int (*decode_redirect)(uint32_t addr, uint32_t word, const struct sled_set *sleds,
+                           unsigned *k);
     /* 1 if `word` at `addr` is a call with a fixed target, and *target
      * where it goes (without an instruction-set bit); 0 for calls
      * through a register and for anything else. */
     int (*call_target)(uint32_t addr, uint32_t word, uint32_t *target);
-    /* The image's PLT entries. */
-    int (*plt_slots)(const struct elf_image *img, struct plt_slot **out, size_t *n);
+    /* The image's PLT entries (the names are allocated: free them). */
+    int (*plt_entries)(const struct elf_image *img, struct plt_entry **out, size_t *n);
 };
 
 const struct arch_ops *arch_by_machine(int elf_machine);

@@ -121,9 +121,11 @@ static int arm_disasm_open(const struct elf_image *img, csh *handle)
     return 0;
 }
 
-static int arm_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
-                        struct scan_stats *st)
+static int arm_classify(const cs_insn *insn, uint32_t w, uint32_t next, int has_next,
+                        struct call_site *site, struct scan_stats *st)
 {
+    (void)next;
+    (void)has_next;
     if (insn->id != ARM_INS_BL && insn->id != ARM_INS_BLX)
         return 0;
     uint32_t addr = (uint32_t)insn->address;
@@ -156,15 +158,29 @@ static int arm_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
     return 0;
 }
 
-static int arm_encode_redirect(const struct call_site *site, uint32_t entry, uint32_t *word)
+/* bl<c> to entry k of the (one) sled, keeping the call's condition. */
+static int arm_encode_redirect(const struct call_site *site, unsigned k,
+                               const struct sled_set *sleds, uint32_t *word, int *bridged)
 {
+    uint32_t entry = sleds->base[0] + 8 * k;
     int64_t off = (int64_t)entry - ((int64_t)site->addr + 8);
-    if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25) || (off & 3))
+    *bridged = 0;
+    if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25))
         return error("call at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
                      " is out of bl range (+-32 MB)", site->addr, entry);
     uint32_t cond = site->kind == KIND_BLX_IMM ? 0xE : site->insn >> 28;
     *word = cond << 28 | 0x0B000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
     return 0;
+}
+
+static int arm_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set *sleds,
+                               unsigned *k)
+{
+    uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
+    if (!is_bl(w) || target - sleds->base[0] >= 256 * 8 || (target - sleds->base[0]) % 8)
+        return 0;
+    *k = (target - sleds->base[0]) / 8;
+    return 1;
 }
 
 static int arm_call_target(uint32_t addr, uint32_t w, uint32_t *target)
@@ -187,13 +203,35 @@ static uint32_t dp_imm(uint32_t w)
     return rot ? imm >> rot | imm << (32 - rot) : imm;
 }
 
+/* The PLT entry's name: the symbol of the relocation of its GOT slot. */
+static void add_plt_entry(struct plt_entry **out, size_t *n, uint32_t addr, uint32_t size,
+                          uint32_t got, const struct elf_image *img,
+                          const struct elf_dynreloc *rel, size_t n_rel)
+{
+    for (size_t j = 0; j < n_rel; j++) {
+        if (rel[j].offset != got)
+            continue;
+        struct plt_entry e = { addr, size, NULL, rel[j].addend };
+        if (rel[j].sym_name && *rel[j].sym_name)
+            e.name = xasprintf("%s@plt", rel[j].sym_name);
+        else if (!e.resolver)
+            elf_read32(img, got, &e.resolver);  /* REL: the slot holds the resolver */
+        *out = xrealloc(*out, (*n + 1) * sizeof **out);
+        (*out)[(*n)++] = e;
+        return;
+    }
+}
+
 /* PLT entries as GNU ld writes them (short and long forms):
  *   add ip, pc, #X ; [add ip, ip, #Y ...] ; ldr pc, [ip, #Z]!
  * The GOT slot is entry + 8 + X + Y... + Z. */
-static int arm_plt_slots(const struct elf_image *img, struct plt_slot **out, size_t *n)
+static int arm_plt_entries(const struct elf_image *img, struct plt_entry **out, size_t *n)
 {
+    struct elf_dynreloc *rel;
+    size_t n_rel;
     *out = NULL;
     *n = 0;
+    elf_dynamic_relocs(img, &rel, &n_rel);
     for (size_t si = 1; si < img->n_sections; si++) {
         const struct elf_section *s = &img->sections[si];
         if (strcmp(s->name, ".plt") != 0 && strcmp(s->name, ".iplt") != 0)
@@ -212,11 +250,11 @@ static int arm_plt_slots(const struct elf_image *img, struct plt_slot **out, siz
                 (w & 0xFFFFF000) != 0xE5BCF000)
                 continue;
             got += w & 0xFFF;
-            *out = xrealloc(*out, (*n + 1) * sizeof **out);
-            (*out)[(*n)++] = (struct plt_slot){ a, b + 4 - a, got };
+            add_plt_entry(out, n, a, b + 4 - a, got, img, rel, n_rel);
             a = b;
         }
     }
+    free(rel);
     return 0;
 }
 
@@ -229,6 +267,7 @@ const struct arch_ops arch_arm = {
     .kind_names = arm_kinds,
     .n_kinds = 3,
     .ra_offset = 4,
+    .db_page_shift = 10,
     .sled_entry_size = 8,
     .sled_entries = 256,
     .check_image = arm_check_image,
@@ -236,6 +275,7 @@ const struct arch_ops arch_arm = {
     .disasm_open = arm_disasm_open,
     .classify = arm_classify,
     .encode_redirect = arm_encode_redirect,
+    .decode_redirect = arm_decode_redirect,
     .call_target = arm_call_target,
-    .plt_slots = arm_plt_slots,
+    .plt_entries = arm_plt_entries,
 };

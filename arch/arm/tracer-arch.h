@@ -11,9 +11,6 @@
 #include "litifut/trace-format.h"
 
 #define ARCH_ID            LITIFUT_ARCH_ARM
-#define ARCH_SLED_ENTRY    8u     /* bytes per sled entry (stub.S) */
-#define ARCH_SLED_LR       8u     /* sled lr - entry address */
-#define ARCH_SLED_ENTRIES  256u
 
 /* The registers saved by stub.S, in memory order. */
 struct arch_frame {
@@ -26,6 +23,14 @@ struct arch_frame {
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {
     return f->lr;
+}
+
+/* Which sled entry was entered: entry k is at litifut_sled + 8k and
+ * calls the common code from its second word, so lr = entry + 8. */
+extern const char litifut_sled[] __attribute__((visibility("hidden")));
+static inline uint32_t arch_sled_index(uintptr_t sled_lr)
+{
+    return (uint32_t)(sled_lr - 8 - (uintptr_t)litifut_sled) / 8;
 }
 
 /* The DB holds each site's original instruction: bl<c> imm, blx imm

@@ -15,11 +15,13 @@
  *                       the original call instruction, which the tracer
  *                       emulates (arch_calc_next_pc)
  *
- * A rewritten call enters the sled at entry k, where k is the site's
+ * A rewritten call enters a sled at entry k, where k is the site's
  * position among the sites of its page.  The tracer finds the site as
- *   page  = (return_address - bias - key_origin) >> LITIFUT_DB_PAGE_SHIFT
+ *   page  = (return_address - bias - key_origin) >> page_shift
  *   index = litifut_db_pages[page] + k
- * which is O(1): no search, and no per-site key is stored.
+ * which is O(1): no search, and no per-site key is stored.  The page
+ * size is the architecture's: a sled has one entry per instruction
+ * slot of a page.
  *
  * Fields are 32 bits: targets are 32-bit.  Shared by host and target code.
  */
@@ -29,9 +31,7 @@
 #include <stdint.h>
 
 #define LITIFUT_DB_MAGIC      0x4244544cu   /* "LTDB" read as a little-endian word */
-#define LITIFUT_DB_VERSION    1u
-#define LITIFUT_DB_PAGE_SHIFT 10u
-#define LITIFUT_DB_PAGE_SIZE  (1u << LITIFUT_DB_PAGE_SHIFT)
+#define LITIFUT_DB_VERSION    2u
 
 struct litifut_db_header {
     uint32_t magic;
@@ -39,8 +39,11 @@ struct litifut_db_header {
     uint32_t arch;          /* LITIFUT_ARCH_* */
     uint32_t n_sites;
     uint32_t n_pages;
+    uint32_t page_shift;    /* log2 of the page size */
     uint32_t key_origin;    /* link-time address; see above */
     uint32_t sled_vaddr;    /* link-time address of litifut_sled */
+    uint32_t bridge;        /* MIPS: offset in every 256 MB region of the run-time
+                               bridge that far call sites jump to; 0: none */
     uint32_t checksum;      /* litifut_db_checksum() of all of the above */
 };
 
