@@ -23,7 +23,7 @@ HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) $(SAN_FLAGS) \
 HOST_LDLIBS := -lelf -lcapstone
 
 UTILS_SRC    := utils/error.c utils/files.c utils/elfimage.c utils/arch.c utils/process.c \
-                arch/arm/arch-arm.c
+                arch/arm/arch-arm.c arch/mips/arch-mips.c
 REWRITER_SRC := src/linkmap.c src/sites.c src/db.c src/rewrite.c src/rewriter.c
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c
 POSTPROC_SRC := $(wildcard postproc/*.c)
@@ -36,10 +36,11 @@ ifneq ($(POSTPROC_SRC),)
 TOOLS += $(BIN)/litifut-postproc
 endif
 
-# Target triples per tracer architecture.
-ARM_TRIPLE := arm-linux-gnueabi
-LINKS := $(BIN)/ld $(BIN)/$(ARM_TRIPLE)-ld
-TRACERS := $(BUILD)/lib/litifut/arm/tracer.o
+# Target triples, and the tracer module each gets (build/lib/litifut/<triple>/).
+TRIPLES := arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu
+LINKS   := $(BIN)/ld $(addprefix $(BIN)/,$(addsuffix -ld,$(TRIPLES)))
+TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o) \
+           $(BUILD)/lib/litifut/mips-linux-gnu/island.o $(BUILD)/lib/litifut/mipsel-linux-gnu/island.o
 
 all: $(TOOLS) $(LINKS) $(TRACERS)
 
@@ -64,22 +65,31 @@ $(LINKS): $(BIN)/litifut-ld
 
 # --- tracer modules: target code, built with the cross compilers ---
 
-TRACER_SRC := stub/record.c stub/tracefile.c
-TRACER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -fPIE -fvisibility=hidden \
+TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fPIE -fvisibility=hidden \
                  -fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
                  -Iinclude -Istub
-ARM_TRACER_CFLAGS := -marm -march=armv5te -mfloat-abi=soft -Iarch/arm
 
-$(BUILD)/lib/litifut/arm/%.o: stub/%.c stub/*.h arch/arm/tracer-arch.h include/litifut/*.h
-	@mkdir -p $(dir $@)
-	$(ARM_TRIPLE)-gcc $(TRACER_CFLAGS) $(ARM_TRACER_CFLAGS) -c -o $@ $<
+# tracer_rules TRIPLE ARCHDIR FLAGS OBJECTS: build/lib/litifut/TRIPLE/tracer.o
+# from stub/*.c and arch/ARCHDIR/{*.c,*.S}; FLAGS pin the ABI.
+define tracer_rules
+$(BUILD)/lib/litifut/$(1)/%.o: stub/%.c stub/*.h arch/$(2)/tracer-arch.h include/litifut/*.h
+	@mkdir -p $$(dir $$@)
+	$(1)-gcc $(TRACER_CFLAGS) $(3) -Iarch/$(2) -c -o $$@ $$<
+$(BUILD)/lib/litifut/$(1)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/tracer-arch.h include/litifut/*.h
+	@mkdir -p $$(dir $$@)
+	$(1)-gcc $(TRACER_CFLAGS) $(3) -Iarch/$(2) -c -o $$@ $$<
+$(BUILD)/lib/litifut/$(1)/%.o: arch/$(2)/%.S $(wildcard arch/$(2)/*.S)
+	@mkdir -p $$(dir $$@)
+	$(1)-gcc $(3) -Iarch/$(2) -c -o $$@ $$<
+$(BUILD)/lib/litifut/$(1)/tracer.o: $(addprefix $(BUILD)/lib/litifut/$(1)/,$(4))
+	$(1)-ld -r -o $$@ $$^
+endef
 
-$(BUILD)/lib/litifut/arm/stub.o: arch/arm/stub.S
-	@mkdir -p $(dir $@)
-	$(ARM_TRIPLE)-gcc $(ARM_TRACER_CFLAGS) -c -o $@ $<
-
-$(BUILD)/lib/litifut/arm/tracer.o: $(addprefix $(BUILD)/lib/litifut/arm/,record.o tracefile.o stub.o)
-	$(ARM_TRIPLE)-ld -r -o $@ $^
+ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
+MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
+$(eval $(call tracer_rules,arm-linux-gnueabi,arm,$(ARM_FLAGS),record.o tracefile.o stub.o))
+$(eval $(call tracer_rules,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,record.o tracefile.o bridge.o stub.o))
+$(eval $(call tracer_rules,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,record.o tracefile.o bridge.o stub.o))
 
 # --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---
 

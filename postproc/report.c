@@ -130,11 +130,11 @@ static void print_info(FILE *out, const struct trace_file *t, const struct progr
     fprintf(out, "trace=%s\nexe=%s\npid=%" PRIu32 "\narch=%s\nendian=%s\nload_bias=0x%08" PRIx32
                  "\nchunk_size=%" PRIu32 "\ntime_every=%" PRIu32 "\nsites=%" PRIu32
                  "\nthreads=%zu\ncalls=%zu\nrecord_bytes=%" PRIu64 "\ndb_bytes=%" PRIu32
-                 "\nbuild_id=",
+                 "\nbridge=0x%08" PRIx32 "\nbuild_id=",
             t->path, h->exe, h->pid, p->arch->name,
             h->endian == LITIFUT_BIG_ENDIAN ? "big" : "little", h->load_bias, h->chunk_size,
             h->time_every, h->db_sites, t->n_threads, t->n_calls, t->record_bytes,
-            db_size_bytes(&p->db));
+            db_size_bytes(&p->db), p->db.header.bridge);
     for (unsigned i = 0; i < h->build_id_size && i < sizeof h->build_id; i++)
         fprintf(out, "%02x", h->build_id[i]);
     fputc('\n', out);

@@ -168,7 +168,7 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
     if (site >= litifut_db_pages[page + 1])
         die_no_site(ra);
     uint32_t insn = litifut_db_insns[site];
-    uintptr_t target = arch_calc_next_pc(insn, frame);
+    uintptr_t target = arch_calc_next_pc(insn, frame, bias);
 
     struct litifut_thread *t = current_thread();
     if (!t->busy)

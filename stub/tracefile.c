@@ -139,6 +139,29 @@ static void apply_setting(struct settings *st, const char *var)
         st->time_every = str_to_uint(var + 11);
 }
 
+/* A small /proc file, read whole into fresh anonymous memory (free it
+ * with sys_munmap(buf, PROC_FILE_MAX)); NULL if it cannot be read. */
+#define PROC_FILE_MAX (256 * 1024ul)
+static char *read_proc_file(const char *path, unsigned long *len)
+{
+    char *buf = sys_mmap(NULL, PROC_FILE_MAX, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (sys_mmap_failed(buf))
+        return NULL;
+    int fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) {
+        sys_munmap(buf, PROC_FILE_MAX);
+        return NULL;
+    }
+    long n;
+    *len = 0;
+    while (*len < PROC_FILE_MAX - 1 && (n = sys_read(fd, buf + *len, PROC_FILE_MAX - 1 - *len)) > 0)
+        *len += (unsigned long)n;
+    sys_close(fd);
+    buf[*len] = 0;
+    return buf;
+}
+
 /* /proc/self/environ works before libc has set up `environ` (a static
  * program's first calls); __environ is the fallback without /proc. */
 static void read_settings(struct settings *st)
@@ -148,25 +171,16 @@ static void read_settings(struct settings *st)
     st->time_every = DEFAULT_TIME_EVERY;
     proc.dir[0] = 0;
 
-    const unsigned long size = 256 * 1024;
-    char *buf = sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    int fd = sys_mmap_failed(buf) ? -1 : sys_open("/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
-    if (fd >= 0) {
-        unsigned long len = 0;
-        long n;
-        while (len < size - 1 && (n = sys_read(fd, buf + len, size - 1 - len)) > 0)
-            len += (unsigned long)n;
-        sys_close(fd);
-        buf[len] = 0;
+    unsigned long len;
+    char *buf = read_proc_file("/proc/self/environ", &len);
+    if (buf) {
         for (unsigned long i = 0; i < len; i += str_len(buf + i) + 1)
             apply_setting(st, buf + i);
+        sys_munmap(buf, PROC_FILE_MAX);
     } else if (&__environ && __environ) {
         for (char **e = __environ; *e; e++)
             apply_setting(st, *e);
     }
-    if (!sys_mmap_failed(buf))
-        sys_munmap(buf, size);
 
     if (!proc.dir[0])
         str_put(proc.dir, proc.dir + sizeof proc.dir, ".");
@@ -208,6 +222,60 @@ static void find_build_id(struct litifut_trace_header *h, uintptr_t bias)
     }
 }
 
+static uintptr_t parse_hex(const char **p)
+{
+    uintptr_t v = 0;
+    for (;; (*p)++) {
+        char c = **p;
+        if (c >= '0' && c <= '9')
+            v = v * 16 + (uintptr_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v = v * 16 + (uintptr_t)(c - 'a' + 10);
+        else
+            return v;
+    }
+}
+
+/* The path of the file this tracer's code was mapped from, from
+ * /proc/self/maps: the program, also when ld.so was run explicitly
+ * (then /proc/self/exe names ld.so). */
+static int own_path(char *out, unsigned long size)
+{
+    extern const char litifut_sled[] HIDDEN;
+    uintptr_t self = (uintptr_t)litifut_sled;
+    unsigned long len;
+    int found = 0;
+    char *buf = read_proc_file("/proc/self/maps", &len);
+    for (const char *line = buf; buf && *line && !found;) {
+        const char *p = line;
+        uintptr_t start = parse_hex(&p);
+        p++;
+        uintptr_t end = parse_hex(&p);
+        if (self >= start && self < end) {
+            for (int field = 0; field < 4 && *p && *p != '\n'; field++) {
+                while (*p == ' ')               /* perms, offset, dev, inode */
+                    p++;
+                while (*p && *p != ' ' && *p != '\n')
+                    p++;
+            }
+            while (*p == ' ')
+                p++;
+            unsigned long i = 0;
+            while (*p && *p != '\n' && i < size - 1)
+                out[i++] = *p++;
+            out[i] = 0;
+            found = out[0] == '/';
+        }
+        while (*line && *line != '\n')
+            line++;
+        if (*line)
+            line++;
+    }
+    if (buf)
+        sys_munmap(buf, PROC_FILE_MAX);
+    return found;
+}
+
 static void fill_header(struct litifut_trace_header *h)
 {
     static const char magic[8] = LITIFUT_TRACE_MAGIC;
@@ -231,8 +299,10 @@ static void fill_header(struct litifut_trace_header *h)
     h->load_bias = (uint32_t)bias;
     h->start_ns = sys_monotonic_ns();
     find_build_id(h, bias);
-    long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
-    h->exe[n > 0 ? n : 0] = 0;
+    if (!own_path(h->exe, sizeof h->exe)) {
+        long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
+        h->exe[n > 0 ? n : 0] = 0;
+    }
 }
 
 /* Creates dir/litifut.<pid>.trace; if that exists (an exec in the same

@@ -9,9 +9,9 @@
 set_arch() {
     ARCH=$1
     case $ARCH in
-    arm)    TRIPLE=arm-linux-gnueabi; QEMU=qemu-arm ;;
-    mips)   TRIPLE=mips-linux-gnu;    QEMU=qemu-mips ;;
-    mipsel) TRIPLE=mipsel-linux-gnu;  QEMU=qemu-mipsel ;;
+    arm)    TRIPLE=arm-linux-gnueabi; QEMU=qemu-arm;    LDSO=lib/ld-linux.so.3 ;;
+    mips)   TRIPLE=mips-linux-gnu;    QEMU=qemu-mips;   LDSO=lib/ld.so.1 ;;
+    mipsel) TRIPLE=mipsel-linux-gnu;  QEMU=qemu-mipsel; LDSO=lib/ld.so.1 ;;
     *) echo "unknown arch $ARCH" >&2; return 1 ;;
     esac
     SYSROOT=/usr/$TRIPLE
@@ -32,7 +32,9 @@ check() {
 # is created afresh) and runs ./prog there under qemu-user, so that
 # every run of a program sees the same argv[0] and environment.  stdin
 # from $STDIN (default /dev/null), stdout to DIR/out, stderr to DIR/err,
-# exit status to DIR/rc; traces go to DIR.
+# exit status to DIR/rc; traces go to DIR.  With VIA_LDSO=1 the
+# dynamic linker is run explicitly, which loads the program at an
+# address of its choosing (not a 256 MB boundary under qemu).
 run_in() {
     local dir=$1 prog=$2 qemu_args=()
     shift 2
@@ -40,8 +42,10 @@ run_in() {
     shift
     rm -rf "$dir"; mkdir -p "$dir"
     cp "$prog" "$dir/prog"
-    (cd "$dir" && LITIFUT_DIR=. timeout 600 "$QEMU" "${qemu_args[@]}" -L "$SYSROOT" ./prog "$@" \
-        > out 2> err < "${STDIN:-/dev/null}"
+    local launch=()
+    [ "${VIA_LDSO:-0}" = 1 ] && launch=("$SYSROOT/$LDSO")
+    (cd "$dir" && LITIFUT_DIR=. timeout 600 "$QEMU" "${qemu_args[@]}" -L "$SYSROOT" "${launch[@]}" \
+        ./prog "$@" > out 2> err < "${STDIN:-/dev/null}"
      echo $? > rc)
 }
 
@@ -93,7 +97,8 @@ check_traced() {
         return
     fi
     local bias
-    bias=$("$BIN/litifut-postproc" --info "$d/traced" | sed -n 's/^load_bias=0x//p' | head -1)
+    "$BIN/litifut-postproc" --info "$d/traced" > "$d/info"
+    bias=$(sed -n 's/^load_bias=0x//p' "$d/info" | head -1)
     if "$PLUGINS/oracle-compare" "$prog.litifut/sites.tsv" "$bias" "$d/oracle/calls.txt" \
          "$d/trace.tsv" > "$d/compare.out" 2>&1; then
         pass "$name: same output and exit status; $(sed 's/^oracle-compare: //' "$d/compare.out")"

@@ -1,6 +1,18 @@
-# The test programs (tests/progs/), each at -O0 and -O2, linked as PIE,
-# -no-pie and -static, plain and instrumented: same behaviour, and a
-# trace equal to the oracle's calls.
+# The test programs (tests/progs/), each at -O0 and -O2, in every link
+# mode, plain and instrumented: same behaviour, and a trace equal to
+# the oracle's calls.  Modes: pie (the default), nopie (-no-pie), static;
+# on MIPS also nopic (-no-pie -fno-pic: jal calls; Debian's -no-pie code
+# is still PIC there), and every MIPS PIE runs a second time through
+# the dynamic linker, which loads it at an address that is not a 256 MB
+# boundary.  bigtext.c has call sites beyond bal range of both ends of
+# the code: a MIPS PIE must reach them through the run-time bridge.
+
+program_modes() {
+    case $1 in
+    arm) echo pie nopie static ;;
+    *) echo pie nopie nopic static ;;
+    esac
+}
 
 program_case() {    # program_case ARCH SOURCE OPT MODE
     set_arch "$1"
@@ -13,6 +25,7 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
     case $mode in
     pie) flags+=(-pie) ;;
     nopie) flags+=(-no-pie) ;;
+    nopic) flags+=(-no-pie -fno-pic) ;;
     static) flags+=(-static) ;;
     esac
     mkdir -p "$d"
@@ -26,14 +39,25 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
         return
     fi
     check_traced "$name" "$d/plain" "$d/prog"
+    if [ "$ARCH" != arm ] && [ "$mode" = pie ]; then
+        VIA_LDSO=1 check_traced "$name/ld.so" "$d/plain" "$d/prog"
+        local at
+        at=$(sed -n 's/^load_bias=//p' "$WORK/runs/$name/ld.so/info" 2> /dev/null)
+        check "$name/ld.so: loaded at $at, not a 256 MB boundary" \
+            eval '[ -n "$at" ] && [ $((at % 0x10000000)) != 0 ]'
+    fi
+    if [ "$ARCH" != arm ] && [ "$mode" = pie ] && [ "$base" = bigtext ]; then
+        check "$name: far call sites go through the run-time bridge" \
+            grep -q '^bridge=0x0e000000$' "$WORK/runs/$name/info"
+    fi
 }
 
 test_programs() {
     local arch src opt mode
     for arch in $ARCHES; do
-        for src in calls.c cxx.cc threads.c demo.c; do
+        for src in calls.c cxx.cc threads.c demo.c bigtext.c; do
             for opt in O0 O2; do
-                for mode in pie nopie static; do
+                for mode in $(program_modes "$arch"); do
                     echo "$arch $src $opt $mode"
                 done
             done

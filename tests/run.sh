@@ -5,13 +5,13 @@
 #
 # BIN (the host tools under test, default build/bin), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
-# "arm"), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
+# "arm mips mipsel"), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
 # scratch directory) may be set in the environment.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
 PLUGINS=${PLUGINS:-$ROOT/build/tools}
-ARCHES=${ARCHES:-arm}
+ARCHES=${ARCHES:-arm mips mipsel}
 JOBS=${JOBS:-$(nproc)}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/litifut-tests.XXXXXX")
 RESULTS=$WORK/results

@@ -48,12 +48,14 @@ struct sled_set {
     uint32_t bridge;            /* offset of the bridge in a 256 MB region, or 0 */
 };
 
+/* An `ld -m` emulation and the GNU triple of its toolchain. */
+struct ld_emulation { const char *name, *triple; };
+
 struct arch_ops {
     const char *name;                   /* "arm" */
     int elf_machine;                    /* EM_ARM */
     uint32_t trace_arch;                /* LITIFUT_ARCH_* */
-    const char *const *ld_emulations;   /* `ld -m` names, NULL-terminated */
-    const char *default_triple;
+    const struct ld_emulation *ld_emulations;   /* NULL-terminated */
     const char *const *kind_names;      /* call kinds, for sites.tsv and summaries */
     unsigned n_kinds;
     unsigned ra_offset;                 /* return address - call address */
@@ -92,7 +94,10 @@ struct arch_ops {
 
 const struct arch_ops *arch_by_machine(int elf_machine);
 const struct arch_ops *arch_by_name(const char *name);
-const struct arch_ops *arch_by_emulation(const char *emulation);
+/* The arch of an `ld -m` emulation or of a GNU triple (as in the
+ * emulation table); *triple gets the emulation's triple.  NULL if none. */
+const struct arch_ops *arch_by_emulation(const char *emulation, const char **triple);
+const struct arch_ops *arch_by_triple(const char *triple);
 
 /* Hex/decimal for messages. */
 #define PRIx32_ADDR "0x%08" PRIx32

@@ -59,6 +59,11 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
     struct argv_builder a = { 0 };
     argv_push(&a, "--undefined=pthread_atfork");   /* before any archive is searched */
     argv_push(&a, "--undefined=litifut_sled");     /* survives --gc-sections */
+    if (w->tc->island_object) {
+        /* a sled copy at the start of the code; the tracer's is at its end */
+        argv_push(&a, "--undefined=litifut_island_sled");
+        argv_push(&a, w->tc->island_object);
+    }
     for (int i = 0; i < la->args.n; i++)
         if (!la->drop[i])
             argv_push(&a, la->args.v[i]);
@@ -153,7 +158,7 @@ static int run_passes(struct work *w)
     if (rewriter_placeholder_db(arch, db0_c) != 0 || compile_db(w, db0_c, db0_o) != 0 ||
         link_pass(w, db0_o, pass1, map, "pass1.args") != 0 || link_map_read(map, &lm) != 0)
         goto out;
-    const char *also[] = { w->tc->tracer_object, NULL };
+    const char *also[] = { w->tc->tracer_object, w->tc->island_object, NULL };
     exclusions_from_map(&lm, also, &ex);
 
     struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output };

@@ -60,14 +60,14 @@ static char *triple_from_driver(const char *driver)
 int find_real_linker(struct toolchain *tc, const char *argv0, const struct link_args *la)
 {
     memset(tc, 0, sizeof *tc);
-    const char *env = getenv("LITIFUT_REAL_LD");
+    const char *env = getenv("LITIFUT_REAL_LD"), *emulation_triple = NULL;
     if (la->emulation)
-        tc->arch = arch_by_emulation(la->emulation);
+        tc->arch = arch_by_emulation(la->emulation, &emulation_triple);
     tc->triple = triple_from_ld_name(argv0);
     if (!tc->triple && getenv("COLLECT_GCC"))
         tc->triple = triple_from_driver(getenv("COLLECT_GCC"));
-    if (!tc->triple && tc->arch)
-        tc->triple = xstrdup(tc->arch->default_triple);
+    if (!tc->triple && emulation_triple)
+        tc->triple = xstrdup(emulation_triple);
     if (env && *env) {
         tc->real_ld = xstrdup(env);
         return 0;
@@ -140,15 +140,12 @@ static const struct arch_ops *arch_of_first_object(const struct link_args *la)
 int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
 {
     (void)la;
-    if (!tc->arch && tc->triple) {
-        char cpu[32];                   /* "arm" of arm-linux-gnueabi */
-        snprintf(cpu, sizeof cpu, "%.*s", (int)strcspn(tc->triple, "-"), tc->triple);
-        tc->arch = arch_by_name(cpu);
-    }
+    if (!tc->arch && tc->triple)
+        tc->arch = arch_by_triple(tc->triple);
     if (!tc->arch)
         tc->arch = arch_of_first_object(la);
     if (!tc->arch)
-        return error("cannot tell the target architecture (%s%s); supported: arm",
+        return error("cannot tell the target architecture (%s%s); supported: arm, mips",
                      la->emulation ? "emulation " : "no -m option",
                      la->emulation ? la->emulation : "");
 
@@ -166,22 +163,33 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
         return error("cannot tell which compiler to use for the instruction DB (set LITIFUT_CC)");
     }
 
+    /* The tracer module is built per triple: ABI and byte order differ. */
+    if (!tc->triple)
+        return error("cannot tell the target triple (set LITIFUT_REAL_LD and LITIFUT_CC, "
+                     "or link through <triple>-gcc)");
     const char *libdir = getenv("LITIFUT_LIBDIR");
+    char *dir;
     if (libdir && *libdir) {
-        tc->tracer_object = xasprintf("%s/%s/tracer.o", libdir, tc->arch->name);
+        dir = xasprintf("%s/%s", libdir, tc->triple);
     } else {
         char *self = self_path();
         char *slash = strrchr(self, '/');
         if (slash)
             *slash = 0;
-        tc->tracer_object = xasprintf("%s/../lib/litifut/%s/tracer.o", self, tc->arch->name);
+        dir = xasprintf("%s/../lib/litifut/%s", self, tc->triple);
         free(self);
     }
-    char *real = realpath(tc->tracer_object, NULL);
-    if (!real)
-        return error("%s: tracer module not found (set LITIFUT_LIBDIR)", tc->tracer_object);
-    free(tc->tracer_object);
-    tc->tracer_object = real;
+    char *tracer = xasprintf("%s/tracer.o", dir), *island = xasprintf("%s/island.o", dir);
+    tc->tracer_object = realpath(tracer, NULL);
+    tc->island_object = realpath(island, NULL);      /* only where the arch has islands */
+    free(dir);
+    free(island);
+    if (!tc->tracer_object) {
+        error("%s: tracer module not found (set LITIFUT_LIBDIR)", tracer);
+        free(tracer);
+        return -1;
+    }
+    free(tracer);
     return 0;
 }
 
@@ -191,5 +199,6 @@ void toolchain_free(struct toolchain *tc)
     free(tc->triple);
     argv_free(&tc->cc);
     free(tc->tracer_object);
+    free(tc->island_object);
     memset(tc, 0, sizeof *tc);
 }

@@ -11,7 +11,8 @@ struct toolchain {
     char *triple;               /* e.g. arm-linux-gnueabi, or NULL */
     const struct arch_ops *arch;
     struct argv_builder cc;     /* target compiler and its -m options */
-    char *tracer_object;        /* lib/litifut/<arch>/tracer.o */
+    char *tracer_object;        /* lib/litifut/<triple>/tracer.o */
+    char *island_object;        /* lib/litifut/<triple>/island.o, or NULL */
 };
 
 /* The real linker: $LITIFUT_REAL_LD, else <triple>-ld from PATH (never

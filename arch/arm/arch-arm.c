@@ -14,7 +14,10 @@
 
 enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG };
 static const char *const arm_kinds[] = { "bl", "blx_imm", "blx_reg" };
-static const char *const arm_emulations[] = { "armelf_linux_eabi", "armelf", NULL };
+static const struct ld_emulation arm_emulations[] = {
+    { "armelf_linux_eabi", "arm-linux-gnueabi" },
+    { NULL, NULL },
+};
 
 static int32_t branch_offset(uint32_t w)
 {
@@ -263,7 +266,6 @@ const struct arch_ops arch_arm = {
     .elf_machine = EM_ARM,
     .trace_arch = LITIFUT_ARCH_ARM,
     .ld_emulations = arm_emulations,
-    .default_triple = "arm-linux-gnueabi",
     .kind_names = arm_kinds,
     .n_kinds = 3,
     .ra_offset = 4,

@@ -44,8 +44,10 @@ static inline int arch_insn_is_indirect(uint32_t insn)
  * return address the frame holds, would have gone.  Bit 0 set means
  * Thumb; `ldr pc` in stub.S honours it.  The immediate forms are
  * PC-relative, so the load bias is not needed. */
-static inline uintptr_t arch_calc_next_pc(uint32_t insn, const struct arch_frame *f)
+static inline uintptr_t arch_calc_next_pc(uint32_t insn, const struct arch_frame *f,
+                                          uintptr_t bias)
 {
+    (void)bias;
     if (arch_insn_is_indirect(insn)) {
         unsigned reg = insn & 15u;
         if (reg < 4)

@@ -1,0 +1,357 @@
+/*
+ * MIPS o32 (big and little endian) for the host tools.
+ *
+ * Calls: jal, jalr (linking into ra), bal and the other REGIMM
+ * links-to-ra branches (bgezal, bltzal and their likely forms).  The
+ * delay slot stays where it is and still runs once, before the callee:
+ * the replacement is itself a linking branch with a delay slot.
+ *
+ * Redirects (arch/mips/stub.S holds the sleds; DESIGN.md says why):
+ *   - bal (or, conditional forms, the same branch retargeted) to entry
+ *     k of a sled copy within +-128 KB: right at any load address;
+ *   - else, in a program with a fixed address (ET_EXEC): jal to the
+ *     sled entry;
+ *   - else (PIE): jal to entry k of the bridge, which the tracer maps at
+ *     the same offset in every 256 MB region the code spans.
+ * A conditional call with no sled in reach fails the link.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gelf.h>
+#include "arch.h"
+#include "error.h"
+#include "litifut/trace-format.h"
+
+enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KIND_BLTZALL };
+static const char *const mips_kinds[] = {
+    "jal", "jalr", "bal", "bgezal", "bltzal", "bgezall", "bltzall"
+};
+static const struct ld_emulation mips_emulations[] = {
+    { "elf32btsmip", "mips-linux-gnu" },
+    { "elf32ltsmip", "mipsel-linux-gnu" },
+    { NULL, NULL },
+};
+
+#define SLED_ENTRY   16u        /* 4 instructions */
+#define SLED_BYTES   1024u      /* 64 entries: one per word of a 256-byte page */
+#define BRIDGE       0x0e000000u   /* see DESIGN.md, "MIPS: reaching the sled" */
+
+#ifndef EF_MIPS_ARCH_32R6
+#define EF_MIPS_ARCH_32R6 0x90000000
+#define EF_MIPS_ARCH_64R6 0xa0000000
+#endif
+#define STO_MIPS16_MASK  0xf0
+#define STO_MICROMIPS_   0x80
+
+static unsigned op_of(uint32_t w) { return w >> 26; }
+static unsigned rs_of(uint32_t w) { return (w >> 21) & 31; }
+static unsigned rt_of(uint32_t w) { return (w >> 16) & 31; }
+static unsigned rd_of(uint32_t w) { return (w >> 11) & 31; }
+
+/* REGIMM branches that link into ra: bltzal 16, bgezal 17, bltzall 18, bgezall 19 */
+static int is_regimm_link(uint32_t w)
+{
+    return op_of(w) == 1 && rt_of(w) >= 16 && rt_of(w) <= 19;
+}
+
+static int is_jal(uint32_t w) { return op_of(w) == 3; }
+
+static int is_jalr(uint32_t w)
+{
+    return op_of(w) == 0 && (w & 0x3f) == 9 && rd_of(w) != 0;
+}
+
+static uint32_t branch_target(uint32_t addr, uint32_t w)
+{
+    return addr + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4);
+}
+
+static uint32_t jal_target(uint32_t addr, uint32_t w)
+{
+    return ((addr + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2;
+}
+
+static int mips_check_image(const struct elf_image *img)
+{
+    if (img->e_flags & EF_MIPS_ABI2)
+        return error("%s: n32 ABI: only o32 is supported", img->path);
+    if ((img->e_flags & EF_MIPS_ARCH) == EF_MIPS_ARCH_32R6 ||
+        (img->e_flags & EF_MIPS_ARCH) == EF_MIPS_ARCH_64R6)
+        return error("%s: MIPS release 6 is not supported", img->path);
+    return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const struct code_range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* MIPS has no mapping symbols: the code is the functions' [value,
+ * value + size) in executable sections.  MIPS16 and microMIPS
+ * functions are left alone; the PLT and lazy-binding stubs too. */
+static int mips_code_ranges(const struct elf_image *img, struct code_range **out,
+                            size_t *n, struct scan_stats *st)
+{
+    if (!img->has_symtab)
+        return error("%s: no symbol table (stripped?): MIPS code is found by its "
+                     "function symbols", img->path);
+    *out = NULL;
+    *n = 0;
+    struct code_range *r = xcalloc(img->n_symbols, sizeof *r);
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (s->type != SHT_PROGBITS || (s->flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+                                           (SHF_ALLOC | SHF_EXECINSTR) || !s->size)
+            continue;
+        if (strcmp(s->name, ".MIPS.stubs") == 0 || strcmp(s->name, ".plt") == 0) {
+            stats_skip(st, "PLT and lazy-binding stubs", s->size);
+            continue;
+        }
+        size_t m = 0;
+        for (size_t i = 0; i < img->n_symbols; i++) {
+            const struct elf_symbol *y = &img->symbols[i];
+            if (y->shndx != s->index || y->type != STT_FUNC)
+                continue;
+            if (!y->size) {
+                stats_skip(st, "functions without a size", 0);
+                continue;
+            }
+            if ((y->other & STO_MIPS16_MASK) == STO_MIPS16_MASK || (y->other & STO_MICROMIPS_) ||
+                (y->value & 1)) {
+                stats_skip(st, "MIPS16 and microMIPS functions", y->size);
+                continue;
+            }
+            r[m++] = (struct code_range){ y->value, y->value + y->size };
+        }
+        qsort(r, m, sizeof *r, range_cmp);
+        uint32_t covered = 0;
+        for (size_t i = 0; i < m; i++) {
+            if (*n && r[i].start < (*out)[*n - 1].end) {       /* overlap: aliases */
+                if (r[i].end > (*out)[*n - 1].end) {
+                    covered += r[i].end - (*out)[*n - 1].end;
+                    (*out)[*n - 1].end = r[i].end;
+                }
+                continue;
+            }
+            *out = xrealloc(*out, (*n + 1) * sizeof **out);
+            (*out)[(*n)++] = r[i];
+            covered += r[i].end - r[i].start;
+        }
+        if (covered < s->size)
+            stats_skip(st, "code outside any function", s->size - covered);
+    }
+    free(r);
+    return 0;
+}
+
+static int mips_disasm_open(const struct elf_image *img, csh *handle)
+{
+    cs_mode mode = CS_MODE_MIPS32 | (img->big_endian ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN);
+    if (cs_open(CS_ARCH_MIPS, mode, handle) != CS_ERR_OK)
+        return error("capstone: cannot open the MIPS disassembler");
+    cs_option(*handle, CS_OPT_DETAIL, CS_OPT_ON);
+    return 0;
+}
+
+/* The general register an instruction writes: 0 if none, -1 if this
+ * decoder does not know the instruction (then assume it may write any). */
+static int gpr_written(uint32_t w)
+{
+    unsigned op = op_of(w), funct = w & 63;
+    switch (op) {
+    case 0:                                     /* SPECIAL */
+        if (funct == 8 || funct == 12 || funct == 13 || funct == 15 || funct == 0x11 ||
+            funct == 0x13 || (funct >= 0x18 && funct <= 0x1b) || (funct >= 0x30 && funct <= 0x36))
+            return 0;                           /* jr, syscall, break, sync, mthi/lo, mult/div, traps */
+        return rd_of(w);
+    case 1:                                     /* REGIMM */
+        return is_regimm_link(w) ? 31 : 0;
+    case 2: case 4: case 5: case 6: case 7:     /* j, branches */
+    case 0x14: case 0x15: case 0x16: case 0x17:
+        return 0;
+    case 3:
+        return 31;
+    case 0x1c:                                  /* SPECIAL2: mul, clz, clo; madd... */
+        return funct == 2 || funct == 0x20 || funct == 0x21 ? (int)rd_of(w) : 0;
+    case 0x1f:                                  /* SPECIAL3: ext, ins (rt); bshfl (rd) */
+        return funct == 0x20 ? (int)rd_of(w) : (int)rt_of(w);
+    case 0x11:                                  /* COP1: mfc1, cfc1, mfhc1 */
+        return rs_of(w) == 0 || rs_of(w) == 2 || rs_of(w) == 3 ? (int)rt_of(w) : 0;
+    case 0x28: case 0x29: case 0x2a: case 0x2b: case 0x2e:      /* stores */
+    case 0x31: case 0x35: case 0x39: case 0x3d: case 0x33:      /* fp loads/stores, pref */
+        return 0;
+    default:
+        if ((op >= 8 && op <= 15) || (op >= 0x20 && op <= 0x26) || op == 0x30 || op == 0x38)
+            return rt_of(w);                    /* immediates, loads, ll, sc */
+        return -1;
+    }
+}
+
+static int mips_classify(const cs_insn *insn, uint32_t w, uint32_t next, int has_next,
+                         struct call_site *site, struct scan_stats *st)
+{
+    site->insn = w;
+    switch (insn->id) {
+    case MIPS_INS_JAL:
+        if (!is_jal(w))
+            break;
+        site->kind = KIND_JAL;
+        return 1;
+    case MIPS_INS_JALR:
+        if (!is_jalr(w))
+            return 0;                           /* jalr $zero: a jump */
+        if (rd_of(w) != 31) {
+            /* the redirecting branch links into ra, which this call keeps */
+            stats_skip(st, "jalr linking into a register other than ra", 4);
+            return 0;
+        }
+        if (!has_next || gpr_written(next) < 0 || gpr_written(next) == (int)rs_of(w)) {
+            /* the tracer reads the target register after the delay slot ran */
+            stats_skip(st, "jalr whose delay slot may change its target register", 4);
+            return 0;
+        }
+        site->kind = KIND_JALR;
+        return 1;
+    case MIPS_INS_JALR_HB:
+        stats_skip(st, "jalr.hb (hazard barrier)", 4);
+        return 0;
+    case MIPS_INS_JALX:
+        stats_skip(st, "jalx (to MIPS16/microMIPS)", 4);
+        return 0;
+    case MIPS_INS_BAL:
+    case MIPS_INS_BGEZAL:
+    case MIPS_INS_BLTZAL:
+    case MIPS_INS_BGEZALL:
+    case MIPS_INS_BLTZALL:
+        if (!is_regimm_link(w))
+            break;
+        switch (rt_of(w)) {
+        case 16: site->kind = KIND_BLTZAL; break;
+        case 17: site->kind = rs_of(w) == 0 ? KIND_BAL : KIND_BGEZAL; break;
+        case 18: site->kind = KIND_BLTZALL; break;
+        default: site->kind = KIND_BGEZALL; break;
+        }
+        return 1;
+    default:
+        return 0;
+    }
+    stats_skip(st, "calls capstone decodes differently", 4);
+    return 0;
+}
+
+static int in_branch_range(uint32_t addr, uint32_t target)
+{
+    int64_t off = (int64_t)target - ((int64_t)addr + 4);
+    return off >= -(INT64_C(1) << 17) && off < (INT64_C(1) << 17);
+}
+
+static int mips_encode_redirect(const struct call_site *site, unsigned k,
+                                const struct sled_set *sleds, uint32_t *word, int *bridged)
+{
+    uint32_t a = site->addr;
+    int unconditional = site->kind == KIND_JAL || site->kind == KIND_JALR ||
+                        site->kind == KIND_BAL;
+    *bridged = 0;
+    for (unsigned i = 0; i < sleds->n; i++) {           /* a sled in branch range */
+        uint32_t entry = sleds->base[i] + SLED_ENTRY * k;
+        if (!in_branch_range(a, entry))
+            continue;
+        uint32_t base = unconditional ? 0x04110000u : (site->insn & 0xffff0000u);
+        *word = base | (((entry - (a + 4)) >> 2) & 0xffff);
+        return 0;
+    }
+    if (!unconditional)
+        return error("conditional call at 0x%08" PRIx32 ": no tracer sled within +-128 KB", a);
+    if (sleds->fixed_address) {
+        for (unsigned i = 0; i < sleds->n; i++) {       /* same 256 MB region: jal */
+            uint32_t entry = sleds->base[i] + SLED_ENTRY * k;
+            if ((entry & 0xf0000000u) == ((a + 4) & 0xf0000000u)) {
+                *word = 0x0c000000u | (entry & 0x0fffffffu) >> 2;
+                return 0;
+            }
+        }
+        return error("call at 0x%08" PRIx32 ": no tracer sled in its 256 MB region", a);
+    }
+    *word = 0x0c000000u | (sleds->bridge + SLED_ENTRY * k) >> 2;
+    *bridged = 1;
+    return 0;
+}
+
+/* Entry k if `target` is in one of the sleds or in the bridge. */
+static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_jal, unsigned *k)
+{
+    for (unsigned i = 0; i < sleds->n; i++)
+        if (target - sleds->base[i] < SLED_BYTES && (target - sleds->base[i]) % SLED_ENTRY == 0) {
+            *k = (target - sleds->base[i]) / SLED_ENTRY;
+            return 1;
+        }
+    uint32_t off = (target & 0x0fffffffu) - sleds->bridge;
+    if (via_jal && sleds->bridge && off < SLED_BYTES && off % SLED_ENTRY == 0) {
+        *k = off / SLED_ENTRY;
+        return 1;
+    }
+    return 0;
+}
+
+static int mips_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set *sleds,
+                                unsigned *k)
+{
+    if (is_regimm_link(w))
+        return sled_entry_of(sleds, branch_target(addr, w), 0, k);
+    if (is_jal(w))
+        return sled_entry_of(sleds, jal_target(addr, w), 1, k);
+    return 0;
+}
+
+static int mips_call_target(uint32_t addr, uint32_t w, uint32_t *target)
+{
+    if (is_regimm_link(w)) {
+        *target = branch_target(addr, w);
+        return 1;
+    }
+    if (is_jal(w)) {
+        *target = jal_target(addr, w);
+        return 1;
+    }
+    return 0;
+}
+
+/* The dynamic symbol of a function defined elsewhere holds the address
+ * of its PLT entry or lazy-binding stub (.MIPS.stubs), if it has one. */
+static int mips_plt_entries(const struct elf_image *img, struct plt_entry **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < img->n_dynsyms; i++) {
+        const struct elf_symbol *y = &img->dynsyms[i];
+        if (y->shndx != SHN_UNDEF || !y->value || y->type != STT_FUNC || !y->name[0])
+            continue;
+        *out = xrealloc(*out, (*n + 1) * sizeof **out);
+        (*out)[(*n)++] = (struct plt_entry){ y->value, 16, xasprintf("%s@plt", y->name), 0 };
+    }
+    return 0;
+}
+
+const struct arch_ops arch_mips = {
+    .name = "mips",
+    .elf_machine = EM_MIPS,
+    .trace_arch = LITIFUT_ARCH_MIPS,
+    .ld_emulations = mips_emulations,
+    .kind_names = mips_kinds,
+    .n_kinds = 7,
+    .ra_offset = 8,
+    .db_page_shift = 8,
+    .sled_entry_size = SLED_ENTRY,
+    .sled_entries = SLED_BYTES / SLED_ENTRY,
+    .bridge_offset = BRIDGE,
+    .check_image = mips_check_image,
+    .code_ranges = mips_code_ranges,
+    .disasm_open = mips_disasm_open,
+    .classify = mips_classify,
+    .encode_redirect = mips_encode_redirect,
+    .decode_redirect = mips_decode_redirect,
+    .call_target = mips_call_target,
+    .plt_entries = mips_plt_entries,
+};
