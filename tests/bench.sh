@@ -13,7 +13,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
 PLUGINS=${PLUGINS:-$ROOT/build/tools}
 SOURCES=${SOURCES:-$ROOT/build/src}
-ARCHES=${ARCHES:-arm}
+ARCHES=${ARCHES:-arm mips mipsel}
 W=$(mktemp -d "${TMPDIR:-/tmp}/litifut-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 . "$ROOT/tests/lib.sh"

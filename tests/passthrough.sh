@@ -1,40 +1,64 @@
-# Without LITIFUT=1 the wrapper is invisible: the output is byte for
-# byte what the real linker makes.  Relocatable links always pass
-# through; shared libraries pass through with one warning.
+# Without LITIFUT=1 the wrapper is invisible: given the same arguments
+# it makes exactly what the real linker makes.  The arguments are the
+# ones gcc passes to ld with -B (from `gcc -###`): the comparison must
+# use the very same command line, because GNU ld's MIPS output depends
+# even on the length of an (empty) -L directory that -B adds.
+# Relocatable links always pass through; shared libraries pass through
+# with one warning.
 
-test_passthrough() {
-    set_arch arm
-    local d=$WORK/passthrough src=$ROOT/tests/progs/demo.c
+# ld_args CC ARGS...: the ld command line of `CC -BBIN/ ARGS...`, into LD_ARGS.
+ld_args() {
+    mapfile -t LD_ARGS < <("$@" -### 2>&1 | grep '/collect2 ' | xargs printf '%s\n')
+    LD_ARGS=("${LD_ARGS[@]:1}")
+}
+
+# same_link NAME ENV...: the wrapper ($BIN/ld) with LD_ARGS and the
+# environment ENV makes the same output as the real linker.
+same_link() {
+    local name=$1; shift
+    local d=$WORK/passthrough/$ARCH out=$WORK/passthrough/$ARCH/out
+    rm -f "$out" "$d/ref"
+    "$TRIPLE-ld" "${LD_ARGS[@]}" && mv "$out" "$d/ref"
+    env "$@" "$BIN/ld" "${LD_ARGS[@]}"
+    cmp -s "$d/ref" "$out"
+}
+
+passthrough_arch() {
+    set_arch "$1"
+    local d=$WORK/passthrough/$ARCH src=$ROOT/tests/progs/demo.c
     mkdir -p "$d"
     "$TCC" -O2 -c -fPIC -o "$d/demo.o" "$src"
+    "$TCXX" -O2 -c -o "$d/cxx.o" "$ROOT/tests/progs/cxx.cc"
     local mode flags
-    for mode in pie nopie static; do
-        case $mode in pie) flags=-pie ;; nopie) flags=-no-pie ;; static) flags=-static ;; esac
-        "$TCC" $flags -o "$d/ref-$mode" "$d/demo.o"
-        "$TCC" -B"$BIN/" $flags -o "$d/wrapped-$mode" "$d/demo.o"
-        LITIFUT=0 "$TCC" -B"$BIN/" $flags -o "$d/zero-$mode" "$d/demo.o"
-        LITIFUT=yes "$TCC" -B"$BIN/" $flags -o "$d/yes-$mode" "$d/demo.o"
-        check "passthrough: $mode link is byte-identical (LITIFUT unset, =0, =yes)" \
-            eval 'cmp -s "$d/ref-$mode" "$d/wrapped-$mode" && cmp -s "$d/ref-$mode" "$d/zero-$mode" &&
-                  cmp -s "$d/ref-$mode" "$d/yes-$mode"'
+    for mode in pie nopie static cxx; do
+        case $mode in
+        pie) ld_args "$TCC" -B"$BIN/" -pie -o "$d/out" "$d/demo.o" ;;
+        nopie) ld_args "$TCC" -B"$BIN/" -no-pie -o "$d/out" "$d/demo.o" ;;
+        static) ld_args "$TCC" -B"$BIN/" -static -o "$d/out" "$d/demo.o" ;;
+        cxx) ld_args "$TCXX" -B"$BIN/" -o "$d/out" "$d/cxx.o" ;;
+        esac
+        check "$ARCH/passthrough: $mode link is byte-identical (LITIFUT unset, =0, =yes)" \
+            eval 'same_link $mode -u LITIFUT && same_link $mode LITIFUT=0 &&
+                  same_link $mode LITIFUT=yes'
     done
-    "$TCXX" -O2 -o "$d/ref-cxx" "$ROOT/tests/progs/cxx.cc"
-    "$TCXX" -B"$BIN/" -O2 -o "$d/wrapped-cxx" "$ROOT/tests/progs/cxx.cc"
-    check "passthrough: C++ link is byte-identical" cmp -s "$d/ref-cxx" "$d/wrapped-cxx"
+    ld_args "$TCC" -B"$BIN/" -r -o "$d/out" "$d/demo.o"
+    check "$ARCH/passthrough: -r with LITIFUT=1 is byte-identical" same_link r LITIFUT=1
 
-    "$TCC" -r -o "$d/ref-r.o" "$d/demo.o"
-    LITIFUT=1 "$TCC" -B"$BIN/" -r -o "$d/wrapped-r.o" "$d/demo.o"
-    check "passthrough: -r with LITIFUT=1 is byte-identical" cmp -s "$d/ref-r.o" "$d/wrapped-r.o"
-
-    "$TCC" -shared -o "$d/ref.so" "$d/demo.o"
-    LITIFUT=1 "$TCC" -B"$BIN/" -shared -o "$d/wrapped.so" "$d/demo.o" 2> "$d/shared.err"
-    check "passthrough: -shared with LITIFUT=1 is byte-identical, with one warning" \
-        eval 'cmp -s "$d/ref.so" "$d/wrapped.so" && [ "$(wc -l < "$d/shared.err")" = 1 ] &&
+    ld_args "$TCC" -B"$BIN/" -shared -o "$d/out" "$d/demo.o"
+    check "$ARCH/passthrough: -shared with LITIFUT=1 is byte-identical, with one warning" \
+        eval 'same_link shared LITIFUT=1 2> "$d/shared.err" && [ "$(wc -l < "$d/shared.err")" = 1 ] &&
               grep -q "shared libraries are not instrumented" "$d/shared.err"'
 
     # symlinked as <triple>-ld and found in PATH: a direct ld command
     "$TRIPLE-ld" -r -o "$d/ref-direct.o" "$d/demo.o"
     PATH=$BIN:$PATH "$TRIPLE-ld" -r -o "$d/wrapped-direct.o" "$d/demo.o"
-    check "passthrough: direct $TRIPLE-ld from PATH is byte-identical" \
+    check "$ARCH/passthrough: direct $TRIPLE-ld from PATH is byte-identical" \
         cmp -s "$d/ref-direct.o" "$d/wrapped-direct.o"
+}
+
+test_passthrough() {
+    local arch
+    for arch in $ARCHES; do
+        passthrough_arch "$arch"
+    done
 }
