@@ -3,6 +3,7 @@
 #   make deps    install every dependency (apt-get; root or sudo)
 #   make         build the host tools and the tracer modules into build/
 #   make demo    deps + build + trace a sample program under qemu
+#                (DEMO_TRIPLE=mips-linux-gnu or mipsel-linux-gnu for MIPS)
 #   make test    deps + build + all tests
 #   make bench   instruction counts, sizes and link times
 #
@@ -130,14 +131,15 @@ deps:
 sources: deps
 	tests/get-source.sh zlib $(BUILD)/src
 
-DEMO_ARCH ?= arm
-DEMO_DIR  := $(BUILD)/demo
+DEMO_TRIPLE ?= arm-linux-gnueabi
+DEMO_QEMU   := qemu-$(firstword $(subst -, ,$(DEMO_TRIPLE)))
+DEMO_DIR    := $(BUILD)/demo
 demo: deps all
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
-	@echo "== instrumenting tests/progs/demo.c: LITIFUT=1 $(ARM_TRIPLE)-gcc -B$(BIN)/ ..."
-	LITIFUT=1 $(ARM_TRIPLE)-gcc -B$(BIN)/ -O0 -o $(DEMO_DIR)/demo tests/progs/demo.c
-	@echo "== running it under qemu-arm"
-	cd $(DEMO_DIR) && qemu-arm -L /usr/$(ARM_TRIPLE) ./demo
+	@echo "== instrumenting tests/progs/demo.c: LITIFUT=1 $(DEMO_TRIPLE)-gcc -B$(BIN)/ ..."
+	LITIFUT=1 $(DEMO_TRIPLE)-gcc -B$(BIN)/ -O0 -o $(DEMO_DIR)/demo tests/progs/demo.c
+	@echo "== running it under $(DEMO_QEMU)"
+	cd $(DEMO_DIR) && $(DEMO_QEMU) -L /usr/$(DEMO_TRIPLE) ./demo
 	@echo "== symbolized trace ($(BIN)/litifut-postproc $(DEMO_DIR))"
 	@$(BIN)/litifut-postproc $(DEMO_DIR)
 	@echo "== calls per function ($(BIN)/litifut-postproc --summary $(DEMO_DIR))"

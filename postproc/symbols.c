@@ -48,16 +48,23 @@ static int sym_cmp(const void *a, const void *b)
     const struct func_symbol *x = a, *y = b;
     if (x->addr != y->addr)
         return x->addr < y->addr ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank - y->rank;
     return strcmp(x->name, y->name);
 }
 
-static void add_sym(struct object *o, size_t *cap, uint32_t addr, uint32_t size, const char *name)
+/* Which name wins where several share an address: a PLT entry's, then
+ * a global function's, a weak one's, a local one's. */
+enum { RANK_PLT, RANK_GLOBAL, RANK_WEAK, RANK_LOCAL };
+
+static void add_sym(struct object *o, size_t *cap, uint32_t addr, uint32_t size,
+                    const char *name, int rank)
 {
     if (o->n_syms == *cap) {
         *cap = *cap * 2 + 256;
         o->syms = xrealloc(o->syms, *cap * sizeof *o->syms);
     }
-    o->syms[o->n_syms++] = (struct func_symbol){ addr, size, name };
+    o->syms[o->n_syms++] = (struct func_symbol){ addr, size, name, rank };
 }
 
 /* name@plt for every PLT entry; an IRELATIVE slot is named after its
@@ -79,7 +86,7 @@ static void add_plt_symbols(struct object *o, size_t *cap)
         }
         o->owned_names = xrealloc(o->owned_names, (o->n_owned + 1) * sizeof(char *));
         o->owned_names[o->n_owned++] = name;
-        add_sym(o, cap, e[i].addr, e[i].size, name);
+        add_sym(o, cap, e[i].addr, e[i].size, name, RANK_PLT);
     }
     free(e);
 }
@@ -97,7 +104,9 @@ int object_open(struct object *o)
         const struct elf_symbol *s = &src[i];
         if ((s->type == STT_FUNC || s->type == STT_GNU_IFUNC) && s->shndx != SHN_UNDEF &&
             s->name[0])
-            add_sym(o, &cap, s->value & ~1u, s->size, s->name);   /* ~1: Thumb bit */
+            add_sym(o, &cap, s->value & ~1u, s->size, s->name,   /* ~1: Thumb bit */
+                    s->bind == STB_GLOBAL ? RANK_GLOBAL : s->bind == STB_WEAK ? RANK_WEAK
+                                                                               : RANK_LOCAL);
     }
     if (o->n_syms)
         qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);

@@ -13,6 +13,7 @@
 struct func_symbol {
     uint32_t addr, size;
     const char *name;           /* "name" or "name@plt" */
+    int rank;                   /* at one address the lowest rank names it */
 };
 
 /* One ELF file, opened on first use. */

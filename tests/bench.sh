@@ -41,7 +41,8 @@ loaded_bytes() {   # text + data + bss
 # bench NAME PLAIN PROG LINK_PLAIN LINK_INST [ARGS]: one table row
 bench() {
     local name=$1 plain=$2 prog=$3 link_plain=$4 link_inst=$5; shift 5
-    local d=$W/$name
+    local d="$W/run-$ARCH-$name"
+    rm -rf "$d"
     mkdir -p "$d/plain" "$d/off" "$d/on"
     local n_plain n_off n_on
     n_plain=$(insns "$d/plain" "$plain" "$@")

@@ -2,8 +2,15 @@
 # record and one warning, never a crash.
 
 test_truncated() {
-    set_arch arm
-    local d=$WORK/truncated pp=$BIN/litifut-postproc
+    local arch
+    for arch in $ARCHES; do
+        truncated_arch "$arch"
+    done
+}
+
+truncated_arch() {
+    set_arch "$1"
+    local d=$WORK/truncated/$ARCH pp=$BIN/litifut-postproc
     mkdir -p "$d"
     LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -static -o "$d/prog" \
         "$ROOT/tests/progs/calls.c"
@@ -19,7 +26,7 @@ test_truncated() {
         cp "$trace" "$d/litifut.1.trace"
         truncate -s "$cut" "$d/litifut.1.trace"
         if ! "$pp" --format=tsv --binary-dir "$d" "$d/litifut.1.trace" > "$d/cut.tsv" 2> "$d/cut.err"; then
-            fail "truncated at $cut of $size bytes: post-processor failed: $(head -c 300 "$d/cut.err")"
+            fail "$ARCH/truncated at $cut of $size bytes: post-processor failed: $(head -c 300 "$d/cut.err")"
             continue
         fi
         local rows full
@@ -28,13 +35,13 @@ test_truncated() {
         if [ "$(wc -l < "$d/cut.err")" = 1 ] && grep -q "truncated" "$d/cut.err" &&
            [ "$rows" -lt "$full" ] &&
            cmp -s <(cut -f2- "$d/cut.tsv") <(head -n $((rows + 1)) "$d/full.tsv" | cut -f2-); then
-            pass "truncated at $cut of $size bytes: $rows of $full calls kept, one warning"
+            pass "$ARCH/truncated at $cut of $size bytes: $rows of $full calls kept, one warning"
         else
-            fail "truncated at $cut of $size bytes: expected a prefix of the calls and one warning" \
+            fail "$ARCH/truncated at $cut of $size bytes: expected a prefix of the calls and one warning" \
                  "($rows of $full rows; $(head -c 200 "$d/cut.err"))"
         fi
     done
     head -c 100 "$trace" > "$d/litifut.2.trace"
-    check "truncated inside the header: one error line" \
+    check "$ARCH/truncated inside the header: one error line" \
         eval '! "$pp" "$d/litifut.2.trace" > /dev/null 2> "$d/hdr.err" && [ "$(wc -l < "$d/hdr.err")" = 1 ]'
 }
