@@ -96,6 +96,8 @@ int object_open(struct object *o)
     if (o->tried)
         return o->ok ? 0 : -1;
     o->tried = 1;
+    if (access(o->host_path, F_OK) != 0)
+        return -1;                      /* not here: the caller says what it means */
     if (elf_image_open(&o->img, o->host_path) != 0)
         return -1;
     const struct elf_symbol *src = o->img.has_symtab ? o->img.symbols : o->img.dynsyms;
@@ -173,8 +175,12 @@ int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
         const struct mapping *m = &as->maps[i];
         if (rt < m->start || rt >= m->end || !m->obj)
             continue;
-        if (object_open(m->obj) != 0)
+        if (object_open(m->obj) != 0) {
+            if (!m->obj->warned++)
+                warning("%s not found (see --sysroot, --binary-dir): its addresses stay unnamed",
+                        m->obj->path);
             return -1;
+        }
         if (elf_offset_to_vaddr(&m->obj->img, rt - m->start + m->offset, link_addr) != 0)
             return -1;
         *obj = m->obj;

@@ -20,7 +20,7 @@ struct func_symbol {
 struct object {
     char *path;                 /* as the target named it */
     char *host_path;            /* where we found it here */
-    int tried, ok;
+    int tried, ok, warned;
     struct elf_image img;
     struct func_symbol *syms;   /* sorted by address */
     size_t n_syms;
