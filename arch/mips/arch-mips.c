@@ -34,7 +34,7 @@ static const struct ld_emulation mips_emulations[] = {
 };
 
 #define SLED_ENTRY   16u        /* 4 instructions */
-#define SLED_BYTES   1024u      /* 64 entries: one per word of a 256-byte page */
+#define SLED_BYTES   2048u      /* 128 entries: one per word of a 512-byte page */
 #define BRIDGE       0x0e000000u   /* see DESIGN.md, "MIPS: reaching the sled" */
 
 #ifndef EF_MIPS_ARCH_32R6
@@ -342,7 +342,7 @@ const struct arch_ops arch_mips = {
     .kind_names = mips_kinds,
     .n_kinds = 7,
     .ra_offset = 8,
-    .db_page_shift = 8,
+    .db_page_shift = 9,
     .sled_entry_size = SLED_ENTRY,
     .sled_entries = SLED_BYTES / SLED_ENTRY,
     .bridge_offset = BRIDGE,

@@ -47,17 +47,17 @@ static void die(const char *msg, uintptr_t addr)
 /* The entries (as in sled.S) and, after them, the jump to the common code. */
 static void fill_bridge(uint32_t *w, uintptr_t common)
 {
-    for (uint32_t k = 0; k < 64; k++) {
+    for (uint32_t k = 0; k < 128; k++) {
         uint32_t *e = w + 4 * k;
         e[0] = 0x27bdff78u;                             /* addiu sp, sp, -136 */
         e[1] = 0xafbf007cu;                             /* sw ra, 124(sp) */
-        e[2] = 0x04110000u | ((256 - (4 * k + 3)) & 0xffff);   /* bal w + 1024 */
+        e[2] = 0x04110000u | ((512 - (4 * k + 3)) & 0xffff);   /* bal w + 2048 */
         e[3] = 0xafb90064u;                             /* sw t9, 100(sp) */
     }
-    w[256] = 0x3c190000u | (uint32_t)(common >> 16);   /* lui t9, %hi(common) */
-    w[257] = 0x37390000u | (uint32_t)(common & 0xffff);/* ori t9, t9, %lo(common) */
-    w[258] = 0x03200008u;                               /* jr t9 */
-    w[259] = 0;                                         /* nop */
+    w[512] = 0x3c190000u | (uint32_t)(common >> 16);   /* lui t9, %hi(common) */
+    w[513] = 0x37390000u | (uint32_t)(common & 0xffff);/* ori t9, t9, %lo(common) */
+    w[514] = 0x03200008u;                               /* jr t9 */
+    w[515] = 0;                                         /* nop */
 }
 
 static void map_bridges(void)

@@ -5,7 +5,7 @@
  * like these into run-time bridges (arch/mips/bridge.c).
  *
  * A rewritten call branches, with link, to entry k of a sled (k: the
- * site's position in its 256-byte page); its delay slot has run.  So
+ * site's position in its 512-byte page); its delay slot has run.  So
  * at entry k: ra = the call's return address, every other register as
  * the call left it.
  *
@@ -31,12 +31,12 @@
 #define F_LO 132
 
     .macro SLED name, common
-    .p2align 10
+    .p2align 11
     .global \name
     .hidden \name
     .type \name, @function
 \name:
-    .rept 64
+    .rept 128
     addiu   $sp, $sp, -FRAME
     sw      $ra, F_RA($sp)
     bal     \common

@@ -24,12 +24,12 @@ static inline uintptr_t arch_return_address(const struct arch_frame *f)
     return f->r[31];
 }
 
-/* Sled copies (and the run-time bridge) are 1 KB aligned, 16 bytes an
+/* Sled copies (and the run-time bridge) are 2 KB aligned, 16 bytes an
  * entry; an entry links to the common code from its third word, so its
  * lr is entry + 16. */
 static inline uint32_t arch_sled_index(uintptr_t sled_ra)
 {
-    return (uint32_t)((sled_ra - 16) & 1023u) >> 4;
+    return (uint32_t)((sled_ra - 16) & 2047u) >> 4;
 }
 
 /* The DB holds each site's original instruction: jal, jalr (linking to
