@@ -6,6 +6,7 @@
 # the dynamic linker, which loads it at an address that is not a 256 MB
 # boundary.  bigtext.c has call sites beyond bal range of both ends of
 # the code: a MIPS PIE must reach them through the run-time bridge.
+# thumb.c (ARM) calls Thumb code from ARM code.
 
 program_modes() {
     case $1 in
@@ -55,7 +56,9 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
 test_programs() {
     local arch src opt mode
     for arch in $ARCHES; do
-        for src in calls.c cxx.cc threads.c demo.c bigtext.c; do
+        local sources="calls.c cxx.cc threads.c demo.c bigtext.c"
+        [ "$arch" = arm ] && sources="$sources thumb.c"
+        for src in $sources; do
             for opt in O0 O2; do
                 for mode in $(program_modes "$arch"); do
                     echo "$arch $src $opt $mode"

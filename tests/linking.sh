@@ -1,0 +1,42 @@
+# Instrumented links the way build systems do them: with -s, with
+# --gc-sections, and ld run directly (no gcc driver: the DB compiler
+# comes from the triple) with its arguments in a response file.
+
+linking_case() {        # linking_case ARCH
+    set_arch "$1"
+    local d=$WORK/linking/$ARCH src=$ROOT/tests/progs/calls.c
+    mkdir -p "$d"
+
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -s -o "$d/stripped" "$src" 2> "$d/strip.err"
+    check "$ARCH/linking: -s is ignored with one warning, and the symbols stay" \
+        eval '[ "$(wc -l < "$d/strip.err")" = 1 ] && grep -q "ignoring -s" "$d/strip.err" &&
+              "$TRIPLE-readelf" -S "$d/stripped" | grep -q "\.symtab"'
+
+    "$TCC" -O2 -ffunction-sections -Wl,--gc-sections -o "$d/gc-plain" "$src"
+    if LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -ffunction-sections \
+         -Wl,--gc-sections -o "$d/gc" "$src"; then
+        check_traced "$ARCH/linking/gc-sections" "$d/gc-plain" "$d/gc"
+    else
+        fail "$ARCH/linking: --gc-sections link failed"
+    fi
+
+    # the ld command line of a static link, in a response file, run as
+    # <triple>-ld from PATH without gcc around it
+    "$TCC" -O2 -c -o "$d/calls.o" "$src"
+    "$TCC" -static -o "$d/direct-plain" "$d/calls.o"
+    "$TCC" -static -o "$d/direct" "$d/calls.o" -### 2>&1 | grep '/collect2 ' |
+        xargs printf '%s\n' | tail -n +2 > "$d/link.rsp"
+    if (cd "$d" && env -u COLLECT_GCC -u COLLECT_GCC_OPTIONS PATH="$BIN:$PATH" LITIFUT=1 \
+            LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TRIPLE-ld" @link.rsp); then
+        check_traced "$ARCH/linking/direct-ld-response-file" "$d/direct-plain" "$d/direct"
+    else
+        fail "$ARCH/linking: direct $TRIPLE-ld @file failed"
+    fi
+}
+
+test_linking() {
+    local arch
+    for arch in $ARCHES; do
+        echo "$arch"
+    done | parallel linking_case
+}
