@@ -36,7 +36,8 @@ static struct {
     uint64_t file_size;
     struct litifut_trace_header *header;
     char dir[PATH_SIZE - 64];
-    char base[PATH_SIZE];       /* dir/litifut.<pid>[.<n>] */
+    char base[PATH_SIZE];       /* dir/litifut.<pid>[.<n>], absolute */
+    char path[PATH_SIZE + 16];  /* the trace file, as /proc/self/fd names it */
     int libc_ready;             /* our constructor has run */
     int atfork_done;
     uint32_t fork_busy;         /* busy flag saved across fork() */
@@ -182,8 +183,19 @@ static void read_settings(struct settings *st)
             apply_setting(st, *e);
     }
 
-    if (!proc.dir[0])
-        str_put(proc.dir, proc.dir + sizeof proc.dir, ".");
+    /* absolute, so that a program that changes directory (a daemon)
+     * can still have its trace file reopened and its maps copied */
+    if (proc.dir[0] != '/') {
+        char rel[sizeof proc.dir];
+        str_put(rel, rel + sizeof rel, proc.dir[0] ? proc.dir : ".");
+        long n = arch_syscall6(__NR_getcwd, (long)proc.dir, sizeof proc.dir, 0, 0, 0, 0);
+        if (n > 0 && !(rel[0] == '.' && rel[1] == 0)) {
+            char *end = proc.dir + sizeof proc.dir;
+            str_put(str_put(proc.dir + str_len(proc.dir), end, "/"), end, rel);
+        } else if (n <= 0) {
+            str_put(proc.dir, proc.dir + sizeof proc.dir, rel);
+        }
+    }
     if (st->chunk_kb < 4)
         st->chunk_kb = 4;
     if (st->chunk_kb > 65536)
@@ -305,6 +317,45 @@ static void fill_header(struct litifut_trace_header *h)
     }
 }
 
+/* What /proc/self/fd says descriptor fd is; 0 if it cannot tell. */
+static int fd_path(int fd, char *out, unsigned long size)
+{
+    char link[32];
+    str_put_uint(str_put(link, link + sizeof link, "/proc/self/fd/"), link + sizeof link,
+                 (uint32_t)fd);
+    long n = sys_readlink(link, out, size - 1);
+    if (n <= 0)
+        return 0;
+    out[n] = 0;
+    return 1;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+/* Daemons close every descriptor when they start, and may then get our
+ * number for a file of their own: before using the descriptor, check
+ * that it still is the trace file, and reopen that by path if not.
+ * Without /proc the check cannot be made and the descriptor is trusted.
+ * Called under the lock. */
+static int trace_fd_usable(void)
+{
+    char now[sizeof proc.path], exe[8];
+    if (fd_path(proc.fd, now, sizeof now) && str_eq(now, proc.path))
+        return 1;
+    if (sys_readlink("/proc/self/exe", exe, sizeof exe) <= 0)
+        return 1;                       /* no /proc */
+    int fd = sys_open(proc.path, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    proc.fd = fd;                       /* the old number is not ours any more */
+    return 1;
+}
+
 /* Creates dir/litifut.<pid>.trace; if that exists (an exec in the same
  * process, or a reused pid), litifut.<pid>.1.trace and so on. */
 static int create_trace_file(void)
@@ -322,8 +373,11 @@ static int create_trace_file(void)
         }
         str_put(str_put(path, path + sizeof path, proc.base), path + sizeof path, ".trace");
         int fd = sys_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd >= 0)
+        if (fd >= 0) {
+            if (!fd_path(fd, proc.path, sizeof proc.path))
+                str_put(proc.path, proc.path + sizeof proc.path, path);
             return fd;
+        }
         if (fd != -EEXIST) {
             warn("cannot create trace file", path, fd);
             return -1;
@@ -426,6 +480,12 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
     lock();
     if (proc.state != PROC_ON) {
         unlock();
+        return 0;
+    }
+    if (!trace_fd_usable()) {
+        proc.state = PROC_OFF;
+        unlock();
+        warn("cannot reopen trace file", proc.path, -EBADF);
         return 0;
     }
     uint32_t index = proc.next_chunk++;

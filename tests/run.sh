@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # litifut's tests: `make test` runs this after building everything.
 #
-#   tests/run.sh [GROUP...]     groups: programs passthrough linking errors truncated postproc signals realprog
+#   tests/run.sh [GROUP...]     groups: programs passthrough linking errors truncated postproc fork signals daemon realprog
 #
 # BIN (the host tools under test, default build/bin), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
@@ -19,11 +19,11 @@ RESULTS=$WORK/results
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-for f in lib programs passthrough linking errors truncated postproc realprog; do
+for f in lib programs passthrough linking errors truncated postproc runtime realprog; do
     [ -f "$ROOT/tests/$f.sh" ] && . "$ROOT/tests/$f.sh"
 done
 
-groups=${*:-programs passthrough linking errors truncated postproc signals realprog}
+groups=${*:-programs passthrough linking errors truncated postproc fork signals daemon realprog}
 for g in $groups; do
     echo "== $g"
     "test_$g"
