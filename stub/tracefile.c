@@ -41,7 +41,12 @@ static struct {
     int libc_ready;             /* our constructor has run */
     int atfork_done;
     uint32_t fork_busy;         /* busy flag saved across fork() */
-    char io[4096];              /* buffer for /proc reads, under lock */
+    /* Buffers for the code below, which runs under the lock; static so
+     * that the tracer's stack stays small (it may run in a signal
+     * handler on a small alternate stack). */
+    char io[4096];
+    char scratch[2][PATH_SIZE + 16];
+    char msg[PATH_SIZE + 128];
 } proc = { .fd = -1 };
 
 static void lock(void)
@@ -95,9 +100,10 @@ static uint32_t str_to_uint(const char *s)
     return v;
 }
 
+/* One line on stderr.  Called under the lock (it uses proc.msg). */
 static void warn(const char *what, const char *path, long err)
 {
-    char msg[PATH_SIZE + 128], *p = msg, *end = msg + sizeof msg;
+    char *msg = proc.msg, *p = msg, *end = msg + sizeof proc.msg;
     p = str_put(p, end, "litifut: ");
     p = str_put(p, end, what);
     if (path) {
@@ -186,8 +192,8 @@ static void read_settings(struct settings *st)
     /* absolute, so that a program that changes directory (a daemon)
      * can still have its trace file reopened and its maps copied */
     if (proc.dir[0] != '/') {
-        char rel[sizeof proc.dir];
-        str_put(rel, rel + sizeof rel, proc.dir[0] ? proc.dir : ".");
+        char *rel = proc.scratch[0];
+        str_put(rel, rel + sizeof proc.scratch[0], proc.dir[0] ? proc.dir : ".");
         long n = arch_syscall6(__NR_getcwd, (long)proc.dir, sizeof proc.dir, 0, 0, 0, 0);
         if (n > 0 && !(rel[0] == '.' && rel[1] == 0)) {
             char *end = proc.dir + sizeof proc.dir;
@@ -344,8 +350,8 @@ static int str_eq(const char *a, const char *b)
  * Called under the lock. */
 static int trace_fd_usable(void)
 {
-    char now[sizeof proc.path], exe[8];
-    if (fd_path(proc.fd, now, sizeof now) && str_eq(now, proc.path))
+    char *now = proc.scratch[0], exe[8];
+    if (fd_path(proc.fd, now, sizeof proc.scratch[0]) && str_eq(now, proc.path))
         return 1;
     if (sys_readlink("/proc/self/exe", exe, sizeof exe) <= 0)
         return 1;                       /* no /proc */
@@ -360,7 +366,8 @@ static int trace_fd_usable(void)
  * process, or a reused pid), litifut.<pid>.1.trace and so on. */
 static int create_trace_file(void)
 {
-    char path[PATH_SIZE + 16];
+    char *path = proc.scratch[0];
+    const unsigned long path_size = sizeof proc.scratch[0];
     uint32_t pid = (uint32_t)sys_getpid();
     for (uint32_t n = 0; n < 100; n++) {
         char *end = proc.base + sizeof proc.base;
@@ -371,7 +378,7 @@ static int create_trace_file(void)
             p = str_put(p, end, ".");
             p = str_put_uint(p, end, n);
         }
-        str_put(str_put(path, path + sizeof path, proc.base), path + sizeof path, ".trace");
+        str_put(str_put(path, path + path_size, proc.base), path + path_size, ".trace");
         int fd = sys_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd >= 0) {
             if (!fd_path(fd, proc.path, sizeof proc.path))
@@ -391,9 +398,10 @@ static int create_trace_file(void)
  * the copy is always whole).  Called under the lock. */
 static void copy_maps(void)
 {
-    char tmp[PATH_SIZE + 16], final[PATH_SIZE + 16];
-    str_put(str_put(tmp, tmp + sizeof tmp, proc.base), tmp + sizeof tmp, ".maps.tmp");
-    str_put(str_put(final, final + sizeof final, proc.base), final + sizeof final, ".maps");
+    char *tmp = proc.scratch[0], *final = proc.scratch[1];
+    const unsigned long size = sizeof proc.scratch[0];
+    str_put(str_put(tmp, tmp + size, proc.base), tmp + size, ".maps.tmp");
+    str_put(str_put(final, final + size, proc.base), final + size, ".maps");
     int in = sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
     if (in < 0)
         return;
@@ -484,8 +492,8 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
     }
     if (!trace_fd_usable()) {
         proc.state = PROC_OFF;
-        unlock();
         warn("cannot reopen trace file", proc.path, -EBADF);
+        unlock();
         return 0;
     }
     uint32_t index = proc.next_chunk++;
@@ -502,8 +510,9 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
     void *p = err ? (void *)err
                   : sys_mmap(NULL, proc.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, proc.fd, off);
     if (sys_mmap_failed(p)) {
-        warn("cannot extend trace file", proc.base, (long)p);
         lock();
+        if (proc.state == PROC_ON)
+            warn("cannot extend trace file", proc.path, (long)p);
         proc.state = PROC_OFF;
         unlock();
         return 0;
