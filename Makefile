@@ -86,11 +86,12 @@ $(BUILD)/lib/litifut/$(1)/tracer.o: $(addprefix $(BUILD)/lib/litifut/$(1)/,$(4))
 	$(1)-ld -r -o $$@ $$^
 endef
 
+STUB_OBJS  := record.o tracefile.o settings.o procfs.o
 ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
-$(eval $(call tracer_rules,arm-linux-gnueabi,arm,$(ARM_FLAGS),record.o tracefile.o stub.o))
-$(eval $(call tracer_rules,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,record.o tracefile.o bridge.o stub.o))
-$(eval $(call tracer_rules,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,record.o tracefile.o bridge.o stub.o))
+$(eval $(call tracer_rules,arm-linux-gnueabi,arm,$(ARM_FLAGS),$(STUB_OBJS) stub.o))
+$(eval $(call tracer_rules,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(STUB_OBJS) bridge.o stub.o))
+$(eval $(call tracer_rules,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(STUB_OBJS) bridge.o stub.o))
 
 # --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---
 

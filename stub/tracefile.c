@@ -11,18 +11,15 @@
 #include "tracer-arch.h"
 #include "tracer.h"
 #include "sys.h"
+#include "text.h"
 #include "litifut/db-format.h"
 #include "litifut/trace-format.h"
 
 extern const struct litifut_db_header litifut_db_header HIDDEN;
 extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
-extern char **__environ __attribute__((weak));
 extern int pthread_atfork(void (*)(void), void (*)(void), void (*)(void));
 
-#define HEADER_SIZE        4096u
-#define DEFAULT_CHUNK_KB   128u
-#define DEFAULT_TIME_EVERY 256u
-#define PATH_SIZE          600
+#define HEADER_SIZE 4096u
 
 enum { PROC_NEW = 0, PROC_ON, PROC_OFF };
 
@@ -35,7 +32,6 @@ static struct {
     uint32_t next_chunk;
     uint64_t file_size;
     struct litifut_trace_header *header;
-    char dir[PATH_SIZE - 64];
     char base[PATH_SIZE];       /* dir/litifut.<pid>[.<n>], absolute */
     char path[PATH_SIZE + 16];  /* the trace file, as /proc/self/fd names it */
     int libc_ready;             /* our constructor has run */
@@ -47,6 +43,7 @@ static struct {
     char io[4096];
     char scratch[2][PATH_SIZE + 16];
     char msg[PATH_SIZE + 128];
+    struct settings settings;
 } proc = { .fd = -1 };
 
 static void lock(void)
@@ -58,46 +55,6 @@ static void lock(void)
 static void unlock(void)
 {
     arch_cmpxchg(&proc.lock, 1, 0);
-}
-
-/* --- tiny string helpers (no libc) --- */
-
-static size_t str_len(const char *s)
-{
-    size_t n = 0;
-    while (s[n])
-        n++;
-    return n;
-}
-
-static char *str_put(char *dst, char *end, const char *s)
-{
-    while (*s && dst < end - 1)
-        *dst++ = *s++;
-    *dst = 0;
-    return dst;
-}
-
-static char *str_put_uint(char *dst, char *end, uint32_t v)
-{
-    char tmp[12];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n && dst < end - 1)
-        *dst++ = tmp[--n];
-    *dst = 0;
-    return dst;
-}
-
-static uint32_t str_to_uint(const char *s)
-{
-    uint32_t v = 0;
-    while (*s >= '0' && *s <= '9')
-        v = v * 10 + (uint32_t)(*s++ - '0');
-    return v;
 }
 
 /* One line on stderr.  Called under the lock (it uses proc.msg). */
@@ -114,99 +71,6 @@ static void warn(const char *what, const char *path, long err)
     p = str_put_uint(p, end, (uint32_t)-err);
     p = str_put(p, end, "); tracing disabled\n");
     sys_write(2, msg, (unsigned long)(p - msg));
-}
-
-/* --- settings from the environment --- */
-
-struct settings {
-    int off;
-    uint32_t chunk_kb;
-    uint32_t time_every;
-};
-
-static void apply_setting(struct settings *st, const char *var)
-{
-    static const char pfx[] = "LITIFUT_";
-    for (size_t i = 0; i < sizeof pfx - 1; i++)
-        if (var[i] != pfx[i])
-            return;
-    var += sizeof pfx - 1;
-    if (var[0] == 'T' && var[1] == 'R' && var[2] == 'A' && var[3] == 'C' &&
-        var[4] == 'E' && var[5] == '=')
-        st->off = var[6] == '0' && var[7] == 0;
-    else if (var[0] == 'D' && var[1] == 'I' && var[2] == 'R' && var[3] == '=')
-        str_put(proc.dir, proc.dir + sizeof proc.dir, var + 4);
-    else if (var[0] == 'C' && var[1] == 'H' && var[2] == 'U' && var[3] == 'N' &&
-             var[4] == 'K' && var[5] == '_' && var[6] == 'K' && var[7] == 'B' &&
-             var[8] == '=')
-        st->chunk_kb = str_to_uint(var + 9);
-    else if (var[0] == 'T' && var[1] == 'I' && var[2] == 'M' && var[3] == 'E' &&
-             var[4] == '_' && var[5] == 'E' && var[6] == 'V' && var[7] == 'E' &&
-             var[8] == 'R' && var[9] == 'Y' && var[10] == '=')
-        st->time_every = str_to_uint(var + 11);
-}
-
-/* A small /proc file, read whole into fresh anonymous memory (free it
- * with sys_munmap(buf, PROC_FILE_MAX)); NULL if it cannot be read. */
-#define PROC_FILE_MAX (256 * 1024ul)
-static char *read_proc_file(const char *path, unsigned long *len)
-{
-    char *buf = sys_mmap(NULL, PROC_FILE_MAX, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (sys_mmap_failed(buf))
-        return NULL;
-    int fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0) {
-        sys_munmap(buf, PROC_FILE_MAX);
-        return NULL;
-    }
-    long n;
-    *len = 0;
-    while (*len < PROC_FILE_MAX - 1 && (n = sys_read(fd, buf + *len, PROC_FILE_MAX - 1 - *len)) > 0)
-        *len += (unsigned long)n;
-    sys_close(fd);
-    buf[*len] = 0;
-    return buf;
-}
-
-/* /proc/self/environ works before libc has set up `environ` (a static
- * program's first calls); __environ is the fallback without /proc. */
-static void read_settings(struct settings *st)
-{
-    st->off = 0;
-    st->chunk_kb = DEFAULT_CHUNK_KB;
-    st->time_every = DEFAULT_TIME_EVERY;
-    proc.dir[0] = 0;
-
-    unsigned long len;
-    char *buf = read_proc_file("/proc/self/environ", &len);
-    if (buf) {
-        for (unsigned long i = 0; i < len; i += str_len(buf + i) + 1)
-            apply_setting(st, buf + i);
-        sys_munmap(buf, PROC_FILE_MAX);
-    } else if (&__environ && __environ) {
-        for (char **e = __environ; *e; e++)
-            apply_setting(st, *e);
-    }
-
-    /* absolute, so that a program that changes directory (a daemon)
-     * can still have its trace file reopened and its maps copied */
-    if (proc.dir[0] != '/') {
-        char *rel = proc.scratch[0];
-        str_put(rel, rel + sizeof proc.scratch[0], proc.dir[0] ? proc.dir : ".");
-        long n = arch_syscall6(__NR_getcwd, (long)proc.dir, sizeof proc.dir, 0, 0, 0, 0);
-        if (n > 0 && !(rel[0] == '.' && rel[1] == 0)) {
-            char *end = proc.dir + sizeof proc.dir;
-            str_put(str_put(proc.dir + str_len(proc.dir), end, "/"), end, rel);
-        } else if (n <= 0) {
-            str_put(proc.dir, proc.dir + sizeof proc.dir, rel);
-        }
-    }
-    if (st->chunk_kb < 4)
-        st->chunk_kb = 4;
-    if (st->chunk_kb > 65536)
-        st->chunk_kb = 65536;
-    st->chunk_kb &= ~3u;        /* whole pages */
 }
 
 /* --- the header --- */
@@ -240,60 +104,6 @@ static void find_build_id(struct litifut_trace_header *h, uintptr_t bias)
     }
 }
 
-static uintptr_t parse_hex(const char **p)
-{
-    uintptr_t v = 0;
-    for (;; (*p)++) {
-        char c = **p;
-        if (c >= '0' && c <= '9')
-            v = v * 16 + (uintptr_t)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v = v * 16 + (uintptr_t)(c - 'a' + 10);
-        else
-            return v;
-    }
-}
-
-/* The path of the file this tracer's code was mapped from, from
- * /proc/self/maps: the program, also when ld.so was run explicitly
- * (then /proc/self/exe names ld.so). */
-static int own_path(char *out, unsigned long size)
-{
-    extern const char litifut_sled[] HIDDEN;
-    uintptr_t self = (uintptr_t)litifut_sled;
-    unsigned long len;
-    int found = 0;
-    char *buf = read_proc_file("/proc/self/maps", &len);
-    for (const char *line = buf; buf && *line && !found;) {
-        const char *p = line;
-        uintptr_t start = parse_hex(&p);
-        p++;
-        uintptr_t end = parse_hex(&p);
-        if (self >= start && self < end) {
-            for (int field = 0; field < 4 && *p && *p != '\n'; field++) {
-                while (*p == ' ')               /* perms, offset, dev, inode */
-                    p++;
-                while (*p && *p != ' ' && *p != '\n')
-                    p++;
-            }
-            while (*p == ' ')
-                p++;
-            unsigned long i = 0;
-            while (*p && *p != '\n' && i < size - 1)
-                out[i++] = *p++;
-            out[i] = 0;
-            found = out[0] == '/';
-        }
-        while (*line && *line != '\n')
-            line++;
-        if (*line)
-            line++;
-    }
-    if (buf)
-        sys_munmap(buf, PROC_FILE_MAX);
-    return found;
-}
-
 static void fill_header(struct litifut_trace_header *h)
 {
     static const char magic[8] = LITIFUT_TRACE_MAGIC;
@@ -323,26 +133,6 @@ static void fill_header(struct litifut_trace_header *h)
     }
 }
 
-/* What /proc/self/fd says descriptor fd is; 0 if it cannot tell. */
-static int fd_path(int fd, char *out, unsigned long size)
-{
-    char link[32];
-    str_put_uint(str_put(link, link + sizeof link, "/proc/self/fd/"), link + sizeof link,
-                 (uint32_t)fd);
-    long n = sys_readlink(link, out, size - 1);
-    if (n <= 0)
-        return 0;
-    out[n] = 0;
-    return 1;
-}
-
-static int str_eq(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        a++, b++;
-    return *a == *b;
-}
-
 /* Daemons close every descriptor when they start, and may then get our
  * number for a file of their own: before using the descriptor, check
  * that it still is the trace file, and reopen that by path if not.
@@ -364,14 +154,14 @@ static int trace_fd_usable(void)
 
 /* Creates dir/litifut.<pid>.trace; if that exists (an exec in the same
  * process, or a reused pid), litifut.<pid>.1.trace and so on. */
-static int create_trace_file(void)
+static int create_trace_file(const char *dir)
 {
     char *path = proc.scratch[0];
     const unsigned long path_size = sizeof proc.scratch[0];
     uint32_t pid = (uint32_t)sys_getpid();
     for (uint32_t n = 0; n < 100; n++) {
         char *end = proc.base + sizeof proc.base;
-        char *p = str_put(proc.base, end, proc.dir);
+        char *p = str_put(proc.base, end, dir);
         p = str_put(p, end, "/litifut.");
         p = str_put_uint(p, end, pid);
         if (n) {
@@ -441,13 +231,13 @@ static void register_fork_hooks_once(void)
 
 static int open_trace(void)
 {
-    struct settings st;
-    read_settings(&st);
-    if (st.off)
+    struct settings *st = &proc.settings;
+    read_settings(st);
+    if (st->off)
         return 0;
-    proc.chunk_size = st.chunk_kb * 1024;
-    proc.time_every = st.time_every;
-    proc.fd = create_trace_file();
+    proc.chunk_size = st->chunk_kb * 1024;
+    proc.time_every = st->time_every;
+    proc.fd = create_trace_file(st->dir);
     if (proc.fd < 0)
         return 0;
     long err = arch_ftruncate64(proc.fd, HEADER_SIZE);

@@ -49,5 +49,28 @@ HIDDEN void thread_forget(struct litifut_thread *t);
 
 #define TIME_MARK_WORDS 3u
 #define CALL_MAX_WORDS  2u
+#define PATH_SIZE       600
+
+/* settings.c: from the environment */
+struct settings {
+    int off;                    /* LITIFUT_TRACE=0 */
+    uint32_t chunk_kb;
+    uint32_t time_every;
+    char dir[PATH_SIZE - 64];   /* absolute */
+};
+HIDDEN void read_settings(struct settings *st);
+
+/* procfs.c */
+#define PROC_FILE_MAX (256 * 1024ul)
+/* A small /proc file, read whole into fresh memory (NUL-terminated;
+ * free it with free_proc_file); NULL if it cannot be read. */
+HIDDEN char *read_proc_file(const char *path, unsigned long *len);
+HIDDEN void free_proc_file(char *buf);
+/* The file this tracer's code was mapped from (/proc/self/maps): the
+ * program, also when ld.so was run explicitly (then /proc/self/exe
+ * names ld.so).  0 if it cannot tell. */
+HIDDEN int own_path(char *out, unsigned long size);
+/* What /proc/self/fd says descriptor fd is; 0 if it cannot tell. */
+HIDDEN int fd_path(int fd, char *out, unsigned long size);
 
 #endif

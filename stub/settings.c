@@ -1,0 +1,72 @@
+/*
+ * The tracer's settings, from the environment: LITIFUT_TRACE,
+ * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY.  Read from
+ * /proc/self/environ, which works before libc has set up `environ` (a
+ * static program's first calls); `__environ` is the fallback without
+ * /proc.  No libc.
+ */
+#include <stdint.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "text.h"
+
+extern char **__environ __attribute__((weak));
+
+#define DEFAULT_CHUNK_KB   128u
+#define DEFAULT_TIME_EVERY 256u
+
+static void apply_setting(struct settings *st, const char *var)
+{
+    const char *v;
+    if (!(var = str_after(var, "LITIFUT_")))
+        return;
+    if ((v = str_after(var, "TRACE=")))
+        st->off = str_eq(v, "0");
+    else if ((v = str_after(var, "DIR=")))
+        str_put(st->dir, st->dir + sizeof st->dir, v);
+    else if ((v = str_after(var, "CHUNK_KB=")))
+        st->chunk_kb = str_to_uint(v);
+    else if ((v = str_after(var, "TIME_EVERY=")))
+        st->time_every = str_to_uint(v);
+}
+
+/* The directory made absolute, so that a program that changes
+ * directory (a daemon) can still have its trace file reopened and its
+ * maps copied. */
+static void make_absolute(char *dir, unsigned long size)
+{
+    static char rel[PATH_SIZE];         /* callers hold the tracer's lock */
+    if (dir[0] == '/')
+        return;
+    str_put(rel, rel + sizeof rel, dir[0] ? dir : ".");
+    long n = arch_syscall6(__NR_getcwd, (long)dir, (long)size, 0, 0, 0, 0);
+    if (n <= 0)
+        str_put(dir, dir + size, rel);
+    else if (!str_eq(rel, "."))
+        str_put(str_put(dir + str_len(dir), dir + size, "/"), dir + size, rel);
+}
+
+void read_settings(struct settings *st)
+{
+    st->off = 0;
+    st->chunk_kb = DEFAULT_CHUNK_KB;
+    st->time_every = DEFAULT_TIME_EVERY;
+    st->dir[0] = 0;
+    unsigned long len;
+    char *buf = read_proc_file("/proc/self/environ", &len);
+    if (buf) {
+        for (unsigned long i = 0; i < len; i += str_len(buf + i) + 1)
+            apply_setting(st, buf + i);
+        free_proc_file(buf);
+    } else if (&__environ && __environ) {
+        for (char **e = __environ; *e; e++)
+            apply_setting(st, *e);
+    }
+    make_absolute(st->dir, sizeof st->dir);
+    if (st->chunk_kb < 4)
+        st->chunk_kb = 4;
+    if (st->chunk_kb > 65536)
+        st->chunk_kb = 65536;
+    st->chunk_kb &= ~3u;                /* whole pages */
+}
