@@ -26,7 +26,7 @@ enum { PROC_NEW = 0, PROC_ON, PROC_OFF };
 static struct {
     volatile uint32_t lock;
     uint32_t state;
-    int fd;
+    int fd;                     /* the trace file, while header is mapped */
     uint32_t chunk_size;
     uint32_t time_every;
     uint32_t next_chunk;
@@ -44,7 +44,7 @@ static struct {
     char scratch[2][PATH_SIZE + 16];
     char msg[PATH_SIZE + 128];
     struct settings settings;
-} proc = { .fd = -1 };
+} proc;                         /* all zero: in .bss, no file space */
 
 static void lock(void)
 {
@@ -346,10 +346,10 @@ static void after_fork_child(void)
     if (t->chunk)
         sys_munmap(t->chunk, proc.chunk_size);
     thread_forget(t);
-    if (proc.header)
+    if (proc.header) {                  /* the parent's trace file */
         sys_munmap(proc.header, HEADER_SIZE);
-    if (proc.fd >= 0)
         sys_close(proc.fd);
+    }
     proc.header = NULL;
     proc.fd = -1;
     proc.state = PROC_NEW;
