@@ -96,31 +96,40 @@ int main(int argc, char **argv)
         exclusions_from_map(&map, objects, &ex);
         link_map_free(&map);
     }
+    struct site_list expected = { NULL, 0 };
+    if (expect) {
+        struct elf_image img;
+        const struct arch_ops *arch;
+        if (elf_image_open(&img, program) != 0)
+            return 1;
+        arch = arch_by_machine(img.machine);
+        elf_image_close(&img);
+        if (!arch) {
+            error("%s: unsupported machine", program);
+            return 1;
+        }
+        if (read_sites_tsv(arch, expect, &expected) != 0)
+            return 1;
+    }
     int rc;
     if (out) {
-        struct site_list expected = { NULL, 0 };
-        if (expect) {
-            struct elf_image img;
-            const struct arch_ops *arch;
-            if (elf_image_open(&img, program) != 0)
-                return 1;
-            arch = arch_by_machine(img.machine);
-            elf_image_close(&img);
-            if (!arch) {
-                error("%s: unsupported machine", program);
-                return 1;
-            }
-            if (read_sites_tsv(arch, expect, &expected) != 0)
-                return 1;
-        }
         rc = rewriter_rewrite(program, &o, expect ? &expected : NULL, out);
-        site_list_free(&expected);
     } else {
         struct site_list sites;
         rc = rewriter_scan(program, &o, db_c, &sites);
-        if (rc == 0)
+        if (rc == 0 && expect) {
+            struct elf_image img;
+            if (elf_image_open(&img, program) == 0) {
+                rc = compare_site_lists(arch_by_machine(img.machine), &expected, &sites, program);
+                elf_image_close(&img);
+            } else {
+                rc = -1;
+            }
+        }
+        if (rc == 0 || sites.v)
             site_list_free(&sites);
     }
+    site_list_free(&expected);
     exclusions_free(&ex);
     free(objects);
     return rc == 0 ? 0 : 1;

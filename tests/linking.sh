@@ -1,6 +1,8 @@
 # Instrumented links the way build systems do them: with -s, with
 # --gc-sections, and ld run directly (no gcc driver: the DB compiler
-# comes from the triple) with its arguments in a response file.
+# comes from the triple) with its arguments in a response file.  And
+# litifut-rewrite run by hand on the kept files redoes the wrapper's
+# rewrite, byte for byte.
 
 linking_case() {        # linking_case ARCH
     set_arch "$1"
@@ -11,6 +13,15 @@ linking_case() {        # linking_case ARCH
     check "$ARCH/linking: -s is ignored with one warning, and the symbols stay" \
         eval '[ "$(wc -l < "$d/strip.err")" = 1 ] && grep -q "ignoring -s" "$d/strip.err" &&
               "$TRIPLE-readelf" -S "$d/stripped" | grep -q "\.symtab"'
+
+    local tracer
+    tracer=$(readlink -f "$BIN/../lib/litifut/$TRIPLE/tracer.o")
+    LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$d/kept" "$src"
+    check "$ARCH/linking: litifut-rewrite by hand redoes the wrapper's rewrite, byte for byte" \
+        eval '"$BIN/litifut-rewrite" -q --map "$d/kept.litifut/pass1.map" --exclude-object "$tracer" \
+                  --exclude-object "$(readlink -f "$BIN/../lib/litifut/$TRIPLE/island.o" 2>/dev/null)" \
+                  --expect "$d/kept.litifut/sites.tsv" -o "$d/by-hand" "$d/kept.litifut/unrewritten" &&
+              cmp -s "$d/by-hand" "$d/kept"'
 
     "$TCC" -O2 -ffunction-sections -Wl,--gc-sections -o "$d/gc-plain" "$src"
     if LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -ffunction-sections \

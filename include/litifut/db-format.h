@@ -8,8 +8,8 @@
  * code; it lives in .rodata, which the linker places after all code):
  *
  *   litifut_db_header   struct litifut_db_header
- *   litifut_db_pages    uint32_t[n_pages]: index of the first site of
- *                       each page (a page is 1 << LITIFUT_DB_PAGE_SHIFT
+ *   litifut_db_pages    uint32_t[n_pages + 1]: index of the first site of
+ *                       each page (a page is 1 << page_shift
  *                       bytes of text, counted from key_origin)
  *   litifut_db_insns    uint32_t[n_sites]: per site, in address order,
  *                       the original call instruction, which the tracer
