@@ -37,9 +37,6 @@ struct exclusions {
     size_t n;
 };
 
-/* 1 for crt1.o, Scrt1.o, crti.o, crtn.o, crtbegin*.o, crtend*.o, ... */
-int is_crt_object(const char *file);
-
 /* Ranges of every input section that comes from a crt object or from a
  * file named in `also` (NULL-terminated list of paths). */
 void exclusions_from_map(const struct link_map *map, const char *const *also,

@@ -133,21 +133,18 @@ static void record_call(struct litifut_thread *t, uint32_t site,
     t->busy = 1;
     compiler_barrier();
     uint32_t *p = t->cur;
-    if (t->lim - p < (ptrdiff_t)CALL_MAX_WORDS)
-        p = refill(t);
-    if (p) {
-        if (arch_insn_is_indirect(insn)) {
-            p[0] = (site + 1) | LITIFUT_REC_HAS_TARGET;
-            p[1] = (uint32_t)target;
-            t->cur = p + 2;
-        } else {
-            p[0] = site + 1;
-            t->cur = p + 1;
-        }
+    if (t->lim - p < (ptrdiff_t)CALL_MAX_WORDS && !(p = refill(t)))
+        return;             /* this thread records no more: it stays busy */
+    if (arch_insn_is_indirect(insn)) {
+        p[0] = (site + 1) | LITIFUT_REC_HAS_TARGET;
+        p[1] = (uint32_t)target;
+        t->cur = p + 2;
+    } else {
+        p[0] = site + 1;
+        t->cur = p + 1;
     }
     compiler_barrier();
-    if (t->state == THREAD_ON)
-        t->busy = 0;        /* a thread that stopped recording stays busy */
+    t->busy = 0;
 }
 
 /*

@@ -99,7 +99,4 @@ const struct arch_ops *arch_by_name(const char *name);
 const struct arch_ops *arch_by_emulation(const char *emulation, const char **triple);
 const struct arch_ops *arch_by_triple(const char *triple);
 
-/* Hex/decimal for messages. */
-#define PRIx32_ADDR "0x%08" PRIx32
-
 #endif

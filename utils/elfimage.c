@@ -123,14 +123,6 @@ void elf_image_close(struct elf_image *img)
     memset(img, 0, sizeof *img);
 }
 
-const struct elf_section *elf_section_by_name(const struct elf_image *img, const char *name)
-{
-    for (size_t i = 0; i < img->n_sections; i++)
-        if (strcmp(img->sections[i].name, name) == 0)
-            return &img->sections[i];
-    return NULL;
-}
-
 const struct elf_section *elf_section_at(const struct elf_image *img, uint32_t addr)
 {
     for (size_t i = 1; i < img->n_sections; i++) {

@@ -55,7 +55,6 @@ struct elf_image {
 int elf_image_open(struct elf_image *img, const char *path);
 void elf_image_close(struct elf_image *img);
 
-const struct elf_section *elf_section_by_name(const struct elf_image *img, const char *name);
 /* The allocated, file-backed section holding `addr`, or NULL. */
 const struct elf_section *elf_section_at(const struct elf_image *img, uint32_t addr);
 const struct elf_symbol *elf_symbol_by_name(const struct elf_image *img, const char *name);
