@@ -5,12 +5,4 @@
  */
 #include "sled.S"
 
-    .abicalls
-    .set noreorder
-    .set noat
-    .set nomacro
-    .section .text.litifut_island, "ax", @progbits
-    SLED litifut_island_sled, litifut_island_common
-    COMMON litifut_island_common
-
-    .section .note.GNU-stack, "", @progbits
+    SLED_COPY .text.litifut_island, litifut_island_sled, litifut_island_common

@@ -138,3 +138,15 @@
     addiu   $sp, $sp, FRAME         /* (delay slot) */
     .size \name, . - \name
     .endm
+
+/* A whole sled copy: its entries and its common code, in `section`. */
+    .macro SLED_COPY section, name, common
+    .abicalls
+    .set noreorder
+    .set noat
+    .set nomacro
+    .section \section, "ax", @progbits
+    SLED \name, \common
+    COMMON \common
+    .section .note.GNU-stack, "", @progbits
+    .endm

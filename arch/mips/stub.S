@@ -4,12 +4,4 @@
  */
 #include "sled.S"
 
-    .abicalls
-    .set noreorder
-    .set noat
-    .set nomacro
-    .section .text.litifut_sled, "ax", @progbits
-    SLED litifut_sled, litifut_mips_common
-    COMMON litifut_mips_common
-
-    .section .note.GNU-stack, "", @progbits
+    SLED_COPY .text.litifut_sled, litifut_sled, litifut_mips_common
