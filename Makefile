@@ -86,7 +86,7 @@ $(BUILD)/lib/litifut/$(1)/tracer.o: $(addprefix $(BUILD)/lib/litifut/$(1)/,$(4))
 	$(1)-ld -r -o $$@ $$^
 endef
 
-STUB_OBJS  := record.o tracefile.o settings.o procfs.o
+STUB_OBJS  := record.o tracefile.o settings.o procfs.o fileid.o
 ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
 $(eval $(call tracer_rules,arm-linux-gnueabi,arm,$(ARM_FLAGS),$(STUB_OBJS) stub.o))

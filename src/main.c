@@ -115,7 +115,7 @@ int main(int argc, char **argv)
     if (out) {
         rc = rewriter_rewrite(program, &o, expect ? &expected : NULL, out);
     } else {
-        struct site_list sites;
+        struct site_list sites = { NULL, 0 };  /* freed on every path */
         rc = rewriter_scan(program, &o, db_c, &sites);
         if (rc == 0 && expect) {
             struct elf_image img;
@@ -126,8 +126,7 @@ int main(int argc, char **argv)
                 rc = -1;
             }
         }
-        if (rc == 0 || sites.v)
-            site_list_free(&sites);
+        site_list_free(&sites);
     }
     site_list_free(&expected);
     exclusions_free(&ex);

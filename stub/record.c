@@ -82,39 +82,58 @@ static int thread_start(struct litifut_thread *t)
     t->tid = (uint32_t)sys_gettid();
     if (t != &early_thread && early_thread.state == THREAD_ON &&
         early_thread.tid == t->tid) {
-        t->cur = early_thread.cur;
-        t->chunk = early_thread.chunk;
         t->chunk_end = early_thread.chunk_end;
+        t->chunk = early_thread.chunk;
+        t->cur = early_thread.cur;
         early_thread.state = THREAD_OFF;
-        early_thread.busy = 1;
+        early_thread.busy = BUSY_OFF;
     }
     t->state = THREAD_ON;
     return 1;
 }
 
+/* A new chunk for t, with a time mark; 0 if the trace file failed.
+ * Signals are blocked meanwhile, so a handler that leaves with
+ * siglongjmp can never abandon this half done (or the file's lock). */
+static int next_chunk(struct litifut_thread *t)
+{
+    uint32_t saved[SIGSET_WORDS];
+    struct chunk c;
+    int ok;
+    tracefile_block_signals(saved);
+    /* The old chunk stays mapped until the next switch: a record store
+     * that a handler interrupted may still land in it. */
+    if (t->prev_chunk)
+        tracefile_drop_chunk(t->prev_chunk);
+    t->prev_chunk = t->chunk;
+    t->cur = t->lim = t->chunk = NULL;
+    ok = tracefile_new_chunk(t->tid, &c);
+    if (ok) {
+        t->chunk_end = c.end;
+        t->chunk = c.base;
+        t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
+        thread_put_time_mark(t);
+    }
+    tracefile_restore_signals(saved);
+    return ok;
+}
+
 /* Slow path: returns where to store the next record, or NULL when this
- * thread does not record (tracing off, or the trace file failed). */
+ * thread does not record (tracing off, or the trace file failed); then
+ * it is marked BUSY_OFF for good. */
 static uint32_t *refill(struct litifut_thread *t)
 {
     if (t->state == THREAD_NEW && !thread_start(t))
         t->state = THREAD_OFF;
-    if (t->state != THREAD_ON)
-        return NULL;
-    if (t->cur && (uint32_t)(t->chunk_end - t->cur) >= TIME_MARK_WORDS + CALL_MAX_WORDS) {
-        thread_put_time_mark(t);
-    } else {
-        struct chunk c;
-        if (t->chunk)
-            tracefile_drop_chunk(t->chunk);
-        t->chunk = t->cur = NULL;
-        if (!tracefile_new_chunk(t->tid, &c)) {
+    if (t->state == THREAD_ON) {
+        if (t->cur && (uint32_t)(t->chunk_end - t->cur) >= TIME_MARK_WORDS + CALL_MAX_WORDS)
+            thread_put_time_mark(t);
+        else if (!next_chunk(t))
             t->state = THREAD_OFF;
-            return NULL;
-        }
-        t->chunk = c.base;
-        t->chunk_end = c.end;
-        t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
-        thread_put_time_mark(t);
+    }
+    if (t->state != THREAD_ON) {
+        t->busy = BUSY_OFF;
+        return NULL;
     }
     set_limit(t);
     return t->cur;
@@ -124,17 +143,19 @@ static uint32_t *refill(struct litifut_thread *t)
 void thread_forget(struct litifut_thread *t)
 {
     t->state = THREAD_NEW;
-    t->cur = t->lim = t->chunk = t->chunk_end = NULL;
+    t->cur = t->lim = t->chunk = t->chunk_end = t->prev_chunk = NULL;
 }
 
-static void record_call(struct litifut_thread *t, uint32_t site,
-                        uint32_t insn, uintptr_t target)
+/* Records one call; `busy_after` is what busy goes back to (0, or
+ * BUSY_SPAWN for the parent's calls made inside vfork or clone). */
+static inline void record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
+                               uint32_t insn, uintptr_t target, uintptr_t busy_after)
 {
-    t->busy = 1;
+    t->busy = frame;
     compiler_barrier();
     uint32_t *p = t->cur;
     if (t->lim - p < (ptrdiff_t)CALL_MAX_WORDS && !(p = refill(t)))
-        return;             /* this thread records no more: it stays busy */
+        return;             /* this thread records no more: BUSY_OFF */
     if (arch_insn_is_indirect(insn)) {
         p[0] = (site + 1) | LITIFUT_REC_HAS_TARGET;
         p[1] = (uint32_t)target;
@@ -144,7 +165,63 @@ static void record_call(struct litifut_thread *t, uint32_t site,
         t->cur = p + 1;
     }
     compiler_barrier();
+    t->busy = busy_after;
+}
+
+/*
+ * Was the tracer frame that marked this thread busy at `busy` abandoned,
+ * now that the thread enters the tracer again with its frame at `frame`?
+ * Stacks grow down, so on one stack an entry at or above the busy frame
+ * proves that frame is gone (a signal handler that interrupted the
+ * tracer left with siglongjmp); an entry below it is nested in it (the
+ * tracer's own calls, or a handler).  A handler on the alternate signal
+ * stack is not on the same stack: leaving the alternate stack proves
+ * its frames gone, entering it proves nothing.  (With SS_AUTODISARM the
+ * kernel hides the alternate stack while a handler runs on it; then
+ * only the address comparison is left.)
+ */
+static int busy_abandoned(uintptr_t busy, uintptr_t frame)
+{
+    struct arch_stack ss;
+    uintptr_t alt_sp = 0;
+    unsigned long alt_size = 0;
+    if (sys_sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+        alt_sp = ss.ss_sp;
+        alt_size = ss.ss_size;
+    }
+    if (alt_size) {
+        int busy_on_alt = busy - alt_sp < alt_size;
+        int now_on_alt = frame - alt_sp < alt_size;
+        if (busy_on_alt != now_on_alt)
+            return busy_on_alt;
+    }
+    return frame >= busy;   /* at the same address: the same caller again */
+}
+
+/* A call found this thread busy: may it be recorded after all?  Rare
+ * (signal handlers, vfork, abandoned frames), so system calls are fine.
+ * Returns 0 (no), else what busy must be after the record. */
+enum { NOT_RECORDED = 0, RECORD, RECORD_KEEP_SPAWN };
+static __attribute__((noinline)) int busy_cleared(struct litifut_thread *t,
+                                                  const struct arch_frame *frame)
+{
+    uintptr_t busy = t->busy;
+    if (busy == BUSY_OFF)
+        return NOT_RECORDED;
+    if (busy == BUSY_SPAWN) {
+        if ((uint32_t)sys_getpid() != t->spawn_pid)
+            return NOT_RECORDED;    /* the child: its calls are not recorded */
+        /* The parent: still inside vfork or clone (whose own calls
+         * come before the child exists), or back from it. */
+        if ((uintptr_t)(frame + 1) < t->spawn_sp)
+            return RECORD_KEEP_SPAWN;
+        t->busy = 0;
+        return RECORD;
+    }
+    if (!busy_abandoned(busy, (uintptr_t)frame))
+        return NOT_RECORDED;
     t->busy = 0;
+    return RECORD;
 }
 
 /*
@@ -168,7 +245,35 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
     uintptr_t target = arch_calc_next_pc(insn, frame, bias);
 
     struct litifut_thread *t = current_thread();
-    if (!t->busy)
-        record_call(t, site, insn, target);
+    if (!t->busy) {
+        record_call(t, (uintptr_t)frame, site, insn, target, 0);
+    } else {
+        int how = busy_cleared(t, frame);
+        if (how != NOT_RECORDED)
+            record_call(t, (uintptr_t)frame, site, insn, target,
+                        how == RECORD_KEEP_SPAWN ? BUSY_SPAWN : 0);
+    }
     return target;
+}
+
+/*
+ * The program is about to call vfork or clone (the wrapper links those
+ * calls to __wrap_vfork and friends in stub.S, which call this first).
+ * A vfork child runs on this thread's memory until it calls exec or
+ * _exit, and a CLONE_VM child without a TLS of its own sees this
+ * thread's state: mark it, so that such a child records nothing (it
+ * would write into the parent's chunk) and the parent resumes
+ * recording once it is back in the caller (its stack pointer at the
+ * call, caller_sp, tells).  A child that calls exec starts its own
+ * trace there.
+ */
+HIDDEN void litifut_before_spawn(uintptr_t caller_sp)
+{
+    struct litifut_thread *t = current_thread();
+    if (t->busy)
+        return;             /* off, or called from inside the tracer's window */
+    t->spawn_pid = (uint32_t)sys_getpid();
+    t->spawn_sp = caller_sp;
+    compiler_barrier();
+    t->busy = BUSY_SPAWN;
 }

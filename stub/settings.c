@@ -5,6 +5,7 @@
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
  */
+#include <errno.h>
 #include <stdint.h>
 #include "tracer-arch.h"
 #include "tracer.h"
@@ -23,8 +24,10 @@ static void apply_setting(struct settings *st, const char *var)
         return;
     if ((v = str_after(var, "TRACE=")))
         st->off = str_eq(v, "0");
-    else if ((v = str_after(var, "DIR=")))
+    else if ((v = str_after(var, "DIR="))) {
         str_put(st->dir, st->dir + sizeof st->dir, v);
+        st->dir_too_long = str_len(v) >= sizeof st->dir;
+    }
     else if ((v = str_after(var, "CHUNK_KB=")))
         st->chunk_kb = str_to_uint(v);
     else if ((v = str_after(var, "TIME_EVERY=")))
@@ -33,23 +36,33 @@ static void apply_setting(struct settings *st, const char *var)
 
 /* The directory made absolute, so that a program that changes
  * directory (a daemon) can still have its trace file reopened and its
- * maps copied. */
-static void make_absolute(char *dir, unsigned long size)
+ * maps copied.  0 if the result does not fit in `size` bytes. */
+static int make_absolute(char *dir, unsigned long size)
 {
     static char rel[PATH_SIZE];         /* callers hold the tracer's lock */
     if (dir[0] == '/')
-        return;
+        return 1;
     str_put(rel, rel + sizeof rel, dir[0] ? dir : ".");
     long n = arch_syscall6(__NR_getcwd, (long)dir, (long)size, 0, 0, 0, 0);
-    if (n <= 0)
-        str_put(dir, dir + size, rel);
-    else if (!str_eq(rel, "."))
-        str_put(str_put(dir + str_len(dir), dir + size, "/"), dir + size, rel);
+    if (n == -ERANGE)
+        return 0;
+    if (n <= 0) {
+        str_put(dir, dir + size, rel);  /* no getcwd: relative it stays */
+        return 1;
+    }
+    if (str_eq(rel, "."))
+        return 1;
+    unsigned long len = str_len(dir);
+    if (len + 1 + str_len(rel) >= size)
+        return 0;
+    str_put(str_put(dir + len, dir + size, "/"), dir + size, rel);
+    return 1;
 }
 
 void read_settings(struct settings *st)
 {
     st->off = 0;
+    st->dir_too_long = 0;
     st->chunk_kb = DEFAULT_CHUNK_KB;
     st->time_every = DEFAULT_TIME_EVERY;
     st->dir[0] = 0;
@@ -63,7 +76,8 @@ void read_settings(struct settings *st)
         for (char **e = __environ; *e; e++)
             apply_setting(st, *e);
     }
-    make_absolute(st->dir, sizeof st->dir);
+    if (!st->dir_too_long && !make_absolute(st->dir, sizeof st->dir))
+        st->dir_too_long = 1;
     if (st->chunk_kb < 4)
         st->chunk_kb = 4;
     if (st->chunk_kb > 65536)

@@ -80,6 +80,18 @@ static inline int sys_unlink(const char *path)
     return (int)SYS3(__NR_unlinkat, AT_FDCWD, path, 0);
 }
 
+static inline int sys_sigaltstack(const struct arch_stack *ss, struct arch_stack *old)
+{
+    return (int)SYS3(__NR_sigaltstack, ss, old, 0);
+}
+
+/* rt_sigprocmask with the kernel's sigset size (ARCH_NSIG / 8 bytes). */
+static inline int sys_sigprocmask(int how, const uint32_t *set, uint32_t *old)
+{
+    return (int)arch_syscall6(__NR_rt_sigprocmask, how, (long)set, (long)old,
+                              ARCH_NSIG / 8, 0, 0);
+}
+
 /* CLOCK_MONOTONIC in nanoseconds; 0 if the clock is unavailable. */
 static inline uint64_t sys_monotonic_ns(void)
 {

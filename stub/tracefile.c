@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <elf.h>
 #include <errno.h>
+#include <signal.h>
 #include "tracer-arch.h"
 #include "tracer.h"
 #include "sys.h"
@@ -24,7 +25,7 @@ extern int pthread_atfork(void (*)(void), void (*)(void), void (*)(void));
 enum { PROC_NEW = 0, PROC_ON, PROC_OFF };
 
 static struct {
-    volatile uint32_t lock;
+    volatile uint32_t lock;     /* taken with every signal blocked: see lock() */
     uint32_t state;
     int fd;                     /* the trace file, while header is mapped */
     uint32_t chunk_size;
@@ -33,10 +34,12 @@ static struct {
     uint64_t file_size;
     struct litifut_trace_header *header;
     char base[PATH_SIZE];       /* dir/litifut.<pid>[.<n>], absolute */
-    char path[PATH_SIZE + 16];  /* the trace file, as /proc/self/fd names it */
+    char path[PATH_SIZE + 16];  /* the trace file (absolute) */
+    struct file_id id;          /* ... and which file that is */
     int libc_ready;             /* our constructor has run */
     int atfork_done;
-    uint32_t fork_busy;         /* busy flag saved across fork() */
+    uintptr_t fork_busy;        /* busy mark saved across fork() */
+    uint32_t fork_sigmask[SIGSET_WORDS];
     /* Buffers for the code below, which runs under the lock; static so
      * that the tracer's stack stays small (it may run in a signal
      * handler on a small alternate stack). */
@@ -46,18 +49,64 @@ static struct {
     struct settings settings;
 } proc;                         /* all zero: in .bss, no file space */
 
-static void lock(void)
+void tracefile_block_signals(uint32_t *saved)
 {
+    uint32_t all[SIGSET_WORDS];
+    for (unsigned i = 0; i < SIGSET_WORDS; i++)
+        all[i] = ~0u;
+    sys_sigprocmask(SIG_BLOCK, all, saved);
+}
+
+void tracefile_restore_signals(const uint32_t *saved)
+{
+    sys_sigprocmask(SIG_SETMASK, saved, NULL);
+}
+
+/* The lock is held with every signal blocked, so no signal handler can
+ * run on its holder: none can wait for it (no deadlock) and none can
+ * leave it held by jumping out with siglongjmp. */
+static void lock(uint32_t *saved_mask)
+{
+    tracefile_block_signals(saved_mask);
     while (!arch_cmpxchg(&proc.lock, 0, 1))
         sys_sched_yield();
 }
 
-static void unlock(void)
+static void unlock(const uint32_t *saved_mask)
 {
     arch_cmpxchg(&proc.lock, 1, 0);
+    tracefile_restore_signals(saved_mask);
 }
 
-/* One line on stderr.  Called under the lock (it uses proc.msg). */
+/* The C library's text for the errors the tracer can meet. */
+static const char *error_text(long err)
+{
+    switch (-err) {
+    case EPERM: return "Operation not permitted";
+    case ENOENT: return "No such file or directory";
+    case EIO: return "Input/output error";
+    case EBADF: return "Bad file descriptor";
+    case ENOMEM: return "Cannot allocate memory";
+    case EACCES: return "Permission denied";
+    case EEXIST: return "File exists";
+    case ENOTDIR: return "Not a directory";
+    case EISDIR: return "Is a directory";
+    case EINVAL: return "Invalid argument";
+    case ENFILE: return "Too many open files in system";
+    case EMFILE: return "Too many open files";
+    case EFBIG: return "File too large";
+    case ENOSPC: return "No space left on device";
+    case EROFS: return "Read-only file system";
+    case ENAMETOOLONG: return "File name too long";
+    case ELOOP: return "Too many levels of symbolic links";
+    case EDQUOT: return "Disk quota exceeded";
+    case ENODEV: return "No such device";
+    default: return NULL;
+    }
+}
+
+/* One line on stderr: "litifut: WHAT PATH: ERROR; tracing disabled".
+ * Called under the lock (it uses proc.msg). */
 static void warn(const char *what, const char *path, long err)
 {
     char *msg = proc.msg, *p = msg, *end = msg + sizeof proc.msg;
@@ -67,9 +116,17 @@ static void warn(const char *what, const char *path, long err)
         p = str_put(p, end, " ");
         p = str_put(p, end, path);
     }
-    p = str_put(p, end, " (errno ");
-    p = str_put_uint(p, end, (uint32_t)-err);
-    p = str_put(p, end, "); tracing disabled\n");
+    if (err) {
+        const char *text = error_text(err);
+        p = str_put(p, end, ": ");
+        if (text) {
+            p = str_put(p, end, text);
+        } else {
+            p = str_put(p, end, "error ");
+            p = str_put_uint(p, end, (uint32_t)-err);
+        }
+    }
+    p = str_put(p, end, "; tracing disabled\n");
     sys_write(2, msg, (unsigned long)(p - msg));
 }
 
@@ -133,21 +190,32 @@ static void fill_header(struct litifut_trace_header *h)
     }
 }
 
+static int same_file(const struct file_id *a, const struct file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino;
+}
+
 /* Daemons close every descriptor when they start, and may then get our
  * number for a file of their own: before using the descriptor, check
- * that it still is the trace file, and reopen that by path if not.
- * Without /proc the check cannot be made and the descriptor is trusted.
- * Called under the lock. */
+ * that it still is the trace file (device and inode), and reopen that
+ * by path if not: never through a symbolic link, and only if the path
+ * still names the very file we created.  0: the trace file is gone or
+ * was replaced (warned).  Called under the lock. */
 static int trace_fd_usable(void)
 {
-    char *now = proc.scratch[0], exe[8];
-    if (fd_path(proc.fd, now, sizeof proc.scratch[0]) && str_eq(now, proc.path))
+    struct file_id id;
+    if (file_id_of(proc.fd, &id) == 0 && same_file(&id, &proc.id))
         return 1;
-    if (sys_readlink("/proc/self/exe", exe, sizeof exe) <= 0)
-        return 1;                       /* no /proc */
-    int fd = sys_open(proc.path, O_RDWR | O_CLOEXEC, 0);
-    if (fd < 0)
+    int fd = sys_open(proc.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd < 0) {
+        warn("cannot reopen trace file", proc.path, fd);
         return 0;
+    }
+    if (file_id_of(fd, &id) != 0 || !same_file(&id, &proc.id)) {
+        sys_close(fd);
+        warn("trace file was replaced:", proc.path, 0);
+        return 0;
+    }
     proc.fd = fd;                       /* the old number is not ours any more */
     return 1;
 }
@@ -169,10 +237,14 @@ static int create_trace_file(const char *dir)
             p = str_put_uint(p, end, n);
         }
         str_put(str_put(path, path + path_size, proc.base), path + path_size, ".trace");
-        int fd = sys_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        int fd = sys_open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0) {
-            if (!fd_path(fd, proc.path, sizeof proc.path))
-                str_put(proc.path, proc.path + sizeof proc.path, path);
+            str_put(proc.path, proc.path + sizeof proc.path, path);
+            if (file_id_of(fd, &proc.id) != 0) {
+                warn("cannot stat trace file", path, -EBADF);
+                sys_close(fd);
+                return -1;
+            }
             return fd;
         }
         if (fd != -EEXIST) {
@@ -184,8 +256,21 @@ static int create_trace_file(const char *dir)
     return -1;
 }
 
+/* A new file at `path`, never through a symbolic link and never one
+ * somebody else made: a file left there (by a crash, or planted) is
+ * removed first (unlink removes a link itself, not its target). */
+static int create_private(const char *path)
+{
+    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = sys_open(path, flags, 0644);
+    if (fd == -EEXIST && sys_unlink(path) == 0)
+        fd = sys_open(path, flags, 0644);
+    return fd;
+}
+
 /* Copies /proc/self/maps to <base>.maps (through a temporary file, so
- * the copy is always whole).  Called under the lock. */
+ * the copy is always whole; rename replaces a link at <base>.maps, it
+ * never writes through it).  Called under the lock. */
 static void copy_maps(void)
 {
     char *tmp = proc.scratch[0], *final = proc.scratch[1];
@@ -195,7 +280,7 @@ static void copy_maps(void)
     int in = sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
     if (in < 0)
         return;
-    int out = sys_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int out = create_private(tmp);
     long n = 0;
     if (out >= 0) {
         while ((n = sys_read(in, proc.io, sizeof proc.io)) > 0)
@@ -220,11 +305,12 @@ static void after_fork_child(void);
  * constructor, or on the first traced call after the constructor. */
 static void register_fork_hooks_once(void)
 {
-    lock();
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
     int now = proc.libc_ready && proc.state == PROC_ON && !proc.atfork_done;
     if (now)
         proc.atfork_done = 1;
-    unlock();
+    unlock(mask);
     if (now)
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
@@ -235,6 +321,12 @@ static int open_trace(void)
     read_settings(st);
     if (st->off)
         return 0;
+    if (st->dir_too_long) {
+        _Static_assert(sizeof st->dir == 536, "the message below names the limit");
+        warn("LITIFUT_DIR (made absolute) is longer than 535 bytes, the tracer's limit",
+             NULL, 0);
+        return 0;
+    }
     proc.chunk_size = st->chunk_kb * 1024;
     proc.time_every = st->time_every;
     proc.fd = create_trace_file(st->dir);
@@ -258,11 +350,12 @@ static int open_trace(void)
 
 int tracefile_start(void)
 {
-    lock();
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
     if (proc.state == PROC_NEW)
         proc.state = open_trace() ? PROC_ON : PROC_OFF;
     int on = proc.state == PROC_ON;
-    unlock();
+    unlock(mask);
     if (on)
         register_fork_hooks_once();
     return on;
@@ -275,15 +368,15 @@ uint32_t tracefile_time_every(void)
 
 int tracefile_new_chunk(uint32_t tid, struct chunk *out)
 {
-    lock();
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
     if (proc.state != PROC_ON) {
-        unlock();
+        unlock(mask);
         return 0;
     }
     if (!trace_fd_usable()) {
         proc.state = PROC_OFF;
-        warn("cannot reopen trace file", proc.path, -EBADF);
-        unlock();
+        unlock(mask);
         return 0;
     }
     uint32_t index = proc.next_chunk++;
@@ -296,15 +389,15 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
         if (!err)
             proc.file_size = off + proc.chunk_size;
     }
-    unlock();
+    unlock(mask);
     void *p = err ? (void *)err
                   : sys_mmap(NULL, proc.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, proc.fd, off);
     if (sys_mmap_failed(p)) {
-        lock();
+        lock(mask);
         if (proc.state == PROC_ON)
             warn("cannot extend trace file", proc.path, (long)p);
         proc.state = PROC_OFF;
-        unlock();
+        unlock(mask);
         return 0;
     }
     struct litifut_chunk_header *ch = p;
@@ -326,25 +419,29 @@ void tracefile_drop_chunk(uint32_t *base)
 static void before_fork(void)
 {
     struct litifut_thread *t = current_thread();
-    uint32_t busy = t->busy;
-    t->busy = 1;
-    lock();
+    uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    for (unsigned i = 0; i < SIGSET_WORDS; i++)
+        proc.fork_sigmask[i] = mask[i];
     proc.fork_busy = busy;
 }
 
 static void after_fork_parent(void)
 {
-    uint32_t busy = proc.fork_busy;
-    unlock();
-    current_thread()->busy = busy;
+    uintptr_t busy = proc.fork_busy;
+    unlock(proc.fork_sigmask);
+    busy_leave(current_thread(), busy);
 }
 
 static void after_fork_child(void)
 {
     struct litifut_thread *t = current_thread();
-    uint32_t busy = proc.fork_busy;
+    uintptr_t busy = proc.fork_busy;
     if (t->chunk)
         sys_munmap(t->chunk, proc.chunk_size);
+    if (t->prev_chunk)
+        sys_munmap(t->prev_chunk, proc.chunk_size);
     thread_forget(t);
     if (proc.header) {                  /* the parent's trace file */
         sys_munmap(proc.header, HEADER_SIZE);
@@ -357,7 +454,8 @@ static void after_fork_child(void)
     proc.file_size = 0;
     proc.atfork_done = 1;       /* handlers stay registered in the child */
     proc.lock = 0;
-    t->busy = busy;
+    busy_leave(t, busy);
+    tracefile_restore_signals(proc.fork_sigmask);
 }
 
 /* --- start and end of the program --- */
@@ -365,13 +463,13 @@ static void after_fork_child(void)
 __attribute__((constructor(101))) static void at_start(void)
 {
     struct litifut_thread *t = current_thread();
-    uint32_t busy = t->busy;
-    t->busy = 1;
-    lock();
+    uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
     proc.libc_ready = 1;
-    unlock();
+    unlock(mask);
     register_fork_hooks_once();
-    t->busy = busy;
+    busy_leave(t, busy);
 }
 
 /* Runs late in exit(): records made after it still land in the file
@@ -379,14 +477,14 @@ __attribute__((constructor(101))) static void at_start(void)
 __attribute__((destructor(101))) static void at_end(void)
 {
     struct litifut_thread *t = current_thread();
-    uint32_t busy = t->busy;
-    t->busy = 1;
+    uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
+    uint32_t mask[SIGSET_WORDS];
     if (t->state == THREAD_ON && t->cur &&
         (uint32_t)(t->chunk_end - t->cur) >= TIME_MARK_WORDS)
         thread_put_time_mark(t);
-    lock();
+    lock(mask);
     if (proc.state == PROC_ON)
         copy_maps();
-    unlock();
-    t->busy = busy;
+    unlock(mask);
+    busy_leave(t, busy);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # litifut's tests: `make test` runs this after building everything.
 #
-#   tests/run.sh [GROUP...]     groups: programs passthrough linking errors truncated postproc fork signals daemon realprog
+#   tests/run.sh [GROUP...]     groups: programs passthrough linking errors hostile truncated
+#                               postproc fork signals daemon realprog
 #
 # BIN (the host tools under test, default build/bin), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
@@ -19,14 +20,16 @@ RESULTS=$WORK/results
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-for f in lib programs passthrough linking errors truncated postproc runtime realprog; do
-    [ -f "$ROOT/tests/$f.sh" ] && . "$ROOT/tests/$f.sh"
+# every tests/*.sh but this driver and the stand-alone scripts
+for f in "$ROOT"/tests/*.sh; do
+    case ${f##*/} in run.sh|bench.sh|get-source.sh) continue ;; esac
+    . "$f"
 done
 
-groups=${*:-programs passthrough linking errors truncated postproc fork signals daemon realprog}
+groups=${*:-programs passthrough linking errors hostile truncated postproc fork signals daemon realprog}
 for g in $groups; do
     echo "== $g"
-    "test_$g"
+    if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi
 done
 
 n_ok=$(grep -c '^ok' "$RESULTS")

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <spawn.h>
 #include <string.h>
@@ -9,17 +10,76 @@
 
 extern char **environ;
 
+/* A termination signal is only noted here (and passed on to the child
+ * we are waiting for); the code that owns temporary files checks
+ * pending_signal() at its next step, cleans up and dies by it. */
+static volatile sig_atomic_t caught_signal;
+static volatile pid_t running_child;
+
+static void on_termination_signal(int sig)
+{
+    int saved = errno;
+    caught_signal = sig;
+    if (running_child > 0)
+        kill(running_child, sig);
+    errno = saved;
+}
+
+void catch_termination_signals(void)
+{
+    static const int sigs[] = { SIGHUP, SIGINT, SIGTERM };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_termination_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* a signal the caller ignored (nohup, a background job) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int pending_signal(void)
+{
+    return caught_signal;
+}
+
+void die_by_pending_signal(void)
+{
+    int sig = caught_signal;
+    if (!sig)
+        return;
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
 int run_command(char *const argv[])
 {
     pid_t pid;
+    if (caught_signal)
+        return error("interrupted by signal %d", (int)caught_signal);
     int err = strchr(argv[0], '/') ? posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)
                                    : posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
     if (err != 0)
         return error("cannot run %s: %s", argv[0], strerror(err));
+    running_child = pid;
+    if (caught_signal)                  /* came between the check and the spawn */
+        kill(pid, caught_signal);
     int status;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
+        if (errno != EINTR) {
+            running_child = 0;
             return error("waiting for %s: %s", argv[0], strerror(errno));
+        }
+    running_child = 0;
+    if (caught_signal)
+        return -1;                      /* the caller cleans up and dies by it */
     if (WIFSIGNALED(status))
         return error("%s died from signal %d", argv[0], WTERMSIG(status));
     return WEXITSTATUS(status);

@@ -7,6 +7,14 @@
  * be run or died from a signal. */
 int run_command(char *const argv[]);
 
+/* SIGHUP, SIGINT and SIGTERM (unless ignored) are noted, passed on to
+ * the command run_command is waiting for, and make run_command fail;
+ * the caller removes its temporary files, then die_by_pending_signal()
+ * ends the process by the same signal, as if it had not been caught. */
+void catch_termination_signals(void);
+int pending_signal(void);           /* the signal caught, or 0 */
+void die_by_pending_signal(void);   /* returns only if none was caught */
+
 /* Replaces this process with argv; returns only on failure (-1, with
  * one error line). */
 int exec_command(char *const argv[]);

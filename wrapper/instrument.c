@@ -49,6 +49,11 @@ static int compile_db(const struct work *w, const char *c_file, const char *o_fi
     return st == 0 ? 0 : -1;
 }
 
+/* What may create a child that shares the caller's memory and TLS:
+ * vfork, clone, and static glibc's internal clone (posix_spawn,
+ * system, popen).  stub.S has a __wrap_ function for each. */
+static const char *const spawn_functions[] = { "vfork", "clone", "__clone_internal", NULL };
+
 /* One link: the user's arguments (without the output and strip
  * options), the tracer and the DB; through a response file, so that
  * huge command lines work. */
@@ -59,6 +64,22 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
     struct argv_builder a = { 0 };
     argv_push(&a, "--undefined=pthread_atfork");   /* before any archive is searched */
     argv_push(&a, "--undefined=litifut_sled");     /* survives --gc-sections */
+    /* Calls that may start a child sharing the caller's memory go
+     * through the tracer first (stub/record.c, litifut_before_spawn).
+     * The wrappers' __real_ references are weak, so that nothing is
+     * pulled in that the program does not use; in a link against
+     * libc.a, --undefined brings the real functions in all the same,
+     * because a wrapped call no longer asks for them. */
+    for (const char *const *f = spawn_functions; *f; f++) {
+        char *opt = xasprintf("--wrap=%s", *f);
+        argv_push(&a, opt);
+        free(opt);
+        if (la->static_archives) {
+            opt = xasprintf("--undefined=%s", *f);
+            argv_push(&a, opt);
+            free(opt);
+        }
+    }
     if (w->tc->island_object) {
         /* a sled copy at the start of the code; the tracer's is at its end */
         argv_push(&a, "--undefined=litifut_island_sled");
@@ -195,6 +216,8 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc)
         warning("%s: ignoring %s: the post-processor needs the symbols", la->output,
                 la->strip_option);
     int rc = run_passes(&w);
+    if (pending_signal())
+        rc = -1;                    /* a link stopped by a signal leaves no output */
     if (rc != 0)
         unlink(la->output);         /* as ld does: no stale output after a failed link */
     remove_work_dir(w.dir);

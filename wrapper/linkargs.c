@@ -146,6 +146,8 @@ int link_args_parse(struct link_args *la, int argc, char **argv)
             la->relocatable = 1;
         } else if (IS("shared") || IS("Bshareable")) {
             la->shared = 1;
+        } else if (IS("static") || IS("Bstatic") || IS("dn") || IS("non_shared")) {
+            la->static_archives = 1;
         } else if (IS("emulation") || strcmp(arg, "-m") == 0) {
             la->emulation = eq ? eq + 1 : next;
             i += !eq;

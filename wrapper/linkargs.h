@@ -11,6 +11,7 @@ struct link_args {
     const char *emulation;      /* -m, or NULL */
     int relocatable;            /* -r / -Ur / -i */
     int shared;                 /* -shared */
+    int static_archives;        /* -static or -Bstatic: libc may come from libc.a */
     int has_input;              /* any input file or -l */
     const char *strip_option;   /* -s, -S, -x, ... as given, or NULL */
 };

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "instrument.h"
 #include "linkargs.h"
+#include "process.h"
 #include "toolchain.h"
 
 static int pass_through(const struct toolchain *tc, int argc, char **argv)
@@ -45,10 +46,12 @@ int main(int argc, char **argv)
         return pass_through(&tc, argc, argv);
     }
     int rc = 0;
+    catch_termination_signals();
     if (find_instrumenting_tools(&tc, &la) != 0 || instrument_link(&la, &tc) != 0) {
         remove(la.output);          /* never leave a stale or half-made program */
         rc = 1;
     }
+    die_by_pending_signal();        /* everything temporary is gone by now */
     link_args_free(&la);
     toolchain_free(&tc);
     return rc;

@@ -60,4 +60,31 @@ litifut_arm_common:
     ldr     pc, [sp], #4            @ jump to the target, sp as at the call
     .size litifut_arm_common, . - litifut_arm_common
 
+/*
+ * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper
+ * links the program's calls of these (and static glibc's) here with
+ * ld --wrap.  Each tells the tracer (litifut_before_spawn: a child
+ * sharing this memory must not record), then goes on to the real
+ * function with r0-r3, r12, lr, sp and the stacked arguments as the
+ * caller left them, so vfork returns straight to the caller.
+ */
+    .macro SPAWN_WRAPPER name
+    .text
+    .global __wrap_\name
+    .hidden __wrap_\name
+    .type __wrap_\name, %function
+    .weak __real_\name
+__wrap_\name:
+    push    {r0, r1, r2, r3, r12, lr}   @ 24 bytes: sp stays 8-byte aligned
+    add     r0, sp, #24                 @ arg: the caller's sp
+    bl      litifut_before_spawn
+    pop     {r0, r1, r2, r3, r12, lr}
+    b       __real_\name
+    .size __wrap_\name, . - __wrap_\name
+    .endm
+
+    SPAWN_WRAPPER vfork
+    SPAWN_WRAPPER clone
+    SPAWN_WRAPPER __clone_internal
+
     .section .note.GNU-stack, "", %progbits

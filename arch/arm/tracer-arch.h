@@ -10,6 +10,16 @@
 #include <asm/unistd.h>
 #include "litifut/trace-format.h"
 
+/* The kernel's stack_t (sigaltstack). */
+struct arch_stack {
+    uintptr_t ss_sp;
+    int ss_flags;
+    unsigned long ss_size;
+};
+
+/* Signals in the kernel's sigset_t (rt_sigprocmask's size argument * 8). */
+#define ARCH_NSIG          64
+
 #define ARCH_ID            LITIFUT_ARCH_ARM
 
 /* The registers saved by stub.S, in memory order. */

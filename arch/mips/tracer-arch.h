@@ -10,6 +10,16 @@
 #include <asm/unistd.h>
 #include "litifut/trace-format.h"
 
+/* The kernel's stack_t (sigaltstack): MIPS puts the size before the flags. */
+struct arch_stack {
+    uintptr_t ss_sp;
+    unsigned long ss_size;
+    int ss_flags;
+};
+
+/* Signals in the kernel's sigset_t (rt_sigprocmask's size argument * 8). */
+#define ARCH_NSIG          128
+
 #define ARCH_ID LITIFUT_ARCH_MIPS
 
 /* The registers saved by the sled and the common code (arch/mips/sled.S),
