@@ -2,7 +2,7 @@
 # litifut's tests: `make test` runs this after building everything.
 #
 #   tests/run.sh [GROUP...]     groups: programs passthrough linking errors hostile truncated
-#                               postproc fork signals daemon realprog
+#                               postproc fork signals sigjump spawn tracefiles daemon realprog
 #
 # BIN (the host tools under test, default build/bin), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
@@ -26,7 +26,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-programs passthrough linking errors hostile truncated postproc fork signals daemon realprog}
+groups=${*:-programs passthrough linking errors hostile truncated postproc fork signals sigjump spawn tracefiles daemon realprog}
 for g in $groups; do
     echo "== $g"
     if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi

@@ -12,7 +12,8 @@ traced_run() {
     RUN=$WORK/$name/$ARCH
     mkdir -p "$RUN"
     LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -pthread -o "$RUN/prog" "$ROOT/tests/progs/$src"
-    (cd "$RUN" && env LITIFUT_DIR=. "$@" timeout 600 "$QEMU" -L "$SYSROOT" ./prog > out 2> err)
+    (cd "$RUN" && env LITIFUT_DIR=. "$@" timeout "${TIMEOUT:-600}" "$QEMU" -L "$SYSROOT" ./prog \
+        > out 2> err)
 }
 
 # calls_to FUNC TRACE: how many recorded calls went to FUNC.
@@ -73,5 +74,90 @@ test_daemon() {
         check "$ARCH/daemon: closed, reused descriptor and chdir /: all 20000 calls recorded, maps kept" \
             eval 'grep -q "^done" "$RUN/out" && [ ! -s "$RUN/err" ] && [ ! -s "$RUN/pp.err" ] &&
                   [ "$(calls_to work_marker "$RUN")" = 20000 ] && ls "$RUN"/litifut.*.maps > /dev/null'
+    done
+}
+
+# Signal handlers that leave with siglongjmp, abandoning the tracer
+# mid-call, in two threads with small chunks: no hang, and every call
+# that reached its callee recorded (at most one more per jump: a call
+# recorded but abandoned before it was passed on).
+test_sigjump() {
+    local arch executed jumps recorded
+    for arch in $ARCHES; do
+        set_arch "$arch"
+        TIMEOUT=300 traced_run sigjump sigjump.c LITIFUT_CHUNK_KB=4
+        "$BIN/litifut-postproc" --format=tsv "$RUN" > "$RUN/trace.tsv" 2> "$RUN/pp.err"
+        executed=$(sed -n 's/^executed //p' "$RUN/out")
+        jumps=$(sed -n 's/^jumps //p' "$RUN/out")
+        recorded=$(grep -c "	worker_marker+0x0$" "$RUN/trace.tsv")
+        if [ -n "$executed" ] && [ "${jumps:-0}" -gt 0 ] && [ ! -s "$RUN/err" ] &&
+           [ ! -s "$RUN/pp.err" ] && [ "$recorded" -ge "$executed" ] &&
+           [ "$recorded" -le $((executed + jumps)) ]; then
+            pass "$ARCH/sigjump: $jumps siglongjmps out of handlers;" \
+                 "$recorded recorded of $executed executed calls (+ at most one per jump)"
+        else
+            fail "$ARCH/sigjump: recorded $recorded, executed ${executed:-?}, jumps ${jumps:-?}" \
+                 "$(head -c 200 "$RUN/err" "$RUN/pp.err")"
+        fi
+    done
+}
+
+# vfork children, and static glibc's posix_spawn child (clone with
+# CLONE_VM), share the parent's memory: they record nothing, and the
+# parent's calls before and after are all recorded.
+test_spawn() {
+    local arch link
+    for arch in $ARCHES; do
+        set_arch "$arch"
+        for link in dynamic static; do
+            local flags=()
+            [ "$link" = static ] && flags=(-static)
+            RUN=$WORK/spawn/$ARCH-$link
+            mkdir -p "$RUN"
+            LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 "${flags[@]}" -o "$RUN/prog" \
+                "$ROOT/tests/progs/spawn.c"
+            (cd "$RUN" && LITIFUT_DIR=. timeout 300 "$QEMU" -L "$SYSROOT" ./prog > out 2> err)
+            "$BIN/litifut-postproc" --format=tsv "$RUN" > "$RUN/trace.tsv" 2> "$RUN/pp.err"
+            check "$ARCH/spawn/$link: vfork and posix_spawn children record nothing, all 700 parent calls recorded" \
+                eval '[ "$(grep -c "child exit 7" "$RUN/out")" = 3 ] &&
+                      grep -q "spawned child exit 3" "$RUN/out" && [ ! -s "$RUN/pp.err" ] &&
+                      [ "$(ls "$RUN"/litifut.*.trace | wc -l)" = 1 ] &&
+                      [ "$(grep -c "	parent_marker+0x0$" "$RUN/trace.tsv")" = 700 ] &&
+                      ! grep -q "child_marker\|__spawni_child" "$RUN/trace.tsv"'
+        done
+    done
+}
+
+# The tracer's files: never written through a symbolic link, a
+# LITIFUT_DIR too long for the tracer refused (not cut short), and
+# errors in words, not numbers.
+test_tracefiles() {
+    local arch long longroot
+    for arch in $ARCHES; do
+        set_arch "$arch"
+        RUN=$WORK/tracefiles/$ARCH
+        mkdir -p "$RUN"
+        echo "maps victim" > "$RUN/victim-maps"
+        : > "$RUN/victim-trace"
+        traced_run tracefiles symlinks.c LITIFUT_CHUNK_KB=4
+        check "$ARCH/tracefiles: planted symlinks are not written through; one warning" \
+            eval 'grep -q "^done" "$RUN/out" && [ "$(cat "$RUN/victim-maps")" = "maps victim" ] &&
+                  [ ! -s "$RUN/victim-trace" ] && [ "$(wc -l < "$RUN/err")" = 1 ] &&
+                  grep -q "cannot reopen trace file .*symbolic links; tracing disabled" "$RUN/err" &&
+                  [ -f "$(ls "$RUN"/litifut.*.maps)" ] && [ ! -L "$(ls "$RUN"/litifut.*.maps)" ]'
+
+        longroot=$RUN/long
+        long=$longroot
+        for _ in 1 2 3 4 5 6; do long=$long/$(printf 'd%.0s' $(seq 90)); done
+        mkdir -p "$long"
+        traced_run tracefiles-long demo.c LITIFUT_DIR="$long"
+        check "$ARCH/tracefiles: a LITIFUT_DIR over the tracer's limit is refused with one line" \
+            eval '[ "$(wc -l < "$RUN/err")" = 1 ] && grep -q "LITIFUT_DIR.*longer than 535" "$RUN/err" &&
+                  [ -z "$(find "$longroot" "$RUN" -name "litifut.*")" ] &&
+                  [ -s "$RUN/out" ]'
+        traced_run tracefiles-missing demo.c LITIFUT_DIR=/nonexistent/dir
+        check "$ARCH/tracefiles: a missing LITIFUT_DIR is named with the system's message" \
+            eval '[ "$(wc -l < "$RUN/err")" = 1 ] &&
+                  grep -q "cannot create trace file /nonexistent/dir/litifut.*: No such file or directory; tracing disabled" "$RUN/err"'
     done
 }
