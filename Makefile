@@ -146,11 +146,12 @@ demo: deps all
 	@echo "== calls per function ($(BIN)/litifut-postproc --summary $(DEMO_DIR))"
 	@$(BIN)/litifut-postproc --summary $(DEMO_DIR)
 
-# Tests run the host tools built with ASan and UBSan (build/asan).
-test: deps sources test-tools
+# Tests run the host tools built with ASan and UBSan (build/asan); the
+# host tools' own groups run again against the release build (build/bin).
+test: deps sources test-tools all
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 all
-	BIN=$(abspath $(BUILD)/asan/bin) PLUGINS=$(abspath $(BUILD)/tools) \
-	    SOURCES=$(abspath $(BUILD)/src) tests/run.sh
+	BIN=$(abspath $(BUILD)/asan/bin) RELEASE_BIN=$(abspath $(BIN)) \
+	    PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) tests/run.sh
 
 bench: deps sources all test-tools
 	BIN=$(abspath $(BIN)) PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \

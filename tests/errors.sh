@@ -72,6 +72,10 @@ test_errors() {
     check "link: unsupported architecture (host x86-64) fails cleanly" \
         eval '[ ! -e "$d/host" ] && grep -q "cannot tell the target architecture" "$d/host.err"'
 
+    link_interrupted TERM 15
+    link_interrupted INT 2
+    link_interrupted HUP 1
+
     local pp=$BIN/litifut-postproc
     expect_error "postproc: not a trace" "text: not a litifut trace" "$pp" "$d/text"
     mkdir -p "$d/empty"
@@ -81,4 +85,30 @@ test_errors() {
     LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O0 -o "$d/other/prog" "$ROOT/tests/progs/demo.c"
     expect_error "postproc: another build of the program" "not the build that was traced" \
         "$pp" --binary-dir "$d/other" "$d/run"
+}
+
+# link_interrupted SIG NUMBER: a signal to the wrapper in the middle of
+# an instrumented link (while the DB compiles, slowly) removes its
+# temporary directory and the output, and the wrapper dies by the same
+# signal.  (env --default-signal: background jobs start with SIGINT
+# ignored, and an ignored signal is left ignored.)
+link_interrupted() {
+    local sig=$1 num=$2 d=$WORK/errors/interrupt-$1 pid rc
+    mkdir -p "$d/tmp"
+    printf '#!/bin/sh\nexec sleep 60\n' > "$d/slowcc"
+    chmod +x "$d/slowcc"
+    echo stale > "$d/out"
+    LITIFUT=1 LITIFUT_CC="$d/slowcc" TMPDIR="$d/tmp" env --default-signal=INT \
+        "$BIN/$TRIPLE-ld" -o "$d/out" "$WORK/errors/demo.o" 2> "$d/err" &
+    pid=$!
+    for _ in $(seq 100); do
+        [ -n "$(ls "$d/tmp")" ] && break
+        sleep 0.1
+    done
+    sleep 0.3                                   # let it reach the compiler
+    kill -"$sig" "$pid"
+    { wait "$pid"; } 2> /dev/null
+    rc=$?
+    check "link: SIG$sig during an instrumented link: temporary files removed, no output, dies by SIG$sig (status $rc)" \
+        eval '[ "$rc" = $((128 + num)) ] && [ -z "$(ls "$d/tmp")" ] && [ ! -e "$d/out" ]'
 }

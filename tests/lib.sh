@@ -19,8 +19,8 @@ set_arch() {
     TCXX=$TRIPLE-g++
 }
 
-pass() { echo "ok   $*"; echo "ok" >> "$RESULTS"; }
-fail() { echo "FAIL $*"; echo "FAIL $*" >> "$RESULTS"; }
+pass() { echo "ok   ${NAME_PREFIX:-}$*"; echo "ok" >> "$RESULTS"; }
+fail() { echo "FAIL ${NAME_PREFIX:-}$*"; echo "FAIL ${NAME_PREFIX:-}$*" >> "$RESULTS"; }
 
 # check NAME COMMAND...: passes if COMMAND succeeds.
 check() {

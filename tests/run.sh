@@ -4,7 +4,8 @@
 #   tests/run.sh [GROUP...]     groups: programs passthrough linking errors hostile truncated
 #                               postproc fork signals sigjump spawn tracefiles daemon realprog
 #
-# BIN (the host tools under test, default build/bin), PLUGINS (the QEMU
+# BIN (the host tools under test, default build/bin), RELEASE_BIN (if
+# set, the host-tool groups run again with these), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
 # "arm mips mipsel"), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
 # scratch directory) may be set in the environment.
@@ -31,6 +32,18 @@ for g in $groups; do
     echo "== $g"
     if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi
 done
+
+# The host tools' groups again against the release build: a sanitizer
+# can hide a crash or change it (an uninitialised pointer freed).
+if [ -n "${RELEASE_BIN:-}" ]; then
+    for g in $groups; do
+        case $g in
+        errors|hostile|truncated|postproc)
+            echo "== release/$g"
+            BIN=$RELEASE_BIN NAME_PREFIX=release/ "test_$g" ;;
+        esac
+    done
+fi
 
 n_ok=$(grep -c '^ok' "$RESULTS")
 n_fail=$(grep -c '^FAIL' "$RESULTS")
