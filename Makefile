@@ -6,6 +6,7 @@
 #                (DEMO_TRIPLE=mips-linux-gnu or mipsel-linux-gnu for MIPS)
 #   make test    deps + build + all tests
 #   make bench   instruction counts, sizes and link times
+#   make fuzz    the libFuzzer harnesses, FUZZ_SECONDS each (fuzz/README.md)
 #
 # Host tools: build/bin/{litifut-ld,litifut-rewrite,litifut-postproc},
 # with build/bin/ld and build/bin/<triple>-ld linked to litifut-ld.
@@ -26,7 +27,8 @@ HOST_LDLIBS := -lelf -lcapstone
 UTILS_SRC    := utils/error.c utils/files.c utils/elfimage.c utils/arch.c utils/process.c \
                 arch/arm/arch-arm.c arch/mips/arch-mips.c
 REWRITER_SRC := src/linkmap.c src/sites.c src/db.c src/rewrite.c src/rewriter.c
-WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c
+WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
+                wrapper/install.c
 POSTPROC_SRC := $(wildcard postproc/*.c)
 
 host_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -38,7 +40,7 @@ TOOLS += $(BIN)/litifut-postproc
 endif
 
 # Target triples, and the tracer module each gets (build/lib/litifut/<triple>/).
-TRIPLES := arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu
+TRIPLES := arm-linux-gnueabi arm-linux-gnueabihf mips-linux-gnu mipsel-linux-gnu
 LINKS   := $(BIN)/ld $(addprefix $(BIN)/,$(addsuffix -ld,$(TRIPLES)))
 TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o) \
            $(BUILD)/lib/litifut/mips-linux-gnu/island.o $(BUILD)/lib/litifut/mipsel-linux-gnu/island.o
@@ -88,8 +90,13 @@ endef
 
 STUB_OBJS  := record.o tracefile.o settings.o procfs.o fileid.o
 ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
+# Hard float: the same ARM-state code (armv5te instructions run on
+# every ARMv6/v7 device), built for the VFP argument-passing ABI so that
+# it links with hard-float objects.
+ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
 $(eval $(call tracer_rules,arm-linux-gnueabi,arm,$(ARM_FLAGS),$(STUB_OBJS) stub.o))
+$(eval $(call tracer_rules,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS),$(STUB_OBJS) stub.o))
 $(eval $(call tracer_rules,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(STUB_OBJS) bridge.o stub.o))
 $(eval $(call tracer_rules,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(STUB_OBJS) bridge.o stub.o))
 
@@ -114,8 +121,13 @@ $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 
 DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev zlib1g-dev \
                 gcc-arm-linux-gnueabi g++-arm-linux-gnueabi qemu-user \
+                gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
                 gcc-mips-linux-gnu g++-mips-linux-gnu gcc-mipsel-linux-gnu g++-mipsel-linux-gnu \
                 dpkg-dev bc
+# fuzz/fuzz.mk: make fuzz-build, fuzz-smoke (part of make test), fuzz
+include fuzz/fuzz.mk
+DEB_PACKAGES += $(FUZZ_DEB_PACKAGES)
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Installs what is missing (apt-get), so it is quick when nothing is.
@@ -150,6 +162,7 @@ demo: deps all
 # host tools' own groups run again against the release build (build/bin).
 test: deps sources test-tools all
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 all
+	$(MAKE) fuzz-smoke
 	BIN=$(abspath $(BUILD)/asan/bin) RELEASE_BIN=$(abspath $(BIN)) \
 	    PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) tests/run.sh
 

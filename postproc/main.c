@@ -1,7 +1,10 @@
 /*
  * litifut-postproc: turns raw traces (litifut.<pid>.trace, with the
- * saved litifut.<pid>.maps) into a symbolized call log, a TSV table or
- * a per-callee summary.
+ * saved litifut.<pid>.maps) into a symbolized call log, a per-callee
+ * summary or the trace headers, as text or TSV (report.c has the
+ * columns and how callees are named).  The traces and every file they
+ * name come from a device and are checked before use: a FIFO or device
+ * is never opened for reading, damage is one line per problem.
  */
 #include <dirent.h>
 #include <getopt.h>
@@ -18,13 +21,30 @@ static void usage(FILE *f)
         "Usage: litifut-postproc [OPTIONS] DIR|TRACE...\n"
         "Prints the calls recorded in litifut traces (every litifut.*.trace in DIR).\n"
         "\n"
-        "  --format=log      call log, one line per call (default)\n"
-        "  --format=tsv      one tab-separated row per call, with a header line\n"
+        "What to print (one of):\n"
+        "  (default)         the calls, one line (row) per call\n"
         "  --summary         calls per callee, most called first\n"
-        "  --info            the trace headers, as key=value lines\n"
+        "  --info            the trace headers\n"
+        "How:\n"
+        "  --format=log      text for people (default)\n"
+        "  --format=tsv      tab-separated values with a header line:\n"
+        "                      calls:   pid tid seq site_rt target_rt site_obj site_addr\n"
+        "                               site_sym target_obj target_addr target_sym\n"
+        "                      summary: calls callee callee_obj\n"
+        "                      info:    trace exe pid arch endian load_bias chunk_size\n"
+        "                               time_every sites threads calls record_bytes\n"
+        "                               db_bytes bridge build_id\n"
+        "                    *_rt: runtime addresses; *_addr: link-time addresses in\n"
+        "                    *_obj (the file as the target named it, ? if unknown);\n"
+        "                    *_sym: function+0xoffset (? if none); callee: a function\n"
+        "                    name, or 0x<address> if it has none\n"
+        "Where the files are:\n"
         "  --binary-dir DIR  find the program and libraries here, by file name\n"
         "  --sysroot DIR     find target paths under DIR (e.g. /usr/arm-linux-gnueabi)\n"
-        "  -h, --help        this help\n");
+        "  -h, --help        this help\n"
+        "\n"
+        "Callees are named \"function\" in the program, \"function (library)\" elsewhere;\n"
+        "a call through a PLT entry counts as a call of the function it imports.\n");
 }
 
 static int is_trace_name(const char *name)
@@ -63,22 +83,59 @@ static int process(struct report *r, const char *path, const struct path_options
     struct trace_file t;
     struct address_space as;
     struct program p;
-    if (trace_read(path, &t) != 0)
+    if (trace_open(path, &t) != 0)
         return -1;
     address_space_init(&as, paths);
     address_space_load_maps(&as, t.maps_path);
     int rc = program_load(&p, &as, &t);
-    if (rc == 0)
+    if (rc == 0) {
+        trace_read_records(&t, p.db.header.n_sites);    /* the program says how many */
         report_trace(r, &t, &p, &as);
+    }
     program_free(&p);
     address_space_free(&as);
     trace_free(&t);
     return rc;
 }
 
-int main(int argc, char **argv)
+/* What the options asked for.  Each may be given once (again with the
+ * same value is fine); two views at once make no sense. */
+struct options {
+    struct report report;
+    struct path_options paths;
+    const char *format;
+    int summary, info;
+};
+
+/* Sets *slot to `value` unless it has another value already. */
+static int set_once(const char **slot, const char *value, const char *option)
 {
-    set_program_name("litifut-postproc");
+    if (*slot && strcmp(*slot, value) != 0) {
+        error("%s given twice (%s and %s)", option, *slot, value);
+        return -1;
+    }
+    *slot = value;
+    return 0;
+}
+
+static int check_options(struct options *o)
+{
+    if (o->summary && o->info) {
+        error("--summary and --info: choose one view");
+        return -1;
+    }
+    if (o->format && strcmp(o->format, "log") != 0 && strcmp(o->format, "tsv") != 0) {
+        error("--format=%s: expected log or tsv", o->format);
+        return -1;
+    }
+    o->report.view = o->summary ? VIEW_SUMMARY : o->info ? VIEW_INFO : VIEW_CALLS;
+    o->report.tsv = o->format && strcmp(o->format, "tsv") == 0;
+    return 0;
+}
+
+/* 0 and the options, 1 after --help, -1 after one error line. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
     static const struct option longopts[] = {
         { "format", required_argument, NULL, 'f' },
         { "summary", no_argument, NULL, 's' },
@@ -88,29 +145,30 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct report r = { .format = REPORT_LOG, .out = stdout };
-    struct path_options paths = { NULL, NULL };
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    int c, rc = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'f':
-            if (strcmp(optarg, "log") == 0)
-                r.format = REPORT_LOG;
-            else if (strcmp(optarg, "tsv") == 0)
-                r.format = REPORT_TSV;
-            else {
-                error("--format=%s: expected log or tsv", optarg);
-                return 2;
-            }
-            break;
-        case 's': r.format = REPORT_SUMMARY; break;
-        case 'i': r.format = REPORT_INFO; break;
-        case 'b': paths.binary_dir = optarg; break;
-        case 'r': paths.sysroot = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'f': rc = set_once(&o->format, optarg, "--format"); break;
+        case 's': o->summary = 1; break;
+        case 'i': o->info = 1; break;
+        case 'b': rc = set_once(&o->paths.binary_dir, optarg, "--binary-dir"); break;
+        case 'r': rc = set_once(&o->paths.sysroot, optarg, "--sysroot"); break;
+        case 'h': usage(stdout); return 1;
+        default: return -1;             /* getopt said what */
         }
     }
+    return rc == 0 ? check_options(o) : -1;
+}
+
+int main(int argc, char **argv)
+{
+    set_program_name("litifut-postproc");
+    struct options o;
+    memset(&o, 0, sizeof o);
+    o.report.out = stdout;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
     if (optind == argc) {
         usage(stderr);
         return 2;
@@ -121,24 +179,25 @@ int main(int argc, char **argv)
         struct stat st;
         if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             if (list_traces(argv[i], &traces, &n) != 0)
-                return 1;
+                rc = 1;
         } else {
             traces = xrealloc(traces, (n + 1) * sizeof *traces);
             traces[n++] = xstrdup(argv[i]);
         }
     }
     if (!n) {
-        error("no litifut.*.trace files in %s", argv[optind]);
+        if (rc == 0)
+            error("no litifut.*.trace files in %s", argv[optind]);
+        free(traces);
         return 1;
     }
-    int rc = 0;
-    report_begin(&r);
+    report_begin(&o.report);
     for (size_t i = 0; i < n; i++) {
-        if (process(&r, traces[i], &paths) != 0)
+        if (process(&o.report, traces[i], &o.paths) != 0)
             rc = 1;
         free(traces[i]);
     }
-    report_end(&r);
+    report_end(&o.report);
     free(traces);
     return rc;
 }

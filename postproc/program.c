@@ -41,6 +41,37 @@ static int find_rewritten_sites(struct program *p)
     return rc;
 }
 
+/* The traced program's file: found, an ELF file of the trace's
+ * architecture and byte order, with its symbol table.  One error line
+ * if not. */
+static int open_program(struct program *p, const struct trace_file *t)
+{
+    const struct litifut_trace_header *h = &t->header;
+    struct object *o = p->obj;
+    if (object_open(o) != 0) {
+        if (o->missing)
+            return error("%s: cannot read the traced program %s (see --binary-dir, --sysroot)",
+                         t->path, h->exe);
+        if (o->why_not)
+            return error("%s: %s", o->host_path, o->why_not);
+        return -1;                      /* the ELF reader said why */
+    }
+    p->arch = arch_by_machine(o->img.machine);
+    if (!p->arch || p->arch->trace_arch != h->arch)
+        return error("%s: %s is not the traced program (another architecture)", t->path,
+                     o->host_path);
+    if (o->img.big_endian != (h->endian == LITIFUT_BIG_ENDIAN))
+        return error("%s: %s is not the traced program (the other byte order)", t->path,
+                     o->host_path);
+    /* `strip` keeps the DB (.rodata) but drops the symbols that find it,
+     * the sled and the code's mapping symbols */
+    if (!o->img.has_symtab)
+        return error("%s: stripped (no symbol table): the post-processor needs the program "
+                     "as linked, before stripping (give its directory with --binary-dir)",
+                     o->host_path);
+    return 0;
+}
+
 int program_load(struct program *p, struct address_space *as, const struct trace_file *t)
 {
     memset(p, 0, sizeof *p);
@@ -48,18 +79,15 @@ int program_load(struct program *p, struct address_space *as, const struct trace
     if (!h->exe[0])
         return error("%s: the trace does not name its program", t->path);
     p->obj = object_get(as, h->exe);
-    if (object_open(p->obj) != 0)
-        return error("%s: cannot read the traced program %s (see --binary-dir, --sysroot)",
-                     t->path, h->exe);
-    p->arch = arch_by_machine(p->obj->img.machine);
-    if (!p->arch || p->arch->trace_arch != h->arch)
-        return error("%s: %s is not the traced program (another architecture)", t->path,
-                     p->obj->host_path);
-    if (db_read_image(&p->obj->img, &p->db) != 0)
+    if (open_program(p, t) != 0 || db_read_image(&p->obj->img, &p->db) != 0)
         return -1;
     if (p->db.header.checksum != h->db_checksum)
         return error("%s: %s is not the build that was traced (its instruction DB differs)",
                      t->path, p->obj->host_path);
+    /* the same DB, so the header's count is damaged: the DB's is used */
+    if (h->db_sites != p->db.header.n_sites)
+        warning("%s: the header says %" PRIu32 " call sites, the program's DB has %" PRIu32
+                "; using the DB's", t->path, h->db_sites, p->db.header.n_sites);
     p->bias = h->load_bias;
     return find_rewritten_sites(p);
 }

@@ -1,23 +1,26 @@
-/* The post-processor's outputs: call log, TSV, per-callee summary. */
+/* The post-processor's views (calls, summary, info), each as text or
+ * TSV; the columns and the naming are described in report.c. */
 #ifndef LITIFUT_POSTPROC_REPORT_H
 #define LITIFUT_POSTPROC_REPORT_H
 
 #include <stdio.h>
 #include "program.h"
 
-enum report_format { REPORT_LOG, REPORT_TSV, REPORT_SUMMARY, REPORT_INFO };
+enum report_view { VIEW_CALLS, VIEW_SUMMARY, VIEW_INFO };
 
 struct report {
-    enum report_format format;
+    enum report_view view;
+    int tsv;                        /* tab-separated values, else text for people */
     FILE *out;
-    struct summary_entry *entries;  /* REPORT_SUMMARY: calls per callee */
+    struct summary_entry *entries;  /* VIEW_SUMMARY: calls per callee */
     size_t n_entries, cap;
-    size_t *buckets;                /* hash of entries, by callee name */
+    size_t *buckets;                /* hash of entries, by callee */
     size_t n_buckets;
     unsigned long long total;
 };
 
 void report_begin(struct report *r);
+/* `t`'s records must have been read (trace_read_records) for `p`. */
 void report_trace(struct report *r, const struct trace_file *t, const struct program *p,
                   struct address_space *as);
 void report_end(struct report *r);

@@ -2,11 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <gelf.h>
 #include "symbols.h"
 #include "arch.h"
 #include "error.h"
+#include "files.h"
 
 void address_space_init(struct address_space *as, const struct path_options *paths)
 {
@@ -54,41 +56,104 @@ static int sym_cmp(const void *a, const void *b)
 }
 
 /* Which name wins where several share an address: a PLT entry's, then
- * a global function's, a weak one's, a local one's. */
-enum { RANK_PLT, RANK_GLOBAL, RANK_WEAK, RANK_LOCAL };
+ * a global function's, a weak one's, a local one's; and a public name
+ * before any name reserved to the implementation (leading '_'), so
+ * that libc's puts is "puts" whichever way it was reached, not its
+ * global alias "_IO_puts". */
+enum { RANK_PLT, RANK_GLOBAL, RANK_WEAK, RANK_LOCAL, RANK_RESERVED };
 
-static void add_sym(struct object *o, size_t *cap, uint32_t addr, uint32_t size,
-                    const char *name, int rank)
+static int symbol_rank(const struct elf_symbol *s)
+{
+    int rank = s->bind == STB_GLOBAL ? RANK_GLOBAL : s->bind == STB_WEAK ? RANK_WEAK : RANK_LOCAL;
+    return s->name[0] == '_' ? rank + RANK_RESERVED : rank;
+}
+
+static struct func_symbol *add_sym(struct object *o, size_t *cap, uint32_t addr, uint32_t size,
+                                   const char *name, int rank)
 {
     if (o->n_syms == *cap) {
         *cap = *cap * 2 + 256;
         o->syms = xrealloc(o->syms, *cap * sizeof *o->syms);
     }
-    o->syms[o->n_syms++] = (struct func_symbol){ addr, size, name, rank };
+    struct func_symbol *f = &o->syms[o->n_syms++];
+    *f = (struct func_symbol){ addr, size, name, rank, NULL, 0, NULL };
+    return f;
+}
+
+static char *own_name(struct object *o, char *name)
+{
+    o->owned_names = xrealloc(o->owned_names, (o->n_owned + 1) * sizeof(char *));
+    o->owned_names[o->n_owned++] = name;
+    return name;
+}
+
+/* The function around `addr` among n symbols sorted by address. */
+static struct func_symbol *find_symbol(struct func_symbol *syms, size_t n, uint32_t addr,
+                                       uint32_t *off)
+{
+    if (!n || addr < syms[0].addr)
+        return NULL;
+    size_t lo = 0, hi = n;              /* last symbol with syms[i].addr <= addr */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (syms[mid].addr <= addr)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    while (lo > 0 && syms[lo - 1].addr == syms[lo].addr)
+        lo--;                           /* the first name at that address */
+    struct func_symbol *f = &syms[lo];
+    if (f->size && addr - f->addr >= f->size)
+        return NULL;
+    *off = addr - f->addr;
+    return f;
 }
 
 /* name@plt for every PLT entry; an IRELATIVE slot is named after its
- * resolver (e.g. memcpy@plt in a static program). */
+ * resolver (e.g. memcpy@plt in a static program).  Called with the
+ * function symbols sorted. */
 static void add_plt_symbols(struct object *o, size_t *cap)
 {
     const struct arch_ops *arch = arch_by_machine(o->img.machine);
     struct plt_entry *e;
-    size_t n;
+    size_t n, n_funcs = o->n_syms;
     if (!arch || arch->plt_entries(&o->img, &e, &n) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
         char *name = e[i].name;
-        if (!name) {
+        const char *import = NULL;
+        if (name) {                     /* "memcpy@plt" stands for memcpy */
+            size_t len = strlen(name);
+            if (len > 4 && strcmp(name + len - 4, "@plt") == 0)
+                import = own_name(o, xasprintf("%.*s", (int)(len - 4), name));
+        } else {                        /* the functions only: sorted, no PLT yet */
             uint32_t off;
-            const struct func_symbol *f = object_symbol(o, e[i].resolver, &off);
+            const struct func_symbol *f = find_symbol(o->syms, n_funcs, e[i].resolver, &off);
             name = f && !off ? xasprintf("%s@plt", f->name)
                              : xasprintf("*ABS*+0x%" PRIx32 "@plt", e[i].resolver);
         }
-        o->owned_names = xrealloc(o->owned_names, (o->n_owned + 1) * sizeof(char *));
-        o->owned_names[o->n_owned++] = name;
-        add_sym(o, cap, e[i].addr, e[i].size, name, RANK_PLT);
+        own_name(o, name);
+        add_sym(o, cap, e[i].addr, e[i].size, name, RANK_PLT)->import = import;
     }
     free(e);
+}
+
+/* Why `o` cannot be opened, for the caller to say (o->missing if there
+ * is no such file); NULL if it can be tried.  A FIFO is never opened
+ * here: that would wait for a writer. */
+static const char *not_openable(struct object *o)
+{
+    struct stat st;
+    if (stat(o->host_path, &st) != 0) {
+        o->missing = 1;
+        return "not found";
+    }
+    if (S_ISREG(st.st_mode))
+        return NULL;
+    return S_ISFIFO(st.st_mode)  ? "not a regular file (a FIFO)"
+           : S_ISDIR(st.st_mode) ? "not a regular file (a directory)"
+                                 : "not a regular file";
 }
 
 int object_open(struct object *o)
@@ -96,19 +161,17 @@ int object_open(struct object *o)
     if (o->tried)
         return o->ok ? 0 : -1;
     o->tried = 1;
-    if (access(o->host_path, F_OK) != 0)
-        return -1;                      /* not here: the caller says what it means */
+    if ((o->why_not = not_openable(o)))
+        return -1;                      /* the caller says what it means */
     if (elf_image_open(&o->img, o->host_path) != 0)
-        return -1;
+        return -1;                      /* the ELF reader said why */
     const struct elf_symbol *src = o->img.has_symtab ? o->img.symbols : o->img.dynsyms;
     size_t n = o->img.has_symtab ? o->img.n_symbols : o->img.n_dynsyms, cap = 0;
     for (size_t i = 0; i < n; i++) {
         const struct elf_symbol *s = &src[i];
         if ((s->type == STT_FUNC || s->type == STT_GNU_IFUNC) && s->shndx != SHN_UNDEF &&
             s->name[0])
-            add_sym(o, &cap, s->value & ~1u, s->size, s->name,   /* ~1: Thumb bit */
-                    s->bind == STB_GLOBAL ? RANK_GLOBAL : s->bind == STB_WEAK ? RANK_WEAK
-                                                                               : RANK_LOCAL);
+            add_sym(o, &cap, s->value & ~1u, s->size, s->name, symbol_rank(s)); /* ~1: Thumb */
     }
     if (o->n_syms)
         qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
@@ -119,52 +182,103 @@ int object_open(struct object *o)
     return 0;
 }
 
-const struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off)
+struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off)
 {
-    if (object_open(o) != 0 || !o->n_syms || addr < o->syms[0].addr)
+    if (object_open(o) != 0)
         return NULL;
-    size_t lo = 0, hi = o->n_syms;      /* last symbol with syms[i].addr <= addr */
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (o->syms[mid].addr <= addr)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    while (lo > 0 && o->syms[lo - 1].addr == o->syms[lo].addr)
-        lo--;                           /* the first name at that address */
-    const struct func_symbol *f = &o->syms[lo];
-    if (f->size && addr - f->addr >= f->size)
-        return NULL;
-    *off = addr - f->addr;
-    return f;
+    return find_symbol(o->syms, o->n_syms, addr, off);
+}
+
+int object_usable(struct object *o)
+{
+    if (object_open(o) == 0)
+        return 0;
+    if (!o->why_not || o->warned++)
+        return -1;
+    if (o->missing)
+        warning("%s not found (see --sysroot, --binary-dir): its addresses stay unnamed",
+                o->path);
+    else
+        warning("%s: %s; its addresses stay unnamed", o->host_path, o->why_not);
+    return -1;
+}
+
+/* "r-xp": read, write, execute, private or shared. */
+static int perms_ok(const char *p)
+{
+    return strlen(p) == 4 && (p[0] == 'r' || p[0] == '-') && (p[1] == 'w' || p[1] == '-') &&
+           (p[2] == 'x' || p[2] == '-') && (p[3] == 'p' || p[3] == 's');
+}
+
+static int has_control_chars(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* One line of /proc/PID/maps:
+ *   start-end perms offset dev inode [path]
+ * Addresses are the 32-bit target's.  Returns 0 and the mapping (path
+ * NULL for anonymous memory, [stack] and the like; *exec if it is
+ * code), or -1. */
+static int parse_maps_line(char *line, struct mapping *m, const char **path, int *exec)
+{
+    unsigned long long start, end, offset;
+    char perms[8];
+    int path_at = 0;
+    if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset,
+               &path_at) < 4 || !path_at)
+        return -1;
+    if (start >= end || end > UINT64_C(1) << 32 || !perms_ok(perms) || has_control_chars(line))
+        return -1;
+    *m = (struct mapping){ (uint32_t)start, end, offset, NULL };
+    *path = line[path_at] == '/' ? line + path_at : NULL;
+    *exec = perms[2] == 'x';
+    return 0;
 }
 
 int address_space_load_maps(struct address_space *as, const char *maps_path)
 {
-    FILE *f = fopen(maps_path, "r");
-    if (!f)
+    struct stat st;
+    if (stat(maps_path, &st) != 0)
+        return 0;                       /* none: only the program is known */
+    if (!S_ISREG(st.st_mode)) {
+        warning("%s: %s; ignored: only the program's addresses are named", maps_path,
+                S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)" : "not a regular file");
         return 0;
-    char line[4352];
-    while (fgets(line, sizeof line, f)) {
-        unsigned long start, end;
-        unsigned long long offset;
-        char perms[8];
-        int path_at = 0;
-        if (sscanf(line, "%lx-%lx %7s %llx %*s %*s %n", &start, &end, perms, &offset,
-                   &path_at) < 4)
-            continue;
-        char *path = path_at ? line + path_at : NULL;
-        if (path) {
-            path[strcspn(path, "\n")] = 0;
-            if (path[0] != '/')
-                path = NULL;        /* [stack], [heap], anonymous */
-        }
-        as->maps = xrealloc(as->maps, (as->n_maps + 1) * sizeof *as->maps);
-        as->maps[as->n_maps++] = (struct mapping){
-            (uint32_t)start, (uint32_t)end, offset, path ? object_get(as, path) : NULL };
     }
-    fclose(f);
+    unsigned char *data;
+    size_t size;
+    if (read_file(maps_path, &data, &size) != 0)
+        return 0;
+    size_t n_lines = 0, bad_line = 0;
+    for (char *line = (char *)data, *next; line < (char *)data + size; line = next) {
+        char *nl = memchr(line, '\n', (size_t)((char *)data + size - line));
+        next = nl ? nl + 1 : (char *)data + size;
+        if (nl)
+            *nl = 0;                    /* the buffer ends with a NUL too */
+        n_lines++;
+        struct mapping m;
+        const char *path;
+        int exec;
+        if (memchr(line, 0, (size_t)(next - line) - (nl ? 1 : 0)) ||
+            parse_maps_line(line, &m, &path, &exec) != 0) {
+            if (!bad_line)
+                bad_line = n_lines;
+            continue;
+        }
+        m.obj = path ? object_get(as, path) : NULL;
+        if (m.obj && exec)
+            m.obj->has_code = 1;
+        as->maps = xrealloc(as->maps, (as->n_maps + 1) * sizeof *as->maps);
+        as->maps[as->n_maps++] = m;
+    }
+    if (bad_line)
+        warning("%s: line %zu is not a maps line; skipped it and any other such line",
+                maps_path, bad_line);
+    free(data);
     return 0;
 }
 
@@ -175,18 +289,41 @@ int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
         const struct mapping *m = &as->maps[i];
         if (rt < m->start || rt >= m->end || !m->obj)
             continue;
-        if (object_open(m->obj) != 0) {
-            if (!m->obj->warned++)
-                warning("%s not found (see --sysroot, --binary-dir): its addresses stay unnamed",
-                        m->obj->path);
+        if (object_usable(m->obj) != 0)
             return -1;
-        }
         if (elf_offset_to_vaddr(&m->obj->img, rt - m->start + m->offset, link_addr) != 0)
             return -1;
         *obj = m->obj;
         return 0;
     }
     return -1;
+}
+
+/* Whether `o` defines function `name` for other objects to call. */
+static int defines_function(const struct object *o, const char *name)
+{
+    for (size_t i = 0; i < o->img.n_dynsyms; i++) {
+        const struct elf_symbol *s = &o->img.dynsyms[i];
+        if (s->shndx != SHN_UNDEF && (s->type == STT_FUNC || s->type == STT_GNU_IFUNC) &&
+            s->bind != STB_LOCAL && strcmp(s->name, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+struct object *plt_import_object(struct address_space *as, struct object *o,
+                                 struct func_symbol *f)
+{
+    if (!f || !f->import || f->import_looked_up)
+        return f ? f->import_from : NULL;
+    f->import_looked_up = 1;
+    for (size_t i = 0; i < as->n_objects && !f->import_from; i++) {
+        struct object *lib = as->objects[i];
+        if (lib != o && lib->has_code && object_usable(lib) == 0 &&
+            defines_function(lib, f->import))
+            f->import_from = lib;
+    }
+    return f->import_from;
 }
 
 void address_space_free(struct address_space *as)

@@ -10,10 +10,17 @@
 #include <stdint.h>
 #include "elfimage.h"
 
+struct object;
+
 struct func_symbol {
     uint32_t addr, size;
     const char *name;           /* "name" or "name@plt" */
     int rank;                   /* at one address the lowest rank names it */
+    /* a PLT entry: the function it stands for, and (once looked up,
+     * see plt_import_object) the object that defines it */
+    const char *import;         /* NULL if not a PLT entry of a named import */
+    int import_looked_up;
+    struct object *import_from;
 };
 
 /* One ELF file, opened on first use. */
@@ -21,6 +28,11 @@ struct object {
     char *path;                 /* as the target named it */
     char *host_path;            /* where we found it here */
     int tried, ok, warned;
+    int has_code;               /* mapped executable: a library to look names up in */
+    /* why it could not be opened, if the caller is to say so; NULL if
+     * the ELF reader said already (one line per problem) */
+    const char *why_not;
+    int missing;                /* why_not: no such file here */
     struct elf_image img;
     struct func_symbol *syms;   /* sorted by address */
     size_t n_syms;
@@ -29,7 +41,8 @@ struct object {
 };
 
 struct mapping {
-    uint32_t start, end;
+    uint32_t start;
+    uint64_t end;               /* exclusive: may be 2^32 */
     uint64_t offset;
     struct object *obj;         /* NULL for anonymous memory */
 };
@@ -50,14 +63,22 @@ struct address_space {
 
 void address_space_init(struct address_space *as, const struct path_options *paths);
 /* Loads a saved /proc/PID/maps; a missing file is not an error (the
- * program died before it was written): only the executable is known. */
+ * program died before it was written): only the executable is known.
+ * A maps file that is not a regular file is one warning and ignored;
+ * a line that is not a maps line (addresses, permissions, path) is
+ * skipped, with one warning for the file. */
 int address_space_load_maps(struct address_space *as, const char *maps_path);
 void address_space_free(struct address_space *as);
 
 /* The object for a target path (opened lazily). */
 struct object *object_get(struct address_space *as, const char *path);
-/* Opens it now; 0 if it could be read as ELF. */
+/* Opens it now; 0 if it could be read as ELF.  Else -1, with
+ * o->why_not set if the caller is to say what is wrong (not found:
+ * o->missing; not a regular file), NULL if the ELF reader has said it. */
 int object_open(struct object *o);
+/* object_open, and on failure one warning (once per object) that its
+ * addresses stay unnamed.  For the libraries. */
+int object_usable(struct object *o);
 
 /* Where a runtime address is: the object, its link-time address.
  * Returns 0 if a mapped file holds it. */
@@ -65,6 +86,14 @@ int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
                     uint32_t *link_addr);
 
 /* The function around `addr` in `o`, and the offset into it; NULL if none. */
-const struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off);
+struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off);
+
+/* For a PLT entry `f` of object `o`: the object that defines the
+ * function it stands for, found as the dynamic linker would look (the
+ * mapped objects other than `o`, in map order, first definition in a
+ * .dynsym wins); NULL if no mapped object defines it, or `f` is no
+ * such entry.  Looked up once per entry. */
+struct object *plt_import_object(struct address_space *as, struct object *o,
+                                 struct func_symbol *f);
 
 #endif

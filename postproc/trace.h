@@ -10,7 +10,7 @@ struct trace_call {
     uint32_t site;              /* index into the program's DB */
     uint32_t target;            /* runtime target, if has_target (indirect call) */
     uint8_t has_target;
-    uint64_t time_ns;           /* since the trace started; see trace_read() */
+    uint64_t time_ns;           /* since the trace started; see trace_read_records() */
 };
 
 struct trace_thread {
@@ -23,17 +23,31 @@ struct trace_thread {
 struct trace_file {
     char *path;
     char *maps_path;                    /* <base>.maps */
-    struct litifut_trace_header header; /* in host byte order */
+    struct litifut_trace_header header; /* in host byte order, checked */
     struct trace_thread *threads;       /* ordered by first chunk */
     size_t n_threads;
     size_t n_calls;
     uint64_t record_bytes;              /* chunk headers, calls and time marks */
+    /* between trace_open() and trace_read_records(): the file's bytes */
+    unsigned char *data;
+    size_t size;
+    unsigned warned;                    /* kinds of problem already warned about */
 };
 
-/* Reads every whole record of `path`.  A truncated or damaged file
- * gives one warning and what could be read; only an unusable header is
- * an error.  Call times are interpolated between the time marks. */
-int trace_read(const char *path, struct trace_file *t);
+/* Reads `path` (a regular file only) and checks its header.  A header
+ * the records cannot be read with (magic, byte order, version, arch,
+ * word size, header or chunk size, program path) is one error line and
+ * -1; a doubtful field that does not matter for reading (build-id
+ * length, pid, load bias) is one warning line. */
+int trace_open(const char *path, struct trace_file *t);
+/* Reads every whole record, each checked against the file and against
+ * the program's `n_sites` (the program's DB, not the header, says how
+ * many sites there are).  Damage gives one warning per kind of problem
+ * and the rest is read: a bad chunk header skips the chunk, a call
+ * record for a site the program does not have is skipped, any other
+ * bad record ends its chunk, a truncated file keeps every whole record.
+ * Call times are interpolated between the time marks. */
+void trace_read_records(struct trace_file *t, uint32_t n_sites);
 void trace_free(struct trace_file *t);
 
 #endif

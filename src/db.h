@@ -25,7 +25,10 @@ unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
 int db_write_c(const struct db *db, const char *path);
 /* 0 if `img` links exactly this DB; else one error line. */
 int db_check_image(const struct db *db, const struct elf_image *img);
-/* Reads the DB a linked binary holds (for the post-processor). */
+/* Reads the DB a linked binary holds (for the post-processor), checked
+ * against the file and itself: header, sizes, checksum, page table
+ * (from 0 to n_sites, never down, at most a sled's entries per page).
+ * Anything wrong is one error line and -1. */
 int db_read_image(const struct elf_image *img, struct db *db);
 /* Bytes the DB adds to the program. */
 uint32_t db_size_bytes(const struct db *db);

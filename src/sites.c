@@ -1,4 +1,5 @@
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,15 +145,49 @@ int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, cons
     return 0;
 }
 
+/* A growing string for format_summary(). */
+struct text {
+    char *s;
+    size_t len, cap;
+};
+
+static void __attribute__((format(printf, 2, 3))) add(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (t->len + (size_t)n + 1 > t->cap) {
+        t->cap = (t->len + (size_t)n + 1) * 2;
+        t->s = xrealloc(t->s, t->cap);
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+char *format_summary(const char *what, const struct arch_ops *arch, const struct site_list *l,
+                     const struct scan_stats *st)
+{
+    struct text t = { NULL, 0, 0 };
+    add(&t, "%s: %zu call sites (", what, l->n);
+    for (unsigned k = 0; k < arch->n_kinds; k++)
+        add(&t, "%s%s %" PRIu32, k ? ", " : "", arch->kind_names[k], st->sites_by_kind[k]);
+    add(&t, "); %" PRIu64 " code bytes scanned", st->bytes_scanned);
+    for (unsigned i = 0; i < st->n_skipped; i++)
+        add(&t, "%s%s: %" PRIu32 " (%" PRIu64 " bytes)", i ? ", " : "; skipped ",
+            st->skipped[i].what, st->skipped[i].count, st->skipped[i].bytes);
+    add(&t, "\n");
+    return t.s;
+}
+
 void print_summary(FILE *out, const char *what, const struct arch_ops *arch,
                    const struct site_list *l, const struct scan_stats *st)
 {
-    fprintf(out, "%s: %zu call sites (", what, l->n);
-    for (unsigned k = 0; k < arch->n_kinds; k++)
-        fprintf(out, "%s%s %" PRIu32, k ? ", " : "", arch->kind_names[k], st->sites_by_kind[k]);
-    fprintf(out, "); %" PRIu64 " code bytes scanned", st->bytes_scanned);
-    for (unsigned i = 0; i < st->n_skipped; i++)
-        fprintf(out, "%s%s: %" PRIu32 " (%" PRIu64 " bytes)", i ? ", " : "; skipped ",
-                st->skipped[i].what, st->skipped[i].count, st->skipped[i].bytes);
-    fprintf(out, "\n");
+    char *line = format_summary(what, arch, l, st);
+    fputs(line, out);
+    free(line);
 }

@@ -28,7 +28,12 @@ int compare_site_lists(const struct arch_ops *arch, const struct site_list *a,
  * original instruction word. */
 int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, const char *path);
 
-/* One line: sites by kind, what was skipped, bytes scanned. */
+/* One line: sites by kind, what was skipped, bytes scanned.
+ * format_summary() returns it (with its newline, allocated), so that
+ * a caller can send the same text to several places, each with one
+ * write; print_summary() writes it to `out`. */
+char *format_summary(const char *what, const struct arch_ops *arch, const struct site_list *l,
+                     const struct scan_stats *st);
 void print_summary(FILE *out, const char *what, const struct arch_ops *arch,
                    const struct site_list *l, const struct scan_stats *st);
 

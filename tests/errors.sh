@@ -70,7 +70,8 @@ test_errors() {
     echo stale > "$d/host"
     LITIFUT=1 cc -B"$BIN/" -o "$d/host" "$d/host.c" > /dev/null 2> "$d/host.err"
     check "link: unsupported architecture (host x86-64) fails cleanly" \
-        eval '[ ! -e "$d/host" ] && grep -q "cannot tell the target architecture" "$d/host.err"'
+        eval '[ ! -e "$d/host" ] && [ "$(grep -c "^litifut" "$d/host.err")" = 1 ] &&
+              grep -q "cannot instrument for x86-64 .*; litifut supports arm-linux-gnueabi, arm-linux-gnueabihf" "$d/host.err"'
 
     link_interrupted TERM 15
     link_interrupted INT 2

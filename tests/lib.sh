@@ -10,6 +10,7 @@ set_arch() {
     ARCH=$1
     case $ARCH in
     arm)    TRIPLE=arm-linux-gnueabi; QEMU=qemu-arm;    LDSO=lib/ld-linux.so.3 ;;
+    armhf)  TRIPLE=arm-linux-gnueabihf; QEMU=qemu-arm;  LDSO=lib/ld-linux-armhf.so.3 ;;
     mips)   TRIPLE=mips-linux-gnu;    QEMU=qemu-mips;   LDSO=lib/ld.so.1 ;;
     mipsel) TRIPLE=mipsel-linux-gnu;  QEMU=qemu-mipsel; LDSO=lib/ld.so.1 ;;
     *) echo "unknown arch $ARCH" >&2; return 1 ;;
@@ -17,6 +18,24 @@ set_arch() {
     SYSROOT=/usr/$TRIPLE
     TCC=$TRIPLE-gcc
     TCXX=$TRIPLE-g++
+    if [ "$ARCH" = armhf ]; then
+        # ARM state: Thumb-2 (armhf's default) is not rewritten yet
+        TCC=$(arm_state_driver "$TRIPLE-gcc")
+        TCXX=$(arm_state_driver "$TRIPLE-g++")
+    fi
+}
+
+# arm_state_driver DRIVER: a script that runs DRIVER -marm (gcc still
+# names itself DRIVER to the linker, through COLLECT_GCC).
+arm_state_driver() {
+    local script=$WORK/drivers/$1-marm
+    if [ ! -x "$script" ]; then
+        mkdir -p "$WORK/drivers"
+        printf '#!/bin/sh\nexec %s -marm "$@"\n' "$1" > "$script.$BASHPID"
+        chmod +x "$script.$BASHPID"
+        mv "$script.$BASHPID" "$script"
+    fi
+    echo "$script"
 }
 
 pass() { echo "ok   ${NAME_PREFIX:-}$*"; echo "ok" >> "$RESULTS"; }

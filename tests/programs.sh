@@ -10,7 +10,7 @@
 
 program_modes() {
     case $1 in
-    arm) echo pie nopie static ;;
+    arm|armhf) echo pie nopie static ;;
     *) echo pie nopie nopic static ;;
     esac
 }
@@ -40,14 +40,14 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
         return
     fi
     check_traced "$name" "$d/plain" "$d/prog"
-    if [ "$ARCH" != arm ] && [ "$mode" = pie ]; then
+    if [ "${ARCH#mips}" != "$ARCH" ] && [ "$mode" = pie ]; then
         VIA_LDSO=1 check_traced "$name/ld.so" "$d/plain" "$d/prog"
         local at
         at=$(sed -n 's/^load_bias=//p' "$WORK/runs/$name/ld.so/info" 2> /dev/null)
         check "$name/ld.so: loaded at $at, not a 256 MB boundary" \
             eval '[ -n "$at" ] && [ $((at % 0x10000000)) != 0 ]'
     fi
-    if [ "$ARCH" != arm ] && [ "$mode" = pie ] && [ "$base" = bigtext ]; then
+    if [ "${ARCH#mips}" != "$ARCH" ] && [ "$mode" = pie ] && [ "$base" = bigtext ]; then
         check "$name: far call sites go through the run-time bridge" \
             grep -q '^bridge=0x0e000000$' "$WORK/runs/$name/info"
     fi
@@ -57,7 +57,7 @@ test_programs() {
     local arch src opt mode
     for arch in $ARCHES; do
         local sources="calls.c cxx.cc threads.c demo.c bigtext.c"
-        [ "$arch" = arm ] && sources="$sources thumb.c"
+        [ "${arch#arm}" != "$arch" ] && sources="$sources thumb.c"
         for src in $sources; do
             for opt in O0 O2; do
                 for mode in $(program_modes "$arch"); do

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # litifut's tests: `make test` runs this after building everything.
 #
-#   tests/run.sh [GROUP...]     groups: programs passthrough linking errors hostile truncated
+#   tests/run.sh [GROUP...]     groups: programs passthrough linking errors hostile install truncated
 #                               postproc fork signals sigjump spawn tracefiles daemon realprog
 #
 # BIN (the host tools under test, default build/bin), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
-# "arm mips mipsel"), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
+# "arm armhf mips mipsel"; armhf builds ARM state, -marm), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
 # scratch directory) may be set in the environment.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
 PLUGINS=${PLUGINS:-$ROOT/build/tools}
-ARCHES=${ARCHES:-arm mips mipsel}
+ARCHES=${ARCHES:-arm armhf mips mipsel}
 JOBS=${JOBS:-$(nproc)}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/litifut-tests.XXXXXX")
 RESULTS=$WORK/results
@@ -27,7 +27,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-programs passthrough linking errors hostile truncated postproc fork signals sigjump spawn tracefiles daemon realprog}
+groups=${*:-programs passthrough linking errors hostile install truncated postproc fork signals sigjump spawn tracefiles daemon realprog}
 for g in $groups; do
     echo "== $g"
     if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi

@@ -90,6 +90,10 @@ struct arch_ops {
     int (*call_target)(uint32_t addr, uint32_t word, uint32_t *target);
     /* The image's PLT entries (the names are allocated: free them). */
     int (*plt_entries)(const struct elf_image *img, struct plt_entry **out, size_t *n);
+    /* The triple whose tracer module fits an input object file (e.g.
+     * its float ABI), given the toolchain's triple (NULL op: that one);
+     * NULL with one error line if the object cannot be read. */
+    const char *(*module_triple)(const char *object_path, const char *triple);
 };
 
 const struct arch_ops *arch_by_machine(int elf_machine);

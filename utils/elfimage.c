@@ -1,17 +1,35 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "elfimage.h"
 #include "error.h"
 #include "files.h"
 
-static int load_symbols(struct elf_image *img, Elf_Scn *scn, const GElf_Shdr *sh,
-                        struct elf_symbol **out, size_t *n_out)
+
+/* Names from the file go into messages: never print control characters. */
+static const char *printable(const char *name)
+{
+    for (const char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return "(unprintable name)";
+    return name;
+}
+
+/* A symbol table's entries.  Entries that libelf cannot read end the
+ * table there (n_out counts only what was read), so every entry has a
+ * name, "" if none. */
+static void load_symbols(struct elf_image *img, Elf_Scn *scn, const GElf_Shdr *sh,
+                         struct elf_symbol **out, size_t *n_out)
 {
     Elf_Data *d = elf_getdata(scn, NULL);
-    size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+    size_t n = sh->sh_size / sizeof(Elf32_Sym), i;
     struct elf_symbol *syms = xcalloc(n, sizeof *syms);
-    for (size_t i = 0; d && i < n; i++) {
+    for (i = 0; d && i < n; i++) {
         GElf_Sym s;
         if (!gelf_getsym(d, (int)i, &s))
             break;
@@ -25,7 +43,125 @@ static int load_symbols(struct elf_image *img, Elf_Scn *scn, const GElf_Shdr *sh
         syms[i].other = s.st_other;
     }
     *out = syms;
-    *n_out = n;
+    *n_out = i;
+}
+
+/* Where a table of `n` entries of `entsize` bytes at `off` ends. */
+static uint64_t table_end(uint64_t off, uint64_t n, uint64_t entsize)
+{
+    return off + n * entsize;
+}
+
+/* The ELF header's tables must be whole and in the file.  A file that
+ * ends before them was cut short (a partial copy), which is what the
+ * message says, rather than the "no symbol table" that follows from it. */
+static int check_header_tables(const struct elf_image *img, const GElf_Ehdr *eh)
+{
+    if (eh->e_phnum && eh->e_phentsize != sizeof(Elf32_Phdr))
+        return error("%s: malformed ELF file: program header entries of %u bytes",
+                     img->path, eh->e_phentsize);
+    if (eh->e_shoff && eh->e_shentsize != sizeof(Elf32_Shdr))
+        return error("%s: malformed ELF file: section header entries of %u bytes",
+                     img->path, eh->e_shentsize);
+    /* e_shnum 0 with a table: the count is in section 0 (extended numbering) */
+    uint64_t sh_end = table_end(eh->e_shoff, eh->e_shnum ? eh->e_shnum : 1, eh->e_shentsize);
+    if (eh->e_shoff && sh_end > img->size)
+        return error("%s: truncated: the file has %zu bytes, its section headers end at "
+                     "byte %" PRIu64, img->path, img->size, sh_end);
+    uint64_t ph_end = table_end(eh->e_phoff, eh->e_phnum, eh->e_phentsize);
+    if (eh->e_phnum && eh->e_phnum != PN_XNUM && ph_end > img->size)
+        return error("%s: truncated: the file has %zu bytes, its program headers end at "
+                     "byte %" PRIu64, img->path, img->size, ph_end);
+    return 0;
+}
+
+static int load_segments(struct elf_image *img, const GElf_Ehdr *eh)
+{
+    size_t phnum;
+    if (elf_getphdrnum(img->elf, &phnum) != 0)
+        return error("%s: malformed program headers: %s", img->path, elf_errmsg(-1));
+    if (!phnum)
+        return 0;
+    if (table_end(eh->e_phoff, phnum, sizeof(Elf32_Phdr)) > img->size)    /* PN_XNUM */
+        return error("%s: truncated: the file has %zu bytes, less than its %zu program headers",
+                     img->path, img->size, phnum);
+    img->segments = xcalloc(phnum, sizeof *img->segments);
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(img->elf, (int)i, &ph))
+            return error("%s: malformed program header %zu: %s", img->path, i, elf_errmsg(-1));
+        if (ph.p_offset + ph.p_filesz > img->size)
+            return error("%s: truncated: the file has %zu bytes, segment %zu ends at byte %"
+                         PRIu64, img->path, img->size, i, (uint64_t)(ph.p_offset + ph.p_filesz));
+        if (ph.p_type == PT_LOAD && (ph.p_filesz > ph.p_memsz ||
+                                     ph.p_vaddr + ph.p_memsz > UINT64_C(1) << 32))
+            return error("%s: malformed ELF file: load segment %zu does not fit its memory",
+                         img->path, i);
+        img->segments[img->n_segments++] = (struct elf_segment){
+            ph.p_type, ph.p_flags, (uint32_t)ph.p_offset, (uint32_t)ph.p_vaddr,
+            (uint32_t)ph.p_filesz, (uint32_t)ph.p_memsz };
+    }
+    return 0;
+}
+
+/* One section header, checked against the file: its bytes must be in
+ * it, its addresses must not wrap, a symbol table's entries must be
+ * symbols. */
+static int load_section(struct elf_image *img, Elf_Scn *scn, size_t shstrndx)
+{
+    GElf_Shdr sh;
+    size_t i = elf_ndxscn(scn);
+    if (!gelf_getshdr(scn, &sh) || i >= img->n_sections)
+        return error("%s: malformed section header %zu: %s", img->path, i, elf_errmsg(-1));
+    struct elf_section *s = &img->sections[i];
+    const char *name = elf_strptr(img->elf, shstrndx, sh.sh_name);
+    s->name = name ? name : "";
+    s->index = (unsigned)i;
+    s->type = sh.sh_type;
+    s->flags = (uint32_t)sh.sh_flags;
+    s->addr = (uint32_t)sh.sh_addr;
+    s->size = (uint32_t)sh.sh_size;
+    s->offset = (uint32_t)sh.sh_offset;
+    s->link = sh.sh_link;
+    s->info = sh.sh_info;
+    s->entsize = (uint32_t)sh.sh_entsize;
+    if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > img->size)
+        return error("%s: truncated: the file has %zu bytes, section %s ends at byte %" PRIu64,
+                     img->path, img->size, printable(s->name),
+                     (uint64_t)(sh.sh_offset + sh.sh_size));
+    if ((sh.sh_flags & SHF_ALLOC) && sh.sh_addr + sh.sh_size > UINT64_C(1) << 32)
+        return error("%s: malformed ELF file: section %s runs past the end of the address space",
+                     img->path, printable(s->name));
+    if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+        if (sh.sh_entsize != sizeof(Elf32_Sym) || sh.sh_link >= img->n_sections)
+            return error("%s: malformed ELF file: symbol table %s", img->path,
+                         printable(s->name));
+        if (sh.sh_type == SHT_SYMTAB) {
+            load_symbols(img, scn, &sh, &img->symbols, &img->n_symbols);
+            img->has_symtab = 1;
+        } else {
+            load_symbols(img, scn, &sh, &img->dynsyms, &img->n_dynsyms);
+        }
+    }
+    return 0;
+}
+
+static int load_sections(struct elf_image *img, const GElf_Ehdr *eh)
+{
+    size_t shnum, shstrndx;
+    if (elf_getshdrnum(img->elf, &shnum) != 0 || elf_getshdrstrndx(img->elf, &shstrndx) != 0)
+        return error("%s: malformed section headers: %s", img->path, elf_errmsg(-1));
+    if (shnum && table_end(eh->e_shoff, shnum, sizeof(Elf32_Shdr)) > img->size)  /* e_shnum 0 */
+        return error("%s: truncated: the file has %zu bytes, less than its %zu section headers",
+                     img->path, img->size, shnum);
+    img->sections = xcalloc(shnum, sizeof *img->sections);
+    img->n_sections = shnum;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(img->elf, scn));)
+        if (load_section(img, scn, shstrndx) != 0)
+            return -1;
+    for (size_t i = 0; i < shnum; i++)
+        if (!img->sections[i].name)
+            img->sections[i].name = "";
     return 0;
 }
 
@@ -43,6 +179,10 @@ int elf_image_open(struct elf_image *img, const char *path)
         error("%s: not a 32-bit ELF file", path);
         goto fail;
     }
+    if (img->size < sizeof(Elf32_Ehdr)) {
+        error("%s: truncated: the file has %zu bytes, less than an ELF header", path, img->size);
+        goto fail;
+    }
     elf_version(EV_CURRENT);
     img->elf = elf_memory((char *)img->data, img->size);
     GElf_Ehdr eh;
@@ -54,57 +194,9 @@ int elf_image_open(struct elf_image *img, const char *path)
     img->e_type = eh.e_type;
     img->e_flags = eh.e_flags;
     img->big_endian = img->data[EI_DATA] == ELFDATA2MSB;
-
-    size_t phnum;
-    if (elf_getphdrnum(img->elf, &phnum) == 0 && phnum) {
-        img->segments = xcalloc(phnum, sizeof *img->segments);
-        for (size_t i = 0; i < phnum; i++) {
-            GElf_Phdr ph;
-            if (!gelf_getphdr(img->elf, (int)i, &ph))
-                continue;
-            img->segments[img->n_segments++] = (struct elf_segment){
-                ph.p_type, ph.p_flags, (uint32_t)ph.p_offset, (uint32_t)ph.p_vaddr,
-                (uint32_t)ph.p_filesz, (uint32_t)ph.p_memsz };
-        }
-    }
-    size_t shnum, shstrndx;
-    if (elf_getshdrnum(img->elf, &shnum) != 0 || elf_getshdrstrndx(img->elf, &shstrndx) != 0) {
-        error("%s: malformed section headers: %s", path, elf_errmsg(-1));
+    if (check_header_tables(img, &eh) != 0 || load_sections(img, &eh) != 0 ||
+        load_segments(img, &eh) != 0)
         goto fail;
-    }
-    img->sections = xcalloc(shnum, sizeof *img->sections);
-    img->n_sections = shnum;
-    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(img->elf, scn));) {
-        GElf_Shdr sh;
-        size_t i = elf_ndxscn(scn);
-        if (!gelf_getshdr(scn, &sh) || i >= shnum)
-            continue;
-        struct elf_section *s = &img->sections[i];
-        const char *name = elf_strptr(img->elf, shstrndx, sh.sh_name);
-        s->name = name ? name : "";
-        s->index = (unsigned)i;
-        s->type = sh.sh_type;
-        s->flags = (uint32_t)sh.sh_flags;
-        s->addr = (uint32_t)sh.sh_addr;
-        s->size = (uint32_t)sh.sh_size;
-        s->offset = (uint32_t)sh.sh_offset;
-        s->link = sh.sh_link;
-        s->info = sh.sh_info;
-        s->entsize = (uint32_t)sh.sh_entsize;
-        if (sh.sh_type != SHT_NOBITS && (uint64_t)sh.sh_offset + sh.sh_size > img->size) {
-            error("%s: section %s lies outside the file (truncated?)", path, s->name);
-            goto fail;
-        }
-        if (sh.sh_type == SHT_SYMTAB) {
-            load_symbols(img, scn, &sh, &img->symbols, &img->n_symbols);
-            img->has_symtab = 1;
-        } else if (sh.sh_type == SHT_DYNSYM) {
-            load_symbols(img, scn, &sh, &img->dynsyms, &img->n_dynsyms);
-        }
-    }
-    for (size_t i = 0; i < shnum; i++)
-        if (!img->sections[i].name)
-            img->sections[i].name = "";
     return 0;
 fail:
     elf_image_close(img);

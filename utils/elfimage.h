@@ -50,8 +50,10 @@ struct elf_image {
     int has_symtab;
 };
 
-/* Loads `path`; any problem (unreadable, not ELF, not 32-bit, ...) is
- * reported as one line naming the file, and -1 returned. */
+/* Loads `path` (a regular file only: utils/files.h); any problem
+ * (unreadable, not ELF, not 32-bit, truncated, tables that do not fit
+ * the file, ...) is reported as one line naming the file, and -1
+ * returned. */
 int elf_image_open(struct elf_image *img, const char *path);
 void elf_image_close(struct elf_image *img);
 

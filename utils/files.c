@@ -8,20 +8,52 @@
 #include "error.h"
 #include "files.h"
 
-int read_file(const char *path, unsigned char **data, size_t *size)
+/* What a path that is not a regular file is, for the message. */
+static const char *file_kind(mode_t mode)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "something else";
+}
+
+/* Opening a FIFO blocks until a writer comes, and a device may never
+ * reach its end: so open without waiting, look at what it is, and keep
+ * regular files only.  O_NONBLOCK is cleared again so that reads are
+ * plain ones (it means nothing for a regular file, but says so). */
+int open_regular_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return error("%s: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
         close(fd);
-        return error("%s: not a regular file", path);
+        return error("%s: %s", path, strerror(e));
     }
-    size_t cap = (size_t)st.st_size, len = 0;
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return error("%s: not a regular file (%s)", path, file_kind(st.st_mode));
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
+int read_file(const char *path, unsigned char **data, size_t *size)
+{
+    int fd = open_regular_file(path);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    size_t cap = fstat(fd, &st) == 0 ? (size_t)st.st_size : 0, len = 0;
     unsigned char *buf = xmalloc(cap + 1);
     for (;;) {
-        if (len == cap) {
+        if (len == cap) {               /* the file grew while we read it */
             cap = cap * 2 + 4096;
             buf = xrealloc(buf, cap + 1);
         }

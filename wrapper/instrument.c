@@ -9,9 +9,12 @@
  *   4. rewrite pass 2's call sites into a temporary file next to the
  *      output and rename it into place.
  * LITIFUT_KEEP=1 keeps the intermediate files in OUTPUT.litifut/.
+ * Silent on success; LITIFUT_VERBOSE and LITIFUT_LOG (report_line).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +166,8 @@ static void remove_work_dir(const char *dir)
     rmdir(dir);
 }
 
-static int run_passes(struct work *w)
+/* On success *summary is the rewriter's summary line (allocated). */
+static int run_passes(struct work *w, char **summary)
 {
     const struct arch_ops *arch = w->tc->arch;
     char *db0_c = work_path(w, "db0.c"), *db0_o = work_path(w, "db0.o");
@@ -173,7 +177,7 @@ static int run_passes(struct work *w)
     struct site_list sites = { NULL, 0 };
     struct exclusions ex = { NULL, 0 };
     struct link_map lm = { NULL, 0 };
-    int quiet = getenv("LITIFUT_QUIET") && strcmp(getenv("LITIFUT_QUIET"), "1") == 0;
+    size_t summary_len = 0;
     int rc = -1;
 
     if (rewriter_placeholder_db(arch, db0_c) != 0 || compile_db(w, db0_c, db0_o) != 0 ||
@@ -187,10 +191,19 @@ static int run_passes(struct work *w)
         link_pass(w, db_o, pass2, NULL, "pass2.args") != 0)
         goto out;
 
+    /* The rewriter prints its summary line to a FILE; catch it in
+     * memory and report it only once the program is in place. */
+    FILE *summary_out = open_memstream(summary, &summary_len);
+    if (!summary_out) {
+        error("cannot make an in-memory stream: %s", strerror(errno));
+        goto out;
+    }
     char *prefix = xasprintf("%s: %s", program_name(), w->la->output);
-    struct rewriter_opts rw_opts = { &ex, quiet ? NULL : stderr, sites_tsv, prefix };
+    struct rewriter_opts rw_opts = { &ex, summary_out, sites_tsv, prefix };
     rc = rewriter_rewrite(pass2, &rw_opts, &sites, w->la->output);
     free(prefix);
+    if (fclose(summary_out) != 0 && rc == 0)
+        rc = error("%s: cannot keep the summary line: %s", w->la->output, strerror(errno));
     if (rc == 0 && getenv("LITIFUT_KEEP") && strcmp(getenv("LITIFUT_KEEP"), "1") == 0)
         rc = keep_intermediates(w);
 out:
@@ -213,14 +226,68 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc)
         return -1;
     }
     if (la->strip_option)
-        warning("%s: ignoring %s: the post-processor needs the symbols", la->output,
-                la->strip_option);
-    int rc = run_passes(&w);
+        report_warning("%s: ignoring %s: the post-processor needs the symbols", la->output,
+                       la->strip_option);
+    char *summary = NULL;
+    int rc = run_passes(&w, &summary);
     if (pending_signal())
         rc = -1;                    /* a link stopped by a signal leaves no output */
+    if (rc == 0 && summary && *summary)
+        report_line(summary);       /* only for a program that is in place */
+    free(summary);
     if (rc != 0)
         unlink(la->output);         /* as ld does: no stale output after a failed link */
     remove_work_dir(w.dir);
     free(w.dir);
     return rc;
+}
+
+static int env_is_1(const char *name)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, "1") == 0;
+}
+
+/* Writes all of `len` bytes with one write(): a file opened O_APPEND
+ * takes them as one piece, whatever other links append meanwhile. */
+static int write_line(int fd, const char *line, size_t len)
+{
+    ssize_t n = write(fd, line, len);
+    if (n >= 0 && (size_t)n != len)
+        errno = EIO;                /* a short write: a full disk */
+    return n >= 0 && (size_t)n == len ? 0 : -1;
+}
+
+void report_line(const char *line)
+{
+    size_t len = strlen(line);
+    if (env_is_1("LITIFUT_VERBOSE"))
+        (void)write_line(STDERR_FILENO, line, len);   /* as for any diagnostic: best effort */
+    const char *log = getenv("LITIFUT_LOG");
+    static int log_failed;          /* one warning per link, not one per line */
+    if (!log || !*log || log_failed)
+        return;
+    int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int rc = fd >= 0 ? write_line(fd, line, len) : -1;
+    int err = errno;
+    if (fd >= 0 && close(fd) != 0 && rc == 0) {
+        rc = -1;
+        err = errno;
+    }
+    if (rc != 0) {
+        log_failed = 1;
+        warning("LITIFUT_LOG=%s: cannot append to it: %s", log, strerror(err));
+    }
+}
+
+void report_warning(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[4096];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char *line = xasprintf("%s: warning: %s\n", program_name(), msg);   /* as warning() writes it */
+    report_line(line);
+    free(line);
 }

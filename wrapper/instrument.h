@@ -5,7 +5,21 @@
 #include "toolchain.h"
 
 /* The instrumented link (LITIFUT=1): two links, rewrite, rename into
- * place.  On failure: one error line, no output file, non-zero return. */
+ * place.  On failure: one error line, no output file, non-zero return.
+ * On success it is silent, as ld is; the summary line goes where
+ * report_line() sends it. */
 int instrument_link(const struct link_args *la, const struct toolchain *tc);
+
+/* What the wrapper has to say beyond ld's own output (the summary
+ * line, a shared library linked plainly, an ignored -s): nothing on
+ * stdout or stderr by default, because build systems (libtool's
+ * configure) expect a silent linker.  With LITIFUT_VERBOSE=1 it goes
+ * to stderr; with LITIFUT_LOG=FILE it is appended to FILE, each line
+ * with one write() so that parallel links do not interleave.  An
+ * unwritable log is one warning, not a failed link.  (LITIFUT_QUIET=1,
+ * which once turned the summary off, is still accepted and changes
+ * nothing.)  Errors are not for these: they always go to stderr. */
+void report_line(const char *line);     /* one whole line, with its newline */
+void report_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -5,12 +5,20 @@
  * the same arguments, so the output is exactly a plain link's.  With
  * LITIFUT=1 it instruments the program (wrapper/instrument.c).
  * Relocatable links always pass through; shared libraries pass through
- * with a warning until they are supported.
+ * (saying so only with LITIFUT_VERBOSE/LITIFUT_LOG) until they are
+ * supported.  Silent on success, as ld is: libtool's configure checks
+ * that the linker prints nothing.
+ *
+ * Its own options, taken only as the first argument because GNU ld has
+ * none of that name: --install/--uninstall TRIPLE (wrapper/install.c).
+ * `--help` is ld's (build systems probe it), except under the name
+ * litifut-ld, which is not a linker's name.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "error.h"
+#include "install.h"
 #include "instrument.h"
 #include "linkargs.h"
 #include "process.h"
@@ -27,9 +35,30 @@ static int pass_through(const struct toolchain *tc, int argc, char **argv)
     return 127;
 }
 
+static int is_option(const char *arg, const char *name)
+{
+    return arg && strcmp(arg, name) == 0;
+}
+
 int main(int argc, char **argv)
 {
     set_program_name("litifut-ld");
+    if (is_option(argv[1], "--install") || is_option(argv[1], "--uninstall")) {
+        if (argc != 3) {
+            error("usage: litifut-ld %s TRIPLE", argv[1]);
+            return 1;
+        }
+        int rc = strcmp(argv[1], "--install") == 0 ? install_wrapper(argv[2])
+                                                   : uninstall_wrapper(argv[2]);
+        return rc == 0 ? 0 : 1;
+    }
+    const char *base = strrchr(argv[0], '/');
+    if (argc == 2 && is_option(argv[1], "--help") &&
+        strcmp(base ? base + 1 : argv[0], "litifut-ld") == 0) {
+        print_usage();
+        return 0;
+    }
+
     struct link_args la;
     struct toolchain tc;
     const char *mode = getenv("LITIFUT");
@@ -42,7 +71,8 @@ int main(int argc, char **argv)
     if (!instrument || la.relocatable || !la.has_input)
         return pass_through(&tc, argc, argv);
     if (la.shared) {
-        warning("%s: shared libraries are not instrumented yet; linking it plainly", la.output);
+        report_warning("%s: shared libraries are not instrumented yet; linking it plainly",
+                       la.output);
         return pass_through(&tc, argc, argv);
     }
     int rc = 0;

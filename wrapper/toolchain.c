@@ -1,3 +1,4 @@
+#include <elf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -5,6 +6,7 @@
 #include <unistd.h>
 #include "toolchain.h"
 #include "error.h"
+#include "files.h"
 
 static char *self_path(void)
 {
@@ -72,6 +74,16 @@ int find_real_linker(struct toolchain *tc, const char *argv0, const struct link_
         tc->real_ld = xstrdup(env);
         return 0;
     }
+    if (strchr(argv0, '/')) {
+        /* installed into a toolchain (litifut-ld --install): the
+         * linker we replaced is beside us, under a name of its own */
+        char *saved = xasprintf("%s.litifut-real", argv0);
+        if (access(saved, X_OK) == 0) {
+            tc->real_ld = saved;
+            return 0;
+        }
+        free(saved);
+    }
     char *self = self_path();
     if (tc->triple) {
         char *name = xasprintf("%s-ld", tc->triple);
@@ -118,36 +130,106 @@ static void add_driver_machine_options(struct argv_builder *cc)
     }
 }
 
-/* The architecture of the first ELF input file, if we handle it. */
-static const struct arch_ops *arch_of_first_object(const struct link_args *la)
+/* The first input object file (`*.o`, not crt*.o: those come with
+ * the toolchain, not from the user's compiler options), or NULL. */
+static const char *first_object(const struct link_args *la)
 {
+    const char *any = NULL;
     for (int i = 0; i < la->args.n; i++) {
-        const char *a = la->args.v[i];
+        const char *a = la->args.v[i], *base = strrchr(a, '/');
         size_t n = strlen(a);
         if (a[0] == '-' || n < 3 || strcmp(a + n - 2, ".o") != 0)
             continue;
-        unsigned char eh[20];
-        FILE *f = fopen(a, "rb");
-        size_t got = f ? fread(eh, 1, sizeof eh, f) : 0;
-        if (f)
-            fclose(f);
-        if (got == sizeof eh && memcmp(eh, "\177ELF", 4) == 0)
-            return arch_by_machine(eh[5] == 2 ? eh[18] << 8 | eh[19] : eh[19] << 8 | eh[18]);
+        base = base ? base + 1 : a;
+        if (strncmp(base, "crt", 3) != 0)
+            return a;
+        if (!any)
+            any = a;
     }
-    return NULL;
+    return any;
+}
+
+/* A name for an ELF machine litifut has no tracer for. */
+static const char *machine_name(int machine)
+{
+    switch (machine) {
+    case EM_AARCH64: return "aarch64";
+    case EM_X86_64: return "x86-64";
+    case EM_386: return "i386";
+    case EM_RISCV: return "riscv";
+    case EM_PPC: return "powerpc";
+    case EM_PPC64: return "powerpc64";
+    case EM_SPARC: return "sparc";
+    default: return NULL;
+    }
+}
+
+#define SUPPORTED "arm-linux-gnueabi, arm-linux-gnueabihf, mips-linux-gnu, mipsel-linux-gnu"
+
+/* e_machine of an ELF file (32- or 64-bit), or -1. */
+static int elf_machine_of(const char *path)
+{
+    unsigned char eh[20];
+    int fd = open_regular_file(path);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, eh, sizeof eh);
+    close(fd);
+    if (got != (ssize_t)sizeof eh || memcmp(eh, "\177ELF", 4) != 0)
+        return -1;
+    return eh[5] == 2 ? eh[18] << 8 | eh[19] : eh[19] << 8 | eh[18];
+}
+
+/* One error line naming what the link is for, which litifut cannot
+ * instrument. */
+static int unsupported_target(const struct toolchain *tc, const struct link_args *la,
+                              const char *object, int machine)
+{
+    if (object) {
+        const char *name = machine_name(machine);
+        if (name)
+            return error("%s: cannot instrument for %s (%s); litifut supports " SUPPORTED,
+                         la->output, name, object);
+        return error("%s: cannot instrument for ELF machine %d (%s); litifut supports " SUPPORTED,
+                     la->output, machine, object);
+    }
+    if (la->emulation)
+        return error("%s: cannot instrument for emulation %s%s%s; litifut supports " SUPPORTED,
+                     la->output, la->emulation, tc->triple ? ", triple " : "",
+                     tc->triple ? tc->triple : "");
+    if (tc->triple)
+        return error("%s: cannot instrument for %s; litifut supports " SUPPORTED,
+                     la->output, tc->triple);
+    return error("%s: cannot tell the target architecture (no -m option, no object file); "
+                 "litifut supports " SUPPORTED, la->output);
 }
 
 int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
 {
-    (void)la;
+    /* The objects decide: a link run for one triple may be handed
+     * objects of another (a bad -m, a mixed-up PATH). */
+    const char *object = first_object(la);
+    int machine = object ? elf_machine_of(object) : -1;
+    if (machine >= 0) {
+        const struct arch_ops *by_object = arch_by_machine(machine);
+        if (!by_object || (tc->arch && tc->arch != by_object))
+            return unsupported_target(tc, la, object, machine);
+        tc->arch = by_object;
+    }
     if (!tc->arch && tc->triple)
         tc->arch = arch_by_triple(tc->triple);
-    if (!tc->arch)
-        tc->arch = arch_of_first_object(la);
-    if (!tc->arch)
-        return error("cannot tell the target architecture (%s%s); supported: arm, mips",
-                     la->emulation ? "emulation " : "no -m option",
-                     la->emulation ? la->emulation : "");
+    if (!tc->arch || (tc->triple && arch_by_triple(tc->triple) != tc->arch))
+        return unsupported_target(tc, la, NULL, 0);
+    /* the tracer module that fits the objects' ABI (ARM: float ABI) */
+    if (machine >= 0 && tc->triple && tc->arch->module_triple) {
+        const char *fit = tc->arch->module_triple(object, tc->triple);
+        if (!fit)
+            return -1;
+        if (strcmp(fit, tc->triple) != 0) {
+            free(tc->triple);
+            tc->triple = xstrdup(fit);
+        }
+    }
 
     const char *cc = getenv("LITIFUT_CC");
     if (cc && *cc) {

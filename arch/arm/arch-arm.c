@@ -14,8 +14,11 @@
 
 enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG };
 static const char *const arm_kinds[] = { "bl", "blx_imm", "blx_reg" };
+/* Both float ABIs link with the same emulation; the first entry is
+ * what the emulation alone implies. */
 static const struct ld_emulation arm_emulations[] = {
     { "armelf_linux_eabi", "arm-linux-gnueabi" },
+    { "armelf_linux_eabi", "arm-linux-gnueabihf" },
     { NULL, NULL },
 };
 
@@ -70,8 +73,36 @@ static void add_range(struct code_range **out, size_t *n, uint32_t start, uint32
     (*out)[(*n)++] = (struct code_range){ start, end };
 }
 
-/* ARM state code is what the $a mapping symbols mark; $t is Thumb and
- * $d data, both left alone for now. */
+/* Thumb code is not rewritten yet: count its call instructions (bl,
+ * blx), so the summary says how many calls go untraced. */
+static void count_thumb_calls(const struct elf_image *img, uint32_t from, uint32_t to,
+                              struct scan_stats *st)
+{
+    csh cs;
+    const uint8_t *code = elf_bytes_at(img, from, to - from);
+    if (!code || cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &cs) != CS_ERR_OK) {
+        stats_skip(st, "Thumb code (not decoded)", to - from);
+        return;
+    }
+    cs_insn *insn = cs_malloc(cs);
+    size_t size = to - from;
+    uint64_t addr = from;
+    while (size >= 2) {
+        if (!cs_disasm_iter(cs, &code, &size, &addr, insn)) {
+            code += 2;          /* not an instruction: go on at the next halfword */
+            size -= 2;
+            addr += 2;
+            continue;
+        }
+        if (insn->id == ARM_INS_BL || insn->id == ARM_INS_BLX)
+            stats_skip(st, "Thumb calls (not traced yet)", insn->size);
+    }
+    cs_free(insn, 1);
+    cs_close(&cs);
+}
+
+/* ARM state code is what the $a mapping symbols mark; $t is Thumb
+ * (its calls counted) and $d data, both left alone for now. */
 static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
                            size_t *n, struct scan_stats *st)
 {
@@ -107,8 +138,10 @@ static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
                 continue;
             if (ms[i].kind == 'a')
                 add_range(out, n, from, to);
+            else if (ms[i].kind == 't')
+                count_thumb_calls(img, from, to, st);
             else
-                stats_skip(st, ms[i].kind == 't' ? "Thumb code" : "data in code", to - from);
+                stats_skip(st, "data in code", to - from);
         }
     }
     free(ms);
@@ -261,6 +294,77 @@ static int arm_plt_entries(const struct elf_image *img, struct plt_entry **out, 
     return 0;
 }
 
+/* ULEB128 at *p (before end); 0 past the end. */
+static uint32_t uleb(const uint8_t **p, const uint8_t *end)
+{
+    uint32_t v = 0;
+    for (unsigned shift = 0; *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        if (shift < 32)
+            v |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+    }
+    return v;
+}
+
+/* Tag_ABI_VFP_args of an object's "aeabi" file attributes: 1 if it
+ * passes floating-point arguments in VFP registers (hard float). */
+static int vfp_args_of(const uint8_t *a, size_t size)
+{
+    const uint8_t *end = a + size, *p = a + 1;
+    if (size < 1 || a[0] != 'A')
+        return 0;
+    while (end - p >= 4) {                      /* vendor subsections */
+        uint32_t len = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+        if (len < 4 || len > (size_t)(end - p))
+            return 0;
+        const uint8_t *sub_end = p + len, *q = p + 4;
+        const char *vendor = (const char *)q;
+        while (q < sub_end && *q)
+            q++;
+        if (q < sub_end && strcmp(vendor, "aeabi") == 0 && sub_end - ++q >= 5 && *q == 1) {
+            q += 5;                             /* Tag_File and its size */
+            while (q < sub_end) {
+                uint32_t tag = uleb(&q, sub_end);
+                if (tag == 28)
+                    return uleb(&q, sub_end) == 1;
+                if (tag == 32)                  /* Tag_compatibility: ULEB, string */
+                    uleb(&q, sub_end);
+                if (tag == 4 || tag == 5 || tag == 67 || tag == 32 || (tag > 32 && tag % 2)) {
+                    while (q < sub_end && *q)   /* a string */
+                        q++;
+                    q++;
+                } else {
+                    uleb(&q, sub_end);
+                }
+            }
+        }
+        p = sub_end;
+    }
+    return 0;
+}
+
+/* The float ABI of an input object picks the tracer module:
+ * arm-linux-gnueabihf's for hard float, else arm-linux-gnueabi's. */
+static const char *arm_module_triple(const char *object_path, const char *triple)
+{
+    struct elf_image obj;
+    if (elf_image_open(&obj, object_path) != 0)
+        return NULL;
+    const char *fit = triple;
+    for (size_t si = 1; si < obj.n_sections; si++) {
+        const struct elf_section *s = &obj.sections[si];
+        if (s->type == SHT_ARM_ATTRIBUTES && (uint64_t)s->offset + s->size <= obj.size) {
+            fit = vfp_args_of(obj.data + s->offset, s->size) ? "arm-linux-gnueabihf"
+                                                             : "arm-linux-gnueabi";
+            break;
+        }
+    }
+    elf_image_close(&obj);
+    return fit;
+}
+
 const struct arch_ops arch_arm = {
     .name = "arm",
     .elf_machine = EM_ARM,
@@ -280,4 +384,5 @@ const struct arch_ops arch_arm = {
     .decode_redirect = arm_decode_redirect,
     .call_target = arm_call_target,
     .plt_entries = arm_plt_entries,
+    .module_triple = arm_module_triple,
 };

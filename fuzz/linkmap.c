@@ -1,0 +1,98 @@
+/*
+ * Fuzzes the GNU ld link-map parser (src/linkmap.c) and what the
+ * wrapper does with its result: the input is a link map (-Map), as
+ * litifut-ld reads pass 1's.  The exclusions made from it (crt objects,
+ * the tracer) are then applied to a real scan of the seed programs
+ * (fuzz/corpus/elfdb/arm-demo.unrewritten and mips-demo, laid out as
+ * the pass-1 maps that are the seeds say; the MIPS one if the map says
+ * "mips" anywhere), and the result is checked: sites in address order,
+ * none inside an excluded range.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "linkmap.h"
+#include "sites.h"
+#include "error.h"
+
+static struct elf_image images[2];         /* ARM, MIPS */
+static const struct arch_ops *arches[2];
+static int n_images;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_init();
+    static const char *const names[] = { "elfdb/arm-demo.unrewritten", "elfdb/mips-demo" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *path = fuzz_corpus_file(names[i]);
+        if (elf_image_open(&images[n_images], path) != 0 ||
+            !(arches[n_images] = arch_by_machine(images[n_images].machine))) {
+            fuzz_die("cannot use (set LITIFUT_FUZZ_CORPUS)", path);
+        }
+        n_images++;             /* path stays allocated: the image names it */
+    }
+    return 0;
+}
+
+/* Was `addr` to be left alone? Only well-formed ranges say so. */
+static int excluded(const struct exclusions *ex, const char *section, uint32_t addr)
+{
+    for (size_t i = 0; i < ex->n; i++)
+        if ((!ex->v[i].section || strcmp(ex->v[i].section, section) == 0) &&
+            ex->v[i].start < ex->v[i].end && addr >= ex->v[i].start && addr < ex->v[i].end)
+            return 1;
+    return 0;
+}
+
+static void check_scan(const struct arch_ops *arch, const struct elf_image *img,
+                       const struct exclusions *ex)
+{
+    struct site_list sites;
+    struct scan_stats st;
+    if (find_call_sites(arch, img, ex, &sites, &st) != 0)
+        return;
+    for (size_t i = 0; i < sites.n; i++) {
+        const struct elf_section *s = elf_section_at(img, sites.v[i].addr);
+        if (i && sites.v[i].addr <= sites.v[i - 1].addr)
+            fuzz_fail("linkmap: call sites out of address order");
+        if (excluded(ex, s ? s->name : "", sites.v[i].addr))
+            fuzz_fail("linkmap: a call site in an excluded range");
+    }
+    site_list_free(&sites);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char path[4096];
+    struct link_map map;
+    fuzz_temp_file(path, sizeof path, data, size);
+    int rc = link_map_read(path, &map);
+    unlink(path);
+    if (rc != 0)
+        return 0;
+
+    /* as litifut-ld does: the crt objects and the tracer (island) objects */
+    struct exclusions ex = { NULL, 0 };
+    exclusions_from_map(&map, fuzz_tracer_objects, &ex);
+    exclusions_add(&ex, NULL, 0, 4);        /* an unnamed range, as --exclude makes */
+
+    /* the ranges of each output section, merged */
+    for (size_t i = 0; i <= map.n && i < 64; i++) {
+        struct code_range *r;
+        size_t n;
+        exclusions_for_section(&ex, i < map.n ? map.v[i].output : ".text", &r, &n);
+        for (size_t j = 1; j < n; j++)
+            if (r[j].start <= r[j - 1].end)         /* those would have been merged */
+                fuzz_fail("linkmap: exclusions_for_section left overlapping ranges");
+        free(r);
+    }
+    /* scanning is most of the time: only the program of the map's arch */
+    int mips = memmem(data, size, "mips", 4) != NULL;
+    check_scan(arches[mips], &images[mips], &ex);
+    exclusions_free(&ex);
+    link_map_free(&map);
+    return 0;
+}

@@ -1,0 +1,263 @@
+# Hostile input for litifut-postproc: traces, maps files and programs
+# that are damaged, made up, or not regular files at all.  Each must
+# give one clear line per problem, never crash or hang, and decode what
+# still can be decoded.  The post-processor always runs under
+# `timeout 20`: a hang is a failure, not a stuck suite.
+#
+# The trace is an ARM one (little endian); header offsets are those of
+# struct litifut_trace_header (include/litifut/trace-format.h).
+
+HOSTILE_HEADER_SIZE=16 HOSTILE_CHUNK_SIZE=20 HOSTILE_DB_SITES=36
+HOSTILE_BUILD_ID_SIZE=11 HOSTILE_EXE=88 HOSTILE_EXE_MAX=1024
+HOSTILE_CHUNK0=4096                     # header_size as the tracer writes it
+
+# poke32 FILE OFFSET VALUE: stores a little-endian word.
+poke32() {
+    local v=$3
+    printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $((v & 255)) $((v >> 8 & 255)) \
+              $((v >> 16 & 255)) $((v >> 24 & 255)))" |
+        dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null
+}
+
+poke8() {
+    printf "$(printf '\\%03o' $(($3 & 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null
+}
+
+# poke_exe FILE PATH: the program path in the header.
+poke_exe() {
+    { printf '%s' "$2"; head -c $((HOSTILE_EXE_MAX - ${#2})) /dev/zero; } |
+        dd of="$1" bs=1 seek=$HOSTILE_EXE conv=notrunc 2> /dev/null
+}
+
+# hostile_copy NAME: a fresh copy of the reference trace and maps in
+# $HD/NAME (as litifut.1.trace, litifut.1.maps); prints the trace's path.
+hostile_copy() {
+    rm -rf "${HD:?}/$1"
+    mkdir -p "$HD/$1"
+    cp "$HD"/run/litifut.*.trace "$HD/$1/litifut.1.trace"
+    cp "$HD"/run/litifut.*.maps "$HD/$1/litifut.1.maps"
+    echo "$HD/$1/litifut.1.trace"
+}
+
+# hostile_pp NAME ARGS...: runs the post-processor; its stdout, stderr
+# and exit status go to $HD/NAME.{out,err,rc}.
+hostile_pp() {
+    local name=$1; shift
+    timeout 20 "$BIN/litifut-postproc" "$@" > "$HD/$name.out" 2> "$HD/$name.err" < /dev/null
+    echo $? > "$HD/$name.rc"
+}
+
+# hostile_why NAME: what happened, for a FAIL line.
+hostile_why() {
+    local rc
+    rc=$(cat "$HD/$1.rc")
+    case $rc in
+    124) echo "hung (killed after 20 s)" ;;
+    1[2-9][0-9]) echo "killed by signal $((rc - 128))" ;;
+    *) echo "exit $rc, stderr: $(head -c 400 "$HD/$1.err")" ;;
+    esac
+}
+
+# expect_refused NAME PATTERN ARGS...: exit 1 with exactly one line on
+# stderr, matching PATTERN.
+expect_refused() {
+    local name=$1 pattern=$2; shift 2
+    hostile_pp "$name" "$@"
+    if [ "$(cat "$HD/$name.rc")" = 1 ] && [ "$(wc -l < "$HD/$name.err")" = 1 ] &&
+       grep -q -- "$pattern" "$HD/$name.err"; then
+        pass "hostile: $name: $(cat "$HD/$name.err")"
+    else
+        fail "hostile: $name: expected exit 1 and one line matching '$pattern'; $(hostile_why "$name")"
+    fi
+}
+
+# expect_warned NAME PATTERN N ARGS...: exit 0, stderr is N warning
+# lines, one of them matching PATTERN.
+expect_warned() {
+    local name=$1 pattern=$2 n=$3; shift 3
+    hostile_pp "$name" "$@"
+    if [ "$(cat "$HD/$name.rc")" = 0 ] && [ "$(wc -l < "$HD/$name.err")" = "$n" ] &&
+       [ "$(grep -c '^litifut-postproc: warning: ' "$HD/$name.err")" = "$n" ] &&
+       grep -q -- "$pattern" "$HD/$name.err"; then
+        return 0
+    fi
+    fail "hostile: $name: expected exit 0 and $n warning(s), one matching '$pattern';" \
+         "$(hostile_why "$name")"
+    return 1
+}
+
+# tsv_rows NAME: data rows of $HD/NAME.out.
+tsv_rows() {
+    echo $(($(wc -l < "$HD/$1.out") - 1))
+}
+
+test_hostile() {
+    set_arch arm
+    HD=$WORK/hostile
+    local pp=$BIN/litifut-postproc t n
+    rm -rf "$HD"
+    mkdir -p "$HD/run"
+    if ! LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$HD/run/prog" "$ROOT/tests/progs/demo.c" ||
+       ! (cd "$HD/run" && LITIFUT_DIR=. "$QEMU" -L "$SYSROOT" ./prog > /dev/null); then
+        fail "hostile: cannot build and trace tests/progs/demo.c"
+        return
+    fi
+    "$pp" --format=tsv "$HD/run" > "$HD/ref.tsv"
+    "$pp" --info "$HD/run" > "$HD/ref.info"
+    n=$(($(wc -l < "$HD/ref.tsv") - 1))
+
+    # --- the trace header and records ---
+
+    # The header's site count is not the program's, and a record names
+    # a site far beyond both: report.c used to index its site table with
+    # it.  The DB (checksum-matched) is believed; the record is skipped.
+    t=$(hostile_copy sites)
+    poke32 "$t" $HOSTILE_DB_SITES 0x3fffffff
+    poke32 "$t" $((HOSTILE_CHUNK0 + 16 + 16)) 5000000     # the 2nd call (after a time mark and the 1st)
+    if expect_warned sites "records call site 4999999" 2 --format=tsv "$t"; then
+        check "hostile: a site index beyond the program's: that record skipped, the other $((n - 1)) kept" \
+            eval 'grep -q "header says 1073741823 call sites" "$HD/sites.err" &&
+                  cmp -s <(sed 3d "$HD/ref.tsv" | cut -f 1,2,4-) <(cut -f 1,2,4- "$HD/sites.out")'
+    fi
+    hostile_pp sites-log "$t"
+    hostile_pp sites-info --info "$t"
+    check "hostile: the same trace as a call log and --info (which counts the program's sites)" \
+        eval '[ "$(cat "$HD/sites-log.rc")" = 0 ] && [ "$(cat "$HD/sites-info.rc")" = 0 ] &&
+              [ "$(grep -vc "^#" "$HD/sites-log.out")" = $((n - 1)) ] &&
+              [ "$(grep "^sites=" "$HD/sites-info.out")" = "$(grep "^sites=" "$HD/ref.info")" ]'
+
+    t=$(hostile_copy chunk-size)
+    poke32 "$t" $HOSTILE_CHUNK_SIZE 0xfffff000
+    expect_refused chunk-size "chunk_size 4294963200" "$t"
+    t=$(hostile_copy chunk-size-odd)
+    poke32 "$t" $HOSTILE_CHUNK_SIZE 6000
+    expect_refused chunk-size-odd "corrupt trace header: chunk_size 6000" "$t"
+    t=$(hostile_copy header-size)
+    poke32 "$t" $HOSTILE_HEADER_SIZE 0x7ffff000
+    expect_refused header-size "corrupt trace header: header_size" "$t"
+    t=$(hostile_copy header-size-small)
+    poke32 "$t" $HOSTILE_HEADER_SIZE 16
+    expect_refused header-size-small "corrupt trace header: header_size 16" "$t"
+    t=$(hostile_copy endian)
+    poke8 "$t" 8 9
+    expect_refused endian "corrupt trace header: byte-order mark 9" "$t"
+    t=$(hostile_copy arch)
+    poke8 "$t" 9 77
+    expect_refused arch "corrupt trace header: unknown architecture 77" "$t"
+    t=$(hostile_copy word-size)
+    poke8 "$t" 10 8
+    expect_refused word-size "corrupt trace header: word size 8" "$t"
+
+    t=$(hostile_copy build-id)
+    poke8 "$t" $HOSTILE_BUILD_ID_SIZE 255
+    if expect_warned build-id "build-id length 255" 1 --format=tsv "$t"; then
+        check "hostile: a build-id length beyond its field: one warning, every call kept" \
+            cmp -s "$HD/ref.tsv" "$HD/build-id.out"
+    fi
+
+    t=$(hostile_copy exe-unterminated)
+    head -c $HOSTILE_EXE_MAX /dev/zero | tr '\0' A |
+        dd of="$t" bs=1 seek=$HOSTILE_EXE conv=notrunc 2> /dev/null
+    expect_refused exe-unterminated "program path is not NUL-terminated" "$t"
+    t=$(hostile_copy exe-control)
+    poke_exe "$t" "$(printf '/tmp/\033[31mred')"
+    expect_refused exe-control "program path has control characters" "$t"
+
+    t=$(hostile_copy chunk-index)
+    poke32 "$t" $((HOSTILE_CHUNK0 + 8)) 5
+    if expect_warned chunk-index "chunk 0 has a bad header (index)" 1 --format=tsv "$t"; then
+        check "hostile: a chunk header with another index: that chunk skipped" \
+            [ "$(tsv_rows chunk-index)" = 0 ]
+    fi
+    t=$(hostile_copy control)
+    poke32 "$t" $((HOSTILE_CHUNK0 + 16)) 0x80050002
+    if expect_warned control "control record 0x80050002" 1 --format=tsv "$t"; then
+        check "hostile: an unknown control record: the rest of its chunk skipped" \
+            [ "$(tsv_rows control)" = 0 ]
+    fi
+
+    # --- files that are not regular files (each used to hang in open) ---
+
+    mkdir -p "$HD/fifo"
+    mkfifo "$HD/fifo/prog" "$HD/fifo/litifut.2.trace"
+    t=$(hostile_copy exe-fifo)
+    poke_exe "$t" "$HD/fifo/prog"
+    expect_refused exe-fifo "fifo/prog: not a regular file (a FIFO)" "$t"
+    expect_refused binary-dir-fifo "fifo/prog: not a regular file (a FIFO)" \
+        --binary-dir "$HD/fifo" "$HD/run"
+    expect_refused trace-fifo "litifut.2.trace: not a regular file (a FIFO)" "$HD/fifo/litifut.2.trace"
+    t=$(hostile_copy maps-fifo)
+    rm "$HD/maps-fifo/litifut.1.maps"
+    mkfifo "$HD/maps-fifo/litifut.1.maps"
+    if expect_warned maps-fifo "litifut.1.maps: not a regular file (a FIFO)" 1 --format=tsv "$t"; then
+        check "hostile: a FIFO as the maps file: ignored, every call kept" \
+            [ "$(tsv_rows maps-fifo)" = "$n" ]
+    fi
+    t=$(hostile_copy lib-fifo)
+    mkfifo "$HD/lib-fifo/libc.so.6"
+    sed -i "s|$SYSROOT/lib/libc.so.6|$HD/lib-fifo/libc.so.6|" "$HD/lib-fifo/litifut.1.maps"
+    if expect_warned lib-fifo "libc.so.6: not a regular file (a FIFO)" 1 "$t"; then
+        pass "hostile: a FIFO as a library in the maps: one warning, its names left out"
+    fi
+
+    # --- a damaged maps file ---
+
+    t=$(hostile_copy maps-garbage)
+    { echo "garbage"; echo "ffffffff0-fffffffff r-xp 00000000 00:00 0 /huge";
+      echo "00001000-00000fff r-xp 00000000 00:00 0 /backwards";
+      printf '00001000-00002000 r-xp 00000000 00:00 0 /ctl\033[0m\n'; } >> "$HD/maps-garbage/litifut.1.maps"
+    if expect_warned maps-garbage "litifut.1.maps: line [0-9]* is not a maps line" 1 --format=tsv "$t"; then
+        check "hostile: malformed maps lines: skipped with one warning, the rest used" \
+            cmp -s <(cut -f 1-5,7,8,10- "$HD/ref.tsv") <(cut -f 1-5,7,8,10- "$HD/maps-garbage.out")
+    fi
+
+    # --- the program: stripped, truncated ---
+
+    mkdir -p "$HD/stripped" "$HD/truncated"
+    "$TRIPLE-strip" -o "$HD/stripped/prog" "$HD/run/prog"
+    expect_refused stripped "stripped (no symbol table).*--binary-dir" --binary-dir "$HD/stripped" "$HD/run"
+    head -c 3000 "$HD/run/prog" > "$HD/truncated/prog"
+    expect_refused truncated "truncated/prog: truncated: the file has 3000 bytes" \
+        --binary-dir "$HD/truncated" "$HD/run"
+
+    # --- options ---
+
+    hostile_pp summary-tsv --summary --format=tsv "$HD/run"
+    check "hostile: --summary --format=tsv is the summary as TSV (calls callee callee_obj)" \
+        summary_tsv_ok "$HD/summary-tsv" "$n"
+    hostile_pp options --summary --info "$HD/run"
+    check "hostile: --summary with --info: one error line, exit 2" \
+        eval '[ "$(cat "$HD/options.rc")" = 2 ] && [ "$(wc -l < "$HD/options.err")" = 1 ] &&
+              grep -q "choose one view" "$HD/options.err"'
+    hostile_pp options2 --format=tsv --format=log "$HD/run"
+    check "hostile: two different --format: one error line, exit 2" \
+        eval '[ "$(cat "$HD/options2.rc")" = 2 ] && [ "$(wc -l < "$HD/options2.err")" = 1 ]'
+
+    hostile_naming arm
+    hostile_naming mips
+}
+
+# summary_tsv_ok BASE CALLS: BASE.out is a summary TSV of CALLS calls,
+# with strlen in libc among them; nothing on BASE.err.
+summary_tsv_ok() {
+    [ "$(cat "$1.rc")" = 0 ] && [ ! -s "$1.err" ] &&
+    [ "$(head -1 "$1.out")" = "$(printf 'calls\tcallee\tcallee_obj')" ] &&
+    [ "$(awk -F '\t' 'NR > 1 && NF == 3 { s += $1 } END { print s }' "$1.out")" = "$2" ] &&
+    grep -q "^[0-9]*	strlen	.*/libc.so.6\$" "$1.out"
+}
+
+# hostile_naming ARCH: a libc function called through the PLT (ARM) or
+# straight (MIPS, once bound) has the same name in the log and the
+# summary: "strlen (libc.so.6)", never "strlen@plt".
+hostile_naming() {
+    set_arch "$1"
+    local d=$HD/naming-$ARCH
+    mkdir -p "$d"
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$d/prog" "$ROOT/tests/progs/demo.c"
+    (cd "$d" && LITIFUT_DIR=. "$QEMU" -L "$SYSROOT" ./prog > /dev/null)
+    "$BIN/litifut-postproc" "$d" > "$d/log" 2>&1
+    "$BIN/litifut-postproc" --summary "$d" > "$d/summary" 2>&1
+    check "hostile: $ARCH: libc callees named \"strlen (libc.so.6)\" in the log and the summary" \
+        eval 'grep -q " -> strlen (libc.so.6)$" "$d/log" && ! grep -q "@plt" "$d/log" "$d/summary" &&
+              [ "$(grep -c " strlen (libc.so.6)$" "$d/summary")" = 1 ]'
+}

@@ -1,0 +1,253 @@
+# litifut-ld --install TRIPLE puts the wrapper where TRIPLE-gcc finds
+# its linker, so that a plain `TRIPLE-gcc` (no -B) links through it:
+# byte for byte the same without LITIFUT=1, instrumented and silent
+# with it.  --uninstall puts the toolchain back exactly (names, types,
+# symlink targets, inodes, owners, contents).  Both refuse, changing
+# nothing, what they do not recognise; those cases run on a scratch
+# toolchain made of a fake TRIPLE-gcc that names a directory of ours.
+#
+# The real toolchain (/usr/TRIPLE/bin) is changed only while this group
+# runs, and a trap puts it back however the group ends.
+
+# install_snapshot DIR: each entry of DIR: name, type, inode, owner,
+# mode, and the symlink's target or the file's sha256.
+install_snapshot() {
+    local dir=$1 name p
+    while IFS= read -r name; do
+        p=$dir/$name
+        if [ -L "$p" ]; then
+            echo "$name symlink $(stat -c '%i %U:%G' "$p") -> $(readlink "$p")"
+        elif [ -f "$p" ]; then
+            echo "$name file $(stat -c '%i %U:%G %a' "$p") $(sha256sum < "$p" | cut -d' ' -f1)"
+        else
+            echo "$name $(stat -c '%F %i %U:%G %a' "$p")"
+        fi
+    done < <(ls -A "$dir" | LC_ALL=C sort)
+}
+
+# install_expect_error NAME PATTERN COMMAND...: COMMAND fails with
+# exactly one line on stderr, matching PATTERN, and nothing on stdout.
+install_expect_error() {
+    local name=$1 pattern=$2; shift 2
+    local out=$WORK/install/last.out err=$WORK/install/last.err
+    if "$@" > "$out" 2> "$err"; then
+        fail "$name: succeeded"
+    elif [ -s "$out" ] || [ "$(wc -l < "$err")" != 1 ] || ! grep -q -- "$pattern" "$err"; then
+        fail "$name: expected one line matching '$pattern', got: $(head -c 300 "$err")"
+    else
+        pass "$name: $(cat "$err")"
+    fi
+}
+
+# install_silent COMMAND...: COMMAND succeeds and prints nothing.
+install_silent() {
+    local out=$WORK/install/last.out
+    "$@" > "$out" 2>&1 && [ ! -s "$out" ]
+}
+
+# The triples whose real toolchain this group has changed, and the
+# scratch directory; install_cleanup undoes all (run by the trap).
+INSTALL_TRIPLES=
+INSTALL_SCRATCH=
+
+install_cleanup() {
+    local t dir n
+    for t in $INSTALL_TRIPLES; do
+        "$BIN/litifut-ld" --uninstall "$t" > /dev/null 2>&1
+        # if the wrapper could not, by hand: the originals are ours to put back
+        dir=$(dirname "$("$t-gcc" -print-prog-name=ld)")
+        for n in ld ld.bfd; do
+            if [ -e "$dir/$n.litifut-real" ] || [ -L "$dir/$n.litifut-real" ]; then
+                echo "install: putting $dir/$n back by hand" >&2
+                mv -fT "$dir/$n.litifut-real" "$dir/$n"
+            fi
+        done
+    done
+    INSTALL_TRIPLES=
+    [ -n "$INSTALL_SCRATCH" ] && rm -rf "$INSTALL_SCRATCH"
+    INSTALL_SCRATCH=
+}
+
+# The real toolchain of ARCH: install, link plainly and instrumented
+# without -B, uninstall.
+install_arch() {
+    set_arch "$1"
+    local d=$WORK/install/$ARCH src=$ROOT/tests/progs/demo.c ld dir
+    mkdir -p "$d/run"
+    ld=$("$TCC" -print-prog-name=ld)
+    dir=$(cd "$(dirname "$ld")" && pwd -P)
+    if [ "$(id -u)" != 0 ] && [ ! -w "$dir" ]; then
+        echo "skip $ARCH/install: changing $dir needs root"
+        return
+    fi
+    if [ -e "$dir/ld.litifut-real" ] || [ -L "$dir/ld.litifut-real" ]; then
+        fail "$ARCH/install: $dir already has ld.litifut-real (installed by someone?); not testing"
+        return
+    fi
+    install_snapshot "$dir" > "$d/before.snap"
+    "$TCC" -o "$d/plain-before" "$src"
+
+    INSTALL_TRIPLES="$INSTALL_TRIPLES $TRIPLE"
+    check "$ARCH/install: --install $TRIPLE succeeds silently" \
+        install_silent "$BIN/litifut-ld" --install "$TRIPLE"
+    install_snapshot "$dir" > "$d/installed.snap"
+    check "$ARCH/install: $dir/ld links to litifut-ld, the original (same inode) is ld.litifut-real" \
+        eval '[ "$(readlink "$dir/ld")" = "$(readlink -f "$BIN/litifut-ld")" ] &&
+              [ "$(sed -n "s/^ld\.litifut-real //p" "$d/installed.snap")" = \
+                "$(sed -n "s/^ld //p" "$d/before.snap")" ]'
+    check "$ARCH/install: installing again succeeds silently and changes nothing" \
+        eval 'install_silent "$BIN/litifut-ld" --install "$TRIPLE" &&
+              install_snapshot "$dir" | cmp -s - "$d/installed.snap"'
+
+    "$TCC" -o "$d/plain-after" "$src" 2> "$d/plain.err"
+    check "$ARCH/install: a plain $TCC link (no -B) makes the same bytes as before installing" \
+        eval 'cmp -s "$d/plain-before" "$d/plain-after" && [ ! -s "$d/plain.err" ]'
+
+    LITIFUT=1 "$TCC" -O2 -o "$d/run/traced" "$src" 2> "$d/traced.err"
+    (cd "$d/run" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" ./traced > out 2> err)
+    check "$ARCH/install: LITIFUT=1 $TCC (no -B) instruments, silently; it runs and its trace post-processes" \
+        eval '[ -f "$d/run/traced" ] && [ ! -s "$d/traced.err" ] &&
+              "$TRIPLE-nm" "$d/run/traced" | grep -q " litifut_sled$" &&
+              ls "$d/run"/litifut.*.trace > /dev/null 2>&1 &&
+              "$BIN/litifut-postproc" "$d/run" > "$d/trace.txt" 2> "$d/postproc.err" &&
+              grep -q main "$d/trace.txt"'
+
+    LITIFUT=1 "$TCC" -O2 -fuse-ld=bfd -o "$d/bfd" "$src" 2> "$d/bfd.err"
+    check "$ARCH/install: gcc -fuse-ld=bfd (ld.bfd) instruments too" \
+        eval '[ ! -s "$d/bfd.err" ] && "$TRIPLE-nm" "$d/bfd" | grep -q " litifut_sled$"'
+
+    LITIFUT=1 LITIFUT_VERBOSE=1 "$TCC" -O2 -o "$d/verbose" "$src" 2> "$d/verbose.err"
+    check "$ARCH/install: LITIFUT_VERBOSE=1: one summary line on stderr" \
+        eval '[ "$(wc -l < "$d/verbose.err")" = 1 ] &&
+              grep -q "^litifut-ld: .*verbose: [0-9]* call sites" "$d/verbose.err"'
+
+    local log=$d/link.log
+    rm -f "$log"
+    LITIFUT=1 LITIFUT_LOG=$log "$TCC" -O2 -o "$d/log1" "$src" 2> "$d/log.err"
+    LITIFUT=1 LITIFUT_LOG=$log "$TCC" -O2 -o "$d/log2" "$src" 2>> "$d/log.err"
+    check "$ARCH/install: LITIFUT_LOG: two links append two summary lines, stderr stays empty" \
+        eval '[ ! -s "$d/log.err" ] && [ "$(wc -l < "$log")" = 2 ] &&
+              [ "$(grep -c "^litifut-ld: .*log[12]: [0-9]* call sites" "$log")" = 2 ]'
+    LITIFUT=1 LITIFUT_LOG=$d/shared.log "$TCC" -shared -fPIC -o "$d/lib.so" "$src" 2> "$d/shared.err"
+    check "$ARCH/install: a -shared link is plain and silent; the log says why" \
+        eval '[ -f "$d/lib.so" ] && [ ! -s "$d/shared.err" ] && [ "$(wc -l < "$d/shared.log")" = 1 ] &&
+              grep -q "shared libraries are not instrumented" "$d/shared.log"'
+    LITIFUT=1 LITIFUT_LOG=/nonexistent/dir/log "$TCC" -O2 -o "$d/nolog" "$src" 2> "$d/nolog.err"
+    check "$ARCH/install: an unwritable LITIFUT_LOG is one warning, not a failed link" \
+        eval '[ -f "$d/nolog" ] && [ "$(wc -l < "$d/nolog.err")" = 1 ] &&
+              grep -q "warning: LITIFUT_LOG=/nonexistent/dir/log" "$d/nolog.err"'
+
+    check "$ARCH/install: --uninstall succeeds silently" \
+        install_silent "$BIN/litifut-ld" --uninstall "$TRIPLE"
+    check "$ARCH/install: uninstalling again succeeds silently (nothing to do)" \
+        install_silent "$BIN/litifut-ld" --uninstall "$TRIPLE"
+    install_snapshot "$dir" > "$d/after.snap"
+    check "$ARCH/install: the toolchain directory is exactly as before (inodes, owners, targets)" \
+        cmp -s "$d/before.snap" "$d/after.snap"
+}
+
+# A scratch toolchain: $F/bin/arm-linux-gnueabi-gcc names $F/tc/bin/ld
+# (through a non-canonical path, as Debian's gcc does), which starts as
+# a symlink to the real GNU ld, with ld.bfd beside it.
+install_scratch() {
+    local F=$1
+    rm -rf "$F/tc" "$F/bin"
+    mkdir -p "$F/tc/bin" "$F/tc/lib" "$F/bin"
+    printf '#!/bin/sh\n[ "$1" = -print-prog-name=ld ] && echo %s/tc/lib/../bin/ld\n' "$F" \
+        > "$F/bin/arm-linux-gnueabi-gcc"
+    chmod 755 "$F" "$F/tc" "$F/tc/bin" "$F/bin" "$F/bin/arm-linux-gnueabi-gcc"
+    ln -s "$(command -v arm-linux-gnueabi-ld)" "$F/tc/bin/ld"
+    ln -s "$(command -v arm-linux-gnueabi-ld.bfd)" "$F/tc/bin/ld.bfd"
+}
+
+install_refusals() {
+    local d=$WORK/install F L=$BIN/litifut-ld
+    F=$(mktemp -d "${TMPDIR:-/tmp}/litifut-install.XXXXXX")
+    INSTALL_SCRATCH=$F
+    local tc=$F/tc/bin fake=(env PATH="$F/bin:$PATH")
+
+    install_expect_error "install: aarch64-linux-gnu is refused" \
+        "aarch64-linux-gnu: litifut has no tracer module.*supported: arm-linux-gnueabi" \
+        "$L" --install aarch64-linux-gnu
+    install_expect_error "install: a bogus triple is refused" "bogus-triple: .*supported:" \
+        "$L" --install bogus-triple
+    install_expect_error "install: no TRIPLE-gcc" "cannot run arm-linux-gnueabi-gcc" \
+        env PATH="$F/nothing" "$L" --install arm-linux-gnueabi
+    install_expect_error "install: usage" "usage: litifut-ld --install TRIPLE" "$L" --install
+
+    install_scratch "$F"
+    install_snapshot "$tc" > "$d/scratch.snap"
+    check "install: scratch toolchain: install, then ld runs the original through the link" \
+        eval '"${fake[@]}" "$L" --install arm-linux-gnueabi &&
+              [ "$(readlink "$tc/ld.bfd")" = "$(readlink -f "$L")" ] &&
+              "$tc/ld" --version | grep -q "^GNU ld" && "$tc/ld.bfd" --version | grep -q "^GNU ld"'
+    cp "$L" "$F/litifut-ld"
+    ln -sfn "$F/litifut-ld" "$tc/ld"
+    check "install: an install of another litifut-ld build is re-pointed" \
+        eval '"${fake[@]}" "$L" --install arm-linux-gnueabi &&
+              [ "$(readlink "$tc/ld")" = "$(readlink -f "$L")" ]'
+    check "install: scratch toolchain: uninstall puts it back exactly" \
+        eval '"${fake[@]}" "$L" --uninstall arm-linux-gnueabi &&
+              install_snapshot "$tc" | cmp -s - "$d/scratch.snap"'
+    ln -P "$tc/ld" "$tc/ld.litifut-real"
+    check "install: an install cut short (ld.litifut-real is ld) is finished" \
+        eval '"${fake[@]}" "$L" --install arm-linux-gnueabi &&
+              [ "$(readlink "$tc/ld")" = "$(readlink -f "$L")" ] &&
+              "${fake[@]}" "$L" --uninstall arm-linux-gnueabi &&
+              install_snapshot "$tc" | cmp -s - "$d/scratch.snap"'
+
+    rm "$tc/ld"
+    printf '#!/bin/sh\necho "not a linker"\n' > "$tc/ld"
+    chmod 755 "$tc/ld"
+    install_snapshot "$tc" > "$d/planted.snap"
+    install_expect_error "install: refuses to replace something that is not GNU ld" \
+        "ld is not GNU ld" "${fake[@]}" "$L" --install arm-linux-gnueabi
+    check "install: ... and changes nothing" eval 'install_snapshot "$tc" | cmp -s - "$d/planted.snap"'
+
+    install_scratch "$F"
+    ln -s /somewhere/else "$tc/ld.litifut-real"
+    install_snapshot "$tc" > "$d/stranger.snap"
+    install_expect_error "install: refuses when ld.litifut-real exists but ld is not ours" \
+        "ld.litifut-real exists but .* is not litifut-ld's link" "${fake[@]}" "$L" --install arm-linux-gnueabi
+    install_expect_error "install: uninstall refuses it too" \
+        "ld.litifut-real exists but .* is not litifut-ld's link" "${fake[@]}" "$L" --uninstall arm-linux-gnueabi
+    check "install: ... and changes nothing" eval 'install_snapshot "$tc" | cmp -s - "$d/stranger.snap"'
+
+    printf '#!/bin/sh\necho ld\n' > "$F/bin/arm-linux-gnueabi-gcc"
+    install_expect_error "install: a gcc without a linker path of its own" "not an absolute path" \
+        "${fake[@]}" "$L" --install arm-linux-gnueabi
+
+    # not root: one line that says so, nothing changed
+    install_scratch "$F"
+    install_snapshot "$tc" > "$d/scratch.snap"
+    local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&
+       "${nobody[@]}" "$L" --help > /dev/null 2>&1; then
+        install_expect_error "install: without root" "Permission denied (changing the toolchain needs root)" \
+            "${nobody[@]}" "${fake[@]}" "$L" --install arm-linux-gnueabi
+        check "install: ... and changes nothing" eval 'install_snapshot "$tc" | cmp -s - "$d/scratch.snap"'
+    else
+        echo "skip install: without root (needs root, setpriv, and $L runnable by nobody)"
+    fi
+    rm -rf "$F"
+    INSTALL_SCRATCH=
+}
+
+test_install() {
+    mkdir -p "$WORK/install"
+    # however this group ends, the toolchains are put back
+    trap install_cleanup EXIT
+    trap 'install_cleanup; exit 130' INT
+    trap 'install_cleanup; exit 143' TERM
+    check "install: litifut-ld --help names --install and --uninstall" \
+        eval '"$BIN/litifut-ld" --help | grep -q -- "--uninstall TRIPLE"'
+    check "install: arm-linux-gnueabi-ld --help is ld's own" \
+        eval '"$BIN/arm-linux-gnueabi-ld" --help | grep -q -- "--no-undefined"'
+    install_refusals
+    local arch
+    for arch in arm mips; do
+        install_arch "$arch"
+    done
+    install_cleanup
+    trap - EXIT INT TERM
+}
