@@ -206,6 +206,18 @@ static void load_program(const char *path, const struct arch_ops *arch, uint32_t
     struct address_space as;
     struct program p;
     memset(&t, 0, sizeof t);
+    /* the header as the tracer would write it for this program: its
+     * byte order and DB size (else every run stops at those checks) */
+    struct elf_image img;
+    struct db db;
+    if (elf_image_open(&img, path) != 0)
+        return;
+    t.header.endian = img.big_endian ? LITIFUT_BIG_ENDIAN : LITIFUT_LITTLE_ENDIAN;
+    if (db_read_image(&img, &db) == 0) {
+        t.header.db_sites = db.header.n_sites;
+        db_free(&db);
+    }
+    elf_image_close(&img);
     t.path = (char *)"fuzz.trace";
     t.header.arch = (uint8_t)arch->trace_arch;
     t.header.db_checksum = checksum;

@@ -136,6 +136,11 @@ static int load_section(struct elf_image *img, Elf_Scn *scn, size_t shstrndx)
         if (sh.sh_entsize != sizeof(Elf32_Sym) || sh.sh_link >= img->n_sections)
             return error("%s: malformed ELF file: symbol table %s", img->path,
                          printable(s->name));
+        /* ELF allows one of each; a second would silently replace the first */
+        if (sh.sh_type == SHT_SYMTAB ? img->has_symtab : img->dynsyms != NULL)
+            return error("%s: malformed ELF file: a second %s symbol table (%s)", img->path,
+                         sh.sh_type == SHT_SYMTAB ? "SHT_SYMTAB" : "SHT_DYNSYM",
+                         printable(s->name));
         if (sh.sh_type == SHT_SYMTAB) {
             load_symbols(img, scn, &sh, &img->symbols, &img->n_symbols);
             img->has_symtab = 1;
