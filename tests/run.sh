@@ -35,7 +35,10 @@ done
 
 # The host tools' groups again against the release build: a sanitizer
 # can hide a crash or change it (an uninitialised pointer freed).
+TOP_WORK=$WORK
 if [ -n "${RELEASE_BIN:-}" ]; then
+    WORK=$TOP_WORK/release                  # fresh scratch files: no leftovers
+    mkdir -p "$WORK"
     for g in $groups; do
         case $g in
         errors|hostile|truncated|postproc)
@@ -50,7 +53,7 @@ n_fail=$(grep -c '^FAIL' "$RESULTS")
 echo "== $n_ok passed, $n_fail failed"
 if [ "$n_fail" -ne 0 ]; then
     grep '^FAIL' "$RESULTS"
-    echo "(scratch files kept in $WORK)"
+    echo "(scratch files kept in $TOP_WORK)"
     exit 1
 fi
-[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"
+[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$TOP_WORK"
