@@ -143,6 +143,7 @@ deps:
 # Debian source packages of the real programs the tests build.
 sources: deps
 	tests/get-source.sh zlib $(BUILD)/src
+	tests/get-source.sh xz-utils $(BUILD)/src
 
 DEMO_TRIPLE ?= arm-linux-gnueabi
 DEMO_QEMU   := qemu-$(firstword $(subst -, ,$(DEMO_TRIPLE)))

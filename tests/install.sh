@@ -137,6 +137,8 @@ install_arch() {
         eval '[ -f "$d/nolog" ] && [ "$(wc -l < "$d/nolog.err")" = 1 ] &&
               grep -q "warning: LITIFUT_LOG=/nonexistent/dir/log" "$d/nolog.err"'
 
+    [ "$ARCH" = arm ] && install_configure
+
     check "$ARCH/install: --uninstall succeeds silently" \
         install_silent "$BIN/litifut-ld" --uninstall "$TRIPLE"
     check "$ARCH/install: uninstalling again succeeds silently (nothing to do)" \
@@ -231,6 +233,28 @@ install_refusals() {
     fi
     rm -rf "$F"
     INSTALL_SCRATCH=
+}
+
+# A real autotools + libtool project through the installed wrapper:
+# configure must decide everything as it does without LITIFUT=1 (its
+# link checks need a silent linker: libtool's "static flag -static
+# works" test compares the linker's output with nothing).
+install_configure() {
+    local xz d=$WORK/install/$ARCH/xz mode
+    xz=$(ls -d "${SOURCES:-$ROOT/build/src}"/xz-utils-*/ 2> /dev/null | head -1)
+    if [ -z "$xz" ]; then
+        fail "$ARCH/install: no xz-utils source in ${SOURCES:-$ROOT/build/src} (make sources)"
+        return
+    fi
+    for mode in 0 1; do
+        mkdir -p "$d/$mode"
+        (cd "$d/$mode" && LITIFUT=$mode "${xz%/}/configure" --host="$TRIPLE" --disable-nls \
+             --disable-doc > configure.log 2>&1)
+    done
+    check "$ARCH/install: xz-utils' configure (autotools, libtool) decides the same with LITIFUT=1" \
+        eval 'cmp -s "$d/0/config.h" "$d/1/config.h" &&
+              cmp -s <(sed "s|$d/0|DIR|g" "$d/0/libtool") <(sed "s|$d/1|DIR|g" "$d/1/libtool") &&
+              grep -q "static flag -static works... yes" "$d/1/configure.log"'
 }
 
 test_install() {
