@@ -30,6 +30,7 @@ static void usage(FILE *f)
         "  --format=tsv      tab-separated values with a header line:\n"
         "                      calls:   pid tid seq site_rt target_rt site_obj site_addr\n"
         "                               site_sym target_obj target_addr target_sym\n"
+        "                               callee_sym\n"
         "                      summary: calls callee callee_obj\n"
         "                      info:    trace exe pid arch endian load_bias chunk_size\n"
         "                               time_every sites threads calls record_bytes\n"

@@ -6,13 +6,15 @@
  *   text  "# program, pid: threads, calls", then one line per call:
  *         time (s), tid, caller -> callee
  *   TSV   pid tid seq site_rt target_rt site_obj site_addr site_sym
- *         target_obj target_addr target_sym
+ *         target_obj target_addr target_sym callee_sym
  *         One row per call, per thread in recording order; seq counts
  *         from 0 per thread.  *_rt are runtime addresses; *_addr
  *         link-time addresses in *_obj, the file as the target named
  *         it ("?" if unknown); *_sym "function+0xoffset" ("?" if none).
  *         This is exactly where each call went: a call through a PLT
- *         goes to "name@plt+0x0" in the program.
+ *         goes to "name@plt+0x0" in the program.  callee_sym is the
+ *         function that was called, as the log names it (below) but
+ *         without the object: the PLT hop resolved ("memcpy+0x0").
  * summary (--summary)
  *   text  "calls  callee", most called first, then the total
  *   TSV   calls callee callee_obj
@@ -315,7 +317,8 @@ static void print_sym(FILE *out, const struct place *pl)
 
 static void print_tsv_row(FILE *out, const struct trace_file *t, const struct trace_thread *th,
                           size_t seq, const struct program *p, const struct place *from,
-                          const struct place *to, uint32_t target_rt)
+                          const struct place *to, uint32_t target_rt,
+                          const struct callee *callee)
 {
     fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%zu\t0x%08" PRIx32 "\t0x%08" PRIx32 "\t",
             t->header.pid, th->tid, seq, from->addr + p->bias, target_rt);
@@ -331,6 +334,13 @@ static void print_tsv_row(FILE *out, const struct trace_file *t, const struct tr
         fputc('?', out);
     fputc('\t', out);
     print_sym(out, to);
+    fputc('\t', out);
+    if (callee->name) {
+        put_clean(out, callee->name);
+        fprintf(out, "+0x%" PRIx32, callee->off);
+    } else {
+        fputc('?', out);
+    }
     fputc('\n', out);
 }
 
@@ -351,7 +361,7 @@ void report_begin(struct report *r)
     switch (r->view) {
     case VIEW_CALLS:
         fprintf(r->out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
-                        "target_obj\ttarget_addr\ttarget_sym\n");
+                        "target_obj\ttarget_addr\ttarget_sym\tcallee_sym\n");
         break;
     case VIEW_SUMMARY:
         fprintf(r->out, "calls\tcallee\tcallee_obj\n");
@@ -386,11 +396,11 @@ void report_trace(struct report *r, const struct trace_file *t, const struct pro
                 place_in(p->obj, tlink, &to);
             else
                 place_of(as, p, trt, &to);
+            name_callee(as, &to, &callee);
             if (r->view == VIEW_CALLS && r->tsv) {
-                print_tsv_row(r->out, t, th, i, p, &from, &to, trt);
+                print_tsv_row(r->out, t, th, i, p, &from, &to, trt, &callee);
                 continue;
             }
-            name_callee(as, &to, &callee);
             if (r->view == VIEW_SUMMARY) {
                 summarize_call(r, &callee, p);
             } else {

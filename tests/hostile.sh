@@ -260,4 +260,13 @@ hostile_naming() {
     check "hostile: $ARCH: libc callees named \"strlen (libc.so.6)\" in the log and the summary" \
         eval 'grep -q " -> strlen (libc.so.6)$" "$d/log" && ! grep -q "@plt" "$d/log" "$d/summary" &&
               [ "$(grep -c " strlen (libc.so.6)$" "$d/summary")" = 1 ]'
+    "$BIN/litifut-postproc" --format=tsv "$d" > "$d/tsv" 2>&1
+    # the PLT hop stays visible (ARM: target_sym strlen@plt+0x0), and
+    # callee_sym names the function it reached
+    check "hostile: $ARCH: TSV callee_sym names the function a call reached (strlen+0x0)" \
+        eval '[ "$(head -1 "$d/tsv" | cut -f 11-)" = "$(printf "target_sym\tcallee_sym")" ] &&
+              awk -F "\t" "\$12 == \"strlen+0x0\" { n++ } END { exit !n }" "$d/tsv" &&
+              ! awk -F "\t" "NR > 1 && \$12 ~ /@plt/ { bad = 1 } END { exit !bad }" "$d/tsv" &&
+              { [ "$ARCH" != arm ] ||
+                awk -F "\t" "\$11 == \"strlen@plt+0x0\" && \$12 == \"strlen+0x0\" { n++ } END { exit !n }" "$d/tsv"; }'
 }
