@@ -20,15 +20,19 @@ SANITIZE ?=
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 endif
+# includes are spelled from the repository root ("lib/elfimage.h");
+# include/ holds the formats shared with the target code ("litifut/...")
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) $(SAN_FLAGS) \
-               -Iinclude -Iutils -Isrc -MMD -MP
+               -I. -Iinclude -MMD -MP
 HOST_LDLIBS := -lelf -lcapstone
 
-UTILS_SRC    := utils/error.c utils/files.c utils/elfimage.c utils/arch.c utils/process.c \
+# lib/: what every host tool reads and shares (ELF images, files,
+# errors, the per-arch registry); src/: the rewriter
+LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c \
                 arch/arm/arch-arm.c arch/mips/arch-mips.c
 REWRITER_SRC := src/linkmap.c src/sites.c src/db.c src/rewrite.c src/rewriter.c
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
-                wrapper/install.c
+                wrapper/install.c wrapper/process.c
 POSTPROC_SRC := $(wildcard postproc/*.c)
 
 host_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -51,15 +55,15 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
-$(BIN)/litifut-rewrite: $(call host_obj,src/main.c $(REWRITER_SRC) $(UTILS_SRC))
+$(BIN)/litifut-rewrite: $(call host_obj,src/main.c $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
-$(BIN)/litifut-ld: $(call host_obj,$(WRAPPER_SRC) $(REWRITER_SRC) $(UTILS_SRC))
+$(BIN)/litifut-ld: $(call host_obj,$(WRAPPER_SRC) $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
-$(BIN)/litifut-postproc: $(call host_obj,$(POSTPROC_SRC) $(REWRITER_SRC) $(UTILS_SRC))
+$(BIN)/litifut-postproc: $(call host_obj,$(POSTPROC_SRC) $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 

@@ -3,7 +3,7 @@
  * and the post-processor.  The input is a linked program (seeds: the
  * instrumented demo for each arch, and pass 2 before rewriting).  Each
  * input goes through:
- *   1. utils/elfimage.c: open, symbol, section and segment lookups,
+ *   1. lib/elfimage.c: open, symbol, section and segment lookups,
  *      dynamic relocations, the arch's PLT reader, src/db.c's DB reader;
  *   2. the rewriter as litifut-rewrite runs it (src/rewriter.c): pass 1
  *      scan (sites, DB as C, sites.tsv, summary), sites.tsv read back,
@@ -19,14 +19,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
-#include "linkmap.h"
-#include "rewriter.h"
-#include "rewrite.h"
-#include "db.h"
-#include "program.h"
-#include "symbols.h"
-#include "error.h"
+#include "fuzz/common.h"
+#include "src/linkmap.h"
+#include "src/rewriter.h"
+#include "src/rewrite.h"
+#include "src/db.h"
+#include "postproc/program.h"
+#include "postproc/symbols.h"
+#include "lib/error.h"
 
 static FILE *devnull;
 static char prog[4096], out[4096], db_c[4096], sites_tsv[4096];

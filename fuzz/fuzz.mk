@@ -23,11 +23,11 @@ FUZZ_SMOKE_RUNS := linkmap:5000 elfdb:5000 postproc:1000
 FUZZ_OUT    := $(BUILD)/fuzz
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
                -fno-omit-frame-pointer -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra \
-               -Iinclude -Iutils -Isrc -Ipostproc -MMD -MP
+               -I. -Iinclude -MMD -MP
 FUZZ_LDLIBS := -lelf -lcapstone
 # the code under test: everything the host tools are made of but their mains
 # (postproc/main.c is kept, as litifut_postproc_main)
-FUZZ_LIB_SRC := $(sort $(UTILS_SRC) $(REWRITER_SRC) $(POSTPROC_SRC))
+FUZZ_LIB_SRC := $(sort $(LIB_SRC) wrapper/process.c $(REWRITER_SRC) $(POSTPROC_SRC))
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_LIB_SRC))
 FUZZ_BINS    := $(addprefix $(FUZZ_OUT)/,$(FUZZ_HARNESSES))
 

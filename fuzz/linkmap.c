@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
-#include "linkmap.h"
-#include "sites.h"
-#include "error.h"
+#include "fuzz/common.h"
+#include "src/linkmap.h"
+#include "src/sites.h"
+#include "lib/error.h"
 
 static struct elf_image images[2];         /* ARM, MIPS */
 static const struct arch_ops *arches[2];

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "fuzz/common.h"
 
 int litifut_postproc_main(int argc, char **argv);
 extern int optind;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "report.h"
-#include "error.h"
+#include "postproc/report.h"
+#include "lib/error.h"
 
 static void usage(FILE *f)
 {

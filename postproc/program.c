@@ -1,9 +1,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "program.h"
-#include "rewrite.h"
-#include "error.h"
+#include "postproc/program.h"
+#include "src/rewrite.h"
+#include "lib/error.h"
 
 /* The rewritten call sites are the calls into the sled; in address
  * order they are the DB's sites, and each must enter the sled at its

@@ -2,9 +2,9 @@
 #ifndef LITIFUT_POSTPROC_PROGRAM_H
 #define LITIFUT_POSTPROC_PROGRAM_H
 
-#include "db.h"
-#include "symbols.h"
-#include "trace.h"
+#include "src/db.h"
+#include "postproc/symbols.h"
+#include "postproc/trace.h"
 
 struct program {
     struct object *obj;

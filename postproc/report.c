@@ -44,8 +44,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report.h"
-#include "error.h"
+#include "postproc/report.h"
+#include "lib/error.h"
 
 struct summary_entry {
     char *name;                 /* function name, or 0x<address> */

@@ -4,7 +4,7 @@
 #define LITIFUT_POSTPROC_REPORT_H
 
 #include <stdio.h>
-#include "program.h"
+#include "postproc/program.h"
 
 enum report_view { VIEW_CALLS, VIEW_SUMMARY, VIEW_INFO };
 

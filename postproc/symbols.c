@@ -5,10 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <gelf.h>
-#include "symbols.h"
-#include "arch.h"
-#include "error.h"
-#include "files.h"
+#include "postproc/symbols.h"
+#include "lib/arch.h"
+#include "lib/error.h"
+#include "lib/files.h"
 
 void address_space_init(struct address_space *as, const struct path_options *paths)
 {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "elfimage.h"
+#include "lib/elfimage.h"
 
 struct object;
 

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace.h"
-#include "elfimage.h"
-#include "error.h"
-#include "files.h"
+#include "postproc/trace.h"
+#include "lib/elfimage.h"
+#include "lib/error.h"
+#include "lib/files.h"
 
 /* Limits of what the tracer writes (stub/settings.c, stub/tracefile.c).
  * Both sizes are whole pages: the tracer maps the header and each chunk

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "db.h"
-#include "error.h"
+#include "src/db.h"
+#include "lib/error.h"
 
 static uint32_t page_of(const struct db *db, uint32_t addr, unsigned ra_offset)
 {

@@ -4,7 +4,7 @@
 #define LITIFUT_DB_H
 
 #include "litifut/db-format.h"
-#include "sites.h"
+#include "src/sites.h"
 
 struct db {
     struct litifut_db_header header;

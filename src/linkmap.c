@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include "linkmap.h"
-#include "error.h"
+#include "src/linkmap.h"
+#include "lib/error.h"
 
 static int parse_hex(const char *s, uint32_t *v)
 {

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "arch.h"
+#include "lib/arch.h"
 
 struct map_input {
     char *output;       /* the output section it went to */

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rewriter.h"
-#include "linkmap.h"
-#include "error.h"
+#include "src/rewriter.h"
+#include "src/linkmap.h"
+#include "lib/error.h"
 
 static void usage(FILE *f)
 {

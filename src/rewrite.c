@@ -1,6 +1,6 @@
 #include <inttypes.h>
-#include "rewrite.h"
-#include "error.h"
+#include "src/rewrite.h"
+#include "lib/error.h"
 
 int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
                struct sled_set *sleds)

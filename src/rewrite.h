@@ -2,7 +2,7 @@
 #ifndef LITIFUT_REWRITE_H
 #define LITIFUT_REWRITE_H
 
-#include "db.h"
+#include "src/db.h"
 
 /* The sled copies the tracer module put into `img` (litifut_sled, and
  * litifut_island_sled where the arch has islands). */

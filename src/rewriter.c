@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "rewriter.h"
-#include "rewrite.h"
-#include "error.h"
-#include "files.h"
+#include "src/rewriter.h"
+#include "src/rewrite.h"
+#include "lib/error.h"
+#include "lib/files.h"
 
 static int open_program(const char *path, struct elf_image *img, const struct arch_ops **arch)
 {

@@ -8,7 +8,7 @@
 #define LITIFUT_REWRITER_H
 
 #include <stdio.h>
-#include "sites.h"
+#include "src/sites.h"
 
 struct rewriter_opts {
     const struct exclusions *excluded;

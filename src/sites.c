@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sites.h"
-#include "error.h"
+#include "src/sites.h"
+#include "lib/error.h"
 
 /* Cuts the excluded ranges out of `r`, calling `scan` on what is left. */
 static int scan_range(const struct arch_ops *arch, const struct elf_image *img, csh cs,

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "arch.h"
-#include "linkmap.h"
+#include "lib/arch.h"
+#include "src/linkmap.h"
 
 struct site_list {
     struct call_site *v;

@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "install.h"
-#include "error.h"
+#include "wrapper/install.h"
+#include "lib/error.h"
 
 extern char **environ;
 

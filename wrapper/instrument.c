@@ -20,11 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "instrument.h"
-#include "rewriter.h"
-#include "linkmap.h"
-#include "error.h"
-#include "files.h"
+#include "wrapper/instrument.h"
+#include "src/rewriter.h"
+#include "src/linkmap.h"
+#include "lib/error.h"
+#include "lib/files.h"
 
 struct work {
     const struct link_args *la;

@@ -1,8 +1,8 @@
 #ifndef LITIFUT_INSTRUMENT_H
 #define LITIFUT_INSTRUMENT_H
 
-#include "linkargs.h"
-#include "toolchain.h"
+#include "wrapper/linkargs.h"
+#include "wrapper/toolchain.h"
 
 /* The instrumented link (LITIFUT=1): two links, rewrite, rename into
  * place.  On failure: one error line, no output file, non-zero return.

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "linkargs.h"
-#include "error.h"
-#include "files.h"
+#include "wrapper/linkargs.h"
+#include "lib/error.h"
+#include "lib/files.h"
 
 /* Single-letter options whose value may be the next argument. */
 static const char short_with_value[] = "AbcefFGhlLmoORTuyYz";

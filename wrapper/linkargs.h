@@ -2,7 +2,7 @@
 #ifndef LITIFUT_LINKARGS_H
 #define LITIFUT_LINKARGS_H
 
-#include "process.h"
+#include "wrapper/process.h"
 
 struct link_args {
     struct argv_builder args;   /* argv[1..], response files expanded */

@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error.h"
-#include "install.h"
-#include "instrument.h"
-#include "linkargs.h"
-#include "process.h"
-#include "toolchain.h"
+#include "lib/error.h"
+#include "wrapper/install.h"
+#include "wrapper/instrument.h"
+#include "wrapper/linkargs.h"
+#include "wrapper/process.h"
+#include "wrapper/toolchain.h"
 
 static int pass_through(const struct toolchain *tc, int argc, char **argv)
 {

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "toolchain.h"
-#include "error.h"
-#include "files.h"
+#include "wrapper/toolchain.h"
+#include "lib/error.h"
+#include "lib/files.h"
 
 static char *self_path(void)
 {

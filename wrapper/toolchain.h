@@ -2,9 +2,9 @@
 #ifndef LITIFUT_TOOLCHAIN_H
 #define LITIFUT_TOOLCHAIN_H
 
-#include "arch.h"
-#include "linkargs.h"
-#include "process.h"
+#include "lib/arch.h"
+#include "wrapper/linkargs.h"
+#include "wrapper/process.h"
 
 struct toolchain {
     char *real_ld;              /* path of the linker we stand in for */

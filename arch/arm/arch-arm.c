@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gelf.h>
-#include "arch.h"
-#include "error.h"
+#include "lib/arch.h"
+#include "lib/error.h"
 #include "litifut/trace-format.h"
 
 enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG };

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gelf.h>
-#include "arch.h"
-#include "error.h"
+#include "lib/arch.h"
+#include "lib/error.h"
 #include "litifut/trace-format.h"
 
 enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KIND_BLTZALL };

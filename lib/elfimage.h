@@ -50,7 +50,7 @@ struct elf_image {
     int has_symtab;
 };
 
-/* Loads `path` (a regular file only: utils/files.h); any problem
+/* Loads `path` (a regular file only: lib/files.h); any problem
  * (unreadable, not ELF, not 32-bit, truncated, tables that do not fit
  * the file, ...) is reported as one line naming the file, and -1
  * returned. */

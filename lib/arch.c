@@ -1,5 +1,5 @@
 #include <string.h>
-#include "arch.h"
+#include "lib/arch.h"
 
 extern const struct arch_ops arch_arm, arch_mips;
 

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "error.h"
-#include "files.h"
+#include "lib/error.h"
+#include "lib/files.h"
 
 /* What a path that is not a regular file is, for the message. */
 static const char *file_kind(mode_t mode)

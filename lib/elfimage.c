@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "elfimage.h"
-#include "error.h"
-#include "files.h"
+#include "lib/elfimage.h"
+#include "lib/error.h"
+#include "lib/files.h"
 
 
 /* Names from the file go into messages: never print control characters. */

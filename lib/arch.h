@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include <capstone/capstone.h>
-#include "elfimage.h"
+#include "lib/elfimage.h"
 
 /* One call instruction the rewriter redirects. */
 struct call_site {

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "error.h"
-#include "process.h"
+#include "lib/error.h"
+#include "wrapper/process.h"
 
 extern char **environ;
 
