@@ -183,15 +183,9 @@ static inline void record_call(struct litifut_thread *t, uintptr_t frame, uint32
 static int busy_abandoned(uintptr_t busy, uintptr_t frame)
 {
     struct arch_stack ss;
-    uintptr_t alt_sp = 0;
-    unsigned long alt_size = 0;
     if (sys_sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
-        alt_sp = ss.ss_sp;
-        alt_size = ss.ss_size;
-    }
-    if (alt_size) {
-        int busy_on_alt = busy - alt_sp < alt_size;
-        int now_on_alt = frame - alt_sp < alt_size;
+        int busy_on_alt = busy - ss.ss_sp < ss.ss_size;
+        int now_on_alt = frame - ss.ss_sp < ss.ss_size;
         if (busy_on_alt != now_on_alt)
             return busy_on_alt;
     }
@@ -200,28 +194,24 @@ static int busy_abandoned(uintptr_t busy, uintptr_t frame)
 
 /* A call found this thread busy: may it be recorded after all?  Rare
  * (signal handlers, vfork, abandoned frames), so system calls are fine.
- * Returns 0 (no), else what busy must be after the record. */
-enum { NOT_RECORDED = 0, RECORD, RECORD_KEEP_SPAWN };
-static __attribute__((noinline)) int busy_cleared(struct litifut_thread *t,
-                                                  const struct arch_frame *frame)
+ * Returns what busy goes back to after the record, or BUSY_OFF if the
+ * call is not recorded (BUSY_OFF is never cleared, so it cannot be a
+ * value to go back to). */
+static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifut_thread *t,
+                                                             const struct arch_frame *frame)
 {
     uintptr_t busy = t->busy;
-    if (busy == BUSY_OFF)
-        return NOT_RECORDED;
     if (busy == BUSY_SPAWN) {
         if ((uint32_t)sys_getpid() != t->spawn_pid)
-            return NOT_RECORDED;    /* the child: its calls are not recorded */
+            return BUSY_OFF;        /* the child: its calls are not recorded */
         /* The parent: still inside vfork or clone (whose own calls
-         * come before the child exists), or back from it. */
-        if ((uintptr_t)(frame + 1) < t->spawn_sp)
-            return RECORD_KEEP_SPAWN;
-        t->busy = 0;
-        return RECORD;
+         * come before the child exists) keeps the mark; back from it,
+         * it is done. */
+        return (uintptr_t)(frame + 1) < t->spawn_sp ? BUSY_SPAWN : 0;
     }
-    if (!busy_abandoned(busy, (uintptr_t)frame))
-        return NOT_RECORDED;
-    t->busy = 0;
-    return RECORD;
+    if (busy == BUSY_OFF || !busy_abandoned(busy, (uintptr_t)frame))
+        return BUSY_OFF;
+    return 0;
 }
 
 /*
@@ -248,10 +238,9 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
     if (!t->busy) {
         record_call(t, (uintptr_t)frame, site, insn, target, 0);
     } else {
-        int how = busy_cleared(t, frame);
-        if (how != NOT_RECORDED)
-            record_call(t, (uintptr_t)frame, site, insn, target,
-                        how == RECORD_KEEP_SPAWN ? BUSY_SPAWN : 0);
+        uintptr_t after = busy_after_record(t, frame);
+        if (after != BUSY_OFF)
+            record_call(t, (uintptr_t)frame, site, insn, target, after);
     }
     return target;
 }

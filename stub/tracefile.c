@@ -64,17 +64,28 @@ void tracefile_restore_signals(const uint32_t *saved)
 
 /* The lock is held with every signal blocked, so no signal handler can
  * run on its holder: none can wait for it (no deadlock) and none can
- * leave it held by jumping out with siglongjmp. */
-static void lock(uint32_t *saved_mask)
+ * leave it held by jumping out with siglongjmp.  lock_signals_blocked
+ * is for callers that have blocked them already (the chunk switch). */
+static void lock_signals_blocked(void)
 {
-    tracefile_block_signals(saved_mask);
     while (!arch_cmpxchg(&proc.lock, 0, 1))
         sys_sched_yield();
 }
 
-static void unlock(const uint32_t *saved_mask)
+static void unlock_signals_blocked(void)
 {
     arch_cmpxchg(&proc.lock, 1, 0);
+}
+
+static void lock(uint32_t *saved_mask)
+{
+    tracefile_block_signals(saved_mask);
+    lock_signals_blocked();
+}
+
+static void unlock(const uint32_t *saved_mask)
+{
+    unlock_signals_blocked();
     tracefile_restore_signals(saved_mask);
 }
 
@@ -368,15 +379,14 @@ uint32_t tracefile_time_every(void)
 
 int tracefile_new_chunk(uint32_t tid, struct chunk *out)
 {
-    uint32_t mask[SIGSET_WORDS];
-    lock(mask);
+    lock_signals_blocked();
     if (proc.state != PROC_ON) {
-        unlock(mask);
+        unlock_signals_blocked();
         return 0;
     }
     if (!trace_fd_usable()) {
         proc.state = PROC_OFF;
-        unlock(mask);
+        unlock_signals_blocked();
         return 0;
     }
     uint32_t index = proc.next_chunk++;
@@ -389,15 +399,15 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
         if (!err)
             proc.file_size = off + proc.chunk_size;
     }
-    unlock(mask);
+    unlock_signals_blocked();
     void *p = err ? (void *)err
                   : sys_mmap(NULL, proc.chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, proc.fd, off);
     if (sys_mmap_failed(p)) {
-        lock(mask);
+        lock_signals_blocked();
         if (proc.state == PROC_ON)
             warn("cannot extend trace file", proc.path, (long)p);
         proc.state = PROC_OFF;
-        unlock(mask);
+        unlock_signals_blocked();
         return 0;
     }
     struct litifut_chunk_header *ch = p;

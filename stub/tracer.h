@@ -79,6 +79,7 @@ struct chunk {
 HIDDEN int tracefile_start(void);               /* 1: tracing on */
 HIDDEN void tracefile_block_signals(uint32_t *saved);   /* saved: SIGSET_WORDS */
 HIDDEN void tracefile_restore_signals(const uint32_t *saved);
+/* Called with every signal blocked (record.c's next_chunk). */
 HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
 HIDDEN void tracefile_drop_chunk(uint32_t *base);
 HIDDEN uint32_t tracefile_time_every(void);

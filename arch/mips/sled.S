@@ -45,6 +45,15 @@
     .size \name, . - \name
     .endm
 
+/* gp for this module's PIC code, from our own address (clobbers ra). */
+    .macro OWN_GP
+    bal     1f                      /* ra = 1f: our address, for _gp_disp */
+    nop
+1:  lui     $gp, %hi(_gp_disp)
+    addiu   $gp, $gp, %lo(_gp_disp)
+    addu    $gp, $gp, $ra
+    .endm
+
     .macro SAVE r
     sw      $\r, F_R(\r)($sp)
     .endm
@@ -90,11 +99,7 @@
     move    $a0, $sp                /* arg 0: the frame */
     move    $a1, $ra                /* arg 1: entry + 16 */
     move    $s0, $sp                /* callee-saved: the frame across the call */
-    bal     1f                      /* ra = 1f: our address, for _gp_disp */
-    nop
-1:  lui     $gp, %hi(_gp_disp)
-    addiu   $gp, $gp, %lo(_gp_disp)
-    addu    $gp, $gp, $ra
+    OWN_GP
     lw      $t9, %call16(litifut_enter)($gp)
     li      $at, -8
     and     $sp, $sp, $at

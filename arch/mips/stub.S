@@ -34,11 +34,7 @@ __wrap_\name:
     sw      $a1, 36($sp)
     sw      $a2, 40($sp)
     sw      $a3, 44($sp)
-    bal     1f                      /* ra = 1f: our address, for _gp_disp */
-    nop
-1:  lui     $gp, %hi(_gp_disp)
-    addiu   $gp, $gp, %lo(_gp_disp)
-    addu    $gp, $gp, $ra
+    OWN_GP
     lw      $t9, %call16(litifut_before_spawn)($gp)
     jalr    $t9
     addiu   $a0, $sp, 32            /* (delay slot) arg: the caller's sp */
