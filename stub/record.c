@@ -194,9 +194,9 @@ static int busy_abandoned(uintptr_t busy, uintptr_t frame)
 
 /* A call found this thread busy: may it be recorded after all?  Rare
  * (signal handlers, vfork, abandoned frames), so system calls are fine.
- * Returns what busy goes back to after the record, or BUSY_OFF if the
- * call is not recorded (BUSY_OFF is never cleared, so it cannot be a
- * value to go back to). */
+ * Not for BUSY_OFF (the caller has checked).  Returns what busy goes
+ * back to after the record, or BUSY_OFF if the call is not recorded
+ * (BUSY_OFF is never cleared, so it cannot be a value to go back to). */
 static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifut_thread *t,
                                                              const struct arch_frame *frame)
 {
@@ -209,7 +209,7 @@ static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifu
          * it is done. */
         return (uintptr_t)(frame + 1) < t->spawn_sp ? BUSY_SPAWN : 0;
     }
-    if (busy == BUSY_OFF || !busy_abandoned(busy, (uintptr_t)frame))
+    if (!busy_abandoned(busy, (uintptr_t)frame))
         return BUSY_OFF;
     return 0;
 }
@@ -237,7 +237,7 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
     struct litifut_thread *t = current_thread();
     if (!t->busy) {
         record_call(t, (uintptr_t)frame, site, insn, target, 0);
-    } else {
+    } else if (t->busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */
         uintptr_t after = busy_after_record(t, frame);
         if (after != BUSY_OFF)
             record_call(t, (uintptr_t)frame, site, insn, target, after);
