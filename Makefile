@@ -46,7 +46,8 @@ endif
 # Target triples, and the tracer module each gets (build/lib/litifut/<triple>/).
 TRIPLES := arm-linux-gnueabi arm-linux-gnueabihf mips-linux-gnu mipsel-linux-gnu
 LINKS   := $(BIN)/ld $(addprefix $(BIN)/,$(addsuffix -ld,$(TRIPLES)))
-TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o) \
+TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o \
+                                  $(BUILD)/lib/litifut/$(t)/tracer-shared.o) \
            $(BUILD)/lib/litifut/mips-linux-gnu/island.o $(BUILD)/lib/litifut/mipsel-linux-gnu/island.o
 
 all: $(TOOLS) $(LINKS) $(TRACERS)
@@ -72,37 +73,60 @@ $(LINKS): $(BIN)/litifut-ld
 
 # --- tracer modules: target code, built with the cross compilers ---
 
-TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fPIE -fvisibility=hidden \
+TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fvisibility=hidden \
                  -fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
                  -Iinclude -Istub
 
-# tracer_rules TRIPLE ARCHDIR FLAGS OBJECTS: build/lib/litifut/TRIPLE/tracer.o
-# from stub/*.c and arch/ARCHDIR/{*.c,*.S}; FLAGS pin the ABI.
+# tracer_rules TRIPLE ARCHDIR FLAGS OBJECTS VARIANT VARIANT_FLAGS OUTPUT:
+# build/lib/litifut/TRIPLE/OUTPUT from stub/*.c and arch/ARCHDIR/{*.c,*.S}
+# (objects in build/tracer/TRIPLE/VARIANT/); FLAGS pin the ABI.  Two
+# variants: for executables (-fPIE, local-exec TLS) and for shared
+# libraries (-fPIC, initial-exec TLS, LITIFUT_SHARED).
 define tracer_rules
-$(BUILD)/lib/litifut/$(1)/%.o: stub/%.c stub/*.h arch/$(2)/tracer-arch.h include/litifut/*.h
+$(BUILD)/tracer/$(1)/$(5)/%.o: stub/%.c stub/*.h arch/$(2)/tracer-arch.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
-	$(1)-gcc $(TRACER_CFLAGS) $(3) -Iarch/$(2) -c -o $$@ $$<
-$(BUILD)/lib/litifut/$(1)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/tracer-arch.h include/litifut/*.h
+	$(1)-gcc $(TRACER_CFLAGS) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
+$(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/tracer-arch.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
-	$(1)-gcc $(TRACER_CFLAGS) $(3) -Iarch/$(2) -c -o $$@ $$<
-$(BUILD)/lib/litifut/$(1)/%.o: arch/$(2)/%.S $(wildcard arch/$(2)/*.S)
+	$(1)-gcc $(TRACER_CFLAGS) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
+$(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.S $(wildcard arch/$(2)/*.S)
 	@mkdir -p $$(dir $$@)
-	$(1)-gcc $(3) -Iarch/$(2) -c -o $$@ $$<
-$(BUILD)/lib/litifut/$(1)/tracer.o: $(addprefix $(BUILD)/lib/litifut/$(1)/,$(4))
-	$(1)-ld -r -o $$@ $$^
+	$(1)-gcc $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
+$(BUILD)/lib/litifut/$(1)/$(7): $(addprefix $(BUILD)/tracer/$(1)/$(5)/,$(4))
+	@mkdir -p $$(dir $$@)
+	$(1)-ld -r -o $$@.tmp $$^
+	$(1)-nm --defined-only -g $$@.tmp | \
+	    awk '$$$$3 !~ /^(litifut_|__wrap_)/ { print $$$$3, "litifut_" $$$$3 }' > $$@.syms
+	$(1)-objcopy --redefine-syms=$$@.syms $$@.tmp $$@
+	rm -f $$@.tmp $$@.syms
+endef
+EXE_FLAGS    := -fPIE
+SHARED_FLAGS := -fPIC -DLITIFUT_SHARED
+# tracers TRIPLE ARCHDIR FLAGS OBJECTS-EXE OBJECTS-SHARED
+define tracers
+$(call tracer_rules,$(1),$(2),$(3),$(4),exe,$(EXE_FLAGS),tracer.o)
+$(call tracer_rules,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared.o)
 endef
 
-STUB_OBJS  := record.o tracefile.o settings.o procfs.o fileid.o
+STUB_OBJS  := record.o process.o tracefile.o events.o settings.o procfs.o fileid.o
 ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 # Hard float: the same ARM-state code (armv5te instructions run on
 # every ARMv6/v7 device), built for the VFP argument-passing ABI so that
 # it links with hard-float objects.
 ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
-$(eval $(call tracer_rules,arm-linux-gnueabi,arm,$(ARM_FLAGS),$(STUB_OBJS) stub.o))
-$(eval $(call tracer_rules,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS),$(STUB_OBJS) stub.o))
-$(eval $(call tracer_rules,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(STUB_OBJS) bridge.o stub.o))
-$(eval $(call tracer_rules,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(STUB_OBJS) bridge.o stub.o))
+$(eval $(call tracers,arm-linux-gnueabi,arm,$(ARM_FLAGS),$(STUB_OBJS) stub.o,$(STUB_OBJS) stub.o))
+$(eval $(call tracers,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS),$(STUB_OBJS) stub.o,$(STUB_OBJS) stub.o))
+# MIPS: the run-time bridge (bridge.o) serves far sites of executables only
+$(eval $(call tracers,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(STUB_OBJS) bridge.o stub.o,$(STUB_OBJS) stub.o))
+$(eval $(call tracers,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(STUB_OBJS) bridge.o stub.o,$(STUB_OBJS) stub.o))
+# The modules' global symbols are all litifut_* (or __wrap_*): their
+# internal names (lock, warn, ...) get the prefix, so they never meet
+# the program's.  (Hidden already; but a static link still resolves the
+# program's `warn` to a hidden definition of that name.)
+# The second sled copy, linked first (executables and libraries alike)
+$(BUILD)/lib/litifut/%/island.o: $(BUILD)/tracer/%/exe/island.o
+	cp $< $@
 
 # --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---
 

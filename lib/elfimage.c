@@ -330,3 +330,13 @@ int elf_dynamic_relocs(const struct elf_image *img, struct elf_dynreloc **out, s
     *n_out = n;
     return 0;
 }
+
+int elf_image_is_library(const struct elf_image *img)
+{
+    if (img->e_type != ET_DYN)
+        return 0;
+    for (size_t i = 0; i < img->n_segments; i++)
+        if (img->segments[i].type == PT_INTERP)
+            return 0;
+    return 1;
+}

@@ -58,6 +58,9 @@ int elf_image_open(struct elf_image *img, const char *path);
 void elf_image_close(struct elf_image *img);
 
 /* The allocated, file-backed section holding `addr`, or NULL. */
+/* A shared library, not a program: ET_DYN without an interpreter
+ * (PT_INTERP).  Its load address is unknown until it is loaded. */
+int elf_image_is_library(const struct elf_image *img);
 const struct elf_section *elf_section_at(const struct elf_image *img, uint32_t addr);
 const struct elf_symbol *elf_symbol_by_name(const struct elf_image *img, const char *name);
 

@@ -13,35 +13,110 @@
 #include "litifut/db-format.h"
 #include "litifut/trace-format.h"
 
-/* The DB (generated per program by the rewriter) and the sled (stub.S). */
+/* The DB (generated per object by the rewriter) and the sled (stub.S). */
 extern const struct litifut_db_header litifut_db_header HIDDEN;
 extern const uint32_t litifut_db_pages[] HIDDEN;
 extern const uint32_t litifut_db_insns[] HIDDEN;
 extern const char litifut_sled[] HIDDEN;
 
-HIDDEN __thread struct litifut_thread litifut_tls_thread
-    __attribute__((tls_model("local-exec")));
+/*
+ * The thread's state, as this copy finds it: a TLS pointer of its own.
+ * An executable's copy uses local-exec TLS (no relocation needed: it
+ * works from the first instruction); a library's must use initial-exec
+ * (its offset is in the GOT, relocated by the dynamic linker), so a
+ * library's copy records nothing before its constructor has run.
+ */
+#ifdef LITIFUT_SHARED
+#define TLS_MODEL "initial-exec"
+#define SLOT_OFFSET() ARCH_TPOFF_IE(litifut_tls_slot)
+#else
+#define TLS_MODEL "local-exec"
+#define SLOT_OFFSET() ARCH_TPOFF(litifut_tls_slot)
+#endif
+HIDDEN __thread struct litifut_thread *litifut_tls_slot __attribute__((tls_model(TLS_MODEL)));
+
 static struct litifut_thread early_thread;  /* before TLS exists: one thread only */
+static struct litifut_thread thread_off = { .busy = BUSY_OFF, .state = THREAD_OFF };
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
 
-struct litifut_thread *current_thread(void)
+/* The hot path's view: NULL if the thread has no state through this copy yet. */
+static inline struct litifut_thread *thread_fast(void)
 {
     uintptr_t tp = arch_thread_pointer();
     if (!tp)
         return &early_thread;
-    return (struct litifut_thread *)(tp + ARCH_TPOFF(litifut_tls_thread));
+    return *(struct litifut_thread **)(tp + SLOT_OFFSET());
 }
 
-/* Runtime minus link-time address of this program's code. */
+/* Runtime minus link-time address of this object's code. */
 static inline uintptr_t load_bias(void)
 {
     return (uintptr_t)litifut_sled - litifut_db_header.sled_vaddr;
 }
 
-uintptr_t program_load_bias(void)
+uintptr_t object_load_bias(void)
 {
     return load_bias();
+}
+
+int thread_is_real(const struct litifut_thread *t)
+{
+    return t != &thread_off;
+}
+
+/*
+ * The calling thread's first call through this copy (or a call before
+ * this copy can record): register the object with the process if it is
+ * the first call of all, find the thread's state in the process's pool
+ * and keep a pointer to it in our TLS.  The static "off" state when
+ * nothing can be recorded: a library not relocated yet, no process
+ * block, or the lock held by this very thread (a call made while it
+ * forks, between the fork handlers).
+ */
+static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
+{
+#ifdef LITIFUT_SHARED
+    if (!litifut_copy.ctor_done)
+        return &thread_off;
+#endif
+    if (litifut_copy.state == COPY_NEW)
+        copy_register();
+    if (litifut_copy.state != COPY_READY)
+        return &thread_off;
+    uintptr_t tp = arch_thread_pointer();
+    if (!tp)
+        return &early_thread;
+    uint32_t mask[SIGSET_WORDS];
+    if (!lock_unless_mine(mask))
+        return &thread_off;
+    uint32_t tid = (uint32_t)sys_gettid();
+    struct litifut_thread *t = pool_thread(tid, tp);
+    if (t && t->state == THREAD_NEW && early_thread.state == THREAD_ON &&
+        early_thread.tid == tid) {
+        /* The main thread of a static program, now that TLS exists:
+         * it goes on in its early chunk. */
+        t->chunk_end = early_thread.chunk_end;
+        t->chunk = early_thread.chunk;
+        t->cur = early_thread.cur;
+        t->tid = tid;
+        t->state = THREAD_ON;
+        early_thread.state = THREAD_OFF;
+        early_thread.busy = BUSY_OFF;
+    }
+    unlock(mask);
+    if (!t)
+        return &thread_off;
+    *(struct litifut_thread **)(tp + SLOT_OFFSET()) = t;
+    if (litifut_copy.proc->objects_pending && t->cur)
+        t->lim = t->cur;        /* the next record emits the new object first */
+    return t;
+}
+
+struct litifut_thread *thread_self(void)
+{
+    struct litifut_thread *t = litifut_copy.state == COPY_READY ? thread_fast() : NULL;
+    return t ? t : thread_attach();
 }
 
 static void die_no_site(uintptr_t ra)
@@ -72,22 +147,13 @@ static void set_limit(struct litifut_thread *t)
     t->lim = t->cur + (every && every < room ? every : room);
 }
 
-/* This thread's first traced call.  A thread that ran before TLS was
- * set up (the main thread of a static program) continues its early
- * chunk instead of starting a new one. */
+/* This thread's first traced call. */
 static int thread_start(struct litifut_thread *t)
 {
     if (!tracefile_start())
         return 0;
-    t->tid = (uint32_t)sys_gettid();
-    if (t != &early_thread && early_thread.state == THREAD_ON &&
-        early_thread.tid == t->tid) {
-        t->chunk_end = early_thread.chunk_end;
-        t->chunk = early_thread.chunk;
-        t->cur = early_thread.cur;
-        early_thread.state = THREAD_OFF;
-        early_thread.busy = BUSY_OFF;
-    }
+    if (!t->tid)
+        t->tid = (uint32_t)sys_gettid();    /* early_thread; pool entries have it */
     t->state = THREAD_ON;
     return 1;
 }
@@ -100,7 +166,7 @@ static int next_chunk(struct litifut_thread *t)
     uint32_t saved[SIGSET_WORDS];
     struct chunk c;
     int ok;
-    tracefile_block_signals(saved);
+    process_block_signals(saved);
     /* The old chunk stays mapped until the next switch: a record store
      * that a handler interrupted may still land in it. */
     if (t->prev_chunk)
@@ -114,8 +180,58 @@ static int next_chunk(struct litifut_thread *t)
         t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
         thread_put_time_mark(t);
     }
-    tracefile_restore_signals(saved);
+    process_restore_signals(saved);
     return ok;
+}
+
+/* Room for `words` more words in t's chunk (and a call after them):
+ * a new chunk if needed.  0 if the trace file failed. */
+static int thread_make_room(struct litifut_thread *t, uint32_t words)
+{
+    if (t->cur && (uint32_t)(t->chunk_end - t->cur) >= words + CALL_MAX_WORDS)
+        return 1;
+    return next_chunk(t);
+}
+
+/* Writes the OBJECT records of the objects registered since the trace
+ * began whose records are not in it yet. */
+void thread_emit_objects(struct litifut_thread *t)
+{
+    uint32_t mask[SIGSET_WORDS];
+    for (;;) {
+        if (!thread_make_room(t, TIME_MARK_WORDS)) {
+            t->state = THREAD_OFF;
+            return;
+        }
+        lock(mask);
+        long n = object_take_pending(t->cur, (uint32_t)(t->chunk_end - t->cur) - CALL_MAX_WORDS);
+        if (n > 0)
+            t->cur += n;
+        unlock(mask);
+        if (n == 0)
+            return;
+        if (n < 0 && !next_chunk(t)) {      /* did not fit: a whole chunk has room */
+            t->state = THREAD_OFF;
+            return;
+        }
+    }
+}
+
+void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
+                        uint32_t n)
+{
+    if (t->state == THREAD_NEW && !thread_start(t))
+        t->state = THREAD_OFF;
+    if (t->state == THREAD_ON && litifut_copy.proc->objects_pending)
+        thread_emit_objects(t);
+    if (t->state != THREAD_ON || !thread_make_room(t, 1 + n + TIME_MARK_WORDS))
+        return;
+    t->cur[0] = LITIFUT_REC_CONTROL_WORD(type, n);
+    for (uint32_t i = 0; i < n; i++)
+        t->cur[1 + i] = payload[i];
+    t->cur += 1 + n;
+    if (t->lim < t->cur)
+        t->lim = t->cur;
 }
 
 /* Slow path: returns where to store the next record, or NULL when this
@@ -131,6 +247,8 @@ static uint32_t *refill(struct litifut_thread *t)
         else if (!next_chunk(t))
             t->state = THREAD_OFF;
     }
+    if (t->state == THREAD_ON && litifut_copy.proc && litifut_copy.proc->objects_pending)
+        thread_emit_objects(t);
     if (t->state != THREAD_ON) {
         t->busy = BUSY_OFF;
         return NULL;
@@ -144,6 +262,7 @@ void thread_forget(struct litifut_thread *t)
 {
     t->state = THREAD_NEW;
     t->cur = t->lim = t->chunk = t->chunk_end = t->prev_chunk = NULL;
+    t->busy = 0;
 }
 
 /* Records one call; `busy_after` is what busy goes back to (0, or
@@ -234,7 +353,10 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
     uint32_t insn = litifut_db_insns[site];
     uintptr_t target = arch_calc_next_pc(insn, frame, bias);
 
-    struct litifut_thread *t = current_thread();
+    struct litifut_thread *t = litifut_copy.state == COPY_READY ? thread_fast() : NULL;
+    if (!t)
+        t = thread_attach();
+    site += litifut_copy.base;
     if (!t->busy) {
         record_call(t, (uintptr_t)frame, site, insn, target, 0);
     } else if (t->busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */
@@ -258,7 +380,7 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
  */
 HIDDEN void litifut_before_spawn(uintptr_t caller_sp)
 {
-    struct litifut_thread *t = current_thread();
+    struct litifut_thread *t = thread_self();
     if (t->busy)
         return;             /* off, or called from inside the tracer's window */
     t->spawn_pid = (uint32_t)sys_getpid();

@@ -1,12 +1,19 @@
 /*
- * Internal interface of the tracer module (stub/): record.c holds the
- * per-call path, tracefile.c the process-wide trace file.
+ * Internal interface of the tracer module (stub/).  One copy of the
+ * module is linked into every instrumented object (the executable and
+ * each library); the copies of one process share one trace through the
+ * process block (process.c).  Calls go one way:
+ *   record.c     the per-call path and the per-thread state
+ *   tracefile.c  the trace file: header, chunks, maps copy
+ *   process.c    the process block: lock, objects, thread states
+ *   events.c     constructors, destructors, fork
  */
 #ifndef LITIFUT_STUB_TRACER_H
 #define LITIFUT_STUB_TRACER_H
 
 #include <stdint.h>
 #include "tracer-arch.h"
+#include "litifut/trace-format.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
@@ -31,8 +38,11 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
 #define BUSY_SPAWN ((uintptr_t)-2)
 
 /*
- * Per-thread recording state, in TLS (or in early_thread before the C
- * library has set up TLS).  Records go to [cur, lim); reaching lim
+ * Per-thread recording state, one per thread for the whole process,
+ * shared by every copy of the tracer: in the process block's pool (each
+ * copy finds it through a TLS pointer of its own, set on the thread's
+ * first call through that copy), or in early_thread before the C
+ * library has set up TLS.  Records go to [cur, lim); reaching lim
  * enters the slow path (time mark due, chunk full, or thread not
  * started yet).  Every field is consistent at every instruction
  * boundary, so a tracer frame abandoned anywhere leaves state a later
@@ -46,7 +56,8 @@ struct litifut_thread {
     uint32_t *chunk;            /* mapping of the current chunk */
     uint32_t *chunk_end;
     uint32_t *prev_chunk;       /* unmapped one chunk later (see refill) */
-    uint32_t tid;
+    uint32_t tid;               /* 0: a free entry of the process's pool */
+    uintptr_t tp;               /* the thread pointer of the thread using it */
     uint32_t spawn_pid;         /* with BUSY_SPAWN: who called vfork/clone */
     uintptr_t spawn_sp;         /* ... with this stack pointer */
 };
@@ -75,26 +86,29 @@ struct chunk {
     uint32_t *end;
 };
 
-/* tracefile.c */
-HIDDEN int tracefile_start(void);               /* 1: tracing on */
-HIDDEN void tracefile_block_signals(uint32_t *saved);   /* saved: SIGSET_WORDS */
-HIDDEN void tracefile_restore_signals(const uint32_t *saved);
-/* Called with every signal blocked (record.c's next_chunk). */
-HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
-HIDDEN void tracefile_drop_chunk(uint32_t *base);
-HIDDEN uint32_t tracefile_time_every(void);
+/* A copy of /proc/self/maps' worth of per-object facts, kept in the
+ * process block for every object registered, so that a new trace (a
+ * fork child's) can describe every object loaded. */
+struct object_entry {
+    uint32_t live;              /* not unloaded */
+    uint32_t emitted;           /* its OBJECT record is in the current trace */
+    uint32_t words;             /* payload words of its OBJECT record */
+    struct litifut_object_record rec;
+    char path[LITIFUT_OBJECT_PATH_MAX];
+};
 
-/* record.c */
-HIDDEN uintptr_t program_load_bias(void);
-HIDDEN struct litifut_thread *current_thread(void);
-HIDDEN void thread_put_time_mark(struct litifut_thread *t);
-HIDDEN void thread_forget(struct litifut_thread *t);
+/* Thread states come in pages of the process's pool. */
+#define POOL_PAGE 4096u
+struct pool_page {
+    struct pool_page *next;
+    struct litifut_thread t[(POOL_PAGE - 8) / sizeof(struct litifut_thread)];
+};
+
+enum trace_state { TRACE_NEW = 0, TRACE_ON, TRACE_OFF };
 
 /* Kernel signal sets: 64 signals on ARM, 128 on MIPS. */
 #define SIGSET_WORDS (ARCH_NSIG / 32)
 
-#define TIME_MARK_WORDS 3u
-#define CALL_MAX_WORDS  2u
 #define PATH_SIZE       600
 
 /* settings.c: from the environment */
@@ -107,24 +121,128 @@ struct settings {
 };
 HIDDEN void read_settings(struct settings *st);
 
+/* procfs.c: the process's file-like objects */
+struct file_id {
+    uint64_t dev, ino;
+};
+
+/*
+ * The process block: everything the copies of the tracer in one
+ * process share.  Anonymous memory that no object owns, so unloading
+ * any object (the first copy's included) loses nothing.  The copies
+ * find it through the exported pointer litifut_process (the dynamic
+ * linker binds every copy's reference to one definition); a copy built
+ * with another layout does not join (PROCESS_LAYOUT).
+ */
+#define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
+#define PROCESS_LAYOUT 1u           /* bump with any change below or in litifut_thread */
+struct litifut_process {
+    uint32_t magic, layout, size;
+    volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
+    uint32_t pid;               /* whose block this is (a fork child resets it) */
+    /* the trace file */
+    uint32_t trace;             /* enum trace_state */
+    int fd;                     /* the trace file, while header is mapped */
+    uint32_t chunk_size;
+    uint32_t time_every;
+    uint32_t next_chunk;
+    uint64_t file_size;
+    struct litifut_trace_header *header;
+    char base[PATH_SIZE];       /* dir/litifut.<pid>[.<n>], absolute */
+    char path[PATH_SIZE + 16];  /* the trace file (absolute) */
+    struct file_id id;          /* ... and which file that is */
+    /* fork: the handlers of every copy run; the first and last act */
+    uint32_t fork_depth;
+    uintptr_t fork_busy;
+    uint32_t fork_sigmask[SIGSET_WORDS];
+    /* objects */
+    uint32_t next_base;         /* site id for the next object registered */
+    uint32_t n_objects, cap_objects, objects_pending;
+    struct object_entry *objects;
+    /* thread states */
+    struct pool_page *pool;
+    /* Buffers for code that runs under the lock; here, not on the
+     * stack, so that the tracer's stack stays small (it may run in a
+     * signal handler on a small alternate stack). */
+    char io[4096];
+    char scratch[2][PATH_SIZE + 16];
+    char msg[PATH_SIZE + 128];
+    struct settings settings;
+};
+
+/* This copy: its object and its process. */
+enum copy_state { COPY_NEW = 0, COPY_READY, COPY_OFF };
+struct copy {
+    volatile uint32_t state;    /* enum copy_state */
+    uint32_t base;              /* site id of this object's DB site 0 */
+    struct litifut_process *proc;
+    int ctor_done;              /* our constructor has run (libc is usable) */
+    int atfork_done;
+};
+HIDDEN extern struct copy litifut_copy;
+
+/* process.c */
+HIDDEN int copy_register(void);     /* 1: litifut_copy.state is COPY_READY */
+HIDDEN void process_block_signals(uint32_t *saved);   /* saved: SIGSET_WORDS */
+HIDDEN void process_restore_signals(const uint32_t *saved);
+HIDDEN void lock(uint32_t *saved_mask);
+HIDDEN int lock_unless_mine(uint32_t *saved_mask);   /* 0: this thread holds it */
+HIDDEN void unlock(const uint32_t *saved_mask);
+HIDDEN void lock_signals_blocked(void);
+HIDDEN void unlock_signals_blocked(void);
+/* The pool entry of the thread (tid, tp), made if new; NULL if none can
+ * be made.  Called under the lock. */
+HIDDEN struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp);
+HIDDEN void pool_after_fork_child(struct litifut_thread *self);
+HIDDEN void objects_after_fork_child(void);
+/* Copies the next object record not yet in the trace to `to` if it
+ * fits in `room` words; returns the words written, 0 if none is
+ * pending, -1 if it does not fit.  Called under the lock. */
+HIDDEN long object_take_pending(uint32_t *to, uint32_t room);
+HIDDEN void object_unloaded(uint32_t base);
+
+/* tracefile.c */
+HIDDEN int tracefile_start(void);               /* 1: tracing on */
+/* Called with every signal blocked (record.c's next_chunk). */
+HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
+HIDDEN void tracefile_drop_chunk(uint32_t *base);
+HIDDEN uint32_t tracefile_time_every(void);
+HIDDEN void tracefile_copy_maps(void);          /* under the lock */
+HIDDEN void tracefile_after_fork_child(void);
+HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
+
+/* record.c */
+HIDDEN uintptr_t object_load_bias(void);
+/* The calling thread's state as this copy sees it; attaches it if this
+ * is its first call through this copy.  May return the static "off"
+ * state (busy = BUSY_OFF), never NULL. */
+HIDDEN struct litifut_thread *thread_self(void);
+HIDDEN int thread_is_real(const struct litifut_thread *t);
+HIDDEN void thread_put_time_mark(struct litifut_thread *t);
+HIDDEN void thread_forget(struct litifut_thread *t);
+/* Appends a control record (type, n payload words) to t's chunks. */
+HIDDEN void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
+                               uint32_t n);
+HIDDEN void thread_emit_objects(struct litifut_thread *t);
+
+#define TIME_MARK_WORDS 3u
+#define CALL_MAX_WORDS  2u
+
 /* procfs.c */
 #define PROC_FILE_MAX (256 * 1024ul)
 /* A small /proc file, read whole into fresh memory (NUL-terminated;
  * free it with free_proc_file); NULL if it cannot be read. */
 HIDDEN char *read_proc_file(const char *path, unsigned long *len);
 HIDDEN void free_proc_file(char *buf);
-/* The file this tracer's code was mapped from (/proc/self/maps): the
- * program, also when ld.so was run explicitly (then /proc/self/exe
- * names ld.so).  0 if it cannot tell. */
+/* The file this tracer's code was mapped from (/proc/self/maps): this
+ * object's file (for the executable also when ld.so was run explicitly,
+ * where /proc/self/exe names ld.so).  0 if it cannot tell. */
 HIDDEN int own_path(char *out, unsigned long size);
 /* What /proc/self/fd says descriptor fd is; 0 if it cannot tell. */
 HIDDEN int fd_path(int fd, char *out, unsigned long size);
 
 /* fileid.c: which file a descriptor is (device and inode), for telling
  * whether a path still names the file we created; 0 on success. */
-struct file_id {
-    uint64_t dev, ino;
-};
 HIDDEN int file_id_of(int fd, struct file_id *out);
 
 #endif

@@ -83,6 +83,9 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
             free(opt);
         }
     }
+    if (!la->shared)
+        /* libraries loaded later (dlopen) join the executable's tracer */
+        argv_push(&a, "--export-dynamic-symbol=litifut_process");
     if (w->tc->island_object) {
         /* a sled copy at the start of the code; the tracer's is at its end */
         argv_push(&a, "--undefined=litifut_island_sled");

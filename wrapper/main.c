@@ -3,10 +3,8 @@
  *
  * Without LITIFUT=1 in the environment it runs the real linker with
  * the same arguments, so the output is exactly a plain link's.  With
- * LITIFUT=1 it instruments the program (wrapper/instrument.c).
- * Relocatable links always pass through; shared libraries pass through
- * (saying so only with LITIFUT_VERBOSE/LITIFUT_LOG) until they are
- * supported.  Silent on success, as ld is: libtool's configure checks
+ * LITIFUT=1 it instruments the program or shared library
+ * (wrapper/instrument.c).  Relocatable links always pass through.  Silent on success, as ld is: libtool's configure checks
  * that the linker prints nothing.
  *
  * Its own options, taken only as the first argument because GNU ld has
@@ -70,11 +68,6 @@ int main(int argc, char **argv)
         return 1;
     if (!instrument || la.relocatable || !la.has_input)
         return pass_through(&tc, argc, argv);
-    if (la.shared) {
-        report_warning("%s: shared libraries are not instrumented yet; linking it plainly",
-                       la.output);
-        return pass_through(&tc, argc, argv);
-    }
     int rc = 0;
     catch_termination_signals();
     if (find_instrumenting_tools(&tc, &la) != 0 || instrument_link(&la, &tc) != 0) {

@@ -261,7 +261,10 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
         dir = xasprintf("%s/../lib/litifut/%s", self, tc->triple);
         free(self);
     }
-    char *tracer = xasprintf("%s/tracer.o", dir), *island = xasprintf("%s/island.o", dir);
+    /* a library gets the variant built for position-independent code
+     * with initial-exec TLS (stub/record.c) */
+    char *tracer = xasprintf("%s/%s", dir, la->shared ? "tracer-shared.o" : "tracer.o");
+    char *island = xasprintf("%s/island.o", dir);
     tc->tracer_object = realpath(tracer, NULL);
     tc->island_object = realpath(island, NULL);      /* only where the arch has islands */
     free(dir);

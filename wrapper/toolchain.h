@@ -11,7 +11,7 @@ struct toolchain {
     char *triple;               /* e.g. arm-linux-gnueabi, or NULL */
     const struct arch_ops *arch;
     struct argv_builder cc;     /* target compiler and its -m options */
-    char *tracer_object;        /* lib/litifut/<triple>/tracer.o */
+    char *tracer_object;        /* lib/litifut/<triple>/tracer.o (tracer-shared.o: -shared) */
     char *island_object;        /* lib/litifut/<triple>/island.o, or NULL */
 };
 

@@ -93,6 +93,17 @@ static inline uintptr_t arch_thread_pointer(void)
                "2:" : "=r"(off_));                                 \
        off_; })
 
+/* Offset of an initial-exec TLS symbol from the thread pointer (a
+ * library's copy): the dynamic linker puts it in a GOT entry. */
+#define ARCH_TPOFF_IE(sym)                                         \
+    ({ uintptr_t off_;                                             \
+       __asm__("ldr %0, 1f\n"                                      \
+               "2: ldr %0, [pc, %0]\n\t"                           \
+               "b 3f\n"                                            \
+               "1: .word " #sym "(gottpoff) + (. - 2b - 8)\n"      \
+               "3:" : "=r"(off_));                                 \
+       off_; })
+
 /* Compare-and-swap through __kuser_cmpxchg: atomic on every ARM Linux,
  * SMP or not, and restartable if a signal interrupts it. */
 typedef int (*arch_kuser_cmpxchg_fn)(uint32_t oldval, uint32_t newval,

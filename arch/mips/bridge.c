@@ -65,7 +65,7 @@ static void map_bridges(void)
     const struct litifut_db_header *db = &litifut_db_header;
     if (!db->bridge || !db->n_sites)
         return;
-    uintptr_t bias = program_load_bias();
+    uintptr_t bias = object_load_bias();
     /* jal's region is its delay slot's: site + 4 */
     uintptr_t first = db->key_origin - 8 + 4 + bias;
     uintptr_t last = db->key_origin - 8 + 4 + (db->n_pages << db->page_shift) + bias;

@@ -78,6 +78,10 @@ static inline uintptr_t arch_thread_pointer(void)
                "addiu %0, %0, %%tprel_lo(" #sym ")" : "=r"(off_)); \
        off_; })
 
+/* Offset of an initial-exec TLS symbol from the thread pointer (a
+ * library's copy): the compiler loads it from the GOT. */
+#define ARCH_TPOFF_IE(sym) ((uintptr_t)&(sym) - arch_thread_pointer())
+
 static inline int arch_cmpxchg(volatile uint32_t *p, uint32_t oldval, uint32_t newval)
 {
     return __sync_bool_compare_and_swap(p, oldval, newval);     /* ll/sc, inline */

@@ -1,7 +1,10 @@
 /*
  * The raw trace file, litifut.<pid>.trace, as the tracer writes it on
  * the target and the post-processor reads it on the host.  Every
- * integer is in the target's byte order; `endian` tells which.
+ * integer is in the target's byte order; `endian` tells which.  One
+ * file per process, whatever number of instrumented objects (the
+ * executable, libraries linked at build time or loaded with dlopen)
+ * it has.
  *
  *   offset 0            struct litifut_trace_header, padded to header_size
  *   header_size + i*chunk_size   chunk i
@@ -14,15 +17,31 @@
  * while the program runs: every record stored is in the page cache at
  * once, so a crash or SIGKILL loses nothing.
  *
+ * Sites.  Every instrumented object gets, when it registers with the
+ * process's tracer, a range of site ids [base, base + n_sites): site
+ * id base + i is the object's DB site i.  Ranges are never reused
+ * within one trace (not after dlclose either), so a site id names one
+ * call site of one object for the whole trace.  The OBJECT record that
+ * gives an object's range may be in any thread's chunks, before or
+ * after calls that use it: readers collect all of them first.
+ *
  * Record words:
  *   0                       no record (end of the chunk's data)
- *   bit 31 clear            a call: bits 29..0 = site index + 1 (an
- *                           index into the DB's sites); if bit 30 is
- *                           set one more word follows: the runtime
+ *   bit 31 clear            a call: bits 29..0 = site id + 1; if bit 30
+ *                           is set one more word follows: the runtime
  *                           target of an indirect call
  *   bit 31 set              control record: bits 23..16 type, bits
  *                           15..0 number of payload words that follow
  *     LITIFUT_REC_TIME      2 words: CLOCK_MONOTONIC ns, low then high
+ *     LITIFUT_REC_OBJECT    an instrumented object registered (or had
+ *                           registered before this trace began: a fork
+ *                           child's trace repeats every loaded object):
+ *                           struct litifut_object_record, then its path
+ *                           as mapped, NUL-terminated, zero-padded to a
+ *                           whole word (payload: 13 words + the path)
+ *     LITIFUT_REC_UNLOAD    1 word: the base of an object being unloaded
+ *                           (dlclose); its site ids stay valid for the
+ *                           records before
  */
 #ifndef LITIFUT_TRACE_FORMAT_H
 #define LITIFUT_TRACE_FORMAT_H
@@ -30,7 +49,7 @@
 #include <stdint.h>
 
 #define LITIFUT_TRACE_MAGIC    "LITIFUT"    /* 8 bytes with the NUL */
-#define LITIFUT_TRACE_VERSION  1u
+#define LITIFUT_TRACE_VERSION  2u
 #define LITIFUT_CHUNK_MAGIC    0x4b43544cu  /* "LTCK" read as a little-endian word */
 
 enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2 };
@@ -40,6 +59,8 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_HAS_TARGET  0x40000000u
 #define LITIFUT_REC_SITE_MASK   0x3fffffffu
 #define LITIFUT_REC_TIME        1u
+#define LITIFUT_REC_OBJECT      2u
+#define LITIFUT_REC_UNLOAD      3u
 #define LITIFUT_REC_CONTROL_WORD(type, n) \
     (LITIFUT_REC_CONTROL | ((uint32_t)(type) << 16) | (uint32_t)(n))
 
@@ -50,20 +71,29 @@ struct litifut_trace_header {
     uint8_t  endian;            /* enum litifut_endian */
     uint8_t  arch;              /* enum litifut_arch */
     uint8_t  word_size;         /* 4 */
-    uint8_t  build_id_size;     /* bytes used in build_id */
+    uint8_t  reserved0;
     uint32_t version;           /* LITIFUT_TRACE_VERSION */
     uint32_t header_size;       /* offset of chunk 0 */
     uint32_t chunk_size;        /* bytes per chunk, a multiple of 4096 */
     uint32_t pid;
     uint32_t time_every;        /* record words between two time marks */
-    uint32_t db_checksum;       /* the executable's litifut_db_header.checksum */
-    uint32_t db_sites;
-    uint32_t load_bias;         /* runtime - link-time address of the executable */
-    uint32_t reserved;
     uint64_t start_ns;          /* CLOCK_MONOTONIC when tracing started */
-    uint8_t  build_id[32];      /* NT_GNU_BUILD_ID of the executable */
-    char     exe[LITIFUT_EXE_MAX]; /* /proc/self/exe, NUL-terminated */
+    char     exe[LITIFUT_EXE_MAX]; /* the process's program, NUL-terminated
+                                      (/proc/self/exe; for people only) */
 };
+
+/* Payload of LITIFUT_REC_OBJECT, before the path. */
+#define LITIFUT_BUILD_ID_MAX    32
+#define LITIFUT_OBJECT_PATH_MAX 1024    /* with the NUL */
+struct litifut_object_record {
+    uint32_t base;              /* site id of the object's DB site 0 */
+    uint32_t n_sites;           /* its DB's n_sites */
+    uint32_t db_checksum;       /* its litifut_db_header.checksum */
+    uint32_t load_bias;         /* runtime - link-time address of the object */
+    uint32_t build_id_size;     /* bytes used in build_id */
+    uint8_t  build_id[LITIFUT_BUILD_ID_MAX]; /* its NT_GNU_BUILD_ID */
+};
+#define LITIFUT_OBJECT_RECORD_WORDS (sizeof(struct litifut_object_record) / 4)
 
 struct litifut_chunk_header {
     uint32_t magic;             /* LITIFUT_CHUNK_MAGIC */

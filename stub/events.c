@@ -1,0 +1,121 @@
+/*
+ * Process events: this copy's constructor and destructor (start, exit,
+ * dlclose) and fork.  Every copy of the tracer in a process has its own
+ * handlers; they act on the shared process block, so whichever copies
+ * are loaded, each event is handled once.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/trace-format.h"
+
+extern int pthread_atfork(void (*)(void), void (*)(void), void (*)(void));
+
+/* --- fork: the child must not write into the parent's file ---
+ * glibc runs every copy's prepare handler, then every copy's parent
+ * (or child) handler: the first prepare takes the lock, the last
+ * parent or child handler lets it go. */
+
+static void before_fork(void)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    if (!p)
+        return;
+    if (p->fork_depth++ == 0) {
+        struct litifut_thread *t = thread_self();
+        uintptr_t busy = thread_is_real(t) ? busy_enter(t, FRAME_ADDRESS()) : 0;
+        uint32_t mask[SIGSET_WORDS];
+        lock(mask);
+        for (unsigned i = 0; i < SIGSET_WORDS; i++)
+            p->fork_sigmask[i] = mask[i];
+        p->fork_busy = busy;
+    }
+}
+
+static void after_fork_parent(void)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    if (!p || --p->fork_depth)
+        return;
+    uintptr_t busy = p->fork_busy;
+    unlock(p->fork_sigmask);
+    struct litifut_thread *t = thread_self();
+    if (thread_is_real(t))
+        busy_leave(t, busy);
+}
+
+static void after_fork_child(void)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    if (!p || --p->fork_depth)
+        return;
+    uintptr_t busy = p->fork_busy;
+    /* thread_self would take the lock for a thread new to this copy */
+    uintptr_t tp = arch_thread_pointer();
+    struct litifut_thread *self = NULL;
+    for (struct pool_page *pg = p->pool; pg && !self; pg = pg->next)
+        for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++)
+            if (pg->t[i].tid && pg->t[i].tp == tp)
+                self = &pg->t[i];
+    pool_after_fork_child(self);
+    tracefile_after_fork_child();
+    objects_after_fork_child();
+    p->lock = 0;
+    if (self)
+        busy_leave(self, busy);
+    process_restore_signals(p->fork_sigmask);
+}
+
+/* pthread_atfork needs an initialised C library: from our constructor. */
+static void register_fork_hooks_once(void)
+{
+    if (!litifut_copy.atfork_done) {
+        litifut_copy.atfork_done = 1;
+        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    }
+}
+
+/* --- start and end of this object --- */
+
+__attribute__((constructor(101))) static void at_start(void)
+{
+    litifut_copy.ctor_done = 1;
+    struct litifut_thread *t = thread_self();      /* registers the object */
+    if (!thread_is_real(t))
+        return;
+    uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
+    register_fork_hooks_once();
+    busy_leave(t, busy);
+}
+
+/* Runs late in exit() (or in dlclose for a library): records made after
+ * it still land in the file (it stays mapped), only the maps copy would
+ * miss later mappings.  A library says it is being unloaded: its site
+ * ids stay valid for the records before, and a fork child's trace will
+ * not describe it. */
+__attribute__((destructor(101))) static void at_end(void)
+{
+    struct litifut_thread *t = thread_self();
+    if (!thread_is_real(t))
+        return;
+    uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
+    uint32_t mask[SIGSET_WORDS];
+    if (t->state == THREAD_ON && t->cur &&
+        (uint32_t)(t->chunk_end - t->cur) >= TIME_MARK_WORDS)
+        thread_put_time_mark(t);
+    if (t->state == THREAD_ON && litifut_copy.proc->objects_pending)
+        thread_emit_objects(t);
+#ifdef LITIFUT_SHARED
+    lock(mask);
+    object_unloaded(litifut_copy.base);
+    unlock(mask);
+    thread_put_control(t, LITIFUT_REC_UNLOAD, &litifut_copy.base, 1);
+#endif
+    lock(mask);
+    if (litifut_copy.proc->trace == TRACE_ON)
+        tracefile_copy_maps();
+    unlock(mask);
+    busy_leave(t, busy);
+}

@@ -1,0 +1,347 @@
+/*
+ * The process block: what every copy of the tracer in a process shares
+ * (see struct litifut_process in tracer.h).  The first copy that needs
+ * it makes it; the others find it through litifut_process, which each
+ * copy defines and exports, so that the dynamic linker binds all their
+ * references to one of them (the executable's if it is instrumented,
+ * else the first library's in load order).  Each copy keeps the pointer
+ * it found, so unloading the copy whose definition was bound loses
+ * nothing either.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
+
+extern const struct litifut_db_header litifut_db_header HIDDEN;
+extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
+
+__attribute__((visibility("default"))) struct litifut_process *volatile litifut_process;
+
+struct copy litifut_copy;
+
+#define PROCESS_SIZE ((sizeof(struct litifut_process) + 4095) & ~4095u)
+
+/* --- the lock --- */
+
+void process_block_signals(uint32_t *saved)
+{
+    uint32_t all[SIGSET_WORDS];
+    for (unsigned i = 0; i < SIGSET_WORDS; i++)
+        all[i] = ~0u;
+    sys_sigprocmask(SIG_BLOCK, all, saved);
+}
+
+void process_restore_signals(const uint32_t *saved)
+{
+    sys_sigprocmask(SIG_SETMASK, saved, NULL);
+}
+
+/* The lock holds its owner's tid and is held with every signal
+ * blocked, so no signal handler can run on its holder: none can wait
+ * for it (no deadlock) and none can leave it held by jumping out with
+ * siglongjmp.  lock_signals_blocked is for callers that have blocked
+ * them already (the chunk switch). */
+static int lock_take(int give_up_if_mine)
+{
+    volatile uint32_t *l = &litifut_copy.proc->lock;
+    uint32_t tid = (uint32_t)sys_gettid();
+    while (!arch_cmpxchg(l, 0, tid)) {
+        if (give_up_if_mine && *l == tid)
+            return 0;
+        sys_sched_yield();
+    }
+    return 1;
+}
+
+void lock_signals_blocked(void)
+{
+    lock_take(0);
+}
+
+void unlock_signals_blocked(void)
+{
+    __asm__ volatile("" ::: "memory");
+    litifut_copy.proc->lock = 0;
+}
+
+void lock(uint32_t *saved_mask)
+{
+    process_block_signals(saved_mask);
+    lock_take(0);
+}
+
+int lock_unless_mine(uint32_t *saved_mask)
+{
+    process_block_signals(saved_mask);
+    if (lock_take(1))
+        return 1;
+    process_restore_signals(saved_mask);
+    return 0;
+}
+
+void unlock(const uint32_t *saved_mask)
+{
+    unlock_signals_blocked();
+    process_restore_signals(saved_mask);
+}
+
+/* --- finding the process block --- */
+
+static struct litifut_process *process_find_or_make(void)
+{
+    struct litifut_process *p = litifut_process;
+    if (!p) {
+        void *m = sys_mmap(NULL, PROCESS_SIZE, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (sys_mmap_failed(m))
+            return NULL;
+        struct litifut_process *n = m;
+        n->magic = PROCESS_MAGIC;
+        n->layout = PROCESS_LAYOUT;
+        n->size = sizeof *n;
+        n->pid = (uint32_t)sys_getpid();
+        n->fd = -1;
+        __asm__ volatile("" ::: "memory");
+        if (arch_cmpxchg((volatile uint32_t *)&litifut_process, 0, (uint32_t)(uintptr_t)n)) {
+            p = n;
+        } else {
+            sys_munmap(m, PROCESS_SIZE);
+            p = litifut_process;
+        }
+    }
+    if (p->magic != PROCESS_MAGIC || p->layout != PROCESS_LAYOUT || p->size != sizeof *p) {
+        static const char msg[] = "litifut: another version of the tracer is in this process; "
+                                  "this object is not traced\n";
+        sys_write(2, msg, sizeof msg - 1);
+        return NULL;
+    }
+    return p;
+}
+
+/* --- objects --- */
+
+static void find_build_id(struct litifut_object_record *r, uintptr_t bias)
+{
+    if (!__ehdr_start)
+        return;
+    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)__ehdr_start;
+    const Elf32_Phdr *ph = (const Elf32_Phdr *)(__ehdr_start + eh->e_phoff);
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_NOTE)
+            continue;
+        const uint8_t *p = (const uint8_t *)(ph[i].p_vaddr + bias);
+        const uint8_t *end = p + ph[i].p_filesz;
+        while (p + sizeof(Elf32_Nhdr) <= end) {
+            const Elf32_Nhdr *n = (const Elf32_Nhdr *)p;
+            const uint8_t *name = p + sizeof *n;
+            const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                name[0] == 'G' && name[1] == 'N' && name[2] == 'U') {
+                uint32_t len = n->n_descsz < sizeof r->build_id ? n->n_descsz
+                                                                : sizeof r->build_id;
+                for (uint32_t j = 0; j < len; j++)
+                    r->build_id[j] = desc[j];
+                r->build_id_size = len;
+                return;
+            }
+            p = desc + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
+/* Room for one more object entry (under the lock); 0 if none. */
+static int objects_grow(struct litifut_process *p)
+{
+    if (p->n_objects < p->cap_objects)
+        return 1;
+    uint32_t cap = p->cap_objects ? 2 * p->cap_objects : 8;
+    unsigned long size = (cap * sizeof(struct object_entry) + 4095) & ~4095ul;
+    void *m = sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (sys_mmap_failed(m))
+        return 0;
+    /* word by word: a struct assignment could become a call of memcpy */
+    uint32_t *to = m;
+    const uint32_t *from = (const uint32_t *)p->objects;
+    for (unsigned long i = 0; i < p->n_objects * sizeof(struct object_entry) / 4; i++)
+        to[i] = from[i];
+    if (p->objects)
+        sys_munmap(p->objects, (p->cap_objects * sizeof(struct object_entry) + 4095) & ~4095ul);
+    p->objects = m;
+    p->cap_objects = cap;
+    return 1;
+}
+
+/* Registers this copy's object: its range of site ids and its entry.
+ * Done once, by the first call through the copy. */
+int copy_register(void)
+{
+    struct litifut_process *p = process_find_or_make();
+    if (!p) {
+        litifut_copy.state = COPY_OFF;
+        return 0;
+    }
+    litifut_copy.proc = p;
+    uint32_t mask[SIGSET_WORDS];
+    if (!lock_unless_mine(mask))
+        return 0;                       /* try again on a later call */
+    if (litifut_copy.state == COPY_NEW) {
+        uint32_t n = litifut_db_header.n_sites;
+        if (n > LITIFUT_REC_SITE_MASK - 1 - p->next_base || !objects_grow(p)) {
+            litifut_copy.state = COPY_OFF;      /* site ids used up; no memory */
+        } else {
+            struct object_entry *e = &p->objects[p->n_objects];
+            for (unsigned long i = 0; i < sizeof *e; i++)
+                ((char *)e)[i] = 0;
+            e->rec.base = p->next_base;
+            e->rec.n_sites = n;
+            e->rec.db_checksum = litifut_db_header.checksum;
+            e->rec.load_bias = (uint32_t)object_load_bias();
+            find_build_id(&e->rec, object_load_bias());
+            if (!own_path(e->path, sizeof e->path))
+                e->path[0] = 0;
+            uint32_t len = 0;
+            while (e->path[len])
+                len++;
+            e->words = LITIFUT_OBJECT_RECORD_WORDS + (len + 4) / 4;
+            e->live = 1;
+            p->n_objects++;
+            p->objects_pending++;
+            litifut_copy.base = p->next_base;
+            p->next_base += n;
+            __asm__ volatile("" ::: "memory");
+            litifut_copy.state = COPY_READY;
+        }
+    }
+    unlock(mask);
+    return litifut_copy.state == COPY_READY;
+}
+
+long object_take_pending(uint32_t *to, uint32_t room)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    for (uint32_t i = 0; i < p->n_objects; i++) {
+        struct object_entry *e = &p->objects[i];
+        if (e->emitted)
+            continue;
+        if (room < 1 + e->words)
+            return -1;
+        const uint32_t *w = (const uint32_t *)&e->rec;
+        to[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, e->words);
+        for (uint32_t k = 0; k < e->words; k++)     /* path words: zero-padded */
+            to[1 + k] = w[k];
+        e->emitted = 1;
+        p->objects_pending--;
+        return 1 + e->words;
+    }
+    p->objects_pending = 0;
+    return 0;
+}
+
+void object_unloaded(uint32_t base)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    for (uint32_t i = 0; i < p->n_objects; i++)
+        if (p->objects[i].rec.base == base)
+            p->objects[i].live = 0;
+}
+
+/* A fork child's trace starts afresh: every object still loaded is
+ * described again; unloaded ones are not (the child never calls them). */
+void objects_after_fork_child(void)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    p->objects_pending = 0;
+    for (uint32_t i = 0; i < p->n_objects; i++) {
+        struct object_entry *e = &p->objects[i];
+        e->emitted = !e->live;
+        p->objects_pending += e->live;
+    }
+}
+
+/* --- thread states --- */
+
+static void pool_entry_reset(struct litifut_thread *t)
+{
+    if (t->chunk)
+        tracefile_drop_chunk(t->chunk);
+    if (t->prev_chunk)
+        tracefile_drop_chunk(t->prev_chunk);
+    for (unsigned long i = 0; i < sizeof *t; i++)
+        ((char *)t)[i] = 0;
+}
+
+static int thread_alive(uint32_t tid)
+{
+    return arch_syscall6(__NR_tgkill, sys_getpid(), (long)tid, 0, 0, 0, 0) != -ESRCH;
+}
+
+/*
+ * A thread's state is found by its tid.  Tids are unique among live
+ * threads, so an entry with this tid but another thread pointer was
+ * left by a thread that has exited: it is reused (its chunk is
+ * complete).  An entry with the same tid and thread pointer is ours
+ * (made through another copy).  When no entry is free, entries of
+ * threads that no longer exist are reclaimed before the pool grows.
+ */
+struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    struct litifut_thread *free = NULL;
+    for (int pass = 0; pass < 2 && !free; pass++) {
+        for (struct pool_page *pg = p->pool; pg; pg = pg->next) {
+            for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++) {
+                struct litifut_thread *t = &pg->t[i];
+                if (pass == 0 && t->tid == tid) {
+                    if (t->tp == tp)
+                        return t;
+                    pool_entry_reset(t);
+                    t->tid = tid;
+                    t->tp = tp;
+                    return t;
+                }
+                if (!free && (!t->tid || (pass == 1 && !thread_alive(t->tid)))) {
+                    free = t;
+                    if (pass == 1)
+                        pool_entry_reset(t);
+                }
+            }
+        }
+    }
+    if (!free) {
+        void *m = sys_mmap(NULL, POOL_PAGE, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (sys_mmap_failed(m))
+            return NULL;
+        struct pool_page *pg = m;
+        pg->next = p->pool;
+        p->pool = pg;
+        free = &pg->t[0];
+    }
+    free->tid = tid;
+    free->tp = tp;
+    return free;
+}
+
+/* In a fork child only the forking thread exists: every other state is
+ * dropped (its chunk belongs to the parent's file). */
+void pool_after_fork_child(struct litifut_thread *self)
+{
+    for (struct pool_page *pg = litifut_copy.proc->pool; pg; pg = pg->next)
+        for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++)
+            if (&pg->t[i] != self && pg->t[i].tid)
+                pool_entry_reset(&pg->t[i]);
+    if (self) {
+        uintptr_t busy = self->busy, tp = self->tp;
+        pool_entry_reset(self);
+        self->busy = busy;
+        self->tp = tp;
+        self->tid = (uint32_t)sys_gettid();
+    }
+}
