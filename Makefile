@@ -10,7 +10,8 @@
 #
 # Host tools: build/bin/{litifut-ld,litifut-rewrite,litifut-postproc},
 # with build/bin/ld and build/bin/<triple>-ld linked to litifut-ld.
-# Tracer modules (target code): build/lib/litifut/<arch>/tracer.o.
+# Tracer modules (target code): build/lib/litifut/<triple>/tracer.o
+# (executables) and tracer-shared.o (shared libraries).
 
 BUILD    ?= build
 CC       ?= cc
@@ -117,9 +118,8 @@ ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
 $(eval $(call tracers,arm-linux-gnueabi,arm,$(ARM_FLAGS),$(STUB_OBJS) stub.o,$(STUB_OBJS) stub.o))
 $(eval $(call tracers,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS),$(STUB_OBJS) stub.o,$(STUB_OBJS) stub.o))
-# MIPS: the run-time bridge (bridge.o) serves far sites of executables only
-$(eval $(call tracers,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(STUB_OBJS) bridge.o stub.o,$(STUB_OBJS) stub.o))
-$(eval $(call tracers,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(STUB_OBJS) bridge.o stub.o,$(STUB_OBJS) stub.o))
+$(eval $(call tracers,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(STUB_OBJS) bridge.o stub.o,$(STUB_OBJS) bridge.o stub.o))
+$(eval $(call tracers,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(STUB_OBJS) bridge.o stub.o,$(STUB_OBJS) bridge.o stub.o))
 # The modules' global symbols are all litifut_* (or __wrap_*): their
 # internal names (lock, warn, ...) get the prefix, so they never meet
 # the program's.  (Hidden already; but a static link still resolves the
@@ -176,12 +176,16 @@ sources: deps
 DEMO_TRIPLE ?= arm-linux-gnueabi
 DEMO_QEMU   := qemu-$(firstword $(subst -, ,$(DEMO_TRIPLE)))
 DEMO_DIR    := $(BUILD)/demo
+# A program and its shared library, both instrumented, traced together.
 demo: deps all
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
-	@echo "== instrumenting tests/progs/demo.c: LITIFUT=1 $(DEMO_TRIPLE)-gcc -B$(BIN)/ ..."
-	LITIFUT=1 $(DEMO_TRIPLE)-gcc -B$(BIN)/ -O0 -o $(DEMO_DIR)/demo tests/progs/demo.c
+	@echo "== instrumenting a library and a program: LITIFUT=1 $(DEMO_TRIPLE)-gcc -B$(BIN)/ ..."
+	LITIFUT=1 $(DEMO_TRIPLE)-gcc -B$(BIN)/ -O1 -shared -fPIC -o $(DEMO_DIR)/libwords.so \
+	    tests/progs/demolib/words.c
+	LITIFUT=1 $(DEMO_TRIPLE)-gcc -B$(BIN)/ -O1 -o $(DEMO_DIR)/demo tests/progs/demolib/main.c \
+	    -L$(DEMO_DIR) -lwords
 	@echo "== running it under $(DEMO_QEMU)"
-	cd $(DEMO_DIR) && $(DEMO_QEMU) -L /usr/$(DEMO_TRIPLE) ./demo
+	cd $(DEMO_DIR) && $(DEMO_QEMU) -L /usr/$(DEMO_TRIPLE) -E LD_LIBRARY_PATH=. ./demo
 	@echo "== symbolized trace ($(BIN)/litifut-postproc $(DEMO_DIR))"
 	@$(BIN)/litifut-postproc $(DEMO_DIR)
 	@echo "== calls per function ($(BIN)/litifut-postproc --summary $(DEMO_DIR))"

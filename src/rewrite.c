@@ -16,8 +16,7 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
                          img->path);
     }
     sleds->fixed_address = img->e_type == ET_EXEC;
-    /* the run-time bridge is mapped by an executable's tracer only */
-    sleds->bridge = elf_image_is_library(img) ? 0 : arch->bridge_offset;
+    sleds->bridge = arch->bridge_offset;
     return 0;
 }
 

@@ -1,12 +1,20 @@
 /*
  * The process block: what every copy of the tracer in a process shares
  * (see struct litifut_process in tracer.h).  The first copy that needs
- * it makes it; the others find it through litifut_process, which each
- * copy defines and exports, so that the dynamic linker binds all their
- * references to one of them (the executable's if it is instrumented,
- * else the first library's in load order).  Each copy keeps the pointer
- * it found, so unloading the copy whose definition was bound loses
- * nothing either.
+ * it makes it; the others find it through a pointer that the dynamic
+ * linker binds to one definition for all of them:
+ *   - an instrumented executable defines and exports litifut_process
+ *     (the wrapper links it with --export-dynamic-symbol); libraries
+ *     refer to it as an undefined weak symbol, which no version script
+ *     can hide, so every library, also one loaded later with dlopen,
+ *     finds the executable's;
+ *   - with a plain executable, libraries use litifut_process_shared,
+ *     which each defines and exports: bound to the first library's in
+ *     load order.  A library whose version script hides it (local: *),
+ *     or loaded RTLD_LOCAL with no instrumented library in the global
+ *     scope, gets a process block, and a trace file, of its own.
+ * Each copy keeps the pointer it found, so unloading the copy whose
+ * definition was bound loses nothing.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +30,15 @@
 extern const struct litifut_db_header litifut_db_header HIDDEN;
 extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
 
+#ifdef LITIFUT_SHARED
+extern struct litifut_process *volatile litifut_process
+    __attribute__((weak, visibility("default")));
+__attribute__((visibility("default"))) struct litifut_process *volatile litifut_process_shared;
+#define RENDEZVOUS (&litifut_process ? &litifut_process : &litifut_process_shared)
+#else
 __attribute__((visibility("default"))) struct litifut_process *volatile litifut_process;
+#define RENDEZVOUS (&litifut_process)
+#endif
 
 struct copy litifut_copy;
 
@@ -96,7 +112,8 @@ void unlock(const uint32_t *saved_mask)
 
 static struct litifut_process *process_find_or_make(void)
 {
-    struct litifut_process *p = litifut_process;
+    struct litifut_process *volatile *rendezvous = RENDEZVOUS;
+    struct litifut_process *p = *rendezvous;
     if (!p) {
         void *m = sys_mmap(NULL, PROCESS_SIZE, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -109,11 +126,11 @@ static struct litifut_process *process_find_or_make(void)
         n->pid = (uint32_t)sys_getpid();
         n->fd = -1;
         __asm__ volatile("" ::: "memory");
-        if (arch_cmpxchg((volatile uint32_t *)&litifut_process, 0, (uint32_t)(uintptr_t)n)) {
+        if (arch_cmpxchg((volatile uint32_t *)rendezvous, 0, (uint32_t)(uintptr_t)n)) {
             p = n;
         } else {
             sys_munmap(m, PROCESS_SIZE);
-            p = litifut_process;
+            p = *rendezvous;
         }
     }
     if (p->magic != PROCESS_MAGIC || p->layout != PROCESS_LAYOUT || p->size != sizeof *p) {

@@ -161,6 +161,7 @@ struct litifut_process {
     struct object_entry *objects;
     /* thread states */
     struct pool_page *pool;
+    uint32_t bridges;           /* MIPS: 256 MB regions with a run-time bridge */
     /* Buffers for code that runs under the lock; here, not on the
      * stack, so that the tracer's stack stays small (it may run in a
      * signal handler on a small alternate stack). */

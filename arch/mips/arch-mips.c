@@ -274,9 +274,6 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
         }
         return error("call at 0x%08" PRIx32 ": no tracer sled in its 256 MB region", a);
     }
-    if (!sleds->bridge)
-        return error("call at 0x%08" PRIx32 ": no tracer sled within +-128 KB (a shared "
-                     "library has no run-time bridge)", a);
     *word = 0x0c000000u | (sleds->bridge + SLED_ENTRY * k) >> 2;
     *bridged = 1;
     return 0;

@@ -1,16 +1,28 @@
 /*
- * Run-time bridges for MIPS PIEs.  A call site that no sled copy is
- * within bal range of was rewritten to `jal bridge + 16k` (arch-mips.c):
- * jal keeps the top 4 bits of the address of its delay slot, so it
- * lands at offset `bridge` of whatever 256 MB region the code was
- * loaded into.  Before any of the program's code runs, this maps a page
- * there in every region the call sites span, with the sled's entries
- * and a jump to the common code.
+ * Run-time bridges for MIPS call sites that no sled copy is within bal
+ * range of, in PIEs and shared libraries.  Such a site was rewritten to
+ * `jal bridge + 16k` (arch-mips.c): jal keeps the top 4 bits of the
+ * address of its delay slot, so it lands at offset `bridge`
+ * (0x0e000000) of whatever 256 MB region the code was loaded into.
  *
- * .preinit_array runs first: the dynamic linker calls it (after
- * relocation, before any library's constructors, so calls that a
- * library makes into the program early are covered too).  Only IFUNC
- * resolvers of the program itself run earlier.
+ * One bridge per region serves every object (sled.S,
+ * BRIDGE_TEMPLATE): a code page with the sled's entries and a
+ * dispatcher, and a table page after it, (lo, hi, common) per object,
+ * which the dispatcher searches by return address.  The process block
+ * says which regions have a bridge; each object with far sites adds
+ * itself to the table of every region its code spans, under the lock,
+ * before any of its code runs:
+ *   - an executable from .preinit_array, which the dynamic linker runs
+ *     after relocation and before any library's constructors (only the
+ *     program's own IFUNC resolvers run earlier);
+ *   - a library from its constructor (priority 101), before anything
+ *     else of it runs, except its IFUNC resolvers and calls into it
+ *     from constructors in a dependency cycle: those must not be far.
+ * A table entry is filled before its lo (which makes it live) is
+ * written; an unloaded library's entry is emptied (hi = lo), never
+ * moved, so another thread's dispatcher never reads a torn entry.  If
+ * the address is taken by something else the program stops with one
+ * line (exit 127) instead of letting a call jump into it.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -23,9 +35,13 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 #define BCACHE 3
+#define BRIDGE_CODE  4096u
+#define BRIDGE_TABLE 4096u              /* bytes; (lo, hi, common) entries */
 
 extern const struct litifut_db_header litifut_db_header HIDDEN;
 extern const char litifut_mips_common[] HIDDEN;
+extern const uint32_t litifut_bridge_template[] HIDDEN;
+extern const uint32_t litifut_bridge_template_end[] HIDDEN;
 
 static void die(const char *msg, uintptr_t addr)
 {
@@ -44,43 +60,94 @@ static void die(const char *msg, uintptr_t addr)
     arch_syscall6(__NR_exit_group, 127, 0, 0, 0, 0, 0);
 }
 
-/* The entries (as in sled.S) and, after them, the jump to the common code. */
-static void fill_bridge(uint32_t *w, uintptr_t common)
+/* The bridge of `region`, mapped (and noted in the process block) if
+ * it is the first.  Under the lock. */
+static uint32_t *bridge_table(struct litifut_process *p, uintptr_t region)
 {
-    for (uint32_t k = 0; k < 128; k++) {
-        uint32_t *e = w + 4 * k;
-        e[0] = 0x27bdff78u;                             /* addiu sp, sp, -136 */
-        e[1] = 0xafbf007cu;                             /* sw ra, 124(sp) */
-        e[2] = 0x04110000u | ((512 - (4 * k + 3)) & 0xffff);   /* bal w + 2048 */
-        e[3] = 0xafb90064u;                             /* sw t9, 100(sp) */
-    }
-    w[512] = 0x3c190000u | (uint32_t)(common >> 16);   /* lui t9, %hi(common) */
-    w[513] = 0x37390000u | (uint32_t)(common & 0xffff);/* ori t9, t9, %lo(common) */
-    w[514] = 0x03200008u;                               /* jr t9 */
-    w[515] = 0;                                         /* nop */
+    uintptr_t at = region << 28 | litifut_db_header.bridge;
+    uint32_t *table = (uint32_t *)(at + BRIDGE_CODE);
+    if (p->bridges & (1u << region))
+        return table;
+    void *m = sys_mmap((void *)at, BRIDGE_CODE + BRIDGE_TABLE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (sys_mmap_failed(m) || (uintptr_t)m != at)
+        die("the address is taken", at);
+    uint32_t *w = m;
+    const uint32_t *t = litifut_bridge_template;
+    for (long i = 0; i < litifut_bridge_template_end - litifut_bridge_template; i++)
+        w[i] = t[i];
+    arch_syscall6(__NR_cacheflush, (long)m, BRIDGE_CODE, BCACHE, 0, 0, 0);
+    if (arch_syscall6(__NR_mprotect, (long)m, BRIDGE_CODE, PROT_READ | PROT_EXEC, 0, 0, 0))
+        die("mprotect failed", at);
+    p->bridges |= 1u << region;
+    return table;
 }
 
-static void map_bridges(void)
+/* This object's code, at run time: the pages its DB covers. */
+static void object_code(uintptr_t *lo, uintptr_t *hi)
 {
     const struct litifut_db_header *db = &litifut_db_header;
-    if (!db->bridge || !db->n_sites)
-        return;
     uintptr_t bias = object_load_bias();
-    /* jal's region is its delay slot's: site + 4 */
-    uintptr_t first = db->key_origin - 8 + 4 + bias;
-    uintptr_t last = db->key_origin - 8 + 4 + (db->n_pages << db->page_shift) + bias;
-    for (uintptr_t region = first >> 28; region <= last >> 28; region++) {
-        uintptr_t at = region << 28 | db->bridge;
-        void *p = sys_mmap((void *)at, 4096, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-        if (sys_mmap_failed(p) || (uintptr_t)p != at)
-            die("the address is taken", at);
-        fill_bridge(p, (uintptr_t)litifut_mips_common);
-        arch_syscall6(__NR_cacheflush, (long)p, 4096, BCACHE, 0, 0, 0);
-        if (arch_syscall6(__NR_mprotect, (long)p, 4096, PROT_READ | PROT_EXEC, 0, 0, 0) != 0)
-            die("mprotect failed", at);
-    }
+    *lo = db->key_origin + bias;
+    *hi = db->key_origin + ((uintptr_t)db->n_pages << db->page_shift) + bias;
 }
 
+static void bridges_join(void)
+{
+    if (!litifut_db_header.bridge || !litifut_db_header.n_sites)
+        return;
+    if (litifut_copy.state == COPY_NEW)
+        copy_register();
+    struct litifut_process *p = litifut_copy.proc;
+    if (!p)
+        die("no process block", 0);
+    uintptr_t lo, hi;
+    object_code(&lo, &hi);
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    /* jal's region is its delay slot's: site + 4 = return address - 4 */
+    for (uintptr_t region = (lo - 4) >> 28; region <= (hi - 4) >> 28; region++) {
+        uint32_t *e = bridge_table(p, region);
+        uint32_t *end = e + BRIDGE_TABLE / 4 - 3;       /* the last entry stays 0 */
+        while (e < end && e[0])
+            e += 3;
+        if (e >= end)
+            die("its table is full", region << 28 | litifut_db_header.bridge);
+        e[1] = (uint32_t)hi;
+        e[2] = (uint32_t)(uintptr_t)litifut_mips_common;
+        __sync_synchronize();
+        e[0] = (uint32_t)lo;
+    }
+    unlock(mask);
+}
+
+#ifdef LITIFUT_SHARED
+/* At dlclose (and exit): this library's entries are emptied. */
+__attribute__((destructor(101))) static void bridges_leave(void)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    if (!litifut_db_header.bridge || !p)
+        return;
+    uintptr_t lo, hi;
+    object_code(&lo, &hi);
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    for (uintptr_t region = (lo - 4) >> 28; region <= (hi - 4) >> 28; region++) {
+        if (!(p->bridges & (1u << region)))
+            continue;
+        uint32_t *e = (uint32_t *)((region << 28 | litifut_db_header.bridge) + BRIDGE_CODE);
+        for (; e[0]; e += 3)
+            if (e[0] == lo && e[2] == (uint32_t)(uintptr_t)litifut_mips_common)
+                e[1] = e[0];
+    }
+    unlock(mask);
+}
+
+__attribute__((constructor(101))) static void bridges_at_start(void)
+{
+    bridges_join();
+}
+#else
 __attribute__((section(".preinit_array"), used))
-static void (*const litifut_preinit)(void) = map_bridges;
+static void (*const litifut_preinit)(void) = bridges_join;
+#endif

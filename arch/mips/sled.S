@@ -155,3 +155,63 @@
     COMMON \common
     .section .note.GNU-stack, "", @progbits
     .endm
+
+/*
+ * The run-time bridge's code page, as a template the tracer copies to
+ * offset 0x0e000000 of each 256 MB region that far call sites need
+ * (arch/mips/bridge.c).  One bridge serves every object with far sites
+ * in its region: its 128 entries are a sled's, and their common code is
+ * a dispatcher that finds, in the table on the page after it
+ * (BRIDGE_TABLE), the object whose code holds the call's return
+ * address, and goes on to that object's common code with ra = entry +
+ * 16 (so k is found as in any sled).  It uses at and v0 as scratch and
+ * puts them back (their frame slots are free until the common code
+ * saves them); t9 was saved by the entry.  A return address in no
+ * object (impossible unless the table is damaged) ends in `break`.
+ * Table entries: lo, hi (the object's code, runtime), common; lo = 0
+ * ends the table, hi = lo is a removed entry.
+ */
+#define BRIDGE_TABLE 4096           /* from the bridge's start */
+    .macro BRIDGE_TEMPLATE name
+    .abicalls
+    .set noreorder
+    .set noat
+    .set nomacro
+    .section .rodata.litifut_bridge, "a", @progbits
+    .p2align 11
+    .global \name
+    .hidden \name
+\name:
+    .rept 128
+    addiu   $sp, $sp, -FRAME
+    sw      $ra, F_RA($sp)
+    bal     2f
+    sw      $t9, F_T9($sp)
+    .endr
+2:  sw      $at, F_R(1)($sp)
+    sw      $v0, F_R(2)($sp)
+    lw      $at, F_RA($sp)          /* the call's return address */
+    addiu   $v0, $ra, -16           /* entry k */
+    ori     $v0, $v0, 2047
+    xori    $v0, $v0, 2047          /* the bridge's start (2 KB aligned, entries first) */
+    addiu   $v0, $v0, BRIDGE_TABLE
+3:  lw      $t9, 0($v0)             /* lo */
+    beqz    $t9, 5f
+    sltu    $t9, $at, $t9           /* (delay slot) below lo? */
+    bnez    $t9, 4f
+    lw      $t9, 4($v0)             /* (delay slot) hi */
+    sltu    $t9, $at, $t9
+    bnez    $t9, 6f
+    nop
+4:  b       3b
+    addiu   $v0, $v0, 12            /* (delay slot) */
+5:  break   7
+6:  lw      $t9, 8($v0)             /* the object's common code */
+    lw      $at, F_R(1)($sp)
+    jr      $t9
+    lw      $v0, F_R(2)($sp)        /* (delay slot) */
+    .global \name\()_end
+    .hidden \name\()_end
+\name\()_end:
+    .section .note.GNU-stack, "", @progbits
+    .endm

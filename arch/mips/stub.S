@@ -5,6 +5,7 @@
 #include "sled.S"
 
     SLED_COPY .text.litifut_sled, litifut_sled, litifut_mips_common
+    BRIDGE_TEMPLATE litifut_bridge_template
 
 /*
  * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper
