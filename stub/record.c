@@ -40,12 +40,19 @@ static struct litifut_thread thread_off = { .busy = BUSY_OFF, .state = THREAD_OF
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
 
-/* The hot path's view: NULL if the thread has no state through this copy yet. */
+/* The hot path's view: NULL if the thread has no state through this
+ * copy yet (a pointer is set only once the copy is registered).  A
+ * library's copy must not read its TLS pointer before it is relocated
+ * (see thread_attach), so it checks that first. */
 static inline struct litifut_thread *thread_fast(void)
 {
+#ifdef LITIFUT_SHARED
+    if (litifut_copy.state != COPY_READY)
+        return NULL;
+#endif
     uintptr_t tp = arch_thread_pointer();
     if (!tp)
-        return &early_thread;
+        return litifut_copy.state == COPY_READY ? &early_thread : NULL;
     return *(struct litifut_thread **)(tp + SLOT_OFFSET());
 }
 
@@ -82,9 +89,12 @@ static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
 #endif
     if (litifut_copy.state == COPY_NEW)
         copy_register();
-    if (litifut_copy.state != COPY_READY)
-        return &thread_off;
     uintptr_t tp = arch_thread_pointer();
+    if (litifut_copy.state != COPY_READY) {
+        if (tp && litifut_copy.state == COPY_OFF)       /* for good: later calls go fast */
+            *(struct litifut_thread **)(tp + SLOT_OFFSET()) = &thread_off;
+        return &thread_off;
+    }
     if (!tp)
         return &early_thread;
     uint32_t mask[SIGSET_WORDS];
@@ -115,7 +125,7 @@ static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
 
 struct litifut_thread *thread_self(void)
 {
-    struct litifut_thread *t = litifut_copy.state == COPY_READY ? thread_fast() : NULL;
+    struct litifut_thread *t = thread_fast();
     return t ? t : thread_attach();
 }
 
@@ -353,7 +363,7 @@ HIDDEN uintptr_t litifut_enter(struct arch_frame *frame, uintptr_t sled_lr)
     uint32_t insn = litifut_db_insns[site];
     uintptr_t target = arch_calc_next_pc(insn, frame, bias);
 
-    struct litifut_thread *t = litifut_copy.state == COPY_READY ? thread_fast() : NULL;
+    struct litifut_thread *t = thread_fast();
     if (!t)
         t = thread_attach();
     site += litifut_copy.base;

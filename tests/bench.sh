@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`: cost of tracing, measured (guest instructions counted by
 # ../shared/tools/insncount.c under qemu; deterministic) on a call-heavy
-# program and a real one (zlib's minigzip compressing its ChangeLog).
+# program and a real one (zlib's minigzip compressing its ChangeLog,
+# linked statically with zlib, and minigzipsh with zlib as a shared
+# library, both instrumented: most of its calls are inside libz.so).
 #
 # For each: guest instructions of the plain build, of the instrumented
 # build with tracing off (LITIFUT_TRACE=0) and on; extra instructions
@@ -19,8 +21,9 @@ trap 'rm -rf "$W"' EXIT
 . "$ROOT/tests/lib.sh"
 
 insns() {       # insns DIR PROG [ARGS]: guest instructions of one run in DIR
-    local dir=$1 prog=$2; shift 2
-    (cd "$dir" && LITIFUT_DIR=. "$QEMU" -plugin "$PLUGINS/insncount.so,outfile=n.txt" \
+    local dir=$1 prog=$2; shift 2          # LIBDIR: where its shared libraries are
+    (cd "$dir" && LITIFUT_DIR=. LD_LIBRARY_PATH=${LIBDIR:-} \
+        "$QEMU" -plugin "$PLUGINS/insncount.so,outfile=n.txt" \
         -L "$SYSROOT" "$prog" "$@" < "${STDIN:-/dev/null}" > /dev/null && cat n.txt)
 }
 
@@ -34,27 +37,30 @@ best_time() {   # best_time COMMAND...: best wall-clock seconds of 3 runs
     printf '%.3f' "$best"
 }
 
-loaded_bytes() {   # text + data + bss
-    "$TRIPLE-size" "$1" | awk 'NR == 2 { print $4 }'
+loaded_bytes() {   # loaded_bytes FILE...: text + data + bss of all
+    "$TRIPLE-size" "$@" | awk 'NR > 1 { n += $4 } END { print n }'
 }
 
-# bench NAME PLAIN PROG LINK_PLAIN LINK_INST [ARGS]: one table row
+# bench NAME PLAIN PROG LINK_PLAIN LINK_INST [ARGS]: one table row.
+# With PLAIN_LIB and INST_LIB (a shared library of each build, run from
+# its directory), the library's calls and bytes count too.
 bench() {
     local name=$1 plain=$2 prog=$3 link_plain=$4 link_inst=$5; shift 5
     local d="$W/run-$ARCH-$name"
     rm -rf "$d"
     mkdir -p "$d/plain" "$d/off" "$d/on"
     local n_plain n_off n_on
-    n_plain=$(insns "$d/plain" "$plain" "$@")
-    n_off=$(LITIFUT_TRACE=0 insns "$d/off" "$prog" "$@")
-    n_on=$(insns "$d/on" "$prog" "$@")
+    local plain_lib=${PLAIN_LIB:-} inst_lib=${INST_LIB:-}
+    n_plain=$(LIBDIR=${plain_lib%/*} insns "$d/plain" "$plain" "$@")
+    n_off=$(LIBDIR=${inst_lib%/*} LITIFUT_TRACE=0 insns "$d/off" "$prog" "$@")
+    n_on=$(LIBDIR=${inst_lib%/*} insns "$d/on" "$prog" "$@")
     local info calls rbytes sites dbbytes
     info=$("$BIN/litifut-postproc" --info "$d/on")
     calls=$(echo "$info" | sed -n 's/^calls=//p')
     rbytes=$(echo "$info" | sed -n 's/^record_bytes=//p')
     sites=$(echo "$info" | sed -n 's/^sites=//p')
     dbbytes=$(echo "$info" | sed -n 's/^db_bytes=//p')
-    local added=$(( $(loaded_bytes "$prog") - $(loaded_bytes "$plain") ))
+    local added=$(( $(loaded_bytes "$prog" $inst_lib) - $(loaded_bytes "$plain" $plain_lib) ))
     printf '%-22s %9s %11s %11s %11s %8s %8s %7s %7s %6s %7s %7s %7s\n' "$name" "$calls" \
         "$n_plain" "$n_off" "$n_on" \
         "$(echo "scale=1; ($n_off - $n_plain) / $calls" | bc)" \
@@ -98,6 +104,17 @@ for arch in $ARCHES; do
         li=$(cd "$d.inst" && best_time sh -c 'rm -f minigzip && LITIFUT=1 LITIFUT_QUIET=1 make minigzip')
         STDIN=$zsrc/ChangeLog bench "zlib minigzip $mode" "$d.plain/minigzip" "$d.inst/minigzip" "$lp" "$li"
     done
+    # zlib as a shared library: libz.so and minigzipsh, both instrumented
+    d=$W/build-$ARCH-zlib-shared
+    cp -r "$zsrc" "$d.plain"
+    cp -r "$zsrc" "$d.inst"
+    (cd "$d.plain" && CC=$TCC CFLAGS=-O2 ./configure > /dev/null && make minigzipsh > /dev/null 2>&1)
+    (cd "$d.inst" && CC="$TCC -B$BIN/" CFLAGS=-O2 ./configure > /dev/null &&
+     LITIFUT=1 LITIFUT_QUIET=1 make minigzipsh > /dev/null 2>&1)
+    lp=$(cd "$d.plain" && best_time sh -c 'rm -f libz.so.*.* && make $(sed -n "s/^SHAREDLIBV=//p" Makefile)')
+    li=$(cd "$d.inst" && best_time sh -c 'rm -f libz.so.*.* && LITIFUT=1 LITIFUT_QUIET=1 make $(sed -n "s/^SHAREDLIBV=//p" Makefile)')
+    PLAIN_LIB=$(ls "$d.plain"/libz.so.*.*) INST_LIB=$(ls "$d.inst"/libz.so.*.*) STDIN=$zsrc/ChangeLog \
+        bench "zlib libz.so+minigzipsh" "$d.plain/minigzipsh" "$d.inst/minigzipsh" "$lp" "$li"
 done
 cat <<'EOT'
 
@@ -107,5 +124,6 @@ per traced call over the plain build.  B/call trace: trace file bytes
 per call (records, time marks, chunk headers).  DB B/site: instruction
 DB bytes per rewritten site.  added B/site: all loaded bytes the
 instrumentation adds (DB and tracer module, text+data+bss) per site.
-link s: wall-clock seconds of the link step, best of 3.
+link s: wall-clock seconds of the link step, best of 3 (for
+libz.so+minigzipsh: of linking libz.so).
 EOT
