@@ -85,6 +85,53 @@ same_run() {    # same_run DIR1 DIR2: same stdout and exit status
     cmp -s "$1/out" "$2/out" && cmp -s "$1/rc" "$2/rc"
 }
 
+# traced_runs NAME DIR PLAIN PLAIN_ENV PROG PROG_ENV ORACLE ORACLE_ENV ARGS...:
+# the runs a trace is checked with, each in its own directory: DIR/plain
+# (PLAIN), DIR/traced (PROG), DIR/off (PROG with LITIFUT_TRACE=0),
+# DIR/oracle (ORACLE under the call oracle).  *_ENV: variables for the
+# guest, as qemu -E takes them (VAR=VALUE[,VAR=VALUE]...), or empty.
+# Checks that the four give the same output and exit status (with
+# EXPECT_RC set, the plain run must exit with it), that the off run
+# leaves no trace, and that the trace post-processes without a warning
+# into DIR/trace.tsv; DIR/info is its --info (stderr: DIR/info.err).
+# Returns 1 after a fail.
+traced_runs() {
+    local name=$1 d=$2 plain=$3 plain_env=$4 prog=$5 prog_env=$6 oracle=$7 oracle_env=$8
+    shift 8
+    local pe=() te=() oe=()
+    [ -n "$plain_env" ] && pe=(-E "$plain_env")
+    [ -n "$prog_env" ] && te=(-E "$prog_env")
+    [ -n "$oracle_env" ] && oe=(-E "$oracle_env")
+    run_in "$d/plain" "$plain" "${pe[@]}" -- "$@"
+    run_in "$d/traced" "$prog" "${te[@]}" -- "$@"
+    LITIFUT_TRACE=0 run_in "$d/off" "$prog" "${te[@]}" -- "$@"
+    run_in "$d/oracle" "$oracle" -plugin "$PLUGINS/calltrace.so,outfile=calls.txt" "${oe[@]}" -- "$@"
+    if [ -n "${EXPECT_RC:-}" ] && [ "$(cat "$d/plain/rc")" != "$EXPECT_RC" ]; then
+        fail "$name: the plain run exits with $(cat "$d/plain/rc"), not $EXPECT_RC:" \
+             "$(head -c 300 "$d/plain/out") $(head -c 300 "$d/plain/err") (see $d/plain)"
+        return 1
+    fi
+    if ! same_run "$d/plain" "$d/traced"; then
+        fail "$name: traced run differs from the plain one (exit $(cat "$d/plain/rc") vs" \
+             "$(cat "$d/traced/rc"); see $d)"
+        return 1
+    fi
+    if ! same_run "$d/plain" "$d/off" || ls "$d/off"/litifut.* > /dev/null 2>&1; then
+        fail "$name: LITIFUT_TRACE=0 run differs or left a trace (see $d/off)"
+        return 1
+    fi
+    if ! same_run "$d/plain" "$d/oracle"; then
+        fail "$name: oracle run differs from the plain one (see $d/oracle)"
+        return 1
+    fi
+    if ! "$BIN/litifut-postproc" --format=tsv "$d/traced" > "$d/trace.tsv" 2> "$d/postproc.err" ||
+       [ -s "$d/postproc.err" ]; then
+        fail "$name: post-processing: $(head -c 300 "$d/postproc.err")"
+        return 1
+    fi
+    "$BIN/litifut-postproc" --info "$d/traced" > "$d/info" 2> "$d/info.err"
+}
+
 # check_traced NAME PLAIN PROG ARGS...: PLAIN is the normal build, PROG
 # the instrumented one (linked with LITIFUT_KEEP=1).  Checks that PROG
 # behaves as PLAIN traced and untraced, that its trace equals the
@@ -93,34 +140,107 @@ same_run() {    # same_run DIR1 DIR2: same stdout and exit status
 check_traced() {
     local name=$1 plain=$2 prog=$3; shift 3
     local d=$WORK/runs/$name
-    run_target "$d/plain" "$plain" "$@"
-    run_target "$d/traced" "$prog" "$@"
-    LITIFUT_TRACE=0 run_target "$d/off" "$prog" "$@"
-    run_oracle "$d/oracle" "$prog.litifut/unrewritten" "$@"
-    if ! same_run "$d/plain" "$d/traced"; then
-        fail "$name: traced run differs from the plain one (exit $(cat "$d/plain/rc") vs" \
-             "$(cat "$d/traced/rc"); see $d)"
-        return
-    fi
-    if ! same_run "$d/plain" "$d/off" || ls "$d/off"/litifut.* > /dev/null 2>&1; then
-        fail "$name: LITIFUT_TRACE=0 run differs or left a trace (see $d/off)"
-        return
-    fi
-    if ! same_run "$d/plain" "$d/oracle"; then
-        fail "$name: oracle run differs from the plain one (see $d/oracle)"
-        return
-    fi
-    if ! "$BIN/litifut-postproc" --format=tsv "$d/traced" > "$d/trace.tsv" 2> "$d/postproc.err" ||
-       [ -s "$d/postproc.err" ]; then
-        fail "$name: post-processing: $(head -c 300 "$d/postproc.err")"
-        return
-    fi
+    traced_runs "$name" "$d" "$plain" "" "$prog" "" "$prog.litifut/unrewritten" "" "$@" || return
     local bias
-    "$BIN/litifut-postproc" --info "$d/traced" > "$d/info"
     bias=$(sed -n 's/^load_bias=0x//p' "$d/info" | head -1)
     if "$PLUGINS/oracle-compare" "$prog.litifut/sites.tsv" "$bias" "$d/oracle/calls.txt" \
          "$d/trace.tsv" > "$d/compare.out" 2>&1; then
         pass "$name: same output and exit status; $(sed 's/^oracle-compare: //' "$d/compare.out")"
+    else
+        fail "$name: trace differs from the oracle: $(head -c 600 "$d/compare.out")"
+    fi
+}
+
+# check_traced_objects NAME PLAIN PLAIN_LIBS PROG PROG_LIBS ORACLE_LIBS LIBS ARGS...:
+# check_traced for a process with several instrumented objects.  PLAIN
+# runs with its libraries from the directory PLAIN_LIBS, PROG (plain or
+# instrumented with LITIFUT_KEEP=1) from PROG_LIBS, the oracle run
+# (PROG.litifut/unrewritten, or PROG if it is plain) from ORACLE_LIBS,
+# which holds each instrumented library's OBJECT.litifut/unrewritten
+# under its file name (same layout, same addresses); the guest finds
+# them through LD_LIBRARY_PATH (and $GUEST_ENV, if set, is added to the
+# guest's environment of every run: qemu -E's VAR=VALUE[,...]).  LIBS:
+# the file names of the instrumented libraries of PROG_LIBS the process
+# must load; the trace must hold exactly these objects (and the
+# program, if PROG is instrumented, as "prog"), each with its sites.tsv's
+# number of sites.  Each object's bias comes from --info's object= lines.
+# If the program writes loadmap.txt in its run directory
+# (tests/progs/shlib/loadmap.h), the traced run's must give each object
+# the bias the trace says, and an object that the oracle's run had
+# elsewhere (loaded with dlopen after the tracer mapped its files) is
+# compared at the traced run's addresses.
+check_traced_objects() {
+    local name=$1 plain=$2 plain_libs=$3 prog=$4 prog_libs=$5 oracle_libs=$6 libs=$7
+    shift 7
+    local d=$WORK/runs/$name oracle=$prog extra=${GUEST_ENV:+,$GUEST_ENV}
+    [ -e "$prog.litifut/unrewritten" ] && oracle=$prog.litifut/unrewritten
+    traced_runs "$name" "$d" "$plain" "LD_LIBRARY_PATH=$plain_libs$extra" \
+        "$prog" "LD_LIBRARY_PATH=$prog_libs$extra" "$oracle" "LD_LIBRARY_PATH=$oracle_libs$extra" \
+        "$@" || return
+    if [ -s "$d/info.err" ]; then
+        fail "$name: post-processing --info: $(head -c 300 "$d/info.err")"
+        return
+    fi
+    # the objects expected: file name in the trace, sites.tsv
+    local -A sites=() seen=()
+    local obj
+    [ -e "$prog.litifut/sites.tsv" ] && sites[prog]=$prog.litifut/sites.tsv
+    for obj in $libs; do sites[$obj]=$prog_libs/$obj.litifut/sites.tsv; done
+    for obj in "${!sites[@]}"; do
+        [ -s "${sites[$obj]}" ] || { fail "$name: no ${sites[$obj]} (LITIFUT_KEEP=1)"; return; }
+    done
+    local base n bias path key args=() first=()
+    while read -r base n bias path; do
+        key=${path##*/}
+        if [ -z "${sites[$key]+set}" ]; then
+            fail "$name: the trace has an object that is not expected: $path"
+            return
+        fi
+        if [ -n "${seen[$key]+set}" ]; then
+            fail "$name: the trace has $key twice"
+            return
+        fi
+        seen[$key]=$bias
+        if [ "$n" != $(($(wc -l < "${sites[$key]}") - 1)) ]; then
+            fail "$name: $key has $n sites in the trace, ${sites[$key]} has" \
+                 "$(($(wc -l < "${sites[$key]}") - 1))"
+            return
+        fi
+        if [ ${#first[@]} = 0 ]; then first=("${sites[$key]}" "${bias#0x}")
+        else args+=("${sites[$key]}" "${bias#0x}"); fi
+    done < <(sed -n 's/^object=//p' "$d/info")
+    for obj in "${!sites[@]}"; do
+        if [ -z "${seen[$obj]+set}" ]; then
+            fail "$name: $obj is not among the trace's objects (--info: $(grep '^object=' "$d/info" |
+                  tr '\n' ' '))"
+            return
+        fi
+    done
+    # objects the oracle's run had elsewhere; the load map's biases
+    local moved="" obias olo ohi tbias tlo thi
+    if [ -s "$d/traced/loadmap.txt" ] && [ -s "$d/oracle/loadmap.txt" ]; then
+        for obj in "${!seen[@]}"; do
+            read -r tbias tlo thi < <(awk -v o="$obj" '$1 == o { print $2, $3, $4 }' \
+                                      "$d/traced/loadmap.txt")
+            if [ $((0x${tbias:-1})) != $((${seen[$obj]})) ]; then
+                fail "$name: $obj: the trace says load bias ${seen[$obj]}, the program" \
+                     "(dl_iterate_phdr) 0x${tbias:-?}"
+                return
+            fi
+        done
+        while read -r obj obias olo ohi; do
+            read -r tbias tlo thi < <(awk -v o="$obj" '$1 == o { print $2, $3, $4 }' \
+                                      "$d/traced/loadmap.txt")
+            [ -n "$tlo" ] && [ "$tlo" != "$olo" ] || continue
+            args+=(--moved "$olo" "$(printf %x $((0x$ohi - 0x$olo)))" "$tlo")
+            moved+=" $obj"
+        done < "$d/oracle/loadmap.txt"
+    fi
+    if [ ${#first[@]} = 0 ]; then
+        fail "$name: no instrumented object in the trace"
+    elif "$PLUGINS/oracle-compare" "${first[@]}" "$d/oracle/calls.txt" "$d/trace.tsv" \
+         "${args[@]}" > "$d/compare.out" 2>&1; then
+        pass "$name: same output and exit status; $(sed 's/^oracle-compare: //' "$d/compare.out")${moved:+ (loaded elsewhere in the oracle run:$moved)}"
     else
         fail "$name: trace differs from the oracle: $(head -c 600 "$d/compare.out")"
     fi

@@ -1,18 +1,36 @@
 /*
  * oracle-compare: checks a traced run against the QEMU call oracle.
  *
- *   oracle-compare SITES.tsv BIAS ORACLE.txt TRACE.tsv
+ *   oracle-compare SITES.tsv BIAS ORACLE.txt TRACE.tsv [SITES.tsv BIAS]...
+ *                  [--moved FROM SIZE TO]...
  *
- * SITES.tsv   the rewritten sites (OUTPUT.litifut/sites.tsv), link-time
- * BIAS        runtime - link-time address of the program (hex)
- * ORACLE.txt  calltrace.so output for the unrewritten program:
+ * SITES.tsv   the rewritten sites of one instrumented object
+ *             (OBJECT.litifut/sites.tsv), link-time addresses
+ * BIAS        runtime - link-time address of that object (hex)
+ * ORACLE.txt  calltrace.so output for the unrewritten objects:
  *             "<vcpu> <site> <target>" per executed call
  * TRACE.tsv   litifut-postproc --format=tsv of the traced run
+ *
+ * A process may hold several instrumented objects (the executable,
+ * shared libraries): each one's SITES.tsv and BIAS, the first before
+ * ORACLE.txt, the others after TRACE.tsv.  The rewritten sites are the
+ * union of every object's sites at their runtime addresses (link-time
+ * + bias).
+ *
+ * --moved FROM SIZE TO: an object the oracle's run had at [FROM,
+ * FROM+SIZE) and the traced run at TO (hex; one loaded with dlopen after
+ * the tracer had mapped its own files lands elsewhere): the oracle's
+ * sites and targets in that range are moved by TO - FROM before
+ * comparing.
  *
  * The oracle's calls at rewritten sites, per vcpu, must equal the
  * traced calls, per thread, in order: same sites, same targets.  Each
  * oracle vcpu must be the concatenation of some traced threads (qemu
  * gives a new thread the index of one that has exited), in order.
+ * Every object must have at least one call (a wrong bias would
+ * otherwise leave its sites out unnoticed).  On success one line:
+ * the number of calls and threads, and with several objects the calls
+ * at each one's sites.
  *
  * Two QEMU artefacts are allowed for, both where the oracle takes the
  * wrong block for the call's target:
@@ -32,18 +50,50 @@ struct call { uint32_t site, target; };
 struct seq { unsigned long id; struct call *v; size_t n, cap; int matched; };
 struct seqs { struct seq *v; size_t n; };
 
-static uint32_t *sites;
-static size_t n_sites;
+/* a rewritten site at its runtime address, and the object it is in */
+struct site { uint32_t rt; size_t object; };
+struct object { const char *name; size_t n_sites, n_calls; };
+struct move { uint32_t from, size, to; };
 
-static int cmp_u32(const void *a, const void *b)
+static struct site *sites;
+static size_t n_sites, sites_cap;
+static struct object *objects;
+static size_t n_objects;
+static struct move *moves;
+static size_t n_moves;
+
+static int cmp_site(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint32_t x = ((const struct site *)a)->rt, y = ((const struct site *)b)->rt;
     return x < y ? -1 : x > y;
 }
 
-static int is_site(uint32_t rt)
+static const struct site *find_site(uint32_t rt)
 {
-    return bsearch(&rt, sites, n_sites, sizeof *sites, cmp_u32) != NULL;
+    struct site key = { rt, 0 };
+    return bsearch(&key, sites, n_sites, sizeof *sites, cmp_site);
+}
+
+/* An oracle address as the traced run had it. */
+static uint32_t moved(uint32_t a)
+{
+    for (size_t i = 0; i < n_moves; i++)
+        if (a - moves[i].from < moves[i].size)
+            return a - moves[i].from + moves[i].to;
+    return a;
+}
+
+static uint32_t hex_arg(const char *s, const char *what)
+{
+    char *end;
+    if (strncmp(s, "0x", 2) == 0 || strncmp(s, "0X", 2) == 0)
+        s += 2;
+    unsigned long v = strtoul(s, &end, 16);
+    if (!*s || *end || v > 0xfffffffful) {
+        fprintf(stderr, "oracle-compare: %s: not a 32-bit hex number: %s\n", what, s);
+        exit(2);
+    }
+    return (uint32_t)v;
 }
 
 static struct seq *seq_for(struct seqs *s, unsigned long id)
@@ -107,32 +157,93 @@ static size_t agreement(const struct seq *t, const struct seq *o, size_t at)
     return i;
 }
 
-int main(int argc, char **argv)
+/* The name an object is reported by: OBJECT of OBJECT.litifut/sites.tsv. */
+static const char *object_name(const char *sites_path)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: oracle-compare SITES.tsv BIAS ORACLE.txt TRACE.tsv\n");
-        return 2;
+    const char *suffix = ".litifut/sites.tsv";
+    size_t n = strlen(sites_path), k = strlen(suffix);
+    if (n <= k || strcmp(sites_path + n - k, suffix) != 0)
+        return sites_path;
+    size_t start = n - k;
+    while (start > 0 && sites_path[start - 1] != '/')
+        start--;
+    char *name = malloc(n - k - start + 1);
+    memcpy(name, sites_path + start, n - k - start);
+    name[n - k - start] = 0;
+    return name;
+}
+
+static char line[4096];
+
+static void read_sites(const char *path, uint32_t bias)
+{
+    FILE *f = open_or_die(path);
+    objects = realloc(objects, (n_objects + 1) * sizeof *objects);
+    objects[n_objects] = (struct object){ object_name(path), 0, 0 };
+    if (!fgets(line, sizeof line, f) || strncmp(line, "site\t", 5) != 0) {
+        fprintf(stderr, "oracle-compare: %s: not a sites.tsv (no header)\n", path);
+        exit(2);
     }
-    uint32_t bias = (uint32_t)strtoul(argv[2], NULL, 16);
-    char line[4096];
-    FILE *f = open_or_die(argv[1]);
-    fgets(line, sizeof line, f);                    /* header */
-    size_t cap = 0;
     while (fgets(line, sizeof line, f)) {
-        if (n_sites == cap)
-            sites = realloc(sites, (cap = cap * 2 + 1024) * sizeof *sites);
-        sites[n_sites++] = (uint32_t)strtoul(line, NULL, 16) + bias;
+        if (n_sites == sites_cap)
+            sites = realloc(sites, (sites_cap = sites_cap * 2 + 1024) * sizeof *sites);
+        sites[n_sites++] = (struct site){ (uint32_t)strtoul(line, NULL, 16) + bias, n_objects };
+        objects[n_objects].n_sites++;
     }
     fclose(f);
-    qsort(sites, n_sites, sizeof *sites, cmp_u32);
+    n_objects++;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: oracle-compare SITES.tsv BIAS ORACLE.txt TRACE.tsv [SITES.tsv BIAS]... "
+                    "[--moved FROM SIZE TO]...\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 5)
+        usage();
+    read_sites(argv[1], hex_arg(argv[2], "bias"));
+    for (int i = 5; i < argc;) {
+        if (strcmp(argv[i], "--moved") == 0) {
+            if (i + 4 > argc)
+                usage();
+            moves = realloc(moves, (n_moves + 1) * sizeof *moves);
+            moves[n_moves++] = (struct move){ hex_arg(argv[i + 1], "--moved FROM"),
+                                              hex_arg(argv[i + 2], "--moved SIZE"),
+                                              hex_arg(argv[i + 3], "--moved TO") };
+            i += 4;
+        } else {
+            if (i + 2 > argc)
+                usage();
+            read_sites(argv[i], hex_arg(argv[i + 1], "bias"));
+            i += 2;
+        }
+    }
+    qsort(sites, n_sites, sizeof *sites, cmp_site);
+    for (size_t i = 1; i < n_sites; i++)
+        if (sites[i].rt == sites[i - 1].rt) {
+            fprintf(stderr, "oracle-compare: %s and %s both have a site at %08" PRIx32
+                            " (wrong biases?)\n",
+                    objects[sites[i - 1].object].name, objects[sites[i].object].name, sites[i].rt);
+            return 2;
+        }
 
     struct seqs oracle = { 0 }, traced = { 0 };
-    f = open_or_die(argv[3]);
+    FILE *f = open_or_die(argv[3]);
     while (fgets(line, sizeof line, f)) {
         unsigned long vcpu;
         uint32_t site, target;
-        if (sscanf(line, "%lu %" SCNx32 " %" SCNx32, &vcpu, &site, &target) == 3 && is_site(site))
-            push(seq_for(&oracle, vcpu), site, target);
+        if (sscanf(line, "%lu %" SCNx32 " %" SCNx32, &vcpu, &site, &target) != 3)
+            continue;
+        site = moved(site);
+        const struct site *s = find_site(site);
+        if (s) {
+            push(seq_for(&oracle, vcpu), site, moved(target));
+            objects[s->object].n_calls++;
+        }
     }
     fclose(f);
     f = open_or_die(argv[4]);
@@ -192,7 +303,17 @@ int main(int argc, char **argv)
                     traced.v[i].id, traced.v[i].n, traced.v[i].v[0].site, traced.v[i].v[0].target);
             bad = 1;
         }
-    if (!bad)
-        printf("oracle-compare: %zu calls in %zu threads equal the oracle's\n", total, traced.n);
-    return bad;
+    for (size_t i = 0; i < n_objects && !bad; i++)
+        if (objects[i].n_calls == 0) {
+            fprintf(stderr, "oracle-compare: %s: no call at any of its %zu sites (wrong bias?)\n",
+                    objects[i].name, objects[i].n_sites);
+            bad = 1;
+        }
+    if (bad)
+        return 1;
+    printf("oracle-compare: %zu calls in %zu threads equal the oracle's", total, traced.n);
+    for (size_t i = 0; i < n_objects && n_objects > 1; i++)
+        printf("%s%s %zu", i ? ", " : " (", objects[i].name, objects[i].n_calls);
+    printf("%s\n", n_objects > 1 ? ")" : "");
+    return 0;
 }
