@@ -139,6 +139,7 @@ install_arch() {
               grep -q "warning: LITIFUT_LOG=/nonexistent/dir/log" "$d/nolog.err"'
 
     install_configure
+    install_xz
 
     check "$ARCH/install: --uninstall succeeds silently" \
         install_silent "$BIN/litifut-ld" --uninstall "$TRIPLE"
@@ -256,6 +257,47 @@ install_configure() {
         eval 'cmp -s "$d/0/config.h" "$d/1/config.h" &&
               cmp -s <(sed "s|$d/0|DIR|g" "$d/0/libtool") <(sed "s|$d/1|DIR|g" "$d/1/libtool") &&
               grep -q "static flag -static works... yes" "$d/1/configure.log"'
+}
+
+# xz-utils' liblzma (a libtool shared library with a version script)
+# and xz, built by its own Makefiles through the installed wrapper
+# (libtool drops -B from its -shared links): every object instrumented,
+# one trace, equal to the oracle's calls in both objects.
+install_xz() {
+    local d=$WORK/install/$ARCH/xz name=$ARCH/install/xz mode
+    for mode in 0 1; do
+        (cd "$d/$mode" && LITIFUT=$mode LITIFUT_KEEP=1 make -C src/liblzma > make.log 2>&1 &&
+         LITIFUT=$mode LITIFUT_KEEP=1 make -C src/xz >> make.log 2>&1) &
+    done
+    wait
+    local lib so
+    for mode in 0 1; do
+        if [ ! -x "$d/$mode/src/xz/.libs/xz" ]; then
+            fail "$name: build with LITIFUT=$mode failed (see $d/$mode/make.log)"
+            return
+        fi
+    done
+    lib=$(cd "$d/1/src/liblzma/.libs" && ls liblzma.so.*.*.* | grep -v litifut | head -1)
+    so=$(sed -n "s/^dlname='\(.*\)'/\1/p" "$d/1/src/liblzma/liblzma.la")
+    check "$name: liblzma ($lib) and xz are instrumented, and the build said nothing" \
+        eval '"$TRIPLE-nm" "$d/1/src/liblzma/.libs/$lib" | grep -q " litifut_sled$" &&
+              "$TRIPLE-nm" "$d/1/src/xz/.libs/xz" | grep -q " litifut_sled$" &&
+              ! grep -q "^litifut" "$d/1/make.log"'
+    # the libraries as the guest finds them (by soname)
+    mkdir -p "$d/lib-plain" "$d/lib-inst" "$d/lib-oracle"
+    cp "$d/0/src/liblzma/.libs/$lib" "$d/lib-plain/$so"
+    cp "$d/1/src/liblzma/.libs/$lib" "$d/lib-inst/$so"
+    rm -rf "$d/lib-inst/$so.litifut"
+    cp -r "$d/1/src/liblzma/.libs/$lib.litifut" "$d/lib-inst/$so.litifut"
+    cp "$d/1/src/liblzma/.libs/$lib.litifut/unrewritten" "$d/lib-oracle/$so"
+    local input=$ROOT/tests/progs/cxx.cc
+    STDIN=$input check_traced_objects "$name/compress" "$d/0/src/xz/.libs/xz" "$d/lib-plain" \
+        "$d/1/src/xz/.libs/xz" "$d/lib-inst" "$d/lib-oracle" "$so" -c
+    STDIN=$WORK/runs/$name/compress/plain/out check_traced_objects "$name/decompress" \
+        "$d/0/src/xz/.libs/xz" "$d/lib-plain" "$d/1/src/xz/.libs/xz" "$d/lib-inst" \
+        "$d/lib-oracle" "$so" -dc
+    check "$name: the traced round trip restores the input" \
+        cmp -s "$input" "$WORK/runs/$name/decompress/traced/out"
 }
 
 test_install() {
