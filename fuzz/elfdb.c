@@ -8,9 +8,10 @@
  *   2. the rewriter as litifut-rewrite runs it (src/rewriter.c): pass 1
  *      scan (sites, DB as C, sites.tsv, summary), sites.tsv read back,
  *      pass 2 (check and rewrite, to a file);
- *   3. the post-processor's program loader (postproc/program.c,
+ *   3. the post-processor's object loader (postproc/program.c,
  *      symbols.c) on the input and on what pass 2 wrote: DB checksum,
- *      the rewritten sites found again, symbols, PLT names, targets.
+ *      build-id, the rewritten sites found again, symbols, PLT names,
+ *      targets, addresses through the object's load bias.
  * The DB's checksum is made right for each input first (if the input
  * has a DB where its symbols say), so that mutations of the DB get past
  * the checksum test into the code that uses it.
@@ -197,36 +198,49 @@ static const struct arch_ops *read_image(const char *path, int *db_ok, uint32_t 
     return arch;
 }
 
-/* Step 3: as litifut-postproc loads the traced program, for a trace
- * that names `path` and matches its DB. */
+/* Step 3: as litifut-postproc loads a traced object, for an OBJECT
+ * record that names `path` and matches its DB (and its build-id, when
+ * the record keeps one). */
 static void load_program(const char *path, const struct arch_ops *arch, uint32_t checksum)
 {
     static struct trace_file t;         /* large: exe[] */
     static const struct path_options paths = { NULL, NULL };
+    struct trace_object rec;
     struct address_space as;
     struct program p;
     memset(&t, 0, sizeof t);
-    /* the header as the tracer would write it for this program: its
-     * byte order and DB size (else every run stops at those checks) */
+    memset(&rec, 0, sizeof rec);
+    /* the header and record as the tracer would write them for this
+     * object: its byte order and DB size (else every run stops at those
+     * checks) */
     struct elf_image img;
     struct db db;
     if (elf_image_open(&img, path) != 0)
         return;
     t.header.endian = img.big_endian ? LITIFUT_BIG_ENDIAN : LITIFUT_LITTLE_ENDIAN;
     if (db_read_image(&img, &db) == 0) {
-        t.header.db_sites = db.header.n_sites;
+        rec.n_sites = db.header.n_sites;
         db_free(&db);
     }
     elf_image_close(&img);
     t.path = (char *)"fuzz.trace";
     t.header.arch = (uint8_t)arch->trace_arch;
-    t.header.db_checksum = checksum;
-    t.header.load_bias = 0x40000000;
     snprintf(t.header.exe, sizeof t.header.exe, "%s", path);
+    rec.db_checksum = checksum;
+    rec.load_bias = 0x40000000;
+    rec.path = (char *)path;
     address_space_init(&as, &paths);
-    if (program_load(&p, &as, &t) == 0) {
+    /* a record with a build-id: the file's notes read and compared
+     * (another build, most of the time), then one without */
+    rec.build_id_size = 20;
+    memset(rec.build_id, 0xa5, rec.build_id_size);
+    program_load(&p, &as, &t, &rec);
+    program_free(&p);
+    rec.build_id_size = 0;
+    if (program_load(&p, &as, &t, &rec) == 0) {
+        address_space_add_object(&as, p.obj, p.bias, 0);
         for (uint32_t i = 0; i < p.db.header.n_sites; i++) {
-            struct trace_call c = { i, 0x40001000, 0, 0 };
+            struct trace_call c = { 0, i, 0x40001000, 0, 0 };
             uint32_t off, link;
             int direct;
             object_symbol(p.obj, p.site_addr[i], &off);
@@ -235,6 +249,9 @@ static void load_program(const char *path, const struct arch_ops *arch, uint32_t
                 object_symbol(p.obj, link, &off);
             c.has_target = 1;
             call_target(&p, &c, &direct, &link);
+            struct object *o;
+            if (resolve_address(&as, c.target, &o, &link) == 0)
+                object_symbol(o, link, &off);
         }
     }
     program_free(&p);

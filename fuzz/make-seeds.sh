@@ -2,13 +2,14 @@
 # Regenerates the seed corpora in fuzz/corpus/ with the real tools:
 # tests/progs/demo.c is linked instrumented (LITIFUT_KEEP=1, so the
 # link map of pass 1 and the unrewritten program are kept) for every
-# target triple and run under qemu-user; the programs, link maps and
+# target triple, tests/progs/demolib (a program and its library) for
+# ARM and MIPS, and run under qemu-user; the programs, link maps and
 # traces become the seeds, with host-independent paths.
 #
 #   make all && fuzz/make-seeds.sh
 #
 # BIN (the host tools, default build/bin) and OUT (default fuzz/corpus)
-# may be set in the environment.  What it writes (about 270 KB):
+# may be set in the environment.  What it writes (about 560 KB):
 #   elfdb/<arch>-demo             the instrumented program, debug info
 #                                 stripped (.symtab kept)
 #   elfdb/arm-demo.unrewritten    pass 2 before rewriting
@@ -16,10 +17,16 @@
 #   postproc/<arch>-demo          a post-processor input: trace + maps
 #                                 (mips: --format=tsv, the others log)
 #   postproc/arm-demo-2threads    the ARM trace with a second thread
+#   postproc/arm-demo-2objects    ... whose calls are the program's loaded
+#                                 again as a second object (then unloaded)
 #   postproc/arm-demo-nomaps      the ARM trace without a maps file (tsv)
+#   elfdb/<arch>-demolib, elfdb/<arch>-libwords.so, postproc/<arch>-demolib
+#                                 (arm, mips) tests/progs/demolib: a program
+#                                 and an instrumented library, one trace
 # A post-processor input is a little-endian word (bits 30..0: the
-# trace's length, bit 31: --format=tsv), the trace, then the saved maps.  Each trace names its program
-# /target/<arch>-demo; fuzz/postproc.c finds it in elfdb/ by file name.
+# trace's length, bit 31: --format=tsv), the trace, then the saved maps.
+# Each trace names its files /target/<file> (header and OBJECT records);
+# fuzz/postproc.c finds them in elfdb/ by file name.
 # Traces use 4 KB chunks (LITIFUT_CHUNK_KB=4) to stay small.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,20 +36,115 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/litifut-seeds.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT/elfdb" "$OUT/linkmap" "$OUT/postproc"
 
-# field offsets in the trace header, from the format header itself
-cat > "$WORK/offsets.c" <<'END'
+# A helper built from the format header itself:
+#   seedtool offsets        the program path's and header_size's offsets in
+#                           the trace header
+#   seedtool relocate CHUNK big|little
+#                           CHUNK (one chunk's bytes) as a second instance of
+#                           the objects it registers: their OBJECT records
+#                           moved to the next free site ids and 256 MB up,
+#                           its calls moved with them, and an UNLOAD record
+#                           of each moved object after its last record
+cat > "$WORK/seedtool.c" <<'END'
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "litifut/trace-format.h"
-int main(void)
+
+static unsigned char buf[64 << 20];
+static size_t size;
+static int big;
+
+static uint32_t get(size_t off)
 {
-    printf("%zu %zu\n", offsetof(struct litifut_trace_header, exe),
-           offsetof(struct litifut_trace_header, header_size));
-    return 0;
+    const unsigned char *p = buf + off;
+    return big ? (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]
+               : (uint32_t)p[3] << 24 | p[2] << 16 | p[1] << 8 | p[0];
+}
+
+static void put(size_t off, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        buf[off + i] = (unsigned char)(big ? v >> (24 - 8 * i) : v >> (8 * i));
+}
+
+/* Calls fn(offset, word) for every record of the chunk; returns the end. */
+static size_t walk(void (*fn)(size_t, uint32_t))
+{
+    size_t pos = sizeof(struct litifut_chunk_header);
+    while (pos + 4 <= size && get(pos)) {
+        uint32_t w = get(pos);
+        size_t len = w & LITIFUT_REC_CONTROL ? 4 + 4 * (w & 0xffff)
+                     : w & LITIFUT_REC_HAS_TARGET ? 8 : 4;
+        if (pos + len > size)
+            break;
+        fn(pos, w);
+        pos += len;
+    }
+    return pos;
+}
+
+static uint32_t shift;
+
+static void find_shift(size_t pos, uint32_t w)
+{
+    if ((w & ~0xffffu) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0) &&
+        get(pos + 4) + get(pos + 8) > shift)
+        shift = get(pos + 4) + get(pos + 8);
+}
+
+static void move(size_t pos, uint32_t w)
+{
+    if ((w & ~0xffffu) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0)) {
+        put(pos + 4, get(pos + 4) + shift);
+        put(pos + 16, get(pos + 16) + 0x10000000);
+    } else if (!(w & LITIFUT_REC_CONTROL)) {
+        put(pos, (w & ~LITIFUT_REC_SITE_MASK) | ((w & LITIFUT_REC_SITE_MASK) + shift));
+    }
+}
+
+static size_t end;
+
+static void nothing(size_t pos, uint32_t w)
+{
+    (void)pos;
+    (void)w;
+}
+
+static void unload(size_t pos, uint32_t w)
+{
+    if ((w & ~0xffffu) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0) && end + 8 <= size) {
+        put(end, LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_UNLOAD, 1));
+        put(end + 4, get(pos + 4));
+        end += 8;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "offsets") == 0) {
+        printf("%zu %zu\n", offsetof(struct litifut_trace_header, exe),
+               offsetof(struct litifut_trace_header, header_size));
+        return 0;
+    }
+    if (argc != 4 || strcmp(argv[1], "relocate") != 0)
+        return 2;
+    FILE *f = fopen(argv[2], "r+b");
+    if (!f)
+        return 1;
+    size = fread(buf, 1, sizeof buf, f);
+    big = strcmp(argv[3], "big") == 0;
+    walk(find_shift);
+    walk(move);
+    end = walk(nothing);
+    walk(unload);
+    rewind(f);
+    return fwrite(buf, 1, size, f) == size && fclose(f) == 0 ? 0 : 1;
 }
 END
-cc -I"$ROOT/include" -o "$WORK/offsets" "$WORK/offsets.c"
-read -r EXE_OFF HSIZE_OFF < <("$WORK/offsets")
+cc -I"$ROOT/include" -o "$WORK/seedtool" "$WORK/seedtool.c"
+read -r EXE_OFF HSIZE_OFF < <("$WORK/seedtool" offsets)
 
 # word VALUE ENDIAN: the 4 bytes of a 32-bit word, on stdout
 word() {
@@ -60,10 +162,50 @@ put_word() { word "$3" "$4" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 # get_word FILE OFFSET ENDIAN
 get_word() { od -An -j "$2" -N4 -tu4 --endian="$3" "$1" | tr -d ' '; }
 
+# rename_object TRACE PATH NAME ENDIAN: the OBJECT record of PATH names
+# NAME instead (no longer than PATH: the record keeps its length)
+rename_object() {
+    local off
+    off=$(grep -obUaF -- "$2" "$1" | cut -d: -f1 |
+          awk -v h="$(get_word "$1" "$HSIZE_OFF" "$4")" '$1 >= h' | head -1)
+    if [ -z "$off" ] || [ ${#3} -gt ${#2} ]; then
+        echo "make-seeds.sh: no OBJECT record of $2 in $1 to rename" >&2
+        exit 1
+    fi
+    { printf '%s' "$3"; head -c $((${#2} - ${#3})) /dev/zero; } |
+        dd of="$1" bs=1 seek="$off" conv=notrunc status=none
+}
+
 # postproc_input TRACE MAPS OUT [tsv]: the length-prefixed trace, then the
 # maps; bit 31 of the length word asks for --format=tsv
 postproc_input() {
     { word $(($(stat -c %s "$1") | (${4:+1} + 0) << 31)) little; cat "$1" "$2"; } > "$3"
+}
+
+# demolib_seeds TRIPLE ARCH ENDIAN: tests/progs/demolib, a program and
+# an instrumented library it calls (and that calls back), as
+# elfdb/<arch>-demolib, elfdb/<arch>-libwords.so and their trace,
+# postproc/<arch>-demolib: two OBJECT records, renamed as above.
+demolib_seeds() {
+    local triple=$1 arch=$2 endian=$3 d=$WORK/$2/lib
+    local main=$arch-demolib lib=$arch-libwords.so trace f
+    mkdir -p "$d"
+    (cd "$d" &&
+     LITIFUT=1 LITIFUT_QUIET=1 "$triple-gcc" -B"$BIN/" -O1 -shared -fPIC -Wl,-soname,"$lib" \
+         -o "$lib" "$ROOT/tests/progs/demolib/words.c" &&
+     LITIFUT=1 LITIFUT_QUIET=1 "$triple-gcc" -B"$BIN/" -O1 -o "$main" \
+         "$ROOT/tests/progs/demolib/main.c" "./$lib" &&
+     LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 "qemu-$arch" -L "/usr/$triple" -E LD_LIBRARY_PATH="$d" \
+         "./$main" > /dev/null)
+    trace=$(ls "$d"/litifut.*.trace)
+    for f in "$main" "$lib"; do
+        "$triple-strip" --strip-debug -o "$OUT/elfdb/$f" "$d/$f"
+        rename_object "$trace" "$d/$f" "/target/$f" "$endian"
+    done
+    { printf '%s' "/target/$main"; head -c $((1024 - ${#main} - 8)) /dev/zero; } |
+        dd of="$trace" bs=1 seek="$EXE_OFF" conv=notrunc status=none
+    sed -e "s|$d/|/target/|g" -e "s|/usr/$triple/lib/|/lib/|g" "${trace%.trace}.maps" > "$d/maps"
+    postproc_input "$trace" "$d/maps" "$OUT/postproc/$main" ${endian/little/}
 }
 
 for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
@@ -96,19 +238,28 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
     name=/target/$prog
     { printf '%s' "$name"; head -c $((1024 - ${#name})) /dev/zero; } |
         dd of="$trace" bs=1 seek="$EXE_OFF" conv=notrunc status=none
+    rename_object "$trace" "$d/$prog" "$name" "$endian"
     sed -e "s|$d/|/target/|g" -e "s|/usr/$triple/lib/|/lib/|g" "${trace%.trace}.maps" > "$d/maps"
     postproc_input "$trace" "$d/maps" "$OUT/postproc/$prog" ${endian/little/}
 
     if [ "$arch" = arm ]; then
         : > "$d/empty"
         postproc_input "$trace" "$d/empty" "$OUT/postproc/$prog-nomaps" tsv
-        # a second thread: chunk 0 again, as chunk 1 of the next tid
+        # a second thread: chunk 0 again, as the next chunk, of the next tid
         hsize=$(get_word "$trace" "$HSIZE_OFF" "$endian")
-        tail -c +$((hsize + 1)) "$trace" > "$d/chunk"
+        tail -c +$((hsize + 1)) "$trace" | head -c 4096 > "$d/chunk"
         put_word "$d/chunk" 4 $(($(get_word "$d/chunk" 4 "$endian") + 1)) "$endian"
-        put_word "$d/chunk" 8 1 "$endian"
+        put_word "$d/chunk" 8 $((($(stat -c %s "$trace") - hsize) / 4096)) "$endian"
         cat "$trace" "$d/chunk" > "$d/2threads.trace"
         postproc_input "$d/2threads.trace" "$d/maps" "$OUT/postproc/$prog-2threads"
+        # a second object: that thread's calls made by the program loaded
+        # again (next site ids, 256 MB up), then unloaded
+        "$WORK/seedtool" relocate "$d/chunk" "$endian"
+        cat "$trace" "$d/chunk" > "$d/2objects.trace"
+        postproc_input "$d/2objects.trace" "$d/maps" "$OUT/postproc/$prog-2objects"
+    fi
+    if [ "$arch" != mipsel ]; then
+        demolib_seeds "$triple" "$arch" "$endian"
     fi
 done
 du -sh "$OUT"

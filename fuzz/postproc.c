@@ -1,20 +1,22 @@
 /*
- * Fuzzes litifut-postproc whole: the trace reader (postproc/trace.c),
- * the saved maps reader and symbols (symbols.c), the program loader
- * (program.c) and every view (report.c).  postproc/main.c is compiled
- * with -Dmain=litifut_postproc_main and run as the command would be.
+ * Fuzzes litifut-postproc whole: the trace reader (postproc/trace.c:
+ * header, OBJECT and UNLOAD records, calls), the saved maps reader and
+ * symbols (symbols.c), the object loader (program.c) and every view
+ * (report.c).  postproc/main.c is compiled with
+ * -Dmain=litifut_postproc_main and run as the command would be.
  *
  * Input: a 4-byte little-endian word, n bytes of trace (litifut.1.trace),
  * the rest is the saved maps (litifut.1.maps).  The word's bits 30..0
  * are n, bit 31 chooses --format=tsv for every view (else log).
  * Both go into a scratch directory that also holds every seed program
  * (fuzz/corpus/elfdb, copied once); the post-processor runs on that
- * directory with --binary-dir pointing at it, so a trace naming
- * /target/arm-demo gets the seed program arm-demo.  Each input is run
- * through every view: the calls, --summary and --info (each reads the
- * trace and loads the program again, most of the time an input takes:
- * the format is chosen by the input rather than doubling that); stdout
- * goes to /dev/null (FUZZ_SHOW_OUTPUT=1 keeps it, to look at one input).
+ * directory with --binary-dir pointing at it, so an OBJECT record
+ * naming /target/arm-demo gets the seed program arm-demo.  Each input
+ * is run through every view: the calls, --summary and --info (each
+ * reads the trace and loads its objects again, most of the time an
+ * input takes: the format is chosen by the input rather than doubling
+ * that); stdout goes to /dev/null (FUZZ_SHOW_OUTPUT=1 keeps it, to look
+ * at one input).
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -27,7 +27,7 @@ mkdir -p "$OUT/logs"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-# input sizes: a program is up to 40 KB, a link map 30 KB, a trace 14 KB
+# input sizes: a program is up to 52 KB, a link map 30 KB, a trace 14 KB
 max_len() {
     case $1 in elfdb) echo 65536 ;; linkmap) echo 49152 ;; *) echo 32768 ;; esac
 }

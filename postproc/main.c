@@ -24,7 +24,7 @@ static void usage(FILE *f)
         "What to print (one of):\n"
         "  (default)         the calls, one line (row) per call\n"
         "  --summary         calls per callee, most called first\n"
-        "  --info            the trace headers\n"
+        "  --info            the trace headers and the instrumented objects\n"
         "How:\n"
         "  --format=log      text for people (default)\n"
         "  --format=tsv      tab-separated values with a header line:\n"
@@ -34,7 +34,11 @@ static void usage(FILE *f)
         "                      summary: calls callee callee_obj\n"
         "                      info:    trace exe pid arch endian load_bias chunk_size\n"
         "                               time_every sites threads calls record_bytes\n"
-        "                               db_bytes bridge build_id\n"
+        "                               db_bytes bridge build_id objects\n"
+        "                    (load_bias db_bytes bridge build_id: the main program's,\n"
+        "                    empty if it is not instrumented; sites: of every object;\n"
+        "                    as text, then a line per object: object=BASE SITES\n"
+        "                    0xLOAD_BIAS PATH, BASE being its first site id)\n"
         "                    *_rt: runtime addresses; *_addr: link-time addresses in\n"
         "                    *_obj (the file as the target named it, ? if unknown);\n"
         "                    *_sym: function+0xoffset (? if none); callee: a function\n"
@@ -79,21 +83,21 @@ static int list_traces(const char *dir, char ***out, size_t *n)
     return 0;
 }
 
+/* One trace: every object it names that can be loaded is; the calls of
+ * one that cannot be are left out (one error line each, exit 1). */
 static int process(struct report *r, const char *path, const struct path_options *paths)
 {
     struct trace_file t;
     struct address_space as;
-    struct program p;
+    struct program_set ps;
     if (trace_open(path, &t) != 0)
         return -1;
     address_space_init(&as, paths);
     address_space_load_maps(&as, t.maps_path);
-    int rc = program_load(&p, &as, &t);
-    if (rc == 0) {
-        trace_read_records(&t, p.db.header.n_sites);    /* the program says how many */
-        report_trace(r, &t, &p, &as);
-    }
-    program_free(&p);
+    int rc = programs_load(&ps, &as, &t);
+    trace_read_records(&t);             /* the objects loaded say which sites there are */
+    report_trace(r, &t, &ps, &as);
+    programs_free(&ps);
     address_space_free(&as);
     trace_free(&t);
     return rc;

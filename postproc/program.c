@@ -1,4 +1,6 @@
+#include <elf.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/program.h"
@@ -41,62 +43,257 @@ static int find_rewritten_sites(struct program *p)
     return rc;
 }
 
-/* The traced program's file: found, an ELF file of the trace's
- * architecture and byte order, with its symbol table.  One error line
- * if not. */
-static int open_program(struct program *p, const struct trace_file *t)
+/* The program the process runs, not a library: a fixed-address
+ * executable, or a PIE (which asks for the dynamic linker). */
+static int is_main_program(const struct elf_image *img)
+{
+    if (img->e_type == ET_EXEC)
+        return 1;
+    for (size_t i = 0; i < img->n_segments; i++)
+        if (img->segments[i].type == PT_INTERP)
+            return 1;
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Whether an object's path names the program the header names (maybe
+ * by another way: the header has /proc/self/exe, the object its path
+ * as mapped), for messages about a file that is not there. */
+static int names_program(const char *path, const char *exe)
+{
+    return strcmp(base_name(path), base_name(exe)) == 0;
+}
+
+/* The object's file: found, an ELF file of the trace's architecture
+ * and byte order, with its symbol table.  One error line if not. */
+static int open_object(struct program *p, const struct trace_file *t)
 {
     const struct litifut_trace_header *h = &t->header;
     struct object *o = p->obj;
     if (object_open(o) != 0) {
+        o->warned = 1;                  /* said here: not again for its addresses */
         if (o->missing)
-            return error("%s: cannot read the traced program %s (see --binary-dir, --sysroot)",
-                         t->path, h->exe);
+            return error("%s: cannot read the traced %s %s (see --binary-dir, --sysroot)",
+                         t->path, names_program(o->path, h->exe) ? "program" : "library",
+                         o->path);
         if (o->why_not)
             return error("%s: %s", o->host_path, o->why_not);
         return -1;                      /* the ELF reader said why */
     }
+    const char *what = is_main_program(&o->img) ? "program" : "library";
     p->arch = arch_by_machine(o->img.machine);
     if (!p->arch || p->arch->trace_arch != h->arch)
-        return error("%s: %s is not the traced program (another architecture)", t->path,
-                     o->host_path);
+        return error("%s: %s is not the traced %s (another architecture)", t->path,
+                     o->host_path, what);
     if (o->img.big_endian != (h->endian == LITIFUT_BIG_ENDIAN))
-        return error("%s: %s is not the traced program (the other byte order)", t->path,
-                     o->host_path);
+        return error("%s: %s is not the traced %s (the other byte order)", t->path,
+                     o->host_path, what);
     /* `strip` keeps the DB (.rodata) but drops the symbols that find it,
      * the sled and the code's mapping symbols */
     if (!o->img.has_symtab)
-        return error("%s: stripped (no symbol table): the post-processor needs the program "
+        return error("%s: stripped (no symbol table): the post-processor needs the file "
                      "as linked, before stripping (give its directory with --binary-dir)",
                      o->host_path);
     return 0;
 }
 
-int program_load(struct program *p, struct address_space *as, const struct trace_file *t)
+/* The file's NT_GNU_BUILD_ID, at most LITIFUT_BUILD_ID_MAX bytes of it
+ * as the tracer keeps it; *size 0 if it has none. */
+static void file_build_id(const struct elf_image *img, uint8_t *id, uint32_t *size)
 {
-    memset(p, 0, sizeof *p);
-    const struct litifut_trace_header *h = &t->header;
-    if (!h->exe[0])
-        return error("%s: the trace does not name its program", t->path);
-    p->obj = object_get(as, h->exe);
-    if (open_program(p, t) != 0 || db_read_image(&p->obj->img, &p->db) != 0)
-        return -1;
-    if (p->db.header.checksum != h->db_checksum)
+    *size = 0;
+    for (size_t i = 0; i < img->n_segments; i++) {
+        const struct elf_segment *seg = &img->segments[i];
+        uint64_t off = seg->offset, end = (uint64_t)seg->offset + seg->filesz;
+        if (seg->type != PT_NOTE || end > img->size)
+            continue;
+        while (off + 12 <= end) {
+            const unsigned char *n = img->data + off;
+            uint32_t namesz = elf_get32(img, n), descsz = elf_get32(img, n + 4);
+            uint64_t desc = off + 12 + ((namesz + UINT64_C(3)) & ~UINT64_C(3));
+            uint64_t next = desc + ((descsz + UINT64_C(3)) & ~UINT64_C(3));
+            if (next > end)
+                break;
+            if (elf_get32(img, n + 8) == NT_GNU_BUILD_ID && namesz == 4 &&
+                memcmp(n + 12, "GNU", 4) == 0) {
+                *size = descsz < LITIFUT_BUILD_ID_MAX ? descsz : LITIFUT_BUILD_ID_MAX;
+                memcpy(id, img->data + desc, *size);
+                return;
+            }
+            off = next;
+        }
+    }
+}
+
+static void hex(char *out, const uint8_t *bytes, uint32_t n)
+{
+    out[0] = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", bytes[i]);
+}
+
+/* The file is the build traced: the record's build-id (if it has
+ * one) and DB checksum are the file's. */
+static int check_build(const struct program *p, const struct trace_file *t)
+{
+    const struct trace_object *rec = p->rec;
+    if (rec->build_id_size) {
+        uint8_t id[LITIFUT_BUILD_ID_MAX];
+        uint32_t size;
+        file_build_id(&p->obj->img, id, &size);
+        if (size != rec->build_id_size || memcmp(id, rec->build_id, size) != 0) {
+            char mine[2 * LITIFUT_BUILD_ID_MAX + 1], traced[2 * LITIFUT_BUILD_ID_MAX + 1];
+            hex(mine, id, size);
+            hex(traced, rec->build_id, rec->build_id_size);
+            return error("%s: %s is not the build that was traced (build-id %s, traced %s)",
+                         t->path, p->obj->host_path, size ? mine : "none", traced);
+        }
+    }
+    if (p->db.header.checksum != rec->db_checksum)
         return error("%s: %s is not the build that was traced (its instruction DB differs)",
                      t->path, p->obj->host_path);
-    /* the same DB, so the header's count is damaged: the DB's is used */
-    if (h->db_sites != p->db.header.n_sites)
-        warning("%s: the header says %" PRIu32 " call sites, the program's DB has %" PRIu32
-                "; using the DB's", t->path, h->db_sites, p->db.header.n_sites);
-    p->bias = h->load_bias;
+    return 0;
+}
+
+/* The file: opened, its DB read and its call sites found (what does
+ * not depend on the record).  One error line and -1 if not. */
+static int open_file(struct program *p, const struct trace_file *t)
+{
+    if (open_object(p, t) != 0 || db_read_image(&p->obj->img, &p->db) != 0)
+        return -1;
+    p->owns_db = 1;
+    p->is_main = is_main_program(&p->obj->img);
     return find_rewritten_sites(p);
+}
+
+/* The record against the file: the build, and its site count. */
+static int check_record(const struct program *p, const struct trace_file *t)
+{
+    if (check_build(p, t) != 0)
+        return -1;
+    /* the same DB, so the record's count is damaged: the DB's is used */
+    if (p->rec->n_sites != p->db.header.n_sites)
+        warning("%s: the OBJECT record of %s says %" PRIu32 " call sites, its DB has %" PRIu32
+                "; the DB is believed", t->path, p->obj->host_path, p->rec->n_sites,
+                p->db.header.n_sites);
+    return 0;
+}
+
+static void program_init(struct program *p, struct address_space *as,
+                         const struct trace_object *rec)
+{
+    memset(p, 0, sizeof *p);
+    p->rec = rec;
+    p->obj = object_get(as, rec->path);
+    p->bias = rec->load_bias;
+}
+
+int program_load(struct program *p, struct address_space *as, const struct trace_file *t,
+                 const struct trace_object *rec)
+{
+    program_init(p, as, rec);
+    if (open_file(p, t) != 0 || check_record(p, t) != 0)
+        return -1;
+    p->ok = 1;
+    return 0;
 }
 
 void program_free(struct program *p)
 {
-    db_free(&p->db);
-    free(p->site_addr);
+    if (p->owns_db) {
+        db_free(&p->db);
+        free(p->site_addr);
+    }
     memset(p, 0, sizeof *p);
+}
+
+/* Whether two records describe the same build the same way. */
+static int same_build(const struct trace_object *a, const struct trace_object *b)
+{
+    return a->db_checksum == b->db_checksum && a->n_sites == b->n_sites &&
+           a->build_id_size == b->build_id_size &&
+           memcmp(a->build_id, b->build_id, a->build_id_size) == 0;
+}
+
+/* An object whose file `first` has opened already (a library loaded
+ * again after dlclose, one process's objects described again): the
+ * file's DB and sites are first's, only the record is checked (and
+ * not even that if first's record says the same: one line per build). */
+static int program_share(struct program *p, const struct program *first,
+                         const struct trace_file *t)
+{
+    p->arch = first->arch;
+    p->db = first->db;
+    p->site_addr = first->site_addr;
+    p->is_main = first->is_main;
+    if (same_build(p->rec, first->rec))
+        p->ok = first->ok;
+    else
+        p->ok = check_record(p, t) == 0;
+    return p->ok ? 0 : -1;
+}
+
+/* One object of the trace.  A file is opened once, whatever number of
+ * objects it is; one that cannot be used is said once. */
+static int program_of_set(struct program *p, struct address_space *as,
+                          const struct trace_file *t, const struct trace_object *rec)
+{
+    program_init(p, as, rec);
+    struct object *o = p->obj;
+    if (o->load_failed)
+        return -1;
+    if (o->program)
+        return program_share(p, o->program, t);
+    if (open_file(p, t) != 0) {
+        o->load_failed = 1;
+        return -1;
+    }
+    o->program = p;
+    p->ok = check_record(p, t) == 0;
+    return p->ok ? 0 : -1;
+}
+
+int programs_load(struct program_set *ps, struct address_space *as, struct trace_file *t)
+{
+    int rc = 0;
+    memset(ps, 0, sizeof *ps);
+    ps->n = t->n_objects;
+    ps->v = xcalloc(ps->n + 1, sizeof *ps->v);
+    for (size_t i = 0; i < ps->n; i++) {
+        struct program *p = &ps->v[i];
+        struct trace_object *rec = &t->objects[i];
+        if (program_of_set(p, as, t, rec) != 0) {
+            rc = -1;
+            continue;
+        }
+        rec->usable = 1;
+        rec->db_sites = p->db.header.n_sites;
+        address_space_add_object(as, p->obj, p->bias, rec->unloaded);
+        if (p->is_main && !ps->main)
+            ps->main = p;
+    }
+    /* a file no record matches is another build: its names are not used */
+    for (size_t i = 0; i < ps->n; i++)
+        ps->v[i].obj->rejected = 1;
+    for (size_t i = 0; i < ps->n; i++)
+        if (ps->v[i].ok)
+            ps->v[i].obj->rejected = 0;
+    /* the dynamic linker looks in the program first */
+    as->main = ps->main ? ps->main->obj : object_find(as, t->header.exe);
+    return rc;
+}
+
+void programs_free(struct program_set *ps)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        program_free(&ps->v[i]);
+    free(ps->v);
+    memset(ps, 0, sizeof *ps);
 }
 
 uint32_t call_target(const struct program *p, const struct trace_call *c, int *direct,

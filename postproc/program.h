@@ -1,4 +1,5 @@
-/* The traced executable: its DB and the address of every call site. */
+/* The traced process's instrumented objects (the program, libraries):
+ * each one's DB and the address of every call site. */
 #ifndef LITIFUT_POSTPROC_PROGRAM_H
 #define LITIFUT_POSTPROC_PROGRAM_H
 
@@ -6,24 +7,45 @@
 #include "postproc/symbols.h"
 #include "postproc/trace.h"
 
+/* One instrumented object, as its OBJECT record names it. */
 struct program {
+    const struct trace_object *rec;
     struct object *obj;
     const struct arch_ops *arch;
     struct db db;
     uint32_t *site_addr;        /* by DB index: link-time address of the call */
     uint32_t bias;              /* runtime - link-time */
+    int is_main;                /* the main program (ET_EXEC, or has PT_INTERP) */
+    int ok;                     /* loaded: the record is the file's */
+    int owns_db;                /* db and site_addr are its own (else another's
+                                   object from the same file) */
 };
 
-/* Opens the executable the trace names (see struct path_options),
- * checks it is the build that was traced (architecture, byte order,
- * not stripped, its DB read and checked, the DB checksum the trace's),
- * and finds its call sites.  One error line and -1 if not; a header
+/* Every object of a trace: v[i] is t->objects[i]'s. */
+struct program_set {
+    struct program *v;
+    size_t n;
+    const struct program *main;     /* the main program if instrumented, else NULL */
+};
+
+/* Opens the file `rec` names (see struct path_options), checks it is
+ * the build that was traced (architecture, byte order, not stripped,
+ * its DB read and checked, the DB checksum and build-id the record's),
+ * and finds its call sites.  One error line and -1 if not; a record
  * site count other than the DB's is a warning (the DB is believed). */
-int program_load(struct program *p, struct address_space *as, const struct trace_file *t);
+int program_load(struct program *p, struct address_space *as, const struct trace_file *t,
+                 const struct trace_object *rec);
 void program_free(struct program *p);
 
+/* program_load for every object of `t` (a file opened once for all
+ * the objects it is); the ones loaded are marked usable in `t`
+ * (trace_read_records) and their addresses added to `as`.  Returns -1
+ * if any could not be (one error line per file or build). */
+int programs_load(struct program_set *ps, struct address_space *as, struct trace_file *t);
+void programs_free(struct program_set *ps);
+
 /* The call's target: runtime address (without an instruction-set bit),
- * and, for direct calls, the link-time address in the executable.
+ * and, for direct calls, the link-time address in the object.
  * c->site must be below the DB's n_sites (trace_read_records keeps no
  * other). */
 uint32_t call_target(const struct program *p, const struct trace_call *c, int *direct,

@@ -10,11 +10,13 @@
  *         One row per call, per thread in recording order; seq counts
  *         from 0 per thread.  *_rt are runtime addresses; *_addr
  *         link-time addresses in *_obj, the file as the target named
- *         it ("?" if unknown); *_sym "function+0xoffset" ("?" if none).
- *         This is exactly where each call went: a call through a PLT
- *         goes to "name@plt+0x0" in the program.  callee_sym is the
- *         function that was called, as the log names it (below) but
- *         without the object: the PLT hop resolved ("memcpy+0x0").
+ *         it ("?" if unknown): site_obj is the instrumented object the
+ *         call is in, target_obj whatever file holds the target; *_sym
+ *         "function+0xoffset" ("?" if none).  This is exactly where each
+ *         call went: a call through a PLT goes to "name@plt+0x0" in the
+ *         caller's object.  callee_sym is the function that was called,
+ *         as the log names it (below) but without the object: the PLT
+ *         hop resolved ("memcpy+0x0").
  * summary (--summary)
  *   text  "calls  callee", most called first, then the total
  *   TSV   calls callee callee_obj
@@ -24,27 +26,37 @@
  *         if callee_obj is "?"); callee_obj is the file as the target
  *         named it, "?" if unknown.
  * info (--info)
- *   text  key=value lines per trace (keys: info_keys below)
- *   TSV   the same keys as columns, one row per trace
+ *   text  key=value lines per trace (keys: info_keys below), then one
+ *         line per instrumented object, by base:
+ *         "object=<base> <sites> 0x<load bias> <path>" (base: its first
+ *         site id; sites: its DB's, or its record's if it could not be
+ *         loaded).  load_bias, db_bytes, bridge and build_id are the
+ *         main program's (ET_EXEC or with PT_INTERP), empty if it is not
+ *         instrumented; sites counts every object's; objects is how
+ *         many there are.
+ *   TSV   the same keys as columns, one row per trace (no object lines)
  *
- * Callees in the log and the summary: a function of the program is
- * "name", one of another object "name (file name)".  A PLT entry is
- * named as the function it stands for, in the library that defines it:
- * on ARM a call into a library goes through the program's PLT, on MIPS
- * (once bound) straight into the library, and both read
- * "memcpy (libc.so.6)" and are counted as one callee.  "name@plt"
- * remains only where no mapped library defines the name (no maps file,
- * the library not found, a static program's IFUNC slots).  An address
- * without a symbol is "0x<address>".
+ * Callees in the log and the summary: a function of the main program
+ * is "name", one of another object "name (file name)".  A PLT entry
+ * (the program's or a library's) is named as the function it stands
+ * for, in the object the dynamic linker would bind it to (the program,
+ * then the libraries as the maps file lists them): on ARM a call into a
+ * library goes through the caller's PLT, on MIPS (once bound) straight
+ * into the library, and both read "memcpy (libc.so.6)" and are counted
+ * as one callee.  "name@plt" remains only where no known object
+ * defines the name (no maps file, the library not found, a static
+ * program's IFUNC slots).  An address without a symbol is "0x<address>".
  *
  * Strings from the target's files (paths, symbol names) are printed
  * with control characters as '?': a crafted name can neither break a
  * TSV row nor send escape sequences to a terminal.
  */
+#include <elf.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/report.h"
+#include "lib/arch.h"
 #include "lib/error.h"
 
 struct summary_entry {
@@ -98,15 +110,12 @@ static void place_in(struct object *o, uint32_t link, struct place *pl)
     pl->sym = object_symbol(o, link, &pl->off);
 }
 
-static void place_of(struct address_space *as, const struct program *p, uint32_t rt,
-                     struct place *pl)
+static void place_of(struct address_space *as, uint32_t rt, struct place *pl)
 {
     struct object *o;
     uint32_t link;
     if (resolve_address(as, rt, &o, &link) == 0) {
         place_in(o, link, pl);
-    } else if (!as->n_maps && elf_bytes_at(&p->obj->img, rt - p->bias, 4)) {
-        place_in(p->obj, rt - p->bias, pl);     /* no maps: the executable still is known */
     } else {
         memset(pl, 0, sizeof *pl);
         pl->obj = "?";
@@ -123,7 +132,7 @@ static void callee_at(const struct place *pl, struct callee *c)
 static void name_callee(struct address_space *as, const struct place *pl, struct callee *c)
 {
     callee_at(pl, c);
-    struct object *lib = pl->o ? plt_import_object(as, pl->o, pl->sym) : NULL;
+    struct object *lib = pl->o ? plt_import_object(as, pl->sym) : NULL;
     if (lib) {
         c->name = pl->sym->import;
         c->o = lib;
@@ -149,11 +158,12 @@ static void callee_function(char *buf, size_t size, const struct callee *c)
 }
 
 /* "name", "name+0x1c"; in another object than the program, " (lib)". */
-static void describe(char *buf, size_t size, const struct callee *c, const struct program *p)
+static void describe(char *buf, size_t size, const struct callee *c,
+                     const struct object *program)
 {
     callee_function(buf, size, c);
     size_t n = strlen(buf);
-    if (c->o && c->o != p->obj && n < size)
+    if (c->o && c->o != program && n < size)
         snprintf(buf + n, size - n, " (%s)", base_name(c->obj));
     clean(buf);
 }
@@ -208,14 +218,15 @@ static void count_callee(struct report *r, const char *name, const char *obj, in
     r->buckets[b] = r->n_entries++;
 }
 
-static void summarize_call(struct report *r, const struct callee *to, const struct program *p)
+static void summarize_call(struct report *r, const struct callee *to,
+                           const struct object *program)
 {
     char name[512];
     struct callee c = *to;
     if (c.name)
         c.off = 0;                      /* per function, not per entry point */
     callee_function(name, sizeof name, &c);
-    count_callee(r, name, c.obj, c.o == p->obj);
+    count_callee(r, name, c.obj, c.o && c.o == program);
     r->total++;
 }
 
@@ -258,39 +269,94 @@ static void print_callee_counts(const struct report *r)
 
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "sites",
-    "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id",
+    "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
 
-static void info_values(const struct trace_file *t, const struct program *p, char *v[N_INFO])
+static const char *arch_name(uint32_t trace_arch)
+{
+    static const int machines[] = { EM_ARM, EM_MIPS };
+    for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++) {
+        const struct arch_ops *a = arch_by_machine(machines[i]);
+        if (a && a->trace_arch == trace_arch)
+            return a->name;
+    }
+    return "?";
+}
+
+/* An object's site count: its DB's if it was loaded, else its record's. */
+static uint32_t object_sites(const struct trace_file *t, const struct program_set *ps, size_t i)
+{
+    return ps->v[i].ok ? ps->v[i].db.header.n_sites : t->objects[i].n_sites;
+}
+
+/* The keys that describe the main program: empty if it is not
+ * instrumented (or could not be loaded). */
+static void main_values(const struct program *m, char **bias, char **db_bytes, char **bridge,
+                        char **build_id)
+{
+    char id[2 * LITIFUT_BUILD_ID_MAX + 1] = "";
+    if (!m) {
+        *bias = xstrdup("");
+        *db_bytes = xstrdup("");
+        *bridge = xstrdup("");
+        *build_id = xstrdup("");
+        return;
+    }
+    for (uint32_t i = 0; i < m->rec->build_id_size; i++)
+        snprintf(id + 2 * i, 3, "%02x", m->rec->build_id[i]);
+    *bias = xasprintf("0x%08" PRIx32, m->rec->load_bias);
+    *db_bytes = xasprintf("%" PRIu32, db_size_bytes(&m->db));
+    *bridge = xasprintf("0x%08" PRIx32, m->db.header.bridge);
+    *build_id = xstrdup(id);
+}
+
+static void info_values(const struct trace_file *t, const struct program_set *ps,
+                        char *v[N_INFO])
 {
     const struct litifut_trace_header *h = &t->header;
-    char id[2 * sizeof h->build_id + 1] = "";
-    for (unsigned i = 0; i < h->build_id_size && i < sizeof h->build_id; i++)
-        snprintf(id + 2 * i, 3, "%02x", h->build_id[i]);
+    uint64_t sites = 0;
+    for (size_t i = 0; i < t->n_objects; i++)
+        sites += object_sites(t, ps, i);
+    char *bias, *db_bytes, *bridge, *build_id;
+    main_values(ps->main, &bias, &db_bytes, &bridge, &build_id);
     size_t k = 0;
     v[k++] = xstrdup(t->path);
     v[k++] = xstrdup(h->exe);
     v[k++] = xasprintf("%" PRIu32, h->pid);
-    v[k++] = xstrdup(p->arch->name);
+    v[k++] = xstrdup(arch_name(h->arch));
     v[k++] = xstrdup(h->endian == LITIFUT_BIG_ENDIAN ? "big" : "little");
-    v[k++] = xasprintf("0x%08" PRIx32, h->load_bias);
+    v[k++] = bias;
     v[k++] = xasprintf("%" PRIu32, h->chunk_size);
     v[k++] = xasprintf("%" PRIu32, h->time_every);
-    v[k++] = xasprintf("%" PRIu32, p->db.header.n_sites);
+    v[k++] = xasprintf("%" PRIu64, sites);
     v[k++] = xasprintf("%zu", t->n_threads);
     v[k++] = xasprintf("%zu", t->n_calls);
     v[k++] = xasprintf("%" PRIu64, t->record_bytes);
-    v[k++] = xasprintf("%" PRIu32, db_size_bytes(&p->db));
-    v[k++] = xasprintf("0x%08" PRIx32, p->db.header.bridge);
-    v[k++] = xstrdup(id);
+    v[k++] = db_bytes;
+    v[k++] = bridge;
+    v[k++] = build_id;
+    v[k++] = xasprintf("%zu", t->n_objects);
+}
+
+/* Text only: one line per object, by base. */
+static void print_objects(const struct report *r, const struct trace_file *t,
+                          const struct program_set *ps)
+{
+    for (size_t i = 0; i < t->n_objects; i++) {
+        const struct trace_object *o = &t->objects[i];
+        fprintf(r->out, "object=%" PRIu32 " %" PRIu32 " 0x%08" PRIx32 " ", o->base,
+                object_sites(t, ps, i), o->load_bias);
+        put_clean(r->out, o->path);
+        fputc('\n', r->out);
+    }
 }
 
 static void print_info(const struct report *r, const struct trace_file *t,
-                       const struct program *p)
+                       const struct program_set *ps)
 {
     char *v[N_INFO];
-    info_values(t, p, v);
+    info_values(t, ps, v);
     for (size_t k = 0; k < N_INFO; k++) {
         if (r->tsv) {
             fputs(k ? "\t" : "", r->out);
@@ -301,6 +367,8 @@ static void print_info(const struct report *r, const struct trace_file *t,
         fputs(r->tsv && k + 1 < N_INFO ? "" : "\n", r->out);
         free(v[k]);
     }
+    if (!r->tsv)
+        print_objects(r, t, ps);
 }
 
 /* --- calls --- */
@@ -316,12 +384,12 @@ static void print_sym(FILE *out, const struct place *pl)
 }
 
 static void print_tsv_row(FILE *out, const struct trace_file *t, const struct trace_thread *th,
-                          size_t seq, const struct program *p, const struct place *from,
+                          size_t seq, uint32_t site_rt, const struct place *from,
                           const struct place *to, uint32_t target_rt,
                           const struct callee *callee)
 {
     fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%zu\t0x%08" PRIx32 "\t0x%08" PRIx32 "\t",
-            t->header.pid, th->tid, seq, from->addr + p->bias, target_rt);
+            t->header.pid, th->tid, seq, site_rt, target_rt);
     put_clean(out, from->obj);
     fprintf(out, "\t0x%08" PRIx32 "\t", from->addr);
     print_sym(out, from);
@@ -373,46 +441,50 @@ void report_begin(struct report *r)
     }
 }
 
-void report_trace(struct report *r, const struct trace_file *t, const struct program *p,
+/* One call, in the view asked for. */
+static void report_call(struct report *r, const struct trace_file *t,
+                        const struct trace_thread *th, size_t seq,
+                        const struct program_set *ps, struct address_space *as)
+{
+    const struct trace_call *c = &th->calls[seq];
+    const struct program *p = &ps->v[c->object];
+    uint32_t tlink;
+    int direct;
+    uint32_t trt = call_target(p, c, &direct, &tlink);
+    struct place from, to;
+    struct callee caller, callee;
+    place_in(p->obj, p->site_addr[c->site], &from);
+    if (direct)
+        place_in(p->obj, tlink, &to);
+    else
+        place_of(as, trt, &to);
+    name_callee(as, &to, &callee);
+    if (r->view == VIEW_CALLS && r->tsv) {
+        print_tsv_row(r->out, t, th, seq, from.addr + p->bias, &from, &to, trt, &callee);
+    } else if (r->view == VIEW_SUMMARY) {
+        summarize_call(r, &callee, as->main);
+    } else {
+        char from_s[512], to_s[512];
+        callee_at(&from, &caller);
+        describe(from_s, sizeof from_s, &caller, as->main);
+        describe(to_s, sizeof to_s, &callee, as->main);
+        fprintf(r->out, "%12.6f %7" PRIu32 "  %s -> %s\n", c->time_ns / 1e9, th->tid,
+                from_s, to_s);
+    }
+}
+
+void report_trace(struct report *r, const struct trace_file *t, const struct program_set *ps,
                   struct address_space *as)
 {
     if (r->view == VIEW_INFO) {
-        print_info(r, t, p);
+        print_info(r, t, ps);
         return;
     }
     if (r->view == VIEW_CALLS && !r->tsv)
         print_log_head(r->out, t);
-    for (size_t ti = 0; ti < t->n_threads; ti++) {
-        const struct trace_thread *th = &t->threads[ti];
-        for (size_t i = 0; i < th->n_calls; i++) {
-            const struct trace_call *c = &th->calls[i];
-            uint32_t tlink;
-            int direct;
-            uint32_t trt = call_target(p, c, &direct, &tlink);
-            struct place from, to;
-            struct callee caller, callee;
-            place_in(p->obj, p->site_addr[c->site], &from);
-            if (direct)
-                place_in(p->obj, tlink, &to);
-            else
-                place_of(as, p, trt, &to);
-            name_callee(as, &to, &callee);
-            if (r->view == VIEW_CALLS && r->tsv) {
-                print_tsv_row(r->out, t, th, i, p, &from, &to, trt, &callee);
-                continue;
-            }
-            if (r->view == VIEW_SUMMARY) {
-                summarize_call(r, &callee, p);
-            } else {
-                char from_s[512], to_s[512];
-                callee_at(&from, &caller);
-                describe(from_s, sizeof from_s, &caller, p);
-                describe(to_s, sizeof to_s, &callee, p);
-                fprintf(r->out, "%12.6f %7" PRIu32 "  %s -> %s\n", c->time_ns / 1e9, th->tid,
-                        from_s, to_s);
-            }
-        }
-    }
+    for (size_t ti = 0; ti < t->n_threads; ti++)
+        for (size_t i = 0; i < t->threads[ti].n_calls; i++)
+            report_call(r, t, &t->threads[ti], i, ps, as);
 }
 
 void report_end(struct report *r)

@@ -20,8 +20,9 @@ struct report {
 };
 
 void report_begin(struct report *r);
-/* `t`'s records must have been read (trace_read_records) for `p`. */
-void report_trace(struct report *r, const struct trace_file *t, const struct program *p,
+/* `t`'s records must have been read (trace_read_records) with the
+ * objects of `ps` loaded. */
+void report_trace(struct report *r, const struct trace_file *t, const struct program_set *ps,
                   struct address_space *as);
 void report_end(struct report *r);
 

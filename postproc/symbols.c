@@ -16,12 +16,58 @@ void address_space_init(struct address_space *as, const struct path_options *pat
     as->paths = paths;
 }
 
+static size_t path_hash(const char *s)
+{
+    size_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Adds object i to the hash (which has room). */
+static void index_object(struct address_space *as, size_t i)
+{
+    size_t b = path_hash(as->objects[i]->path) & (as->n_by_path - 1);
+    while (as->by_path[b] != SIZE_MAX)
+        b = (b + 1) & (as->n_by_path - 1);
+    as->by_path[b] = i;
+}
+
+/* Room for one more object, in the list and the hash. */
+static void grow_objects(struct address_space *as)
+{
+    if (as->n_objects == as->cap_objects) {
+        as->cap_objects = as->cap_objects * 2 + 16;
+        as->objects = xrealloc(as->objects, as->cap_objects * sizeof *as->objects);
+    }
+    if ((as->n_objects + 1) * 2 <= as->n_by_path)
+        return;
+    free(as->by_path);
+    as->n_by_path = as->n_by_path ? as->n_by_path * 2 : 64;
+    as->by_path = xmalloc(as->n_by_path * sizeof *as->by_path);
+    for (size_t i = 0; i < as->n_by_path; i++)
+        as->by_path[i] = SIZE_MAX;
+    for (size_t i = 0; i < as->n_objects; i++)
+        index_object(as, i);
+}
+
+struct object *object_find(const struct address_space *as, const char *path)
+{
+    if (!as->n_by_path)
+        return NULL;
+    for (size_t b = path_hash(path) & (as->n_by_path - 1); as->by_path[b] != SIZE_MAX;
+         b = (b + 1) & (as->n_by_path - 1))
+        if (strcmp(as->objects[as->by_path[b]]->path, path) == 0)
+            return as->objects[as->by_path[b]];
+    return NULL;
+}
+
 struct object *object_get(struct address_space *as, const char *path)
 {
-    for (size_t i = 0; i < as->n_objects; i++)
-        if (strcmp(as->objects[i]->path, path) == 0)
-            return as->objects[i];
-    struct object *o = xcalloc(1, sizeof *o);
+    struct object *o = object_find(as, path);
+    if (o)
+        return o;
+    o = xcalloc(1, sizeof *o);
     o->path = xstrdup(path);
     /* --binary-dir first (by file name), then the sysroot, then as is */
     const struct path_options *p = as->paths;
@@ -40,8 +86,9 @@ struct object *object_get(struct address_space *as, const char *path)
     }
     if (!o->host_path)
         o->host_path = xstrdup(path);
-    as->objects = xrealloc(as->objects, (as->n_objects + 1) * sizeof *as->objects);
-    as->objects[as->n_objects++] = o;
+    grow_objects(as);
+    as->objects[as->n_objects] = o;
+    index_object(as, as->n_objects++);
     return o;
 }
 
@@ -184,13 +231,15 @@ int object_open(struct object *o)
 
 struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off)
 {
-    if (object_open(o) != 0)
+    if (o->rejected || object_open(o) != 0)
         return NULL;
     return find_symbol(o->syms, o->n_syms, addr, off);
 }
 
 int object_usable(struct object *o)
 {
+    if (o->rejected)
+        return -1;                      /* said when it was */
     if (object_open(o) == 0)
         return 0;
     if (!o->why_not || o->warned++)
@@ -243,9 +292,10 @@ int address_space_load_maps(struct address_space *as, const char *maps_path)
 {
     struct stat st;
     if (stat(maps_path, &st) != 0)
-        return 0;                       /* none: only the program is known */
+        return 0;                       /* none: only the instrumented objects are known */
     if (!S_ISREG(st.st_mode)) {
-        warning("%s: %s; ignored: only the program's addresses are named", maps_path,
+        warning("%s: %s; ignored: only the instrumented objects' addresses are named",
+                maps_path,
                 S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)" : "not a regular file");
         return 0;
     }
@@ -282,9 +332,91 @@ int address_space_load_maps(struct address_space *as, const char *maps_path)
     return 0;
 }
 
+void address_space_add_object(struct address_space *as, struct object *o, uint32_t bias,
+                              int unloaded)
+{
+    o->has_code = 1;
+    for (size_t i = 0; i < o->img.n_segments; i++) {
+        const struct elf_segment *seg = &o->img.segments[i];
+        if (seg->type != PT_LOAD || !seg->memsz)
+            continue;
+        uint32_t start = seg->vaddr + bias;     /* wraps as the target's addresses do */
+        as->ranges = xrealloc(as->ranges, (as->n_ranges + 1) * sizeof *as->ranges);
+        as->ranges[as->n_ranges] = (struct object_range){
+            start, (uint64_t)start + seg->memsz, bias, unloaded, o, as->n_ranges, 0 };
+        as->n_ranges++;
+        as->ranges_sorted = 0;
+    }
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const struct object_range *x = a, *y = b;
+    if (x->unloaded != y->unloaded)
+        return x->unloaded - y->unloaded;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The ranges by (unloaded, start), each with the largest end so far in
+ * its half: a lookup need not look further back than that. */
+static void sort_ranges(struct address_space *as)
+{
+    struct object_range *r = as->ranges;
+    if (as->n_ranges)
+        qsort(r, as->n_ranges, sizeof *r, range_cmp);
+    as->n_live_ranges = 0;
+    for (size_t i = 0; i < as->n_ranges; i++) {
+        uint64_t before = i && r[i - 1].unloaded == r[i].unloaded ? r[i - 1].max_end : 0;
+        r[i].max_end = r[i].end > before ? r[i].end : before;
+        as->n_live_ranges += !r[i].unloaded;
+    }
+    as->ranges_sorted = 1;
+}
+
+/* Among ranges [lo, hi) (one half, sorted): the one holding `rt` that
+ * starts last, or NULL. */
+static const struct object_range *range_holding(const struct address_space *as, size_t lo,
+                                                size_t hi, uint32_t rt)
+{
+    const struct object_range *r = as->ranges;
+    size_t a = lo, b = hi;              /* the first that starts after rt */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (r[mid].start <= rt)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    for (size_t k = a; k > lo && r[k - 1].max_end > rt; k--)
+        if (rt < r[k - 1].end)
+            return &r[k - 1];
+    return NULL;
+}
+
+/* The instrumented object loaded at `rt` (one still loaded at the end
+ * first: a library unloaded may have left its addresses to another). */
+static int resolve_in_ranges(struct address_space *as, uint32_t rt, struct object **obj,
+                             uint32_t *link_addr)
+{
+    if (!as->ranges_sorted)
+        sort_ranges(as);
+    const struct object_range *r = range_holding(as, 0, as->n_live_ranges, rt);
+    if (!r)
+        r = range_holding(as, as->n_live_ranges, as->n_ranges, rt);
+    if (!r)
+        return -1;
+    *obj = r->obj;
+    *link_addr = rt - r->bias;
+    return 0;
+}
+
 int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
                     uint32_t *link_addr)
 {
+    if (resolve_in_ranges(as, rt, obj, link_addr) == 0)
+        return 0;
     for (size_t i = 0; i < as->n_maps; i++) {
         const struct mapping *m = &as->maps[i];
         if (rt < m->start || rt >= m->end || !m->obj)
@@ -311,18 +443,24 @@ static int defines_function(const struct object *o, const char *name)
     return 0;
 }
 
-struct object *plt_import_object(struct address_space *as, struct object *o,
-                                 struct func_symbol *f)
+/* Whether `lib` is where the dynamic linker finds function `name`. */
+static int binds(struct object *lib, const char *name)
+{
+    return lib && lib->has_code && object_usable(lib) == 0 && defines_function(lib, name);
+}
+
+/* The object holding the entry is searched too, in its place: a
+ * library may call a function it exports through its own PLT. */
+struct object *plt_import_object(struct address_space *as, struct func_symbol *f)
 {
     if (!f || !f->import || f->import_looked_up)
         return f ? f->import_from : NULL;
     f->import_looked_up = 1;
-    for (size_t i = 0; i < as->n_objects && !f->import_from; i++) {
-        struct object *lib = as->objects[i];
-        if (lib != o && lib->has_code && object_usable(lib) == 0 &&
-            defines_function(lib, f->import))
-            f->import_from = lib;
-    }
+    if (binds(as->main, f->import))
+        f->import_from = as->main;
+    for (size_t i = 0; i < as->n_objects && !f->import_from; i++)
+        if (binds(as->objects[i], f->import))
+            f->import_from = as->objects[i];
     return f->import_from;
 }
 
@@ -341,6 +479,8 @@ void address_space_free(struct address_space *as)
         free(o);
     }
     free(as->objects);
+    free(as->by_path);
     free(as->maps);
+    free(as->ranges);
     memset(as, 0, sizeof *as);
 }

@@ -1,7 +1,8 @@
 /*
- * Naming runtime addresses: the process's memory map (the saved
- * /proc/PID/maps) says which file an address belongs to, that file's
- * ELF symbols and PLT say which function.
+ * Naming runtime addresses: the instrumented objects' load biases (from
+ * the trace) and the process's memory map (the saved /proc/PID/maps)
+ * say which file an address belongs to, that file's ELF symbols and
+ * PLT say which function.
  */
 #ifndef LITIFUT_POSTPROC_SYMBOLS_H
 #define LITIFUT_POSTPROC_SYMBOLS_H
@@ -11,6 +12,7 @@
 #include "lib/elfimage.h"
 
 struct object;
+struct program;
 
 struct func_symbol {
     uint32_t addr, size;
@@ -33,6 +35,10 @@ struct object {
      * the ELF reader said already (one line per problem) */
     const char *why_not;
     int missing;                /* why_not: no such file here */
+    int rejected;               /* not the build traced: never used for names */
+    /* program.c's: the instrumented objects loaded from this file */
+    const struct program *program;  /* the first one whose file could be used */
+    int load_failed;            /* the file could not be (said once) */
     struct elf_image img;
     struct func_symbol *syms;   /* sorted by address */
     size_t n_syms;
@@ -47,6 +53,18 @@ struct mapping {
     struct object *obj;         /* NULL for anonymous memory */
 };
 
+/* Where an instrumented object was loaded (one PT_LOAD segment), from
+ * its OBJECT record: known even if the maps file lacks it (a library
+ * unloaded before the process's end). */
+struct object_range {
+    uint64_t start, end;        /* runtime; end exclusive */
+    uint32_t bias;              /* runtime - link-time */
+    int unloaded;
+    struct object *obj;
+    size_t seq;                 /* order added */
+    uint64_t max_end;           /* once sorted: the largest end up to this one */
+};
+
 /* Where the target's files are on this host. */
 struct path_options {
     const char *sysroot;        /* prefix for absolute target paths */
@@ -57,21 +75,36 @@ struct address_space {
     const struct path_options *paths;
     struct mapping *maps;
     size_t n_maps;
-    struct object **objects;
-    size_t n_objects;
+    struct object_range *ranges;    /* sorted (by unloaded, start) on first use */
+    size_t n_ranges, n_live_ranges;
+    int ranges_sorted;
+    struct object **objects;    /* in the order the maps file names them */
+    size_t n_objects, cap_objects;
+    size_t *by_path;            /* hash of objects by path: indices, SIZE_MAX free */
+    size_t n_by_path;
+    struct object *main;        /* the process's program, if known */
 };
 
 void address_space_init(struct address_space *as, const struct path_options *paths);
 /* Loads a saved /proc/PID/maps; a missing file is not an error (the
- * program died before it was written): only the executable is known.
+ * program died before it was written): only the instrumented objects
+ * are known.
  * A maps file that is not a regular file is one warning and ignored;
  * a line that is not a maps line (addresses, permissions, path) is
  * skipped, with one warning for the file. */
 int address_space_load_maps(struct address_space *as, const char *maps_path);
 void address_space_free(struct address_space *as);
 
+/* Adds an instrumented object, loaded with `bias`: each of its PT_LOAD
+ * segments.  Its addresses are looked up before the maps file's, those
+ * of objects not unloaded first. */
+void address_space_add_object(struct address_space *as, struct object *o, uint32_t bias,
+                              int unloaded);
+
 /* The object for a target path (opened lazily). */
 struct object *object_get(struct address_space *as, const char *path);
+/* The object for a target path if there is one already, else NULL. */
+struct object *object_find(const struct address_space *as, const char *path);
 /* Opens it now; 0 if it could be read as ELF.  Else -1, with
  * o->why_not set if the caller is to say what is wrong (not found:
  * o->missing; not a regular file), NULL if the ELF reader has said it. */
@@ -81,19 +114,19 @@ int object_open(struct object *o);
 int object_usable(struct object *o);
 
 /* Where a runtime address is: the object, its link-time address.
- * Returns 0 if a mapped file holds it. */
+ * Returns 0 if an instrumented object or a mapped file holds it. */
 int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
                     uint32_t *link_addr);
 
 /* The function around `addr` in `o`, and the offset into it; NULL if none. */
 struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off);
 
-/* For a PLT entry `f` of object `o`: the object that defines the
+/* For a PLT entry `f`: the object that defines the
  * function it stands for, found as the dynamic linker would look (the
- * mapped objects other than `o`, in map order, first definition in a
- * .dynsym wins); NULL if no mapped object defines it, or `f` is no
+ * program first, then the objects with code in the order the maps
+ * file names them, then instrumented objects it lacks; the first
+ * definition in a .dynsym wins); NULL if none defines it, or `f` is no
  * such entry.  Looked up once per entry. */
-struct object *plt_import_object(struct address_space *as, struct object *o,
-                                 struct func_symbol *f);
+struct object *plt_import_object(struct address_space *as, struct func_symbol *f);
 
 #endif

@@ -5,11 +5,17 @@
 # `timeout 20`: a hang is a failure, not a stuck suite.
 #
 # The trace is an ARM one (little endian); header offsets are those of
-# struct litifut_trace_header (include/litifut/trace-format.h).
+# struct litifut_trace_header, OBJECT record offsets those of struct
+# litifut_object_record (include/litifut/trace-format.h).  Records are
+# damaged where they are, or made up in a chunk appended to the trace.
 
-HOSTILE_HEADER_SIZE=16 HOSTILE_CHUNK_SIZE=20 HOSTILE_DB_SITES=36
-HOSTILE_BUILD_ID_SIZE=11 HOSTILE_EXE=88 HOSTILE_EXE_MAX=1024
+HOSTILE_HEADER_SIZE=16 HOSTILE_CHUNK_SIZE=20 HOSTILE_PID=24 HOSTILE_VERSION=12
+HOSTILE_EXE=40 HOSTILE_EXE_MAX=1024
 HOSTILE_CHUNK0=4096                     # header_size as the tracer writes it
+HOSTILE_CHUNK_MAGIC=$((0x4b43544c))
+# in an OBJECT record, from its base word: n_sites, build_id_size, path
+HOSTILE_OBJ_SITES=4 HOSTILE_OBJ_BUILD_ID_SIZE=16 HOSTILE_OBJ_PATH=52
+HOSTILE_FAR=1000000                     # a site id beyond the demo's objects
 
 # poke32 FILE OFFSET VALUE: stores a little-endian word.
 poke32() {
@@ -23,10 +29,56 @@ poke8() {
     printf "$(printf '\\%03o' $(($3 & 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2> /dev/null
 }
 
+# peek32 FILE OFFSET: the little-endian word there.
+peek32() {
+    od -An -j "$2" -N4 -tu4 --endian=little "$1" | tr -d ' '
+}
+
 # poke_exe FILE PATH: the program path in the header.
 poke_exe() {
     { printf '%s' "$2"; head -c $((HOSTILE_EXE_MAX - ${#2})) /dev/zero; } |
         dd of="$1" bs=1 seek=$HOSTILE_EXE conv=notrunc 2> /dev/null
+}
+
+# text_words TEXT [NUL]: TEXT as little-endian words, one per line; with
+# NUL, NUL-terminated and zero-padded as a record's path is (else the
+# text must be whole words).
+text_words() {
+    local pad=0
+    [ -n "${2:-}" ] && pad=$((4 - ${#1} % 4))
+    { printf '%s' "$1"; head -c "$pad" /dev/zero; } | od -An -v -tu4 -w4 --endian=little
+}
+
+# object_record BASE N_SITES CHECKSUM BIAS BUILD_ID_SIZE PATH_WORDS...:
+# the words of an OBJECT record (a zero build-id).
+object_record() {
+    local fields="$1 $2 $3 $4 $5"; shift 5
+    echo $((0x80000000 | 2 << 16 | (13 + $#))) $fields 0 0 0 0 0 0 0 0 "$@"
+}
+
+# append_chunk TRACE WORDS...: one more chunk of the main thread (its tid
+# is the pid) after the trace's last, holding WORDS as its records.
+append_chunk() {
+    local t=$1; shift
+    local hsize csize size index off i=0 w
+    hsize=$(peek32 "$t" $HOSTILE_HEADER_SIZE)
+    csize=$(peek32 "$t" $HOSTILE_CHUNK_SIZE)
+    size=$(stat -c %s "$t")
+    index=$(((size - hsize) / csize))
+    off=$((hsize + index * csize))
+    truncate -s $((off + csize)) "$t"
+    for w in $HOSTILE_CHUNK_MAGIC "$(peek32 "$t" $HOSTILE_PID)" "$index" 0 "$@"; do
+        poke32 "$t" $((off + 4 * i)) "$w"
+        i=$((i + 1))
+    done
+}
+
+# object_at TRACE PATH: the offset of the OBJECT record (its base word)
+# whose path is PATH, found by the path (after the header).
+object_at() {
+    local off
+    off=$(grep -obUaF -- "$2" "$1" | cut -d: -f1 | awk -v h=$HOSTILE_CHUNK0 '$1 >= h' | head -1)
+    echo $((off - HOSTILE_OBJ_PATH))
 }
 
 # hostile_copy NAME: a fresh copy of the reference trace and maps in
@@ -105,84 +157,17 @@ test_hostile() {
     "$pp" --format=tsv "$HD/run" > "$HD/ref.tsv"
     "$pp" --info "$HD/run" > "$HD/ref.info"
     n=$(($(wc -l < "$HD/ref.tsv") - 1))
-
-    # --- the trace header and records ---
-
-    # The header's site count is not the program's, and a record names
-    # a site far beyond both: report.c used to index its site table with
-    # it.  The DB (checksum-matched) is believed; the record is skipped.
-    t=$(hostile_copy sites)
-    poke32 "$t" $HOSTILE_DB_SITES 0x3fffffff
-    poke32 "$t" $((HOSTILE_CHUNK0 + 16 + 16)) 5000000     # the 2nd call (after a time mark and the 1st)
-    if expect_warned sites "records call site 4999999" 2 --format=tsv "$t"; then
-        check "hostile: a site index beyond the program's: that record skipped, the other $((n - 1)) kept" \
-            eval 'grep -q "header says 1073741823 call sites" "$HD/sites.err" &&
-                  cmp -s <(sed 3d "$HD/ref.tsv" | cut -f 1,2,4-) <(cut -f 1,2,4- "$HD/sites.out")'
-    fi
-    hostile_pp sites-log "$t"
-    hostile_pp sites-info --info "$t"
-    check "hostile: the same trace as a call log and --info (which counts the program's sites)" \
-        eval '[ "$(cat "$HD/sites-log.rc")" = 0 ] && [ "$(cat "$HD/sites-info.rc")" = 0 ] &&
-              [ "$(grep -vc "^#" "$HD/sites-log.out")" = $((n - 1)) ] &&
-              [ "$(grep "^sites=" "$HD/sites-info.out")" = "$(grep "^sites=" "$HD/ref.info")" ]'
-
-    t=$(hostile_copy chunk-size)
-    poke32 "$t" $HOSTILE_CHUNK_SIZE 0xfffff000
-    expect_refused chunk-size "chunk_size 4294963200" "$t"
-    t=$(hostile_copy chunk-size-odd)
-    poke32 "$t" $HOSTILE_CHUNK_SIZE 6000
-    expect_refused chunk-size-odd "corrupt trace header: chunk_size 6000" "$t"
-    t=$(hostile_copy header-size)
-    poke32 "$t" $HOSTILE_HEADER_SIZE 0x7ffff000
-    expect_refused header-size "corrupt trace header: header_size" "$t"
-    t=$(hostile_copy header-size-small)
-    poke32 "$t" $HOSTILE_HEADER_SIZE 16
-    expect_refused header-size-small "corrupt trace header: header_size 16" "$t"
-    t=$(hostile_copy endian)
-    poke8 "$t" 8 9
-    expect_refused endian "corrupt trace header: byte-order mark 9" "$t"
-    t=$(hostile_copy arch)
-    poke8 "$t" 9 77
-    expect_refused arch "corrupt trace header: unknown architecture 77" "$t"
-    t=$(hostile_copy word-size)
-    poke8 "$t" 10 8
-    expect_refused word-size "corrupt trace header: word size 8" "$t"
-
-    t=$(hostile_copy build-id)
-    poke8 "$t" $HOSTILE_BUILD_ID_SIZE 255
-    if expect_warned build-id "build-id length 255" 1 --format=tsv "$t"; then
-        check "hostile: a build-id length beyond its field: one warning, every call kept" \
-            cmp -s "$HD/ref.tsv" "$HD/build-id.out"
-    fi
-
-    t=$(hostile_copy exe-unterminated)
-    head -c $HOSTILE_EXE_MAX /dev/zero | tr '\0' A |
-        dd of="$t" bs=1 seek=$HOSTILE_EXE conv=notrunc 2> /dev/null
-    expect_refused exe-unterminated "program path is not NUL-terminated" "$t"
-    t=$(hostile_copy exe-control)
-    poke_exe "$t" "$(printf '/tmp/\033[31mred')"
-    expect_refused exe-control "program path has control characters" "$t"
-
-    t=$(hostile_copy chunk-index)
-    poke32 "$t" $((HOSTILE_CHUNK0 + 8)) 5
-    if expect_warned chunk-index "chunk 0 has a bad header (index)" 1 --format=tsv "$t"; then
-        check "hostile: a chunk header with another index: that chunk skipped" \
-            [ "$(tsv_rows chunk-index)" = 0 ]
-    fi
-    t=$(hostile_copy control)
-    poke32 "$t" $((HOSTILE_CHUNK0 + 16)) 0x80050002
-    if expect_warned control "control record 0x80050002" 1 --format=tsv "$t"; then
-        check "hostile: an unknown control record: the rest of its chunk skipped" \
-            [ "$(tsv_rows control)" = 0 ]
-    fi
+    hostile_header
+    hostile_records "$n"
+    hostile_objects "$n"
 
     # --- files that are not regular files (each used to hang in open) ---
 
     mkdir -p "$HD/fifo"
     mkfifo "$HD/fifo/prog" "$HD/fifo/litifut.2.trace"
-    t=$(hostile_copy exe-fifo)
-    poke_exe "$t" "$HD/fifo/prog"
-    expect_refused exe-fifo "fifo/prog: not a regular file (a FIFO)" "$t"
+    t=$(hostile_copy object-fifo)
+    append_chunk "$t" $(object_record $HOSTILE_FAR 0 0 0 0 $(text_words "$HD/fifo/prog" nul))
+    expect_refused object-fifo "fifo/prog: not a regular file (a FIFO)" "$t"
     expect_refused binary-dir-fifo "fifo/prog: not a regular file (a FIFO)" \
         --binary-dir "$HD/fifo" "$HD/run"
     expect_refused trace-fifo "litifut.2.trace: not a regular file (a FIFO)" "$HD/fifo/litifut.2.trace"
@@ -235,6 +220,166 @@ test_hostile() {
 
     hostile_naming arm
     hostile_naming mips
+}
+
+# The header: a field the records cannot be read without is one error.
+hostile_header() {
+    local t
+    t=$(hostile_copy version)
+    poke32 "$t" $HOSTILE_VERSION 1
+    expect_refused version "trace format version 1 (an older litifut's tracer); this post-processor reads version 2" "$t"
+    t=$(hostile_copy chunk-size)
+    poke32 "$t" $HOSTILE_CHUNK_SIZE 0xfffff000
+    expect_refused chunk-size "chunk_size 4294963200" "$t"
+    t=$(hostile_copy chunk-size-odd)
+    poke32 "$t" $HOSTILE_CHUNK_SIZE 6000
+    expect_refused chunk-size-odd "corrupt trace header: chunk_size 6000" "$t"
+    t=$(hostile_copy header-size)
+    poke32 "$t" $HOSTILE_HEADER_SIZE 0x7ffff000
+    expect_refused header-size "corrupt trace header: header_size" "$t"
+    t=$(hostile_copy header-size-small)
+    poke32 "$t" $HOSTILE_HEADER_SIZE 16
+    expect_refused header-size-small "corrupt trace header: header_size 16" "$t"
+    t=$(hostile_copy endian)
+    poke8 "$t" 8 9
+    expect_refused endian "corrupt trace header: byte-order mark 9" "$t"
+    t=$(hostile_copy arch)
+    poke8 "$t" 9 77
+    expect_refused arch "corrupt trace header: unknown architecture 77" "$t"
+    t=$(hostile_copy word-size)
+    poke8 "$t" 10 8
+    expect_refused word-size "corrupt trace header: word size 8" "$t"
+    t=$(hostile_copy exe-unterminated)
+    head -c $HOSTILE_EXE_MAX /dev/zero | tr '\0' A |
+        dd of="$t" bs=1 seek=$HOSTILE_EXE conv=notrunc 2> /dev/null
+    expect_refused exe-unterminated "program path is not NUL-terminated" "$t"
+    t=$(hostile_copy exe-control)
+    poke_exe "$t" "$(printf '/tmp/\033[31mred')"
+    expect_refused exe-control "program path has control characters" "$t"
+}
+
+# Chunks and call records (N: the calls of the reference trace).
+hostile_records() {
+    local n=$1 t
+    t=$(hostile_copy chunk-index)
+    poke32 "$t" $((HOSTILE_CHUNK0 + 8)) 5
+    if expect_warned chunk-index "chunk 0 has a bad header (index)" 1 --format=tsv "$t"; then
+        check "hostile: a chunk header with another index: that chunk skipped" \
+            [ "$(tsv_rows chunk-index)" = 0 ]
+    fi
+    t=$(hostile_copy control)
+    poke32 "$t" $((HOSTILE_CHUNK0 + 16)) 0x80050002
+    if expect_warned control "control record 0x80050002" 1 --format=tsv "$t"; then
+        check "hostile: an unknown control record: the rest of its chunk skipped" \
+            [ "$(tsv_rows control)" = 0 ]
+    fi
+    t=$(hostile_copy object-length)
+    append_chunk "$t" $((0x80020005)) 1 2 3 4 5
+    if expect_warned object-length "control record 0x80020005" 1 --format=tsv "$t"; then
+        check "hostile: an OBJECT record too short for its fields: the rest of its chunk skipped" \
+            cmp -s "$HD/ref.tsv" "$HD/object-length.out"
+    fi
+    t=$(hostile_copy no-object)
+    append_chunk "$t" $((HOSTILE_FAR + 1))
+    if expect_warned no-object "records call site id $HOSTILE_FAR, which no object's range holds" \
+         1 --format=tsv "$t"; then
+        check "hostile: a call record in no object's site range: skipped, every other call kept" \
+            cmp -s "$HD/ref.tsv" "$HD/no-object.out"
+    fi
+    t=$(hostile_copy unload)
+    append_chunk "$t" $((0x80030001)) $HOSTILE_FAR
+    if expect_warned unload "UNLOAD record names the object at site id $HOSTILE_FAR" 1 \
+         --format=tsv "$t"; then
+        check "hostile: an UNLOAD record of an unknown object: ignored, every call kept" \
+            cmp -s "$HD/ref.tsv" "$HD/unload.out"
+    fi
+}
+
+# OBJECT records: the program's own, damaged, and made-up ones (N: the
+# calls of the reference trace).
+hostile_objects() {
+    local n=$1 t o words
+    local path base sites
+    read -r base sites _ path < <(sed -n 's/^object=//p' "$HD/ref.info")
+    check "hostile: --info: one object, the program (object=BASE SITES 0xBIAS PATH)" \
+        eval '[ "$(grep -c "^object=" "$HD/ref.info")" = 1 ] && grep -q "^objects=1$" "$HD/ref.info" &&
+              [ "$path" -ef "$HD/run/prog" ] &&
+              grep -q "^object=$base $sites 0x[0-9a-f]\{8\} " "$HD/ref.info"'
+
+    # The record's site count is not the program's, and a call names a
+    # site within that count but far beyond the DB: report.c would index
+    # its site table with it.  The DB (checksum-matched) is believed;
+    # the record is skipped.
+    t=$(hostile_copy sites)
+    o=$(object_at "$t" "$path")
+    poke32 "$t" $((o + HOSTILE_OBJ_SITES)) $((0x3fffffff - base))
+    append_chunk "$t" $((base + 5000000 + 1))
+    if expect_warned sites "records call site 5000000 of " 2 --format=tsv "$t"; then
+        check "hostile: a site beyond the program's DB: that record skipped, the other $n kept" \
+            eval 'grep -q "says $((0x3fffffff - base)) call sites, its DB has $sites" "$HD/sites.err" &&
+                  cmp -s "$HD/ref.tsv" "$HD/sites.out"'
+    fi
+    hostile_pp sites-log "$t"
+    hostile_pp sites-info --info "$t"
+    check "hostile: the same trace as a call log and --info (which counts the program's sites)" \
+        eval '[ "$(cat "$HD/sites-log.rc")" = 0 ] && [ "$(cat "$HD/sites-info.rc")" = 0 ] &&
+              [ "$(grep -vc "^#" "$HD/sites-log.out")" = "$n" ] &&
+              [ "$(grep "^sites=" "$HD/sites-info.out")" = "$(grep "^sites=" "$HD/ref.info")" ]'
+
+    t=$(hostile_copy build-id)
+    poke32 "$t" $(($(object_at "$t" "$path") + HOSTILE_OBJ_BUILD_ID_SIZE)) 255
+    if expect_warned build-id "build-id length 255" 1 --format=tsv "$t"; then
+        check "hostile: a build-id length beyond its field: one warning, every call kept" \
+            cmp -s "$HD/ref.tsv" "$HD/build-id.out"
+    fi
+    t=$(hostile_copy build-id-other)
+    o=$(object_at "$t" "$path")
+    poke32 "$t" $((o + HOSTILE_OBJ_BUILD_ID_SIZE + 4)) 0x12345678
+    expect_refused build-id-other \
+        "litifut.1.trace: .*/run/prog is not the build that was traced (build-id [0-9a-f]*, traced 78563412" \
+        "$t"
+
+    t=$(hostile_copy repeated)
+    o=$(object_at "$t" "$path")
+    words=$(od -An -v -j $((o - 4)) -N $((4 + 4 * ($(peek32 "$t" $((o - 4))) & 0xffff))) \
+               -tu4 -w4 --endian=little "$t")
+    append_chunk "$t" $words
+    hostile_pp repeated --format=tsv "$t"
+    hostile_pp repeated-info --info "$t"
+    check "hostile: an OBJECT record repeated (as a fork child's trace does): one object, no warning" \
+        eval '[ ! -s "$HD/repeated.err" ] && cmp -s "$HD/ref.tsv" "$HD/repeated.out" &&
+              grep -q "^objects=1$" "$HD/repeated-info.out"'
+
+    hostile_made_up_object huge "OBJECT record whose site ids go past" 1 \
+        $(object_record $HOSTILE_FAR $((0xfffffff0)) 0 0 0 $(text_words /lib/libhuge.so nul))
+    hostile_made_up_object unterminated "OBJECT record whose path is not NUL-terminated" 1 \
+        $(object_record $HOSTILE_FAR 1 0 0 0 $(text_words /lib/libx.so))
+    hostile_made_up_object object-control "OBJECT record whose path has control characters" 1 \
+        $(object_record $HOSTILE_FAR 1 0 0 0 $(text_words "$(printf '/lib/\033[31mred')" nul))
+    t=$(hostile_copy overlap)
+    append_chunk "$t" $(object_record "$base" 1 0 0 0 $(text_words /lib/libover.so nul))
+    if expect_warned overlap "OBJECT records of .*/lib/libover.so.* overlap" 2 --format=tsv "$t"; then
+        check "hostile: OBJECT records with overlapping site ranges: both skipped, and their calls" \
+            eval '[ "$(tsv_rows overlap)" = 0 ] && grep -q "which no object.s range holds" "$HD/overlap.err"'
+    fi
+    t=$(hostile_copy library-gone)
+    append_chunk "$t" $(object_record $HOSTILE_FAR 0 0 0 0 $(text_words /nonexistent/libgone.so nul))
+    expect_refused library-gone "cannot read the traced library /nonexistent/libgone.so" --format=tsv "$t"
+    check "hostile: a library that cannot be read: the program's calls still decoded" \
+        cmp -s "$HD/ref.tsv" "$HD/library-gone.out"
+}
+
+# hostile_made_up_object NAME PATTERN WARNINGS WORDS...: WORDS appended to
+# the trace (in a chunk of their own) give that many warnings, one
+# matching PATTERN, and every call of the reference trace.
+hostile_made_up_object() {
+    local name=$1 pattern=$2 warnings=$3 t; shift 3
+    t=$(hostile_copy "$name")
+    append_chunk "$t" "$@"
+    if expect_warned "$name" "$pattern" "$warnings" --format=tsv "$t"; then
+        check "hostile: $name: a bad OBJECT record skipped, every call kept" \
+            cmp -s "$HD/ref.tsv" "$HD/$name.out"
+    fi
 }
 
 # summary_tsv_ok BASE CALLS: BASE.out is a summary TSV of CALLS calls,

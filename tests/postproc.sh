@@ -1,6 +1,7 @@
 # The post-processor away from the target: files found with
 # --binary-dir and --sysroot (on MIPS, where PIC calls go straight into
-# libc once bound, so the trace names libc's functions).
+# libc once bound, so the trace names libc's functions); a program with
+# an instrumented library, the library moved, lost or rebuilt.
 
 test_postproc() {
     set_arch mips
@@ -25,4 +26,60 @@ test_postproc() {
     check "$ARCH/postproc: without them, one error naming the missing program" \
         eval '[ "$(wc -l < "$d/lost.err")" = 1 ] && grep -q "cannot read the traced program" "$d/lost.err"'
 
+    # without the maps file (the program died before writing it), the
+    # program's addresses are still known: its OBJECT record has its
+    # load bias.  Only the libraries' go unnamed (and so what a PLT
+    # entry stands for: callee_sym).
+    mkdir -p "$d/nomaps"
+    cp "$d"/run/litifut.*.trace "$d/nomaps/"
+    "$pp" --format=tsv --binary-dir "$d/host" "$d/nomaps" > "$d/nomaps.tsv" 2> "$d/nomaps.err"
+    check "$ARCH/postproc: without the maps file, every call site and every target in the program named" \
+        eval '[ ! -s "$d/nomaps.err" ] && cmp -s <(cut -f 1-8 "$d/ref.tsv") <(cut -f 1-8 "$d/nomaps.tsv") &&
+              cmp -s <(awk -F "\t" "\$9 ~ /\/prog\$/" "$d/ref.tsv" | cut -f 1-5,7-8,10-11) \
+                     <(awk -F "\t" "\$9 ~ /\/prog\$/" "$d/nomaps.tsv" | cut -f 1-5,7-8,10-11) &&
+              awk -F "\t" "\$9 ~ /\/prog\$/ { n++ } END { exit !n }" "$d/nomaps.tsv"'
+    postproc_library
+}
+
+# tests/progs/demolib: the program and its instrumented library, two
+# objects in one trace, each found as the program is.
+postproc_library() {
+    local d=$WORK/postproc/lib pp=$BIN/litifut-postproc
+    mkdir -p "$d/run" "$d/host" "$d/other"
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O1 -shared -fPIC -o "$d/run/libwords.so" \
+        "$ROOT/tests/progs/demolib/words.c"
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O1 -o "$d/run/prog" \
+        "$ROOT/tests/progs/demolib/main.c" -L"$d/run" -lwords
+    (cd "$d/run" && LITIFUT_DIR=. "$QEMU" -L "$SYSROOT" -E LD_LIBRARY_PATH="$d/run" ./prog > /dev/null)
+    "$pp" --format=tsv "$d/run" > "$d/ref.tsv" 2> "$d/ref.err"
+    "$pp" --info "$d/run" > "$d/ref.info"
+    check "$ARCH/postproc/lib: two objects, the library's calls named in it" \
+        eval '[ ! -s "$d/ref.err" ] && grep -q "^objects=2$" "$d/ref.info" &&
+              [ "$(grep -c "^object=[0-9]* [0-9]* 0x[0-9a-f]\{8\} $d/run/\(prog\|libwords.so\)$" "$d/ref.info")" = 2 ] &&
+              awk -F "\t" "\$6 ~ /libwords.so\$/ && \$8 ~ /^words_each\+/ { n++ } END { exit !n }" "$d/ref.tsv"'
+
+    # both files copied to the host: --binary-dir finds the library too
+    cp "$d/run/prog" "$d/run/libwords.so" "$d/host/"
+    mkdir -p "$d/copy"
+    cp "$d"/run/litifut.* "$d/copy/"
+    mv "$d/run/libwords.so" "$d/run/libwords.so.away"
+    "$pp" --format=tsv --binary-dir "$d/host" "$d/copy" > "$d/moved.tsv" 2> "$d/moved.err"
+    check "$ARCH/postproc/lib: --binary-dir finds the program and the library" \
+        eval '[ ! -s "$d/moved.err" ] && cmp -s "$d/ref.tsv" "$d/moved.tsv"'
+    "$pp" --format=tsv "$d/copy" > "$d/lost.tsv" 2> "$d/lost.err"
+    check "$ARCH/postproc/lib: the library lost: one error naming it, the program's calls still decoded" \
+        eval '[ "$(wc -l < "$d/lost.err")" = 1 ] &&
+              grep -q "cannot read the traced library $d/run/libwords.so" "$d/lost.err" &&
+              cmp -s <(awk -F "\t" "\$6 ~ /\/prog\$/" "$d/ref.tsv" | cut -f 1,2,4-8) \
+                     <(awk -F "\t" "NR > 1" "$d/lost.tsv" | cut -f 1,2,4-8)'
+
+    # another build of the library (the same source at -O0)
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O0 -shared -fPIC -o "$d/other/libwords.so" \
+        "$ROOT/tests/progs/demolib/words.c"
+    cp "$d/host/prog" "$d/other/"
+    "$pp" --format=tsv --binary-dir "$d/other" "$d/copy" > "$d/other.tsv" 2> "$d/other.err"
+    check "$ARCH/postproc/lib: another build of the library: one error naming it and the trace" \
+        eval '[ "$(wc -l < "$d/other.err")" = 1 ] &&
+              grep -q "litifut\.[0-9]*\.trace: $d/other/libwords.so is not the build that was traced (build-id" "$d/other.err"'
+    mv "$d/run/libwords.so.away" "$d/run/libwords.so"
 }

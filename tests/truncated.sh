@@ -21,7 +21,9 @@ truncated_arch() {
     "$pp" --format=tsv "$trace" > "$d/full.tsv"
     local size cut
     size=$(stat -c %s "$trace")
-    for cut in $((size / 2 + 6)) $((size / 2 + 1)) $((4096 + 16 + 3))
+    # cut in the middle; inside chunk 0's first record (a time mark);
+    # inside its second (the program's OBJECT record: no call decoded)
+    for cut in $((size / 2 + 6)) $((size / 2 + 1)) $((4096 + 16 + 3)) $((4096 + 16 + 12 + 20))
     do
         cp "$trace" "$d/litifut.1.trace"
         truncate -s "$cut" "$d/litifut.1.trace"
