@@ -30,9 +30,10 @@
  *         line per instrumented object, by base:
  *         "object=<base> <sites> 0x<load bias> <path>" (base: its first
  *         site id; sites: its DB's, or its record's if it could not be
- *         loaded).  load_bias, db_bytes, bridge and build_id are the
- *         main program's (ET_EXEC or with PT_INTERP), empty if it is not
- *         instrumented; sites counts every object's; objects is how
+ *         loaded).  load_bias, bridge and build_id are the main
+ *         program's (ET_EXEC or with PT_INTERP), empty if it is not
+ *         instrumented; sites and db_bytes count every object's (DB
+ *         bytes: of the objects that could be loaded); objects is how
  *         many there are.
  *   TSV   the same keys as columns, one row per trace (no object lines)
  *
@@ -292,13 +293,11 @@ static uint32_t object_sites(const struct trace_file *t, const struct program_se
 
 /* The keys that describe the main program: empty if it is not
  * instrumented (or could not be loaded). */
-static void main_values(const struct program *m, char **bias, char **db_bytes, char **bridge,
-                        char **build_id)
+static void main_values(const struct program *m, char **bias, char **bridge, char **build_id)
 {
     char id[2 * LITIFUT_BUILD_ID_MAX + 1] = "";
     if (!m) {
         *bias = xstrdup("");
-        *db_bytes = xstrdup("");
         *bridge = xstrdup("");
         *build_id = xstrdup("");
         return;
@@ -306,7 +305,6 @@ static void main_values(const struct program *m, char **bias, char **db_bytes, c
     for (uint32_t i = 0; i < m->rec->build_id_size; i++)
         snprintf(id + 2 * i, 3, "%02x", m->rec->build_id[i]);
     *bias = xasprintf("0x%08" PRIx32, m->rec->load_bias);
-    *db_bytes = xasprintf("%" PRIu32, db_size_bytes(&m->db));
     *bridge = xasprintf("0x%08" PRIx32, m->db.header.bridge);
     *build_id = xstrdup(id);
 }
@@ -315,11 +313,14 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
                         char *v[N_INFO])
 {
     const struct litifut_trace_header *h = &t->header;
-    uint64_t sites = 0;
+    uint64_t sites = 0, db_bytes = 0;
     for (size_t i = 0; i < t->n_objects; i++)
         sites += object_sites(t, ps, i);
-    char *bias, *db_bytes, *bridge, *build_id;
-    main_values(ps->main, &bias, &db_bytes, &bridge, &build_id);
+    for (size_t i = 0; i < ps->n; i++)
+        if (ps->v[i].ok)
+            db_bytes += db_size_bytes(&ps->v[i].db);
+    char *bias, *bridge, *build_id;
+    main_values(ps->main, &bias, &bridge, &build_id);
     size_t k = 0;
     v[k++] = xstrdup(t->path);
     v[k++] = xstrdup(h->exe);
@@ -333,7 +334,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = xasprintf("%zu", t->n_threads);
     v[k++] = xasprintf("%zu", t->n_calls);
     v[k++] = xasprintf("%" PRIu64, t->record_bytes);
-    v[k++] = db_bytes;
+    v[k++] = xasprintf("%" PRIu64, db_bytes);
     v[k++] = bridge;
     v[k++] = build_id;
     v[k++] = xasprintf("%zu", t->n_objects);
