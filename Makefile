@@ -27,11 +27,16 @@ HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) $(SAN_FLAGS) \
                -I. -Iinclude -MMD -MP
 HOST_LDLIBS := -lelf -lcapstone
 
-# lib/: what every host tool reads and shares (ELF images, files,
-# errors, the per-arch registry); src/: the rewriter
-LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c \
-                arch/arm/arch-arm.c arch/mips/arch-mips.c
-REWRITER_SRC := src/linkmap.c src/sites.c src/db.c src/rewrite.c src/rewriter.c
+# lib/: the model of a traced program every host tool shares (ELF
+# images, the instruction DB, call sites and sleds, files, errors), the
+# per-arch registry and each arch's part for all tools (arch-<arch>.c)
+# and for readers (read-<arch>.c); src/: the rewriter, with each arch's
+# part for it (rewrite-<arch>.c).  The post-processor links lib/ only.
+LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c lib/arch-read.c \
+                lib/db.c lib/sites.c \
+                arch/arm/arch-arm.c arch/arm/read-arm.c arch/mips/arch-mips.c arch/mips/read-mips.c
+REWRITER_SRC := src/linkmap.c src/site-report.c src/db.c src/rewrite.c src/rewriter.c \
+                src/arch-rewrite.c arch/arm/rewrite-arm.c arch/mips/rewrite-mips.c
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
                 wrapper/install.c wrapper/process.c
 POSTPROC_SRC := $(wildcard postproc/*.c)
@@ -65,7 +70,7 @@ $(BIN)/litifut-ld: $(call host_obj,$(WRAPPER_SRC) $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
-$(BIN)/litifut-postproc: $(call host_obj,$(POSTPROC_SRC) $(REWRITER_SRC) $(LIB_SRC))
+$(BIN)/litifut-postproc: $(call host_obj,$(POSTPROC_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
@@ -127,6 +132,7 @@ $(eval $(call tracers,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(STUB_OBJS) bridg
 # The second sled copy, linked first (executables and libraries alike)
 $(BUILD)/lib/litifut/%/island.o: $(BUILD)/tracer/%/exe/island.o
 	cp $< $@
+.SECONDARY: $(BUILD)/tracer/mips-linux-gnu/exe/island.o $(BUILD)/tracer/mipsel-linux-gnu/exe/island.o
 
 # --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---
 

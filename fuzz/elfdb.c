@@ -4,7 +4,7 @@
  * instrumented demo for each arch, and pass 2 before rewriting).  Each
  * input goes through:
  *   1. lib/elfimage.c: open, symbol, section and segment lookups,
- *      dynamic relocations, the arch's PLT reader, src/db.c's DB reader;
+ *      dynamic relocations, the arch's PLT reader, lib/db.c's DB reader;
  *   2. the rewriter as litifut-rewrite runs it (src/rewriter.c): pass 1
  *      scan (sites, DB as C, sites.tsv, summary), sites.tsv read back,
  *      pass 2 (check and rewrite, to a file);
@@ -23,8 +23,9 @@
 #include "fuzz/common.h"
 #include "src/linkmap.h"
 #include "src/rewriter.h"
-#include "src/rewrite.h"
-#include "src/db.h"
+#include "src/site-report.h"
+#include "lib/arch-read.h"
+#include "lib/db.h"
 #include "postproc/program.h"
 #include "postproc/symbols.h"
 #include "lib/error.h"
@@ -61,7 +62,7 @@ static int sum_words(const struct elf_image *img, uint32_t addr, uint32_t n, uin
 }
 
 /* The file offset of the DB's checksum word in `path` and the checksum
- * its contents have (as src/db.c computes it); 0 if it has no DB in
+ * its contents have (as lib/db.c computes it); 0 if it has no DB in
  * the file where its symbols say. */
 static int db_checksum_of(const char *path, size_t *offset, uint32_t *sum, int *big)
 {
@@ -135,7 +136,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         elf_image_close(&img);
     }
     if (!fix_checksums)
-        dprintf(fuzz_stderr, "fuzz/elfdb: DB checksums not fixed up: %s has none, or src/db.c "
+        dprintf(fuzz_stderr, "fuzz/elfdb: DB checksums not fixed up: %s has none, or lib/db.c "
                              "computes it differently now (see db_checksum_of)\n", seed);
     free(seed);
     return 0;
@@ -181,7 +182,7 @@ static const struct arch_ops *read_image(const char *path, int *db_ok, uint32_t 
     if (arch && arch->check_image(&img) == 0) {
         struct plt_entry *e;
         size_t n;
-        if (arch->plt_entries(&img, &e, &n) == 0) {
+        if (arch_read_ops(arch)->plt_entries(&img, &e, &n) == 0) {
             for (size_t i = 0; i < n; i++)
                 free(e[i].name);
             free(e);

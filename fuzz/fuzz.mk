@@ -7,8 +7,9 @@
 #                                corpus copy in $(BUILD)/fuzz/corpus; prints
 #                                executions and crashes per harness
 #
-# Harnesses: fuzz/<name>.c, each linked with the host tools' code built
-# with clang -fsanitize=fuzzer,address,undefined.
+# Harnesses: fuzz/<name>.c, each linked with the host tools' code it
+# exercises (FUZZ_SRC_<name>), built with clang
+# -fsanitize=fuzzer,address,undefined.
 
 FUZZ_DEB_PACKAGES := clang libclang-rt-dev
 
@@ -25,11 +26,13 @@ FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefin
                -fno-omit-frame-pointer -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra \
                -I. -Iinclude -MMD -MP
 FUZZ_LDLIBS := -lelf -lcapstone
-# the code under test: everything the host tools are made of but their mains
-# (postproc/main.c is kept, as litifut_postproc_main)
-FUZZ_LIB_SRC := $(sort $(LIB_SRC) wrapper/process.c $(REWRITER_SRC) $(POSTPROC_SRC))
-FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_LIB_SRC))
-FUZZ_BINS    := $(addprefix $(FUZZ_OUT)/,$(FUZZ_HARNESSES))
+# the code under test, per harness, as the tools link it (lib/ and
+# what uses it; postproc/main.c is kept, as litifut_postproc_main)
+FUZZ_SRC_linkmap  := $(LIB_SRC) src/linkmap.c
+FUZZ_SRC_elfdb    := $(LIB_SRC) $(REWRITER_SRC) $(POSTPROC_SRC)
+FUZZ_SRC_postproc := $(LIB_SRC) $(POSTPROC_SRC)
+fuzz_obj  = $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(1))
+FUZZ_BINS := $(addprefix $(FUZZ_OUT)/,$(FUZZ_HARNESSES))
 
 $(FUZZ_OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -44,8 +47,8 @@ $(FUZZ_OUT)/obj/capstone-calls.o: fuzz/capstone-calls.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -O2 -g -fno-builtin -Wall -Wextra -MMD -MP -c -o $@ $<
 
-$(FUZZ_BINS): $(FUZZ_OUT)/%: $(FUZZ_OUT)/obj/fuzz/%.o $(FUZZ_OUT)/obj/capstone-calls.o \
-                             $(FUZZ_LIB_OBJ)
+$(foreach h,$(FUZZ_HARNESSES),$(eval $(FUZZ_OUT)/$(h): $(call fuzz_obj,$(FUZZ_SRC_$(h)))))
+$(FUZZ_BINS): $(FUZZ_OUT)/%: $(FUZZ_OUT)/obj/fuzz/%.o $(FUZZ_OUT)/obj/capstone-calls.o
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ $(FUZZ_LDLIBS)
 
 fuzz-build: $(FUZZ_BINS)

@@ -2,18 +2,18 @@
  * Fuzzes the GNU ld link-map parser (src/linkmap.c) and what the
  * wrapper does with its result: the input is a link map (-Map), as
  * litifut-ld reads pass 1's.  The exclusions made from it (crt objects,
- * the tracer) are then applied to a real scan of the seed programs
- * (fuzz/corpus/elfdb/arm-demo.unrewritten and mips-demo, laid out as
- * the pass-1 maps that are the seeds say; the MIPS one if the map says
- * "mips" anywhere), and the result is checked: sites in address order,
- * none inside an excluded range.
+ * the tracer) are then applied to a real scan (lib/sites.c) of the seed
+ * programs (fuzz/corpus/elfdb/arm-demo.unrewritten and mips-demo, laid
+ * out as the pass-1 maps that are the seeds say; the MIPS one if the
+ * map says "mips" anywhere), and the result is checked: sites in
+ * address order, none inside an excluded range.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz/common.h"
 #include "src/linkmap.h"
-#include "src/sites.h"
+#include "lib/sites.h"
 #include "lib/error.h"
 
 static struct elf_image images[2];         /* ARM, MIPS */

@@ -41,19 +41,3 @@ const struct arch_ops *arch_by_triple(const char *triple)
                 return all_arches[i];
     return NULL;
 }
-
-void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes)
-{
-    unsigned i;
-    for (i = 0; i < st->n_skipped; i++)
-        if (strcmp(st->skipped[i].what, what) == 0)
-            break;
-    if (i == MAX_SKIPPED) {
-        i = MAX_SKIPPED - 1;    /* lump the rest into the last bucket */
-    } else if (i == st->n_skipped) {
-        st->n_skipped++;
-        st->skipped[i].what = what;
-    }
-    st->skipped[i].count++;
-    st->skipped[i].bytes += bytes;
-}

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/program.h"
-#include "src/rewrite.h"
+#include "lib/sites.h"
 #include "lib/error.h"
 
 /* The rewritten call sites are the calls into the sled; in address
@@ -15,11 +15,10 @@ static int find_rewritten_sites(struct program *p)
     const struct elf_image *img = &p->obj->img;
     const struct arch_ops *arch = p->arch;
     const struct litifut_db_header *h = &p->db.header;
-    static const struct exclusions none;
     struct sled_set sleds;
     struct site_list all;
     struct scan_stats st;
-    if (find_sleds(arch, img, &sleds) != 0 || find_call_sites(arch, img, &none, &all, &st) != 0)
+    if (find_sleds(arch, img, &sleds) != 0 || find_call_sites(arch, img, NULL, &all, &st) != 0)
         return -1;
     sleds.bridge = h->bridge;
     p->site_addr = xcalloc(h->n_sites, sizeof *p->site_addr);
@@ -27,7 +26,7 @@ static int find_rewritten_sites(struct program *p)
     int rc = 0;
     for (size_t i = 0; i < all.n && rc == 0; i++) {
         unsigned k;
-        if (!arch->decode_redirect(all.v[i].addr, all.v[i].insn, &sleds, &k))
+        if (!p->read_ops->decode_redirect(all.v[i].addr, all.v[i].insn, &sleds, &k))
             continue;
         uint32_t page = (all.v[i].addr + arch->ra_offset - h->key_origin) >> h->page_shift;
         if (n >= h->n_sites || page >= h->n_pages || p->db.pages[page] + k != n)
@@ -90,6 +89,7 @@ static int open_object(struct program *p, const struct trace_file *t)
     if (!p->arch || p->arch->trace_arch != h->arch)
         return error("%s: %s is not the traced %s (another architecture)", t->path,
                      o->host_path, what);
+    p->read_ops = arch_read_ops(p->arch);
     if (o->img.big_endian != (h->endian == LITIFUT_BIG_ENDIAN))
         return error("%s: %s is not the traced %s (the other byte order)", t->path,
                      o->host_path, what);
@@ -228,6 +228,7 @@ static int program_share(struct program *p, const struct program *first,
                          const struct trace_file *t)
 {
     p->arch = first->arch;
+    p->read_ops = first->read_ops;
     p->db = first->db;
     p->site_addr = first->site_addr;
     p->is_main = first->is_main;
@@ -301,7 +302,7 @@ uint32_t call_target(const struct program *p, const struct trace_call *c, int *d
 {
     uint32_t target;
     *direct = !c->has_target &&
-              p->arch->call_target(p->site_addr[c->site], p->db.insns[c->site], &target);
+              p->read_ops->call_target(p->site_addr[c->site], p->db.insns[c->site], &target);
     if (*direct) {
         *link = target;
         return target + p->bias;

@@ -3,7 +3,8 @@
 #ifndef LITIFUT_POSTPROC_PROGRAM_H
 #define LITIFUT_POSTPROC_PROGRAM_H
 
-#include "src/db.h"
+#include "lib/arch-read.h"
+#include "lib/db.h"
 #include "postproc/symbols.h"
 #include "postproc/trace.h"
 
@@ -12,6 +13,7 @@ struct program {
     const struct trace_object *rec;
     struct object *obj;
     const struct arch_ops *arch;
+    const struct arch_read_ops *read_ops;     /* arch_read_ops(arch) */
     struct db db;
     uint32_t *site_addr;        /* by DB index: link-time address of the call */
     uint32_t bias;              /* runtime - link-time */

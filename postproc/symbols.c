@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "postproc/symbols.h"
-#include "lib/arch.h"
+#include "lib/arch-read.h"
 #include "lib/error.h"
 #include "lib/files.h"
 
@@ -165,7 +165,7 @@ static void add_plt_symbols(struct object *o, size_t *cap)
     const struct arch_ops *arch = arch_by_machine(o->img.machine);
     struct plt_entry *e;
     size_t n, n_funcs = o->n_syms;
-    if (!arch || arch->plt_entries(&o->img, &e, &n) != 0)
+    if (!arch || arch_read_ops(arch)->plt_entries(&o->img, &e, &n) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
         char *name = e[i].name;

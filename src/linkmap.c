@@ -142,34 +142,6 @@ void exclusions_from_map(const struct link_map *map, const char *const *also,
     }
 }
 
-static int range_cmp(const void *a, const void *b)
-{
-    const struct code_range *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-void exclusions_for_section(const struct exclusions *ex, const char *name,
-                            struct code_range **out, size_t *n)
-{
-    struct code_range *v = xcalloc(ex->n, sizeof *v);
-    size_t m = 0;
-    for (size_t i = 0; i < ex->n; i++)
-        if (!ex->v[i].section || strcmp(ex->v[i].section, name) == 0)
-            v[m++] = (struct code_range){ ex->v[i].start, ex->v[i].end };
-    qsort(v, m, sizeof *v, range_cmp);
-    size_t k = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (k && v[i].start <= v[k - 1].end) {
-            if (v[i].end > v[k - 1].end)
-                v[k - 1].end = v[i].end;
-        } else {
-            v[k++] = v[i];
-        }
-    }
-    *out = v;
-    *n = k;
-}
-
 void exclusions_free(struct exclusions *ex)
 {
     for (size_t i = 0; i < ex->n; i++)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "src/rewriter.h"
 #include "src/linkmap.h"
+#include "src/site-report.h"
 #include "lib/error.h"
 
 static void usage(FILE *f)

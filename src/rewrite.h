@@ -1,13 +1,9 @@
-/* Choosing each call site's redirect, and applying it (pass 2). */
+/* Choosing each call site's redirect (the arch's encode_redirect,
+ * src/arch-rewrite.h), and applying it (pass 2). */
 #ifndef LITIFUT_REWRITE_H
 #define LITIFUT_REWRITE_H
 
 #include "src/db.h"
-
-/* The sled copies the tracer module put into `img` (litifut_sled, and
- * litifut_island_sled where the arch has islands). */
-int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
-               struct sled_set *sleds);
 
 /* The redirecting word of every site (words[i] for sites->v[i]) and
  * whether any goes through the bridge; -1 with one error line if a site

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include "src/rewriter.h"
 #include "src/rewrite.h"
+#include "src/site-report.h"
 #include "lib/error.h"
 #include "lib/files.h"
 
@@ -32,10 +33,9 @@ static int scan(const char *binary, const struct rewriter_opts *o, struct elf_im
                 const struct arch_ops **arch, struct site_list *sites)
 {
     struct scan_stats st;
-    static const struct exclusions none;
     if (open_program(binary, img, arch) != 0)
         return -1;
-    if (find_call_sites(*arch, img, o->excluded ? o->excluded : &none, sites, &st) != 0) {
+    if (find_call_sites(*arch, img, o->excluded, sites, &st) != 0) {
         elf_image_close(img);
         return -1;
     }

@@ -8,10 +8,10 @@
 #define LITIFUT_REWRITER_H
 
 #include <stdio.h>
-#include "src/sites.h"
+#include "lib/sites.h"
 
 struct rewriter_opts {
-    const struct exclusions *excluded;
+    const struct exclusions *excluded;  /* left alone (NULL: none) */
     FILE *summary;              /* one summary line here, or NULL */
     const char *sites_tsv;      /* write sites.tsv here, or NULL */
     const char *name;           /* the program's name in the summary (NULL: its path) */

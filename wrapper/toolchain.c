@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "wrapper/toolchain.h"
+#include "src/arch-rewrite.h"
 #include "lib/error.h"
 #include "lib/files.h"
 
@@ -221,8 +222,9 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
     if (!tc->arch || (tc->triple && arch_by_triple(tc->triple) != tc->arch))
         return unsupported_target(tc, la, NULL, 0);
     /* the tracer module that fits the objects' ABI (ARM: float ABI) */
-    if (machine >= 0 && tc->triple && tc->arch->module_triple) {
-        const char *fit = tc->arch->module_triple(object, tc->triple);
+    const struct arch_rewrite_ops *rw = arch_rewrite_ops(tc->arch);
+    if (machine >= 0 && tc->triple && rw && rw->module_triple) {
+        const char *fit = rw->module_triple(object, tc->triple);
         if (!fit)
             return -1;
         if (strcmp(fit, tc->triple) != 0) {

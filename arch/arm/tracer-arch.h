@@ -44,7 +44,8 @@ static inline uint32_t arch_sled_index(uintptr_t sled_lr)
 }
 
 /* The DB holds each site's original instruction: bl<c> imm, blx imm
- * or blx<c> rM (M = 0..12; arch/arm/arch-arm.c rewrites nothing else). */
+ * or blx<c> rM (M = 0..12; arch/arm/arch-arm.c classifies nothing
+ * else as a call to rewrite). */
 static inline int arch_insn_is_indirect(uint32_t insn)
 {
     return (insn & 0x0ffffff0u) == 0x012fff30u;

@@ -1,29 +1,22 @@
 /*
- * MIPS o32 (big and little endian) for the host tools.
+ * MIPS o32 (big and little endian) for every host tool: which code to
+ * scan and which instructions are calls.
  *
  * Calls: jal, jalr (linking into ra), bal and the other REGIMM
  * links-to-ra branches (bgezal, bltzal and their likely forms).  The
  * delay slot stays where it is and still runs once, before the callee:
- * the replacement is itself a linking branch with a delay slot.
- *
- * Redirects (arch/mips/stub.S holds the sleds; DESIGN.md says why):
- *   - bal (or, conditional forms, the same branch retargeted) to entry
- *     k of a sled copy within +-128 KB: right at any load address;
- *   - else, in a program with a fixed address (ET_EXEC): jal to the
- *     sled entry;
- *   - else (PIE): jal to entry k of the bridge, which the tracer maps at
- *     the same offset in every 256 MB region the code spans.
- * A conditional call with no sled in reach fails the link.
+ * the replacement is itself a linking branch with a delay slot.  How a
+ * call is redirected is rewrite-mips.c; reading rewritten code and the
+ * PLT, read-mips.c.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gelf.h>
-#include "lib/arch.h"
+#include "arch/mips/host-mips.h"
+#include "lib/sites.h"
 #include "lib/error.h"
 #include "litifut/trace-format.h"
 
-enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KIND_BLTZALL };
 static const char *const mips_kinds[] = {
     "jal", "jalr", "bal", "bgezal", "bltzal", "bgezall", "bltzall"
 };
@@ -33,8 +26,6 @@ static const struct ld_emulation mips_emulations[] = {
     { NULL, NULL },
 };
 
-#define SLED_ENTRY   16u        /* 4 instructions */
-#define SLED_BYTES   2048u      /* 128 entries: one per word of a 512-byte page */
 #define BRIDGE       0x0e000000u   /* see DESIGN.md, "MIPS: reaching the sled" */
 
 #ifndef EF_MIPS_ARCH_32R6
@@ -44,32 +35,9 @@ static const struct ld_emulation mips_emulations[] = {
 #define STO_MIPS16_MASK  0xf0
 #define STO_MICROMIPS_   0x80
 
-static unsigned op_of(uint32_t w) { return w >> 26; }
-static unsigned rs_of(uint32_t w) { return (w >> 21) & 31; }
-static unsigned rt_of(uint32_t w) { return (w >> 16) & 31; }
-static unsigned rd_of(uint32_t w) { return (w >> 11) & 31; }
-
-/* REGIMM branches that link into ra: bltzal 16, bgezal 17, bltzall 18, bgezall 19 */
-static int is_regimm_link(uint32_t w)
-{
-    return op_of(w) == 1 && rt_of(w) >= 16 && rt_of(w) <= 19;
-}
-
-static int is_jal(uint32_t w) { return op_of(w) == 3; }
-
 static int is_jalr(uint32_t w)
 {
     return op_of(w) == 0 && (w & 0x3f) == 9 && rd_of(w) != 0;
-}
-
-static uint32_t branch_target(uint32_t addr, uint32_t w)
-{
-    return addr + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4);
-}
-
-static uint32_t jal_target(uint32_t addr, uint32_t w)
-{
-    return ((addr + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2;
 }
 
 static int mips_check_image(const struct elf_image *img)
@@ -241,99 +209,6 @@ static int mips_classify(const cs_insn *insn, uint32_t w, uint32_t next, int has
     return 0;
 }
 
-static int in_branch_range(uint32_t addr, uint32_t target)
-{
-    int64_t off = (int64_t)target - ((int64_t)addr + 4);
-    return off >= -(INT64_C(1) << 17) && off < (INT64_C(1) << 17);
-}
-
-static int mips_encode_redirect(const struct call_site *site, unsigned k,
-                                const struct sled_set *sleds, uint32_t *word, int *bridged)
-{
-    uint32_t a = site->addr;
-    int unconditional = site->kind == KIND_JAL || site->kind == KIND_JALR ||
-                        site->kind == KIND_BAL;
-    *bridged = 0;
-    for (unsigned i = 0; i < sleds->n; i++) {           /* a sled in branch range */
-        uint32_t entry = sleds->base[i] + SLED_ENTRY * k;
-        if (!in_branch_range(a, entry))
-            continue;
-        uint32_t base = unconditional ? 0x04110000u : (site->insn & 0xffff0000u);
-        *word = base | (((entry - (a + 4)) >> 2) & 0xffff);
-        return 0;
-    }
-    if (!unconditional)
-        return error("conditional call at 0x%08" PRIx32 ": no tracer sled within +-128 KB", a);
-    if (sleds->fixed_address) {
-        for (unsigned i = 0; i < sleds->n; i++) {       /* same 256 MB region: jal */
-            uint32_t entry = sleds->base[i] + SLED_ENTRY * k;
-            if ((entry & 0xf0000000u) == ((a + 4) & 0xf0000000u)) {
-                *word = 0x0c000000u | (entry & 0x0fffffffu) >> 2;
-                return 0;
-            }
-        }
-        return error("call at 0x%08" PRIx32 ": no tracer sled in its 256 MB region", a);
-    }
-    *word = 0x0c000000u | (sleds->bridge + SLED_ENTRY * k) >> 2;
-    *bridged = 1;
-    return 0;
-}
-
-/* Entry k if `target` is in one of the sleds or in the bridge. */
-static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_jal, unsigned *k)
-{
-    for (unsigned i = 0; i < sleds->n; i++)
-        if (target - sleds->base[i] < SLED_BYTES && (target - sleds->base[i]) % SLED_ENTRY == 0) {
-            *k = (target - sleds->base[i]) / SLED_ENTRY;
-            return 1;
-        }
-    uint32_t off = (target & 0x0fffffffu) - sleds->bridge;
-    if (via_jal && sleds->bridge && off < SLED_BYTES && off % SLED_ENTRY == 0) {
-        *k = off / SLED_ENTRY;
-        return 1;
-    }
-    return 0;
-}
-
-static int mips_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set *sleds,
-                                unsigned *k)
-{
-    if (is_regimm_link(w))
-        return sled_entry_of(sleds, branch_target(addr, w), 0, k);
-    if (is_jal(w))
-        return sled_entry_of(sleds, jal_target(addr, w), 1, k);
-    return 0;
-}
-
-static int mips_call_target(uint32_t addr, uint32_t w, uint32_t *target)
-{
-    if (is_regimm_link(w)) {
-        *target = branch_target(addr, w);
-        return 1;
-    }
-    if (is_jal(w)) {
-        *target = jal_target(addr, w);
-        return 1;
-    }
-    return 0;
-}
-
-/* The dynamic symbol of a function defined elsewhere holds the address
- * of its PLT entry or lazy-binding stub (.MIPS.stubs), if it has one. */
-static int mips_plt_entries(const struct elf_image *img, struct plt_entry **out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    for (size_t i = 0; i < img->n_dynsyms; i++) {
-        const struct elf_symbol *y = &img->dynsyms[i];
-        if (y->shndx != SHN_UNDEF || !y->value || y->type != STT_FUNC || !y->name[0])
-            continue;
-        *out = xrealloc(*out, (*n + 1) * sizeof **out);
-        (*out)[(*n)++] = (struct plt_entry){ y->value, 16, xasprintf("%s@plt", y->name), 0 };
-    }
-    return 0;
-}
-
 const struct arch_ops arch_mips = {
     .name = "mips",
     .elf_machine = EM_MIPS,
@@ -350,8 +225,4 @@ const struct arch_ops arch_mips = {
     .code_ranges = mips_code_ranges,
     .disasm_open = mips_disasm_open,
     .classify = mips_classify,
-    .encode_redirect = mips_encode_redirect,
-    .decode_redirect = mips_decode_redirect,
-    .call_target = mips_call_target,
-    .plt_entries = mips_plt_entries,
 };

@@ -1,7 +1,7 @@
 /*
  * Run-time bridges for MIPS call sites that no sled copy is within bal
  * range of, in PIEs and shared libraries.  Such a site was rewritten to
- * `jal bridge + 16k` (arch-mips.c): jal keeps the top 4 bits of the
+ * `jal bridge + 16k` (rewrite-mips.c): jal keeps the top 4 bits of the
  * address of its delay slot, so it lands at offset `bridge`
  * (0x0e000000) of whatever 256 MB region the code was loaded into.
  *

@@ -1,10 +1,52 @@
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "src/sites.h"
+#include "lib/sites.h"
 #include "lib/error.h"
+
+void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes)
+{
+    unsigned i;
+    for (i = 0; i < st->n_skipped; i++)
+        if (strcmp(st->skipped[i].what, what) == 0)
+            break;
+    if (i == MAX_SKIPPED) {
+        i = MAX_SKIPPED - 1;    /* lump the rest into the last bucket */
+    } else if (i == st->n_skipped) {
+        st->n_skipped++;
+        st->skipped[i].what = what;
+    }
+    st->skipped[i].count++;
+    st->skipped[i].bytes += bytes;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+    const struct code_range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void exclusions_for_section(const struct exclusions *ex, const char *name,
+                            struct code_range **out, size_t *n)
+{
+    struct code_range *v = xcalloc(ex->n, sizeof *v);
+    size_t m = 0;
+    for (size_t i = 0; i < ex->n; i++)
+        if (!ex->v[i].section || strcmp(ex->v[i].section, name) == 0)
+            v[m++] = (struct code_range){ ex->v[i].start, ex->v[i].end };
+    qsort(v, m, sizeof *v, range_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && v[i].start <= v[k - 1].end) {
+            if (v[i].end > v[k - 1].end)
+                v[k - 1].end = v[i].end;
+        } else {
+            v[k++] = v[i];
+        }
+    }
+    *out = v;
+    *n = k;
+}
 
 /* Cuts the excluded ranges out of `r`, calling `scan` on what is left. */
 static int scan_range(const struct arch_ops *arch, const struct elf_image *img, csh cs,
@@ -74,8 +116,11 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
                     const struct exclusions *excluded, struct site_list *out,
                     struct scan_stats *st)
 {
+    static const struct exclusions none;
     struct code_range *ranges;
     size_t n_ranges, cap = 0;
+    if (!excluded)
+        excluded = &none;
     memset(st, 0, sizeof *st);
     out->v = NULL;
     out->n = 0;
@@ -114,80 +159,20 @@ void site_list_free(struct site_list *l)
     l->n = 0;
 }
 
-int compare_site_lists(const struct arch_ops *arch, const struct site_list *a,
-                       const struct site_list *b, const char *what)
+int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
+               struct sled_set *sleds)
 {
-    size_t n = a->n < b->n ? a->n : b->n;
-    for (size_t i = 0; i < n; i++) {
-        const struct call_site *x = &a->v[i], *y = &b->v[i];
-        if (x->addr != y->addr || x->insn != y->insn || x->kind != y->kind)
-            return error("%s: call site %zu moved: %s 0x%08" PRIx32 " (0x%08" PRIx32
-                         ") became %s 0x%08" PRIx32 " (0x%08" PRIx32 ")",
-                         what, i, arch->kind_names[x->kind], x->addr, x->insn,
-                         arch->kind_names[y->kind], y->addr, y->insn);
+    static const char *const names[] = { "litifut_sled", "litifut_island_sled" };
+    sleds->n = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const struct elf_symbol *s = elf_symbol_by_name(img, names[i]);
+        if (s)
+            sleds->base[sleds->n++] = s->value & ~1u;
+        else if (i == 0)
+            return error("%s: no symbol litifut_sled: not linked with the litifut tracer",
+                         img->path);
     }
-    if (a->n != b->n)
-        return error("%s: %zu call sites became %zu", what, a->n, b->n);
+    sleds->fixed_address = img->e_type == ET_EXEC;
+    sleds->bridge = arch->bridge_offset;
     return 0;
-}
-
-int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return error("%s: cannot create", path);
-    fprintf(f, "site\tkind\tinsn\n");
-    for (size_t i = 0; i < l->n; i++)
-        fprintf(f, "0x%08" PRIx32 "\t%s\t0x%08" PRIx32 "\n", l->v[i].addr,
-                arch->kind_names[l->v[i].kind], l->v[i].insn);
-    if (fclose(f) != 0)
-        return error("%s: write error", path);
-    return 0;
-}
-
-/* A growing string for format_summary(). */
-struct text {
-    char *s;
-    size_t len, cap;
-};
-
-static void __attribute__((format(printf, 2, 3))) add(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = (t->len + (size_t)n + 1) * 2;
-        t->s = xrealloc(t->s, t->cap);
-    }
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
-}
-
-char *format_summary(const char *what, const struct arch_ops *arch, const struct site_list *l,
-                     const struct scan_stats *st)
-{
-    struct text t = { NULL, 0, 0 };
-    add(&t, "%s: %zu call sites (", what, l->n);
-    for (unsigned k = 0; k < arch->n_kinds; k++)
-        add(&t, "%s%s %" PRIu32, k ? ", " : "", arch->kind_names[k], st->sites_by_kind[k]);
-    add(&t, "); %" PRIu64 " code bytes scanned", st->bytes_scanned);
-    for (unsigned i = 0; i < st->n_skipped; i++)
-        add(&t, "%s%s: %" PRIu32 " (%" PRIu64 " bytes)", i ? ", " : "; skipped ",
-            st->skipped[i].what, st->skipped[i].count, st->skipped[i].bytes);
-    add(&t, "\n");
-    return t.s;
-}
-
-void print_summary(FILE *out, const char *what, const struct arch_ops *arch,
-                   const struct site_list *l, const struct scan_stats *st)
-{
-    char *line = format_summary(what, arch, l, st);
-    fputs(line, out);
-    free(line);
 }

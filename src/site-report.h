@@ -1,23 +1,11 @@
-/* Finding the call sites of a linked program: find_call_sites(). */
-#ifndef LITIFUT_SITES_H
-#define LITIFUT_SITES_H
+/* What the rewriter says about the call sites it found (lib/sites.h):
+ * whether two scans found the same, sites.tsv, the summary line. */
+#ifndef LITIFUT_SITE_REPORT_H
+#define LITIFUT_SITE_REPORT_H
 
 #include <stddef.h>
 #include <stdio.h>
-#include "lib/arch.h"
-#include "src/linkmap.h"
-
-struct site_list {
-    struct call_site *v;
-    size_t n;
-};
-
-/* Every call instruction in the image's code outside `excluded`, in
- * address order.  Fills `st` with what was scanned and skipped. */
-int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
-                    const struct exclusions *excluded, struct site_list *out,
-                    struct scan_stats *st);
-void site_list_free(struct site_list *l);
+#include "lib/sites.h"
 
 /* 0 if both lists hold the same sites; else one error line naming the
  * first difference (`what` says which step found it). */

@@ -1,0 +1,101 @@
+/*
+ * ARM for readers of an instrumented object: which calls go into the
+ * sled (and to which entry), where a direct call goes, and the PLT
+ * entries as GNU ld writes them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "arch/arm/host-arm.h"
+#include "lib/arch-read.h"
+#include "lib/error.h"
+
+static int arm_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set *sleds,
+                               unsigned *k)
+{
+    uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
+    if (!is_bl(w) || target - sleds->base[0] >= 256 * 8 || (target - sleds->base[0]) % 8)
+        return 0;
+    *k = (target - sleds->base[0]) / 8;
+    return 1;
+}
+
+static int arm_call_target(uint32_t addr, uint32_t w, uint32_t *target)
+{
+    if (is_bl(w)) {
+        *target = addr + 8 + (uint32_t)branch_offset(w);
+        return 1;
+    }
+    if (is_blx_imm(w)) {
+        *target = addr + 8 + (uint32_t)branch_offset(w) + ((w >> 23) & 2);
+        return 1;
+    }
+    return 0;
+}
+
+/* rotated 8-bit immediate of a data-processing instruction */
+static uint32_t dp_imm(uint32_t w)
+{
+    uint32_t imm = w & 0xFF, rot = ((w >> 8) & 15) * 2;
+    return rot ? imm >> rot | imm << (32 - rot) : imm;
+}
+
+/* The PLT entry's name: the symbol of the relocation of its GOT slot. */
+static void add_plt_entry(struct plt_entry **out, size_t *n, uint32_t addr, uint32_t size,
+                          uint32_t got, const struct elf_image *img,
+                          const struct elf_dynreloc *rel, size_t n_rel)
+{
+    for (size_t j = 0; j < n_rel; j++) {
+        if (rel[j].offset != got)
+            continue;
+        struct plt_entry e = { addr, size, NULL, rel[j].addend };
+        if (rel[j].sym_name && *rel[j].sym_name)
+            e.name = xasprintf("%s@plt", rel[j].sym_name);
+        else if (!e.resolver)
+            elf_read32(img, got, &e.resolver);  /* REL: the slot holds the resolver */
+        *out = xrealloc(*out, (*n + 1) * sizeof **out);
+        (*out)[(*n)++] = e;
+        return;
+    }
+}
+
+/* PLT entries as GNU ld writes them (short and long forms):
+ *   add ip, pc, #X ; [add ip, ip, #Y ...] ; ldr pc, [ip, #Z]!
+ * The GOT slot is entry + 8 + X + Y... + Z. */
+static int arm_plt_entries(const struct elf_image *img, struct plt_entry **out, size_t *n)
+{
+    struct elf_dynreloc *rel;
+    size_t n_rel;
+    *out = NULL;
+    *n = 0;
+    elf_dynamic_relocs(img, &rel, &n_rel);
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (strcmp(s->name, ".plt") != 0 && strcmp(s->name, ".iplt") != 0)
+            continue;
+        for (uint32_t a = s->addr; a + 8 <= s->addr + s->size; a += 4) {
+            uint32_t w;
+            if (elf_read32(img, a, &w) || (w & 0xFFFFF000) != 0xE28FC000)
+                continue;
+            uint32_t got = a + 8 + dp_imm(w), b = a + 4;
+            while (b + 4 <= s->addr + s->size && !elf_read32(img, b, &w) &&
+                   (w & 0xFFFFF000) == 0xE28CC000) {
+                got += dp_imm(w);
+                b += 4;
+            }
+            if (b + 4 > s->addr + s->size || elf_read32(img, b, &w) ||
+                (w & 0xFFFFF000) != 0xE5BCF000)
+                continue;
+            got += w & 0xFFF;
+            add_plt_entry(out, n, a, b + 4 - a, got, img, rel, n_rel);
+            a = b;
+        }
+    }
+    free(rel);
+    return 0;
+}
+
+const struct arch_read_ops arch_arm_read = {
+    .decode_redirect = arm_decode_redirect,
+    .call_target = arm_call_target,
+    .plt_entries = arm_plt_entries,
+};

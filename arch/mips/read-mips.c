@@ -1,0 +1,80 @@
+/*
+ * MIPS o32 for readers of an instrumented object: which calls go into
+ * a sled or the bridge (and to which entry), where a direct call goes,
+ * and the PLT entries and lazy-binding stubs.
+ */
+#include <stdlib.h>
+#include "arch/mips/host-mips.h"
+#include "lib/arch-read.h"
+#include "lib/error.h"
+
+static uint32_t branch_target(uint32_t addr, uint32_t w)
+{
+    return addr + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4);
+}
+
+static uint32_t jal_target(uint32_t addr, uint32_t w)
+{
+    return ((addr + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2;
+}
+
+/* Entry k if `target` is in one of the sleds or in the bridge. */
+static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_jal, unsigned *k)
+{
+    for (unsigned i = 0; i < sleds->n; i++)
+        if (target - sleds->base[i] < SLED_BYTES && (target - sleds->base[i]) % SLED_ENTRY == 0) {
+            *k = (target - sleds->base[i]) / SLED_ENTRY;
+            return 1;
+        }
+    uint32_t off = (target & 0x0fffffffu) - sleds->bridge;
+    if (via_jal && sleds->bridge && off < SLED_BYTES && off % SLED_ENTRY == 0) {
+        *k = off / SLED_ENTRY;
+        return 1;
+    }
+    return 0;
+}
+
+static int mips_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set *sleds,
+                                unsigned *k)
+{
+    if (is_regimm_link(w))
+        return sled_entry_of(sleds, branch_target(addr, w), 0, k);
+    if (is_jal(w))
+        return sled_entry_of(sleds, jal_target(addr, w), 1, k);
+    return 0;
+}
+
+static int mips_call_target(uint32_t addr, uint32_t w, uint32_t *target)
+{
+    if (is_regimm_link(w)) {
+        *target = branch_target(addr, w);
+        return 1;
+    }
+    if (is_jal(w)) {
+        *target = jal_target(addr, w);
+        return 1;
+    }
+    return 0;
+}
+
+/* The dynamic symbol of a function defined elsewhere holds the address
+ * of its PLT entry or lazy-binding stub (.MIPS.stubs), if it has one. */
+static int mips_plt_entries(const struct elf_image *img, struct plt_entry **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < img->n_dynsyms; i++) {
+        const struct elf_symbol *y = &img->dynsyms[i];
+        if (y->shndx != SHN_UNDEF || !y->value || y->type != STT_FUNC || !y->name[0])
+            continue;
+        *out = xrealloc(*out, (*n + 1) * sizeof **out);
+        (*out)[(*n)++] = (struct plt_entry){ y->value, 16, xasprintf("%s@plt", y->name), 0 };
+    }
+    return 0;
+}
+
+const struct arch_read_ops arch_mips_read = {
+    .decode_redirect = mips_decode_redirect,
+    .call_target = mips_call_target,
+    .plt_entries = mips_plt_entries,
+};

@@ -1,0 +1,58 @@
+/*
+ * MIPS o32 for the rewriter: where each call is redirected.
+ *
+ * Redirects (arch/mips/stub.S holds the sleds; DESIGN.md says why):
+ *   - bal (or, conditional forms, the same branch retargeted) to entry
+ *     k of a sled copy within +-128 KB: right at any load address;
+ *   - else, in a program with a fixed address (ET_EXEC): jal to the
+ *     sled entry;
+ *   - else (PIE): jal to entry k of the bridge, which the tracer maps at
+ *     the same offset in every 256 MB region the code spans.
+ * A conditional call with no sled in reach fails the link.
+ */
+#include <inttypes.h>
+#include "arch/mips/host-mips.h"
+#include "src/arch-rewrite.h"
+#include "lib/error.h"
+
+static int in_branch_range(uint32_t addr, uint32_t target)
+{
+    int64_t off = (int64_t)target - ((int64_t)addr + 4);
+    return off >= -(INT64_C(1) << 17) && off < (INT64_C(1) << 17);
+}
+
+static int mips_encode_redirect(const struct call_site *site, unsigned k,
+                                const struct sled_set *sleds, uint32_t *word, int *bridged)
+{
+    uint32_t a = site->addr;
+    int unconditional = site->kind == KIND_JAL || site->kind == KIND_JALR ||
+                        site->kind == KIND_BAL;
+    *bridged = 0;
+    for (unsigned i = 0; i < sleds->n; i++) {           /* a sled in branch range */
+        uint32_t entry = sleds->base[i] + SLED_ENTRY * k;
+        if (!in_branch_range(a, entry))
+            continue;
+        uint32_t base = unconditional ? 0x04110000u : (site->insn & 0xffff0000u);
+        *word = base | (((entry - (a + 4)) >> 2) & 0xffff);
+        return 0;
+    }
+    if (!unconditional)
+        return error("conditional call at 0x%08" PRIx32 ": no tracer sled within +-128 KB", a);
+    if (sleds->fixed_address) {
+        for (unsigned i = 0; i < sleds->n; i++) {       /* same 256 MB region: jal */
+            uint32_t entry = sleds->base[i] + SLED_ENTRY * k;
+            if ((entry & 0xf0000000u) == ((a + 4) & 0xf0000000u)) {
+                *word = 0x0c000000u | (entry & 0x0fffffffu) >> 2;
+                return 0;
+            }
+        }
+        return error("call at 0x%08" PRIx32 ": no tracer sled in its 256 MB region", a);
+    }
+    *word = 0x0c000000u | (sleds->bridge + SLED_ENTRY * k) >> 2;
+    *bridged = 1;
+    return 0;
+}
+
+const struct arch_rewrite_ops arch_mips_rewrite = {
+    .encode_redirect = mips_encode_redirect,
+};

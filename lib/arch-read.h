@@ -1,0 +1,35 @@
+/*
+ * What readers of an instrumented object (the post-processor) need to
+ * know about its architecture beyond struct arch_ops: how a rewritten
+ * call reads, where a direct call goes, and the PLT.  Each
+ * arch/<arch>/read-<arch>.c fills one struct arch_read_ops.
+ */
+#ifndef LITIFUT_ARCH_READ_H
+#define LITIFUT_ARCH_READ_H
+
+#include "lib/arch.h"
+#include "lib/sites.h"
+
+/* A PLT (or MIPS lazy-binding stub) entry and the function it stands for. */
+struct plt_entry {
+    uint32_t addr, size;
+    char *name;                 /* "name@plt"; NULL for an IRELATIVE slot: */
+    uint32_t resolver;          /* then it is named after this function */
+};
+
+struct arch_read_ops {
+    /* 1 if `word` at `addr` is a rewritten call, with its entry k. */
+    int (*decode_redirect)(uint32_t addr, uint32_t word, const struct sled_set *sleds,
+                           unsigned *k);
+    /* 1 if `word` at `addr` is a call with a fixed target, and *target
+     * where it goes (without an instruction-set bit); 0 for calls
+     * through a register and for anything else. */
+    int (*call_target)(uint32_t addr, uint32_t word, uint32_t *target);
+    /* The image's PLT entries (the names are allocated: free them). */
+    int (*plt_entries)(const struct elf_image *img, struct plt_entry **out, size_t *n);
+};
+
+/* The read ops of `arch` (every arch has them). */
+const struct arch_read_ops *arch_read_ops(const struct arch_ops *arch);
+
+#endif

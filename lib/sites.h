@@ -1,0 +1,74 @@
+/*
+ * The call sites of a linked object, as every tool finds them: the
+ * rewriter to redirect them, the post-processor to find the redirected
+ * ones again.  find_call_sites() scans the arch's code ranges with
+ * capstone and the arch's classify(); find_sleds() finds the sled
+ * copies the calls are redirected to.
+ */
+#ifndef LITIFUT_SITES_H
+#define LITIFUT_SITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/arch.h"
+
+struct site_list {
+    struct call_site *v;
+    size_t n;
+};
+
+#define MAX_KINDS   8
+#define MAX_SKIPPED 16
+
+/* What a scan looked at and what it left alone, for the summary. */
+struct scan_stats {
+    uint64_t bytes_scanned;
+    uint32_t sites_by_kind[MAX_KINDS];
+    struct skipped { const char *what; uint32_t count; uint64_t bytes; } skipped[MAX_SKIPPED];
+    unsigned n_skipped;
+};
+void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes);
+
+/* Address ranges the scan leaves alone (the rewriter's: the crt
+ * objects and the tracer, src/linkmap.h fills them), each within one
+ * output section (`section`, NULL: any), so that a non-allocated
+ * section's offsets (.debug_* start at 0) are never taken for code
+ * addresses. */
+struct excluded_range {
+    const char *section;
+    uint32_t start, end;
+};
+
+struct exclusions {
+    struct excluded_range *v;
+    size_t n;
+};
+
+/* The ranges that apply to output section `name`, sorted and merged. */
+void exclusions_for_section(const struct exclusions *ex, const char *name,
+                            struct code_range **out, size_t *n);
+
+/* Every call instruction in the image's code outside `excluded` (NULL:
+ * none), in address order.  Fills `st` with what was scanned and
+ * skipped. */
+int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
+                    const struct exclusions *excluded, struct site_list *out,
+                    struct scan_stats *st);
+void site_list_free(struct site_list *l);
+
+/* Where rewritten calls can go: the sled copies linked into the program
+ * (link-time addresses), and on MIPS the run-time bridge. */
+#define MAX_SLEDS 4
+struct sled_set {
+    uint32_t base[MAX_SLEDS];
+    unsigned n;
+    int fixed_address;          /* ET_EXEC: link-time addresses are run-time ones */
+    uint32_t bridge;            /* offset of the bridge in a 256 MB region, or 0 */
+};
+
+/* The sled copies the tracer module put into `img` (litifut_sled, and
+ * litifut_island_sled where the arch has islands). */
+int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
+               struct sled_set *sleds);
+
+#endif

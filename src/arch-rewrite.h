@@ -1,0 +1,29 @@
+/*
+ * What the rewriter needs to know about an architecture beyond struct
+ * arch_ops (lib/arch.h): how a call is redirected to the sled, and which
+ * tracer module an input object needs.  Each
+ * arch/<arch>/rewrite-<arch>.c fills one struct arch_rewrite_ops.
+ */
+#ifndef LITIFUT_ARCH_REWRITE_H
+#define LITIFUT_ARCH_REWRITE_H
+
+#include "lib/arch.h"
+#include "lib/sites.h"
+
+struct arch_rewrite_ops {
+    /* The word that sends `site` to entry k of a sled it can reach
+     * (*bridged set if that is the bridge); -1 with one error line if
+     * none can be reached. */
+    int (*encode_redirect)(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                           uint32_t *word, int *bridged);
+    /* The triple whose tracer module fits an input object file (e.g.
+     * its float ABI), given the toolchain's triple (NULL op: that one);
+     * NULL with one error line if the object cannot be read.  (The
+     * wrapper's.) */
+    const char *(*module_triple)(const char *object_path, const char *triple);
+};
+
+/* The rewrite ops of `arch` (every arch has them). */
+const struct arch_rewrite_ops *arch_rewrite_ops(const struct arch_ops *arch);
+
+#endif

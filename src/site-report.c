@@ -1,0 +1,85 @@
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "src/site-report.h"
+#include "lib/error.h"
+
+int compare_site_lists(const struct arch_ops *arch, const struct site_list *a,
+                       const struct site_list *b, const char *what)
+{
+    size_t n = a->n < b->n ? a->n : b->n;
+    for (size_t i = 0; i < n; i++) {
+        const struct call_site *x = &a->v[i], *y = &b->v[i];
+        if (x->addr != y->addr || x->insn != y->insn || x->kind != y->kind)
+            return error("%s: call site %zu moved: %s 0x%08" PRIx32 " (0x%08" PRIx32
+                         ") became %s 0x%08" PRIx32 " (0x%08" PRIx32 ")",
+                         what, i, arch->kind_names[x->kind], x->addr, x->insn,
+                         arch->kind_names[y->kind], y->addr, y->insn);
+    }
+    if (a->n != b->n)
+        return error("%s: %zu call sites became %zu", what, a->n, b->n);
+    return 0;
+}
+
+int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return error("%s: cannot create", path);
+    fprintf(f, "site\tkind\tinsn\n");
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(f, "0x%08" PRIx32 "\t%s\t0x%08" PRIx32 "\n", l->v[i].addr,
+                arch->kind_names[l->v[i].kind], l->v[i].insn);
+    if (fclose(f) != 0)
+        return error("%s: write error", path);
+    return 0;
+}
+
+/* A growing string for format_summary(). */
+struct text {
+    char *s;
+    size_t len, cap;
+};
+
+static void __attribute__((format(printf, 2, 3))) add(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (t->len + (size_t)n + 1 > t->cap) {
+        t->cap = (t->len + (size_t)n + 1) * 2;
+        t->s = xrealloc(t->s, t->cap);
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+char *format_summary(const char *what, const struct arch_ops *arch, const struct site_list *l,
+                     const struct scan_stats *st)
+{
+    struct text t = { NULL, 0, 0 };
+    add(&t, "%s: %zu call sites (", what, l->n);
+    for (unsigned k = 0; k < arch->n_kinds; k++)
+        add(&t, "%s%s %" PRIu32, k ? ", " : "", arch->kind_names[k], st->sites_by_kind[k]);
+    add(&t, "); %" PRIu64 " code bytes scanned", st->bytes_scanned);
+    for (unsigned i = 0; i < st->n_skipped; i++)
+        add(&t, "%s%s: %" PRIu32 " (%" PRIu64 " bytes)", i ? ", " : "; skipped ",
+            st->skipped[i].what, st->skipped[i].count, st->skipped[i].bytes);
+    add(&t, "\n");
+    return t.s;
+}
+
+void print_summary(FILE *out, const char *what, const struct arch_ops *arch,
+                   const struct site_list *l, const struct scan_stats *st)
+{
+    char *line = format_summary(what, arch, l, st);
+    fputs(line, out);
+    free(line);
+}
