@@ -10,9 +10,15 @@
  *     finds the executable's;
  *   - with a plain executable, libraries use litifut_process_shared,
  *     which each defines and exports: bound to the first library's in
- *     load order.  A library whose version script hides it (local: *),
- *     or loaded RTLD_LOCAL with no instrumented library in the global
- *     scope, gets a process block, and a trace file, of its own.
+ *     load order;
+ *   - a copy whose pointer is still empty (a library whose version
+ *     script hides litifut_process_shared, or loaded RTLD_LOCAL with no
+ *     instrumented library in the global scope) looks in
+ *     /proc/self/maps for the block by its name: it is mapped from a
+ *     memfd named "litifut-process" (privately, so a fork child gets a
+ *     copy of its own).  Where memfd_create is missing (Linux < 3.17)
+ *     the block is anonymous and such a library gets a block, and a
+ *     trace file, of its own.
  * Each copy keeps the pointer it found, so unloading the copy whose
  * definition was bound loses nothing.
  */
@@ -24,6 +30,7 @@
 #include "tracer-arch.h"
 #include "tracer.h"
 #include "sys.h"
+#include "text.h"
 #include "litifut/db-format.h"
 #include "litifut/trace-format.h"
 
@@ -110,13 +117,66 @@ void unlock(const uint32_t *saved_mask)
 
 /* --- finding the process block --- */
 
+#define BLOCK_NAME "litifut-process"
+
+static int block_is_ours(const struct litifut_process *p)
+{
+    return p->magic == PROCESS_MAGIC && p->pid == (uint32_t)sys_getpid();
+}
+
+/* A block another copy made, found by its memfd's name in our maps. */
+static struct litifut_process *process_find_mapped(void)
+{
+    unsigned long len;
+    struct litifut_process *found = NULL;
+    char *buf = read_proc_file("/proc/self/maps", &len);
+    for (const char *line = buf; buf && *line && !found;) {
+        const char *p = line;
+        uintptr_t start = str_parse_hex(&p);
+        const char *end = line;
+        while (*end && *end != '\n')
+            end++;
+        for (const char *q = p; q < end; q++) {
+            if (*q == '/' && str_after(q, "/memfd:" BLOCK_NAME) &&
+                block_is_ours((const struct litifut_process *)start)) {
+                found = (struct litifut_process *)start;
+                break;
+            }
+        }
+        line = *end ? end + 1 : end;
+    }
+    if (buf)
+        free_proc_file(buf);
+    return found;
+}
+
+/* A new block: from a named memfd (so that copies that cannot see each
+ * other's symbols find it), else anonymous. */
+static void *process_map_new(void)
+{
+    int fd = (int)arch_syscall6(__NR_memfd_create, (long)BLOCK_NAME, 1 /* MFD_CLOEXEC */,
+                                0, 0, 0, 0);
+    void *m = (void *)-1;
+    if (fd >= 0) {
+        if (arch_ftruncate64(fd, PROCESS_SIZE) == 0)
+            m = sys_mmap(NULL, PROCESS_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        sys_close(fd);
+    }
+    if (sys_mmap_failed(m))
+        m = sys_mmap(NULL, PROCESS_SIZE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m;
+}
+
 static struct litifut_process *process_find_or_make(void)
 {
     struct litifut_process *volatile *rendezvous = RENDEZVOUS;
     struct litifut_process *p = *rendezvous;
+    if (!p && (p = process_find_mapped()) != NULL &&
+        !arch_cmpxchg((volatile uint32_t *)rendezvous, 0, (uint32_t)(uintptr_t)p))
+        p = *rendezvous;
     if (!p) {
-        void *m = sys_mmap(NULL, PROCESS_SIZE, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *m = process_map_new();
         if (sys_mmap_failed(m))
             return NULL;
         struct litifut_process *n = m;
