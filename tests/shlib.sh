@@ -16,7 +16,8 @@
 #   preload     the same with a large plain library LD_PRELOADed first
 #               (libgomp, which nothing here uses: every library at other
 #               addresses than in "traced": checked)
-#   dlhost      plain dlhost loading the instrumented plugin
+#   dlhost      plain dlhost loading the instrumented plugin, then
+#               libcalc RTLD_LOCAL (one trace: found through the maps)
 #   inst-exe    instrumented shmain with the plain libraries
 #   inst-libs   plain shmain with the instrumented libraries
 #   bigtext     instrumented bigmain with libbiga.so.1 and libbigb.so.1
@@ -167,7 +168,7 @@ shlib_case() {
             [ -z "$same" ] ;;
     dlhost)
         check_traced_objects "$name" "$plain/dlhost" "$plain" "$plain/dlhost" "$inst" "$oracle" \
-            libplugin.so loadmap.txt ;;
+            "libplugin.so libcalc.so.1 libshapes.so.1" loadmap.txt ;;
     inst-exe)
         check_traced_objects "$name" "$plain/shmain" "$plain" "$inst/shmain" "$plain" "$plain" \
             "" loadmap.txt ;;
