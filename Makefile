@@ -5,7 +5,8 @@
 #   make demo    deps + build + trace a sample program under qemu
 #                (DEMO_TRIPLE=mips-linux-gnu or mipsel-linux-gnu for MIPS)
 #   make test    deps + build + all tests
-#   make bench   instruction counts, sizes and link times
+#   make bench   instruction counts (litifut, -finstrument-functions, -pg),
+#                sizes and link times (BENCH_QUICK=1: a short run)
 #   make fuzz    the libFuzzer harnesses, FUZZ_SECONDS each (fuzz/README.md)
 #
 # Host tools: build/bin/{litifut-ld,litifut-rewrite,litifut-postproc},
@@ -54,7 +55,10 @@ TRIPLES := arm-linux-gnueabi arm-linux-gnueabihf mips-linux-gnu mipsel-linux-gnu
 LINKS   := $(BIN)/ld $(addprefix $(BIN)/,$(addsuffix -ld,$(TRIPLES)))
 TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o \
                                   $(BUILD)/lib/litifut/$(t)/tracer-shared.o) \
-           $(BUILD)/lib/litifut/mips-linux-gnu/island.o $(BUILD)/lib/litifut/mipsel-linux-gnu/island.o
+           $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/lib/litifut/$(t)/tracer-v6k.o \
+                                                  $(BUILD)/lib/litifut/$(t)/tracer-shared-v6k.o) \
+           $(foreach t,mips-linux-gnu mipsel-linux-gnu,$(BUILD)/lib/litifut/$(t)/island.o \
+                                                      $(BUILD)/lib/litifut/$(t)/island-shared.o)
 
 all: $(TOOLS) $(LINKS) $(TRACERS)
 
@@ -89,15 +93,15 @@ TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fvisibility=hidd
 # variants: for executables (-fPIE, local-exec TLS) and for shared
 # libraries (-fPIC, initial-exec TLS, LITIFUT_SHARED).
 define tracer_rules
-$(BUILD)/tracer/$(1)/$(5)/%.o: stub/%.c stub/*.h arch/$(2)/tracer-arch.h include/litifut/*.h
+$(BUILD)/tracer/$(1)/$(5)/%.o: stub/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
 	$(1)-gcc $(TRACER_CFLAGS) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
-$(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/tracer-arch.h include/litifut/*.h
+$(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
 	$(1)-gcc $(TRACER_CFLAGS) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
-$(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.S $(wildcard arch/$(2)/*.S)
+$(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.S arch/$(2)/*.S arch/$(2)/*.h stub/layout.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
-	$(1)-gcc $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
+	$(1)-gcc $(3) $(6) -Iarch/$(2) -Istub -Iinclude -c -o $$@ $$<
 $(BUILD)/lib/litifut/$(1)/$(7): $(addprefix $(BUILD)/tracer/$(1)/$(5)/,$(4))
 	@mkdir -p $$(dir $$@)
 	$(1)-ld -r -o $$@.tmp $$^
@@ -114,30 +118,43 @@ $(call tracer_rules,$(1),$(2),$(3),$(4),exe,$(EXE_FLAGS),tracer.o)
 $(call tracer_rules,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared.o)
 endef
 
-STUB_OBJS  := record.o process.o tracefile.o events.o settings.o procfs.o fileid.o
+STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o settings.o procfs.o fileid.o
 ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 # Hard float: the same ARM-state code (armv5te instructions run on
 # every ARMv6/v7 device), built for the VFP argument-passing ABI so that
 # it links with hard-float objects.
 ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
-$(eval $(call tracers,arm-linux-gnueabi,arm,$(ARM_FLAGS),$(STUB_OBJS) stub.o,$(STUB_OBJS) stub.o))
-$(eval $(call tracers,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS),$(STUB_OBJS) stub.o,$(STUB_OBJS) stub.o))
-$(eval $(call tracers,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(STUB_OBJS) bridge.o stub.o,$(STUB_OBJS) bridge.o stub.o))
-$(eval $(call tracers,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(STUB_OBJS) bridge.o stub.o,$(STUB_OBJS) bridge.o stub.o))
+ARM_OBJS   := $(STUB_OBJS) sleds.o stub.o
+MIPS_OBJS  := $(STUB_OBJS) sleds.o bridge.o stub.o
+# ARM also has variants for objects built for ARMv6K or later, whose hot
+# path reads the thread register instead of calling the kernel helper.
+define arm_tracers
+$(call tracers,$(1),arm,$(2),$(ARM_OBJS),$(ARM_OBJS))
+$(call tracer_rules,$(1),arm,$(2),$(ARM_OBJS),exe-v6k,$(EXE_FLAGS) -DLITIFUT_ARM_V6K,tracer-v6k.o)
+$(call tracer_rules,$(1),arm,$(2),$(ARM_OBJS),shared-v6k,$(SHARED_FLAGS) -DLITIFUT_ARM_V6K,tracer-shared-v6k.o)
+endef
+$(eval $(call arm_tracers,arm-linux-gnueabi,$(ARM_FLAGS)))
+$(eval $(call arm_tracers,arm-linux-gnueabihf,$(ARMHF_FLAGS)))
+$(eval $(call tracers,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(MIPS_OBJS),$(MIPS_OBJS)))
+$(eval $(call tracers,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(MIPS_OBJS),$(MIPS_OBJS)))
 # The modules' global symbols are all litifut_* (or __wrap_*): their
 # internal names (lock, warn, ...) get the prefix, so they never meet
 # the program's.  (Hidden already; but a static link still resolves the
 # program's `warn` to a hidden definition of that name.)
-# The second sled copy, linked first (executables and libraries alike)
+# The second sled copy, linked first (its hot path is the variant's)
 $(BUILD)/lib/litifut/%/island.o: $(BUILD)/tracer/%/exe/island.o
 	cp $< $@
-.SECONDARY: $(BUILD)/tracer/mips-linux-gnu/exe/island.o $(BUILD)/tracer/mipsel-linux-gnu/exe/island.o
+$(BUILD)/lib/litifut/%/island-shared.o: $(BUILD)/tracer/%/shared/island.o
+	cp $< $@
+.SECONDARY: $(foreach t,mips-linux-gnu mipsel-linux-gnu,$(BUILD)/tracer/$(t)/exe/island.o \
+                                                        $(BUILD)/tracer/$(t)/shared/island.o)
 
 # --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---
 
 SHARED ?= $(abspath ../shared)
-TEST_TOOLS := $(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so $(BUILD)/tools/oracle-compare
+TEST_TOOLS := $(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so $(BUILD)/tools/oracle-compare \
+              $(BUILD)/tools/unit
 
 test-tools: $(TEST_TOOLS)
 
@@ -148,6 +165,11 @@ $(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so: $(SHARED)/tools/calltra
 $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
+
+# unit tests of the encoders and decoders (tests/unit.sh)
+$(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c $(REWRITER_SRC) $(LIB_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
@@ -174,10 +196,13 @@ deps:
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-# Debian source packages of the real programs the tests build.
+# Debian source packages of the real programs the tests build (bzip2
+# and lua5.4: only `make bench`).
 sources: deps
 	tests/get-source.sh zlib $(BUILD)/src
 	tests/get-source.sh xz-utils $(BUILD)/src
+	tests/get-source.sh bzip2 $(BUILD)/src
+	tests/get-source.sh lua5.4 $(BUILD)/src
 
 DEMO_TRIPLE ?= arm-linux-gnueabi
 DEMO_QEMU   := qemu-$(firstword $(subst -, ,$(DEMO_TRIPLE)))
@@ -207,7 +232,7 @@ test: deps sources test-tools all
 
 bench: deps sources all test-tools
 	BIN=$(abspath $(BIN)) PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \
-	    tests/bench.sh
+	    BENCH_OUT=$${BENCH_OUT:-$(abspath $(BUILD)/bench)} tests/bench.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -63,27 +63,24 @@ static int sum_words(const struct elf_image *img, uint32_t addr, uint32_t n, uin
 
 /* The file offset of the DB's checksum word in `path` and the checksum
  * its contents have (as lib/db.c computes it); 0 if it has no DB in
- * the file where its symbols say. */
+ * the file where its symbol says. */
 static int db_checksum_of(const char *path, size_t *offset, uint32_t *sum, int *big)
 {
     struct elf_image img;
     if (elf_image_open(&img, path) != 0)
         return 0;
-    const struct elf_symbol *hs = elf_symbol_by_name(&img, "litifut_db_header"),
-                            *ps = elf_symbol_by_name(&img, "litifut_db_pages"),
-                            *is = elf_symbol_by_name(&img, "litifut_db_insns");
+    const struct elf_symbol *ds = elf_symbol_by_name(&img, "litifut_db");
     struct litifut_db_header h;
-    const unsigned char *hp = hs ? elf_bytes_at(&img, hs->value, sizeof h) : NULL;
+    const unsigned char *hp = ds ? elf_bytes_at(&img, ds->value, sizeof h) : NULL;
     int ok = 0;
-    if (hp && ps && is) {
+    if (hp) {
         uint32_t *w = (uint32_t *)&h;
         for (size_t i = 0; i < sizeof h / 4; i++)
             w[i] = elf_get32(&img, hp + 4 * i);
         h.checksum = 0;
         *sum = litifut_fnv1a_words(2166136261u, w, sizeof h / 4);
         ok = h.n_pages < img.size && h.n_sites < img.size &&    /* else not in the file */
-             sum_words(&img, ps->value, h.n_pages + 1, sum) &&
-             sum_words(&img, is->value, h.n_sites, sum);
+             sum_words(&img, ds->value + sizeof h, h.n_pages + h.n_sites, sum);
         *offset = (size_t)(hp - img.data) + offsetof(struct litifut_db_header, checksum);
         *big = img.big_endian;
     }
@@ -152,7 +149,7 @@ static const struct arch_ops *read_image(const char *path, int *db_ok, uint32_t 
         return NULL;
     const struct arch_ops *arch = arch_by_machine(img.machine);
     static const char *const names[] = {
-        "litifut_sled", "litifut_island_sled", "litifut_db_header", "main", "_start",
+        "litifut_sled", "litifut_island_sled", "litifut_db", "main", "_start",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const struct elf_symbol *s = elf_symbol_by_name(&img, names[i]);

@@ -75,8 +75,8 @@ static size_t walk(void (*fn)(size_t, uint32_t))
     size_t pos = sizeof(struct litifut_chunk_header);
     while (pos + 4 <= size && get(pos)) {
         uint32_t w = get(pos);
-        size_t len = w & LITIFUT_REC_CONTROL ? 4 + 4 * (w & 0xffff)
-                     : w & LITIFUT_REC_HAS_TARGET ? 8 : 4;
+        size_t len = LITIFUT_REC_TAG(w) == LITIFUT_REC_CONTROL ? 4 + 4 * LITIFUT_REC_PAYLOAD(w)
+                     : LITIFUT_REC_TAG(w) == LITIFUT_REC_CALL_TARGET ? 8 : 4;
         if (pos + len > size)
             break;
         fn(pos, w);
@@ -89,18 +89,18 @@ static uint32_t shift;
 
 static void find_shift(size_t pos, uint32_t w)
 {
-    if ((w & ~0xffffu) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0) &&
+    if ((w & ~0xffff00u) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0) &&
         get(pos + 4) + get(pos + 8) > shift)
         shift = get(pos + 4) + get(pos + 8);
 }
 
 static void move(size_t pos, uint32_t w)
 {
-    if ((w & ~0xffffu) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0)) {
+    if ((w & ~0xffff00u) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0)) {
         put(pos + 4, get(pos + 4) + shift);
         put(pos + 16, get(pos + 16) + 0x10000000);
-    } else if (!(w & LITIFUT_REC_CONTROL)) {
-        put(pos, (w & ~LITIFUT_REC_SITE_MASK) | ((w & LITIFUT_REC_SITE_MASK) + shift));
+    } else if (LITIFUT_REC_TAG(w) != LITIFUT_REC_CONTROL) {
+        put(pos, w + (shift << LITIFUT_REC_SITE_SHIFT));
     }
 }
 
@@ -114,7 +114,7 @@ static void nothing(size_t pos, uint32_t w)
 
 static void unload(size_t pos, uint32_t w)
 {
-    if ((w & ~0xffffu) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0) && end + 8 <= size) {
+    if ((w & ~0xffff00u) == LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0) && end + 8 <= size) {
         put(end, LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_UNLOAD, 1));
         put(end + 4, get(pos + 4));
         end += 8;

@@ -28,7 +28,7 @@ static int find_rewritten_sites(struct program *p)
         unsigned k;
         if (!p->read_ops->decode_redirect(all.v[i].addr, all.v[i].insn, &sleds, &k))
             continue;
-        uint32_t page = (all.v[i].addr + arch->ra_offset - h->key_origin) >> h->page_shift;
+        uint32_t page = ((all.v[i].addr + arch->ra_offset) >> h->page_shift) - h->first_page;
         if (n >= h->n_sites || page >= h->n_pages || p->db.pages[page] + k != n)
             rc = error("%s: its rewritten call sites do not match its instruction DB "
                        "(at 0x%08" PRIx32 ")", img->path, all.v[i].addr);
@@ -301,11 +301,10 @@ uint32_t call_target(const struct program *p, const struct trace_call *c, int *d
                      uint32_t *link)
 {
     uint32_t target;
-    *direct = !c->has_target &&
-              p->read_ops->call_target(p->site_addr[c->site], p->db.insns[c->site], &target);
+    *direct = !c->has_target && db_site_target(&p->db, c->site, &target);
     if (*direct) {
-        *link = target;
-        return target + p->bias;
+        *link = target & ~1u;           /* drop the Thumb bit */
+        return *link + p->bias;
     }
     return c->target & ~1u;             /* drop the Thumb / ISA-mode bit */
 }

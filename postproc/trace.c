@@ -27,7 +27,7 @@
 /* Kinds of damage, each warned about once per trace. */
 enum problem {
     P_TRUNCATED, P_GAP, P_CHUNK_HEADER, P_SITE, P_SITE_DB, P_RECORD,
-    P_OBJECT, P_OVERLAP, P_BUILD_ID, P_BIAS, P_UNLOAD,
+    P_OBJECT, P_OVERLAP, P_BUILD_ID, P_BIAS, P_UNLOAD, P_CACHE,
 };
 
 struct reader {
@@ -269,8 +269,8 @@ static void add_object(struct reader *r, size_t off, size_t n, uint32_t chunk)
            sizeof o.build_id);
     const char *path = (const char *)r->data + off + 4 * LITIFUT_OBJECT_RECORD_WORDS;
     const char *why = path_problem(path, 4 * (n - LITIFUT_OBJECT_RECORD_WORDS));
-    /* a call record holds site id + 1 in 30 bits */
-    if (!why && (uint64_t)o.base + o.n_sites > LITIFUT_REC_SITE_MASK)
+    /* a call record holds site id + 1 in 22 bits */
+    if (!why && (uint64_t)o.base + o.n_sites > LITIFUT_SITE_ID_LIMIT)
         why = "whose site ids go past the largest a call record can hold";
     if (why) {
         warn_once(r, P_OBJECT, "chunk %" PRIu32 " has an OBJECT record %s; skipped it (and "
@@ -420,7 +420,7 @@ static struct trace_object *object_of_site(const struct reader *r, uint32_t id)
  * call record says how long it is, so a bad one is skipped alone. */
 static void add_site_call(struct reader *r, struct chunk_calls *c, uint32_t w, uint32_t target)
 {
-    uint32_t id = (w & LITIFUT_REC_SITE_MASK) - 1;
+    uint32_t id = LITIFUT_REC_SITE(w);
     struct trace_object *o = object_of_site(r, id);
     if (!o) {
         warn_once(r, P_SITE, "chunk %" PRIu32 " records call site id %" PRIu32 ", which no "
@@ -436,7 +436,7 @@ static void add_site_call(struct reader *r, struct chunk_calls *c, uint32_t w, u
         return;
     }
     struct trace_call call = { (uint32_t)(o - r->t->objects), id - o->base, target,
-                               (w & LITIFUT_REC_HAS_TARGET) != 0, 0 };
+                               LITIFUT_REC_TAG(w) != LITIFUT_REC_CALL, 0 };
     add_call(c, &call);
 }
 
@@ -445,10 +445,10 @@ static void add_site_call(struct reader *r, struct chunk_calls *c, uint32_t w, u
 /* Whether control word `w` is one this version has, with its length. */
 static int control_word_ok(uint32_t w)
 {
-    uint32_t n = w & 0xffff;
-    if (w & 0x7f000000)
+    uint32_t n = LITIFUT_REC_PAYLOAD(w);
+    if (w & 0xfc)
         return 0;
-    switch (w >> 16 & 0xff) {
+    switch (LITIFUT_REC_TYPE(w)) {
     case LITIFUT_REC_TIME:
         return n == 2;
     case LITIFUT_REC_OBJECT:
@@ -456,6 +456,8 @@ static int control_word_ok(uint32_t w)
                n <= LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4;
     case LITIFUT_REC_UNLOAD:
         return n == 1;
+    case LITIFUT_REC_CACHE_RESET:
+        return n == 0;
     default:
         return 0;
     }
@@ -464,10 +466,10 @@ static int control_word_ok(uint32_t w)
 /* The control record at `pos`: used as the pass wants it.  Returns its
  * length in bytes, or 0 where reading the chunk ends. */
 static size_t control_record(struct reader *r, const struct chunk_span *s, size_t pos,
-                             struct chunk_calls *c)
+                             struct chunk_calls *c, uint32_t *cache)
 {
     uint32_t w = word(r, pos);
-    size_t n = w & 0xffff;
+    size_t n = LITIFUT_REC_PAYLOAD(w);
     if (pos + 4 + 4 * n > s->end) {
         record_past_end(r, s, c);
         return 0;
@@ -478,8 +480,10 @@ static size_t control_record(struct reader *r, const struct chunk_span *s, size_
                   c->index, w);
         return 0;
     }
-    uint32_t type = w >> 16 & 0xff;
-    if (r->calls_pass && type == LITIFUT_REC_TIME)
+    uint32_t type = LITIFUT_REC_TYPE(w);
+    if (type == LITIFUT_REC_CACHE_RESET)
+        memset(cache, 0, LITIFUT_TARGET_CACHE * sizeof *cache);
+    else if (r->calls_pass && type == LITIFUT_REC_TIME)
         add_mark(c, (uint64_t)word(r, pos + 8) << 32 | word(r, pos + 4), r->t->header.start_ns);
     else if (!r->calls_pass && type == LITIFUT_REC_OBJECT)
         add_object(r, pos + 4, n, c->index);
@@ -488,10 +492,11 @@ static size_t control_record(struct reader *r, const struct chunk_span *s, size_
     return 4 + 4 * n;
 }
 
-/* Reads one chunk's records (into c, in the calls pass).  Returns the
- * bytes they take. */
+/* Reads one chunk's records (into c, in the calls pass), replaying the
+ * thread's target cache (trace-format.h).  Returns the bytes they take. */
 static size_t parse_chunk(struct reader *r, const struct chunk_span *s, struct chunk_calls *c)
 {
+    uint32_t cache[LITIFUT_TARGET_CACHE] = { 0 };   /* empty at each chunk's start */
     size_t pos = s->start;
     while (pos + 4 <= s->end) {
         uint32_t w = word(r, pos);
@@ -503,15 +508,30 @@ static size_t parse_chunk(struct reader *r, const struct chunk_span *s, struct c
             pos = next;
             continue;
         }
-        if (w & LITIFUT_REC_CONTROL) {
-            len = control_record(r, s, pos, c);
+        uint32_t tag = LITIFUT_REC_TAG(w), *entry = &cache[LITIFUT_REC_CACHE_ENTRY(w)];
+        if (tag == LITIFUT_REC_CONTROL) {
+            len = control_record(r, s, pos, c, cache);
+        } else if ((w >> LITIFUT_REC_AUX_SHIFT) && tag != LITIFUT_REC_CALL_CACHED) {
+            warn_once(r, P_RECORD, "chunk %" PRIu32 " has a call record 0x%08" PRIx32
+                      " that this trace version does not have; skipped the rest of that "
+                      "chunk", c->index, w);
+            len = 0;
         } else {
-            len = w & LITIFUT_REC_HAS_TARGET ? 8 : 4;
+            len = tag == LITIFUT_REC_CALL_TARGET ? 8 : 4;
             if (pos + len > s->end) {
                 record_past_end(r, s, c);
                 len = 0;
-            } else if (r->calls_pass) {
-                add_site_call(r, c, w, len == 8 ? word(r, pos + 4) : 0);
+            } else if (tag == LITIFUT_REC_CALL_CACHED && !*entry) {
+                warn_once(r, P_CACHE, "chunk %" PRIu32 " has a call whose target is an empty "
+                          "cache entry; skipped every such call", c->index);
+            } else {
+                uint32_t target = tag == LITIFUT_REC_CALL_CACHED ? *entry : 0;
+                if (tag == LITIFUT_REC_CALL_TARGET) {
+                    target = word(r, pos + 4);
+                    cache[LITIFUT_CACHE_ENTRY(target)] = target;
+                }
+                if (r->calls_pass)
+                    add_site_call(r, c, w, target);
             }
         }
         if (!len)

@@ -16,11 +16,20 @@ struct arch_rewrite_ops {
      * none can be reached. */
     int (*encode_redirect)(const struct call_site *site, unsigned k, const struct sled_set *sleds,
                            uint32_t *word, int *bridged);
+    /* The DB site word of `site`, whose word is linked at `word_addr`
+     * (include/litifut/db-format.h): its fixed target relative to the
+     * word, or the register it calls through (arch/<arch>/sled.h). */
+    uint32_t (*site_word)(const struct call_site *site, uint32_t word_addr);
     /* The triple whose tracer module fits an input object file (e.g.
      * its float ABI), given the toolchain's triple (NULL op: that one);
      * NULL with one error line if the object cannot be read.  (The
      * wrapper's.) */
     const char *(*module_triple)(const char *object_path, const char *triple);
+    /* The variant of the tracer module an input object allows (a suffix
+     * of its file name; "" for the plain one; NULL op: none), NULL with
+     * one error line if it cannot be read.  The wrapper uses a variant
+     * only if every object of the program allows it. */
+    const char *(*module_variant)(const char *object_path);
 };
 
 /* The rewrite ops of `arch` (every arch has them). */

@@ -6,12 +6,16 @@
 
 #include "lib/db.h"
 #include "lib/sites.h"
+#include "src/arch-rewrite.h"
 
 /* `sled_vaddr`: link-time address of litifut_sled; `bridge`: the
- * bridge offset if any site goes through the MIPS bridge, else 0.  An
- * empty list gives the placeholder DB pass 1 links with. */
-int db_build(const struct arch_ops *arch, const struct site_list *sites,
-             uint32_t sled_vaddr, uint32_t bridge, struct db *db);
+ * bridge offset if any site goes through the MIPS bridge, else 0;
+ * `db_vaddr`: where litifut_db is linked (the same in both passes: the
+ * DB object is the link's last input).  An empty list gives the
+ * placeholder DB pass 1 links with. */
+int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
+             const struct site_list *sites, uint32_t sled_vaddr, uint32_t bridge,
+             uint32_t db_vaddr, struct db *db);
 /* The sled entry (k) the i-th site must branch to: its position among
  * the sites of its page. */
 unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,

@@ -100,8 +100,7 @@ void link_map_free(struct link_map *map)
     map->n = 0;
 }
 
-/* 1 for crt1.o, Scrt1.o, crti.o, crtn.o, crtbegin*.o, crtend*.o, ... */
-static int is_crt_object(const char *file)
+int is_crt_object(const char *file)
 {
     static const char *const names[] = {
         "crt0.o", "crt1.o", "Scrt1.o", "rcrt1.o", "gcrt1.o", "Mcrt1.o", "grcrt1.o",

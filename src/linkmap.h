@@ -32,4 +32,8 @@ void exclusions_from_map(const struct link_map *map, const char *const *also,
 void exclusions_add(struct exclusions *ex, const char *section, uint32_t start, uint32_t end);
 void exclusions_free(struct exclusions *ex);
 
+/* 1 for the toolchain's start-up objects: crt1.o, Scrt1.o, crti.o,
+ * crtn.o, crtbegin*.o, crtend*.o, ... (by file name) */
+int is_crt_object(const char *file);
+
 #endif

@@ -58,13 +58,17 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img,
     int bridged;
     if (find_sleds(arch, img, &sleds) != 0)
         return -1;
+    const struct arch_rewrite_ops *rw = arch_rewrite_ops(arch);
+    const struct elf_symbol *dbsym = elf_symbol_by_name(img, "litifut_db");
+    if (!dbsym)
+        return error("%s: no symbol litifut_db: not linked with the litifut tracer", img->path);
     *words = xcalloc(sites->n, sizeof **words);
-    if (db_build(arch, sites, sleds.base[0], 0, db) == 0) {
+    if (db_build(arch, rw, sites, sleds.base[0], 0, dbsym->value, db) == 0) {
         if (plan_redirects(arch, sites, db, &sleds, *words, &bridged) == 0) {
             if (!bridged)
                 return 0;
             db_free(db);
-            if (db_build(arch, sites, sleds.base[0], sleds.bridge, db) == 0)
+            if (db_build(arch, rw, sites, sleds.base[0], sleds.bridge, dbsym->value, db) == 0)
                 return 0;
         } else {
             db_free(db);
@@ -129,7 +133,7 @@ int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
 {
     struct site_list none = { NULL, 0 };
     struct db db;
-    if (db_build(arch, &none, 0, 0, &db) != 0)
+    if (db_build(arch, arch_rewrite_ops(arch), &none, 0, 0, 0, &db) != 0)
         return -1;
     int rc = db_write_c(&db, db_c);
     db_free(&db);

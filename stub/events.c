@@ -83,6 +83,7 @@ __attribute__((constructor(101))) static void at_start(void)
 {
     litifut_copy.ctor_done = 1;
     struct litifut_thread *t = thread_self();      /* registers the object */
+    copy_sleds_ready();
     if (!thread_is_real(t))
         return;
     uintptr_t busy = busy_enter(t, FRAME_ADDRESS());

@@ -34,7 +34,6 @@
 #include "litifut/db-format.h"
 #include "litifut/trace-format.h"
 
-extern const struct litifut_db_header litifut_db_header HIDDEN;
 extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
 
 #ifdef LITIFUT_SHARED
@@ -269,8 +268,8 @@ int copy_register(void)
     if (!lock_unless_mine(mask))
         return 0;                       /* try again on a later call */
     if (litifut_copy.state == COPY_NEW) {
-        uint32_t n = litifut_db_header.n_sites;
-        if (n > LITIFUT_REC_SITE_MASK - 1 - p->next_base || !objects_grow(p)) {
+        uint32_t n = db_header()->n_sites;
+        if (n > LITIFUT_SITE_ID_LIMIT - p->next_base || !objects_grow(p)) {
             litifut_copy.state = COPY_OFF;      /* site ids used up; no memory */
         } else {
             struct object_entry *e = &p->objects[p->n_objects];
@@ -278,7 +277,7 @@ int copy_register(void)
                 ((char *)e)[i] = 0;
             e->rec.base = p->next_base;
             e->rec.n_sites = n;
-            e->rec.db_checksum = litifut_db_header.checksum;
+            e->rec.db_checksum = db_header()->checksum;
             e->rec.load_bias = (uint32_t)object_load_bias();
             find_build_id(&e->rec, object_load_bias());
             if (!own_path(e->path, sizeof e->path))
@@ -291,6 +290,9 @@ int copy_register(void)
             p->n_objects++;
             p->objects_pending++;
             litifut_copy.base = p->next_base;
+            /* the hot path's record word: rec_delta + &site word */
+            litifut_copy.rec_delta = ((litifut_copy.base + 1) << LITIFUT_REC_SITE_SHIFT) -
+                (uint32_t)(uintptr_t)db_sites();
             p->next_base += n;
             __asm__ volatile("" ::: "memory");
             litifut_copy.state = COPY_READY;
@@ -344,12 +346,18 @@ void objects_after_fork_child(void)
 
 /* --- thread states --- */
 
+/* Unmaps a chunk of the trace file (its size is the block's). */
+void process_unmap_chunk(uint32_t *base)
+{
+    sys_munmap(base, litifut_copy.proc->chunk_size);
+}
+
 static void pool_entry_reset(struct litifut_thread *t)
 {
     if (t->chunk)
-        tracefile_drop_chunk(t->chunk);
+        process_unmap_chunk(t->chunk);
     if (t->prev_chunk)
-        tracefile_drop_chunk(t->prev_chunk);
+        process_unmap_chunk(t->prev_chunk);
     for (unsigned long i = 0; i < sizeof *t; i++)
         ((char *)t)[i] = 0;
 }

@@ -202,10 +202,28 @@ void tracefile_copy_maps(void)
     sys_close(in);
 }
 
+static void settings_once(void)
+{
+    if (!P->settings_read) {
+        read_settings(&P->settings);
+        P->settings_read = 1;
+    }
+}
+
+int tracefile_disabled(void)
+{
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    settings_once();
+    int off = P->trace == TRACE_OFF || P->settings.off;
+    unlock(mask);
+    return off;
+}
+
 static int open_trace(void)
 {
     struct settings *st = &P->settings;
-    read_settings(st);
+    settings_once();
     if (st->off)
         return 0;
     if (st->dir_too_long) {
@@ -291,11 +309,6 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
     out->base = p;
     out->end = (uint32_t *)((char *)p + P->chunk_size);
     return 1;
-}
-
-void tracefile_drop_chunk(uint32_t *base)
-{
-    sys_munmap(base, P->chunk_size);
 }
 
 /* A fork child must not write into the parent's file: it drops the

@@ -2,20 +2,45 @@
  * Internal interface of the tracer module (stub/).  One copy of the
  * module is linked into every instrumented object (the executable and
  * each library); the copies of one process share one trace through the
- * process block (process.c).  Calls go one way:
- *   record.c     the per-call path and the per-thread state
- *   tracefile.c  the trace file: header, chunks, maps copy
- *   process.c    the process block: lock, objects, thread states
+ * process block (process.c).  One file per job, calls going one way
+ * (down this list):
  *   events.c     constructors, destructors, fork
+ *   call.c       the per-call path's C half (the slow path)
+ *   thread.c     the per-thread state: TLS slot, chunks, time marks
+ *   copy.c       this copy: registration, its page table, sled modes
+ *                (arch/<arch>/sleds.c)
+ *   tracefile.c  the trace file: header, chunks, maps copy
+ *   process.c    the process block: lock, objects, thread pool
+ * and helpers every file may use: settings.c, procfs.c, fileid.c,
+ * sys.h, text.h.
  */
 #ifndef LITIFUT_STUB_TRACER_H
 #define LITIFUT_STUB_TRACER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "tracer-arch.h"
+#include "layout.h"
+#include "litifut/db-format.h"
 #include "litifut/trace-format.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
+
+/* This object's instruction DB (include/litifut/db-format.h), generated
+ * by the rewriter: header, pages, sites. */
+extern const uint32_t litifut_db[] HIDDEN;
+static inline const struct litifut_db_header *db_header(void)
+{
+    return (const struct litifut_db_header *)litifut_db;
+}
+static inline const uint32_t *db_pages(void)
+{
+    return litifut_db + LITIFUT_DB_HEADER_WORDS;
+}
+static inline const uint32_t *db_sites(void)
+{
+    return db_pages() + db_header()->n_pages;
+}
 
 enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
 
@@ -49,10 +74,10 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
  * call can use.
  */
 struct litifut_thread {
-    volatile uintptr_t busy;
-    uint32_t state;             /* enum thread_state */
+    volatile uintptr_t busy;    /* the hot path reads busy, cur, lim (layout.h) */
     uint32_t *cur;
-    uint32_t *lim;
+    uint32_t *lim;              /* cur < lim: room for a call (2 words) */
+    uint32_t state;             /* enum thread_state */
     uint32_t *chunk;            /* mapping of the current chunk */
     uint32_t *chunk_end;
     uint32_t *prev_chunk;       /* unmapped one chunk later (see refill) */
@@ -60,7 +85,41 @@ struct litifut_thread {
     uintptr_t tp;               /* the thread pointer of the thread using it */
     uint32_t spawn_pid;         /* with BUSY_SPAWN: who called vfork/clone */
     uintptr_t spawn_sp;         /* ... with this stack pointer */
+    uint32_t pad[(THREAD_CACHE - 44) / 4];
+    /* the last target recorded (tag 1) per cache entry, in this chunk */
+    uint32_t cache[LITIFUT_TARGET_CACHE];
 };
+_Static_assert(offsetof(struct litifut_thread, busy) == THREAD_BUSY, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, cur) == THREAD_CUR, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, lim) == THREAD_LIM, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, cache) == THREAD_CACHE, "layout.h");
+
+/* This copy's thread-local words (layout.h): the thread's state, and
+ * copies of this copy's record delta and page table base, so that the
+ * hot path finds all three with one load. */
+struct tls_slot {
+    struct litifut_thread *t;
+    uint32_t rec_delta;         /* record word = rec_delta + (&site word << 8) */
+    uintptr_t pages;            /* &page entry of page P = pages + 4 * P */
+};
+_Static_assert(offsetof(struct tls_slot, t) == TLS_THREAD, "layout.h");
+_Static_assert(offsetof(struct tls_slot, rec_delta) == TLS_REC_DELTA, "layout.h");
+_Static_assert(offsetof(struct tls_slot, pages) == TLS_PAGES, "layout.h");
+
+/*
+ * This copy's TLS slot (thread.c).  An executable's copy uses local-exec
+ * TLS (no relocation needed); a library's must use initial-exec (its
+ * offset is in the GOT, relocated by the dynamic linker), so a library's
+ * copy records nothing before its constructor has run.
+ */
+#ifdef LITIFUT_SHARED
+#define TLS_MODEL "initial-exec"
+#define SLOT_OFFSET() ARCH_TPOFF_IE(litifut_tls_slot)
+#else
+#define TLS_MODEL "local-exec"
+#define SLOT_OFFSET() ARCH_TPOFF(litifut_tls_slot)
+#endif
+HIDDEN extern __thread struct tls_slot litifut_tls_slot __attribute__((tls_model(TLS_MODEL)));
 
 /* Marks t busy for the slow-path work of one tracer function (whose
  * frame address `frame` is); returns the previous mark, to restore. */
@@ -98,7 +157,7 @@ struct object_entry {
 };
 
 /* Thread states come in pages of the process's pool. */
-#define POOL_PAGE 4096u
+#define POOL_PAGE 16384u
 struct pool_page {
     struct pool_page *next;
     struct litifut_thread t[(POOL_PAGE - 8) / sizeof(struct litifut_thread)];
@@ -135,13 +194,14 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 1u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 2u           /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
     uint32_t pid;               /* whose block this is (a fork child resets it) */
     /* the trace file */
     uint32_t trace;             /* enum trace_state */
+    uint32_t settings_read;
     int fd;                     /* the trace file, while header is mapped */
     uint32_t chunk_size;
     uint32_t time_every;
@@ -172,15 +232,22 @@ struct litifut_process {
 };
 
 /* This copy: its object and its process. */
-enum copy_state { COPY_NEW = 0, COPY_READY, COPY_OFF };
+enum copy_state { COPY_NEW = 0, COPY_READY = COPY_READY_VALUE, COPY_OFF };
 struct copy {
     volatile uint32_t state;    /* enum copy_state */
+    uintptr_t tls_offset;       /* a library's: its TLS slot's offset from the
+                                   thread pointer, once READY (the hot path's) */
     uint32_t base;              /* site id of this object's DB site 0 */
+    uint32_t rec_delta;         /* struct tls_slot's, set before READY */
+    volatile uintptr_t pages;   /* struct tls_slot's: into a copy of the page
+                                   table holding addresses (record.c), 0 until made */
     struct litifut_process *proc;
     int ctor_done;              /* our constructor has run (libc is usable) */
     int atfork_done;
 };
 HIDDEN extern struct copy litifut_copy;
+_Static_assert(offsetof(struct copy, tls_offset) == COPY_TLS_OFFSET, "layout.h");
+_Static_assert(offsetof(struct copy, pages) == COPY_PAGES, "layout.h");
 
 /* process.c */
 HIDDEN int copy_register(void);     /* 1: litifut_copy.state is COPY_READY */
@@ -195,6 +262,7 @@ HIDDEN void unlock_signals_blocked(void);
  * be made.  Called under the lock. */
 HIDDEN struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp);
 HIDDEN void pool_after_fork_child(struct litifut_thread *self);
+HIDDEN void process_unmap_chunk(uint32_t *base);
 HIDDEN void objects_after_fork_child(void);
 /* Copies the next object record not yet in the trace to `to` if it
  * fits in `room` words; returns the words written, 0 if none is
@@ -204,16 +272,36 @@ HIDDEN void object_unloaded(uint32_t base);
 
 /* tracefile.c */
 HIDDEN int tracefile_start(void);               /* 1: tracing on */
+HIDDEN int tracefile_disabled(void);            /* 1: this process records nothing */
 /* Called with every signal blocked (record.c's next_chunk). */
 HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
-HIDDEN void tracefile_drop_chunk(uint32_t *base);
 HIDDEN uint32_t tracefile_time_every(void);
 HIDDEN void tracefile_copy_maps(void);          /* under the lock */
 HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
 
-/* record.c */
-HIDDEN uintptr_t object_load_bias(void);
+/* arch/<arch>/sleds.c: where this copy's sleds send calls: the slow
+ * path (as linked), the hot path, or the code that only finds the
+ * target; 0 if they cannot be changed. */
+enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF };
+HIDDEN int arch_sleds_select(enum sleds_mode mode);
+/* MIPS: the code this object's bridge entries go to, per sled half;
+ * bridge.c */
+HIDDEN uint32_t arch_bridge_common(int half);
+HIDDEN void bridges_retarget(void);
+
+/* Runtime minus link-time address of this object's code. */
+extern const char litifut_sled[] HIDDEN;
+static inline uintptr_t object_load_bias(void)
+{
+    return (uintptr_t)litifut_sled - db_header()->sled_vaddr;
+}
+
+/* copy.c */
+HIDDEN int copy_start(void);        /* registers this copy; 1: READY */
+HIDDEN void copy_sleds_ready(void); /* from its constructor */
+
+/* thread.c */
 /* The calling thread's state as this copy sees it; attaches it if this
  * is its first call through this copy.  May return the static "off"
  * state (busy = BUSY_OFF), never NULL. */
@@ -225,6 +313,10 @@ HIDDEN void thread_forget(struct litifut_thread *t);
 HIDDEN void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
                                uint32_t n);
 HIDDEN void thread_emit_objects(struct litifut_thread *t);
+/* Where the next record goes (a time mark or a new chunk made first),
+ * or NULL if this thread records no more (then BUSY_OFF for good). */
+HIDDEN uint32_t *thread_refill(struct litifut_thread *t);
+HIDDEN void thread_cache_clear(struct litifut_thread *t);
 
 #define TIME_MARK_WORDS 3u
 #define CALL_MAX_WORDS  2u

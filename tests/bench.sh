@@ -1,36 +1,100 @@
 #!/usr/bin/env bash
-# `make bench`: cost of tracing, measured (guest instructions counted by
-# ../shared/tools/insncount.c under qemu; deterministic) on a call-heavy
-# program and a real one (zlib's minigzip compressing its ChangeLog,
-# linked statically with zlib, and minigzipsh with zlib as a shared
-# library, both instrumented: most of its calls are inside libz.so).
+# `make bench`: the cost of tracing with litifut, next to the cost of
+# -finstrument-functions and of -pg, measured in guest instructions
+# (counted by ../shared/tools/insncount.c under qemu: deterministic) on
+# a call-heavy synthetic program and three real ones from Debian source
+# packages (`make sources`), each built by its own build system
+# (tests/bench/programs.sh):
 #
-# For each: guest instructions of the plain build, of the instrumented
-# build with tracing off (LITIFUT_TRACE=0) and on; extra instructions
-# per traced call; trace bytes per call; DB bytes per rewritten site and
-# all bytes the instrumentation adds per site; link time, plain and
-# instrumented (wall clock, best of 3).
+#   callheavy  tests/progs/callheavy.c (recursion, a dispatch table)
+#   zlib       minigzip compressing zlib's ChangeLog; pie and static
+#              with libz.a, shared: libz.so and minigzipsh, both
+#              instrumented (most calls are inside libz.so)
+#   bzip2      bzip2 -c compressing its manual.ps (libbz2.a linked in)
+#   lua        the Lua 5.4 interpreter running tests/bench/bench.lua
+#
+# One table per architecture: arm (arm-linux-gnueabi, armv5te), armv7
+# (the same toolchain, every compilation -march=armv7-a -marm), mips
+# (mips-linux-gnu), mipsel (mipsel-linux-gnu).  For each program and
+# build: calls traced; guest instructions of the plain build, of the
+# instrumented one tracing and with LITIFUT_TRACE=0, of a build with
+# -finstrument-functions and a minimal handler
+# (tests/bench/cyg-ringbuf.c) and of a -pg build, each as a ratio to
+# plain and as extra instructions per traced call; trace bytes per
+# call; DB bytes and all added loaded bytes per rewritten site; link
+# time, plain and instrumented (wall clock, best of 3).  The legend at
+# the end says exactly what each column is.  Every run's output must
+# equal the plain run's, or the bench fails.
+#
+# Environment: ARCHES (default "arm armv7 mips mipsel"), BENCH_ROWS
+# (PROGRAM:BUILD words, default all of the above), BENCH_QUICK=1 (ARCHES
+# "arm mips", rows callheavy:pie bzip2:static lua:pie), JOBS (make -j,
+# default: number of CPUs), BENCH_OUT (where the raw numbers go, one TSV
+# per arch; default build/bench), KEEP_WORK=1 (keep the scratch
+# directory; it is kept anyway after a failure).  BIN, PLUGINS, SOURCES:
+# as `make bench` sets them.
 set -eu
+shopt -s inherit_errexit
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
 PLUGINS=${PLUGINS:-$ROOT/build/tools}
 SOURCES=${SOURCES:-$ROOT/build/src}
-ARCHES=${ARCHES:-arm mips mipsel}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+    ARCHES=${ARCHES:-arm mips}
+    ROWS=${BENCH_ROWS:-callheavy:pie bzip2:static lua:pie}
+else
+    ARCHES=${ARCHES:-arm armv7 mips mipsel}
+    ROWS=${BENCH_ROWS:-callheavy:pie zlib:pie zlib:static zlib:shared bzip2:pie bzip2:static lua:pie lua:static}
+fi
+JOBS=${JOBS:-$(nproc)}
+OUT=${BENCH_OUT:-$ROOT/build/bench}
+# nothing of the caller's litifut settings: builds are plain unless
+# LITIFUT=1 is given here, runs trace with the defaults
+unset LITIFUT LITIFUT_TRACE LITIFUT_DIR LITIFUT_KEEP LITIFUT_VERBOSE LITIFUT_LOG \
+      LITIFUT_CHUNK_KB LITIFUT_TIME_EVERY
 W=$(mktemp -d "${TMPDIR:-/tmp}/litifut-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+cleanup() {
+    local rc=$?
+    if [ "$rc" != 0 ] || [ "${KEEP_WORK:-0}" = 1 ]; then
+        echo "bench: scratch files kept in $W" >&2
+    else
+        rm -rf "$W"
+    fi
+}
+trap cleanup EXIT
+WORK=$W             # for tests/lib.sh
 . "$ROOT/tests/lib.sh"
+. "$ROOT/tests/bench/programs.sh"
 
-insns() {       # insns DIR PROG [ARGS]: guest instructions of one run in DIR
-    local dir=$1 prog=$2; shift 2          # LIBDIR: where its shared libraries are
-    (cd "$dir" && LITIFUT_DIR=. LD_LIBRARY_PATH=${LIBDIR:-} \
-        "$QEMU" -plugin "$PLUGINS/insncount.so,outfile=n.txt" \
-        -L "$SYSROOT" "$prog" "$@" < "${STDIN:-/dev/null}" > /dev/null && cat n.txt)
+die() { echo "bench: $*" >&2; exit 1; }
+
+# set_bench_arch NAME: set_arch, plus XFLAGS (every compilation and
+# link) and the table's title
+set_bench_arch() {
+    case $1 in
+    armv7)
+        set_arch arm
+        XFLAGS="-march=armv7-a -marm"
+        TITLE="armv7: $TRIPLE, every compilation $XFLAGS" ;;
+    arm)
+        set_arch arm
+        XFLAGS=
+        TITLE="arm: $TRIPLE, armv5te (the compiler's default)" ;;
+    mips|mipsel)
+        set_arch "$1"
+        XFLAGS=
+        TITLE="$1: $TRIPLE, mips32r2 (the compiler's default)" ;;
+    *) die "unknown arch $1 (arm armv7 mips mipsel)" ;;
+    esac
+    BENCH_ARCH=$1
 }
 
 best_time() {   # best_time COMMAND...: best wall-clock seconds of 3 runs
-    local best= t0 t1 t i
-    for i in 1 2 3; do
-        t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N)
+    local best='' t0 t1 t _
+    for _ in 1 2 3; do
+        t0=$(date +%s.%N)
+        "$@" > /dev/null 2>&1 || return 1
+        t1=$(date +%s.%N)
         t=$(echo "$t1 - $t0" | bc)
         if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
     done
@@ -41,89 +105,170 @@ loaded_bytes() {   # loaded_bytes FILE...: text + data + bss of all
     "$TRIPLE-size" "$@" | awk 'NR > 1 { n += $4 } END { print n }'
 }
 
-# bench NAME PLAIN PROG LINK_PLAIN LINK_INST [ARGS]: one table row.
-# With PLAIN_LIB and INST_LIB (a shared library of each build, run from
-# its directory), the library's calls and bytes count too.
-bench() {
-    local name=$1 plain=$2 prog=$3 link_plain=$4 link_inst=$5; shift 5
-    local d="$W/run-$ARCH-$name"
-    rm -rf "$d"
-    mkdir -p "$d/plain" "$d/off" "$d/on"
-    local n_plain n_off n_on
-    local plain_lib=${PLAIN_LIB:-} inst_lib=${INST_LIB:-}
-    n_plain=$(LIBDIR=${plain_lib%/*} insns "$d/plain" "$plain" "$@")
-    n_off=$(LIBDIR=${inst_lib%/*} LITIFUT_TRACE=0 insns "$d/off" "$prog" "$@")
-    n_on=$(LIBDIR=${inst_lib%/*} insns "$d/on" "$prog" "$@")
-    local info calls rbytes sites dbbytes
-    info=$("$BIN/litifut-postproc" --info "$d/on")
-    calls=$(echo "$info" | sed -n 's/^calls=//p')
-    rbytes=$(echo "$info" | sed -n 's/^record_bytes=//p')
-    sites=$(echo "$info" | sed -n 's/^sites=//p')
-    dbbytes=$(echo "$info" | sed -n 's/^db_bytes=//p')
-    local added=$(( $(loaded_bytes "$prog" $inst_lib) - $(loaded_bytes "$plain" $plain_lib) ))
-    printf '%-22s %9s %11s %11s %11s %8s %8s %7s %7s %6s %7s %7s %7s\n' "$name" "$calls" \
-        "$n_plain" "$n_off" "$n_on" \
-        "$(echo "scale=1; ($n_off - $n_plain) / $calls" | bc)" \
-        "$(echo "scale=1; ($n_on - $n_plain) / $calls" | bc)" \
-        "$(echo "scale=2; $rbytes / $calls" | bc)" "$sites" \
-        "$(echo "scale=2; $dbbytes / $sites" | bc)" "$(echo "scale=1; $added / $sites" | bc)" \
-        "$link_plain" "$link_inst"
+# run_insns DIR EXE LIB TRACE: runs a copy of EXE, as ./prog, under qemu
+# in the fresh directory DIR ($RUN_ARGS, stdin from $RUN_STDIN, stdout
+# to DIR/out, stderr to DIR/err), with a copy of LIB (if set) under its
+# soname beside it; prints the number of guest instructions; fails
+# unless EXE exits with 0.  The environment is only LITIFUT_DIR=.,
+# LITIFUT_TRACE=TRACE (1 or 0) and, with LIB, the guest's
+# LD_LIBRARY_PATH=. (qemu -E): every run of every kind starts with the
+# same argv and environment, the same stack, whoever runs the bench.
+# (Under qemu-user the tracer reads qemu's /proc/self/environ: the
+# LITIFUT_ variables are qemu's, which the guest inherits.)
+run_insns() {
+    local dir=$1 exe=$2 lib=$3 trace=$4 rc=0 soname qemu genv=()
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp "$exe" "$dir/prog"
+    if [ -n "$lib" ]; then
+        soname=$("$TRIPLE-readelf" -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+        cp "$lib" "$dir/${soname:-${lib##*/}}"
+        genv=(-E LD_LIBRARY_PATH=.)
+    fi
+    qemu=$(command -v "$QEMU")
+    (cd "$dir" && env -i LITIFUT_DIR=. LITIFUT_TRACE="$trace" \
+        "$qemu" -plugin "$PLUGINS/insncount.so,outfile=insns" "${genv[@]}" -L "$SYSROOT" \
+        ./prog "${RUN_ARGS[@]}" < "$RUN_STDIN" > out 2> err) || rc=$?
+    [ "$rc" = 0 ] || die "$exe exits with $rc (see $dir)"
+    cat "$dir/insns"
 }
 
-header() {
-    printf '%-22s %9s %11s %11s %11s %8s %8s %7s %7s %6s %7s %7s %7s\n' program calls \
-        insns:plain insns:off insns:on "+/call" "+/call" "B/call" sites "DB B/" "added" \
-        "link s" "link s"
-    printf '%-22s %9s %11s %11s %11s %8s %8s %7s %7s %6s %7s %7s %7s\n' "" "traced" "" \
-        "(traced)" "(tracing)" "(off)" "(on)" "trace" "" "site" "B/site" plain litifut
+# info_value DIR KEY: KEY= of litifut-postproc --info of the trace in DIR
+info_value() {
+    sed -n "s/^$2=//p" "$1/info" | head -1
 }
 
-for arch in $ARCHES; do
-    set_arch "$arch"
-    echo "== $ARCH: guest instructions (qemu insncount), bytes, link time"
-    header
-    for opt in O2; do
-        d=$W/build-$ARCH-callheavy
-        mkdir -p "$d"
-        src=$ROOT/tests/progs/callheavy.c
-        lp=$(best_time "$TCC" -$opt -o "$d/plain" "$src")
-        li=$(best_time env LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -$opt -o "$d/prog" "$src")
-        bench "callheavy -$opt pie" "$d/plain" "$d/prog" "$lp" "$li"
+# measure PROGRAM BUILD: builds the four kinds, times the plain and
+# instrumented links, runs the five, checks them, and appends one row
+# to $TSV
+measure() {
+    local prog=$1 build=$2 d=$W/$BENCH_ARCH/$1-$2 kind k
+    local -A exe=() lib=() n=()
+    echo "bench: $BENCH_ARCH $prog $build" >&2
+    "${prog}_run"
+    for kind in plain litifut finstr pg; do
+        "${prog}_build" "$build" "$kind" "$d/$kind"
+        exe[$kind]=$EXE lib[$kind]=$LIB
     done
-    zsrc=$(ls -d "$SOURCES"/zlib-*/ | head -1)
-    for mode in pie static; do
-        cflags=-O2
-        [ $mode = static ] && cflags="-O2 -static"
-        d=$W/build-$ARCH-zlib-$mode
-        cp -r "$zsrc" "$d.plain"
-        cp -r "$zsrc" "$d.inst"
-        (cd "$d.plain" && CC=$TCC CFLAGS=$cflags ./configure --static > /dev/null && make minigzip > /dev/null 2>&1)
-        (cd "$d.inst" && CC="$TCC -B$BIN/" CFLAGS=$cflags ./configure --static > /dev/null &&
-         LITIFUT=1 LITIFUT_QUIET=1 make minigzip > /dev/null 2>&1)
-        lp=$(cd "$d.plain" && best_time sh -c 'rm -f minigzip && make minigzip')
-        li=$(cd "$d.inst" && best_time sh -c 'rm -f minigzip && LITIFUT=1 LITIFUT_QUIET=1 make minigzip')
-        STDIN=$zsrc/ChangeLog bench "zlib minigzip $mode" "$d.plain/minigzip" "$d.inst/minigzip" "$lp" "$li"
+    local link_plain link_litifut
+    link_plain=$(best_time "${prog}_relink" "$build" plain "$d/plain") ||
+        die "relinking failed in $d/plain (see its build.log)"
+    link_litifut=$(best_time "${prog}_relink" "$build" litifut "$d/litifut") ||
+        die "relinking failed in $d/litifut (see its build.log)"
+
+    n[plain]=$(run_insns "$d/run-plain" "${exe[plain]}" "${lib[plain]}" 1)
+    n[on]=$(run_insns "$d/run-on" "${exe[litifut]}" "${lib[litifut]}" 1)
+    n[off]=$(run_insns "$d/run-off" "${exe[litifut]}" "${lib[litifut]}" 0)
+    n[finstr]=$(run_insns "$d/run-finstr" "${exe[finstr]}" "${lib[finstr]}" 1)
+    n[pg]=$(run_insns "$d/run-pg" "${exe[pg]}" "${lib[pg]}" 1)
+
+    # the same work in every run, and each kind what it says it is
+    for k in on off finstr pg; do
+        cmp -s "$d/run-plain/out" "$d/run-$k/out" ||
+            die "the $k run's output differs from the plain run's (see $d)"
     done
-    # zlib as a shared library: libz.so and minigzipsh, both instrumented
-    d=$W/build-$ARCH-zlib-shared
-    cp -r "$zsrc" "$d.plain"
-    cp -r "$zsrc" "$d.inst"
-    (cd "$d.plain" && CC=$TCC CFLAGS=-O2 ./configure > /dev/null && make minigzipsh > /dev/null 2>&1)
-    (cd "$d.inst" && CC="$TCC -B$BIN/" CFLAGS=-O2 ./configure > /dev/null &&
-     LITIFUT=1 LITIFUT_QUIET=1 make minigzipsh > /dev/null 2>&1)
-    lp=$(cd "$d.plain" && best_time sh -c 'rm -f libz.so.*.* && make $(sed -n "s/^SHAREDLIBV=//p" Makefile)')
-    li=$(cd "$d.inst" && best_time sh -c 'rm -f libz.so.*.* && LITIFUT=1 LITIFUT_QUIET=1 make $(sed -n "s/^SHAREDLIBV=//p" Makefile)')
-    PLAIN_LIB=$(ls "$d.plain"/libz.so.*.*) INST_LIB=$(ls "$d.inst"/libz.so.*.*) STDIN=$zsrc/ChangeLog \
-        bench "zlib libz.so+minigzipsh" "$d.plain/minigzipsh" "$d.inst/minigzipsh" "$lp" "$li"
+    ! compgen -G "$d/run-off/litifut.*" > /dev/null ||
+        die "the LITIFUT_TRACE=0 run left a trace (see $d/run-off)"
+    "$TRIPLE-nm" "${exe[finstr]}" | grep -q ' __cyg_profile_func_enter$' ||
+        die "${exe[finstr]} has no __cyg_profile_func_enter"
+    [ -s "$d/run-pg/gmon.out" ] || die "the -pg run wrote no gmon.out (see $d/run-pg)"
+    "$BIN/litifut-postproc" --info "$d/run-on" > "$d/run-on/info" 2> "$d/run-on/info.err" ||
+        die "litifut-postproc --info: $(head -c 300 "$d/run-on/info.err")"
+    local calls sites added
+    calls=$(info_value "$d/run-on" calls)
+    sites=$(info_value "$d/run-on" sites)
+    if [ "${calls:-0}" = 0 ] || [ "${sites:-0}" = 0 ]; then
+        die "no calls or no sites in the trace (see $d/run-on/info)"
+    fi
+    added=$(( $(loaded_bytes "${exe[litifut]}" ${lib[litifut]:+"${lib[litifut]}"}) -
+              $(loaded_bytes "${exe[plain]}" ${lib[plain]:+"${lib[plain]}"}) ))
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+        "$BENCH_ARCH" "$prog" "$build" "$calls" \
+        "${n[plain]}" "${n[on]}" "${n[off]}" "${n[finstr]}" "${n[pg]}" \
+        "$(info_value "$d/run-on" record_bytes)" "$sites" "$(info_value "$d/run-on" db_bytes)" \
+        "$added" "$link_plain" "$link_litifut" >> "$TSV"
+    [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$d"
+}
+
+source_tree() {    # source_tree PACKAGE: the unpacked Debian tree $SOURCES/PACKAGE-*
+    local d
+    for d in "$SOURCES/$1"-*/; do
+        [ -d "$d" ] && { echo "${d%/}"; return; }
+    done
+    die "no $1 source in $SOURCES (make sources)"
+}
+
+# sources: the Debian trees, those with their build system restored once
+for row in $ROWS; do
+    prog=${row%%:*}
+    declare -F "${prog}_build" > /dev/null || die "unknown program $prog (in $row)"
+    case $prog in
+    zlib)
+        [ -n "$ZLIB_SRC" ] || ZLIB_SRC=$(source_tree zlib) ;;
+    bzip2)
+        if [ -z "$BZIP2_SRC" ]; then
+            src=$(source_tree bzip2)
+            bzip2_prepare "$src" "$W/src-bzip2"
+        fi ;;
+    lua)
+        if [ -z "$LUA_SRC" ]; then
+            src=$(source_tree lua5.4)
+            lua_prepare "$src" "$W/src-lua"
+        fi ;;
+    esac
 done
+
+mkdir -p "$OUT"
+for arch in $ARCHES; do
+    set_bench_arch "$arch"
+    mkdir -p "$W/$arch"
+    # the -finstrument-functions handler, for executables and for
+    # shared libraries
+    read -r -a xf <<< "$XFLAGS"
+    CYG_O=$W/$arch/cyg-ringbuf.o CYG_PIC_O=$W/$arch/cyg-ringbuf-pic.o
+    "$TCC" "${xf[@]}" -O2 -Wall -c -o "$CYG_O" "$ROOT/tests/bench/cyg-ringbuf.c"
+    "$TCC" "${xf[@]}" -O2 -Wall -fPIC -DRING_IN_LIBRARY -c -o "$CYG_PIC_O" \
+        "$ROOT/tests/bench/cyg-ringbuf.c"
+    TSV=$OUT/bench-$arch.tsv
+    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\n' > "$TSV"
+    for row in $ROWS; do
+        measure "${row%%:*}" "${row#*:}"
+    done
+    echo
+    echo "== $TITLE"
+    awk -f "$ROOT/tests/bench/tables.awk" "$TSV"
+done
+
 cat <<'EOT'
 
-insns: guest instructions of one run: plain build; instrumented with
-LITIFUT_TRACE=0; instrumented and tracing.  +/call: extra instructions
-per traced call over the plain build.  B/call trace: trace file bytes
-per call (records, time marks, chunk headers).  DB B/site: instruction
-DB bytes per rewritten site.  added B/site: all loaded bytes the
-instrumentation adds (DB and tracer module, text+data+bss) per site.
-link s: wall-clock seconds of the link step, best of 3 (for
-libz.so+minigzipsh: of linking libz.so).
+Builds: pie: the toolchain's default (zlib and bzip2 with their static
+library linked in); static: -static, so libc's own calls are traced
+too; shared (zlib): libz.so and minigzipsh, both instrumented, one
+trace.  Each built by its own build system, four times: plain; litifut
+(CC="<triple>-gcc -B build/bin/", LITIFUT=1); finst: everything
+compiled -finstrument-functions, with tests/bench/cyg-ringbuf.c linked
+in (stores function and call site into a per-thread ring buffer on
+entry and on exit); pg: everything compiled and linked -pg (glibc's
+mcount; gmon.out written at exit).  Every run is a copy run as ./prog
+with the same environment, and its output equals the plain run's.
+calls traced: litifut-postproc --info calls= of the tracing run (all
+objects).
+Guest instructions of one run (qemu insncount; deterministic, but for
+what follows the host's clock: on's time marks and pg's SIGPROF ticks,
+a few hundred at most): plain; on: litifut, tracing; off: litifut with
+LITIFUT_TRACE=0; finst; pg.  Ratio: to plain.
+Extra per traced call: (instructions - plain) / calls traced, for finst
+and pg too: the same litifut call count, so the columns compare
+(-finstrument-functions calls its handler at every entry and exit of
+compiled code, inlined functions included, not in libc; -pg calls
+mcount at every entry of compiled code).
+trace B/call: trace file bytes per call (records, time marks, chunk
+headers).  sites: rewritten call sites (all objects).  DB B/site:
+instruction DB bytes per site.  added B/site: all loaded bytes the
+instrumentation adds (DB and tracer module, text+data+bss, program and
+library) per site.
+link s: wall-clock seconds of the link step (make relinking the
+program, for zlib shared libz.so; callheavy: gcc linking its object),
+plain and litifut, best of 3.
 EOT
+echo "Raw numbers: $OUT/bench-ARCH.tsv."

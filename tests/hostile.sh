@@ -16,6 +16,10 @@ HOSTILE_CHUNK_MAGIC=$((0x4b43544c))
 # in an OBJECT record, from its base word: n_sites, build_id_size, path
 HOSTILE_OBJ_SITES=4 HOSTILE_OBJ_BUILD_ID_SIZE=16 HOSTILE_OBJ_PATH=52
 HOSTILE_FAR=1000000                     # a site id beyond the demo's objects
+HOSTILE_SITE_LIMIT=$(((1 << 22) - 1))   # site ids are below this
+# record words (trace-format.h): a call to site id S, a control record
+call_word() { echo $(((($1) + 1) << 2)); }
+control_word() { echo $((($1) << 24 | ($2) << 8 | 3)); }
 
 # poke32 FILE OFFSET VALUE: stores a little-endian word.
 poke32() {
@@ -53,7 +57,7 @@ text_words() {
 # the words of an OBJECT record (a zero build-id).
 object_record() {
     local fields="$1 $2 $3 $4 $5"; shift 5
-    echo $((0x80000000 | 2 << 16 | (13 + $#))) $fields 0 0 0 0 0 0 0 0 "$@"
+    echo $(control_word 2 $((13 + $#))) $fields 0 0 0 0 0 0 0 0 "$@"
 }
 
 # append_chunk TRACE WORDS...: one more chunk of the main thread (its tid
@@ -227,7 +231,7 @@ hostile_header() {
     local t
     t=$(hostile_copy version)
     poke32 "$t" $HOSTILE_VERSION 1
-    expect_refused version "trace format version 1 (an older litifut's tracer); this post-processor reads version 2" "$t"
+    expect_refused version "trace format version 1 (an older litifut's tracer); this post-processor reads version 3" "$t"
     t=$(hostile_copy chunk-size)
     poke32 "$t" $HOSTILE_CHUNK_SIZE 0xfffff000
     expect_refused chunk-size "chunk_size 4294963200" "$t"
@@ -268,26 +272,26 @@ hostile_records() {
             [ "$(tsv_rows chunk-index)" = 0 ]
     fi
     t=$(hostile_copy control)
-    poke32 "$t" $((HOSTILE_CHUNK0 + 16)) 0x80050002
-    if expect_warned control "control record 0x80050002" 1 --format=tsv "$t"; then
+    poke32 "$t" $((HOSTILE_CHUNK0 + 16)) $(control_word 5 2)
+    if expect_warned control "control record 0x05000203" 1 --format=tsv "$t"; then
         check "hostile: an unknown control record: the rest of its chunk skipped" \
             [ "$(tsv_rows control)" = 0 ]
     fi
     t=$(hostile_copy object-length)
-    append_chunk "$t" $((0x80020005)) 1 2 3 4 5
-    if expect_warned object-length "control record 0x80020005" 1 --format=tsv "$t"; then
+    append_chunk "$t" $(control_word 2 5) 1 2 3 4 5
+    if expect_warned object-length "control record 0x02000503" 1 --format=tsv "$t"; then
         check "hostile: an OBJECT record too short for its fields: the rest of its chunk skipped" \
             cmp -s "$HD/ref.tsv" "$HD/object-length.out"
     fi
     t=$(hostile_copy no-object)
-    append_chunk "$t" $((HOSTILE_FAR + 1))
+    append_chunk "$t" $(call_word $HOSTILE_FAR)
     if expect_warned no-object "records call site id $HOSTILE_FAR, which no object's range holds" \
          1 --format=tsv "$t"; then
         check "hostile: a call record in no object's site range: skipped, every other call kept" \
             cmp -s "$HD/ref.tsv" "$HD/no-object.out"
     fi
     t=$(hostile_copy unload)
-    append_chunk "$t" $((0x80030001)) $HOSTILE_FAR
+    append_chunk "$t" $(control_word 3 1) $HOSTILE_FAR
     if expect_warned unload "UNLOAD record names the object at site id $HOSTILE_FAR" 1 \
          --format=tsv "$t"; then
         check "hostile: an UNLOAD record of an unknown object: ignored, every call kept" \
@@ -312,11 +316,11 @@ hostile_objects() {
     # the record is skipped.
     t=$(hostile_copy sites)
     o=$(object_at "$t" "$path")
-    poke32 "$t" $((o + HOSTILE_OBJ_SITES)) $((0x3fffffff - base))
-    append_chunk "$t" $((base + 5000000 + 1))
-    if expect_warned sites "records call site 5000000 of " 2 --format=tsv "$t"; then
+    poke32 "$t" $((o + HOSTILE_OBJ_SITES)) $((HOSTILE_SITE_LIMIT - base))
+    append_chunk "$t" $(call_word $((base + 3000000)))
+    if expect_warned sites "records call site 3000000 of " 2 --format=tsv "$t"; then
         check "hostile: a site beyond the program's DB: that record skipped, the other $n kept" \
-            eval 'grep -q "says $((0x3fffffff - base)) call sites, its DB has $sites" "$HD/sites.err" &&
+            eval 'grep -q "says $((HOSTILE_SITE_LIMIT - base)) call sites, its DB has $sites" "$HD/sites.err" &&
                   cmp -s "$HD/ref.tsv" "$HD/sites.out"'
     fi
     hostile_pp sites-log "$t"
@@ -341,7 +345,7 @@ hostile_objects() {
 
     t=$(hostile_copy repeated)
     o=$(object_at "$t" "$path")
-    words=$(od -An -v -j $((o - 4)) -N $((4 + 4 * ($(peek32 "$t" $((o - 4))) & 0xffff))) \
+    words=$(od -An -v -j $((o - 4)) -N $((4 + 4 * ($(peek32 "$t" $((o - 4))) >> 8 & 0xffff))) \
                -tu4 -w4 --endian=little "$t")
     append_chunk "$t" $words
     hostile_pp repeated --format=tsv "$t"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "wrapper/toolchain.h"
 #include "src/arch-rewrite.h"
+#include "src/linkmap.h"
 #include "lib/error.h"
 #include "lib/files.h"
 
@@ -133,6 +134,35 @@ static void add_driver_machine_options(struct argv_builder *cc)
 
 /* The first input object file (`*.o`, not crt*.o: those come with
  * the toolchain, not from the user's compiler options), or NULL. */
+/* A program's own object file (not the toolchain's crt*.o). */
+static int is_program_object(const char *arg)
+{
+    size_t n = strlen(arg);
+    return arg[0] != '-' && n >= 3 && strcmp(arg + n - 2, ".o") == 0 && !is_crt_object(arg);
+}
+
+/* The tracer module variant every program object allows ("" if they
+ * differ, or there is none); NULL with one error line. */
+static const char *module_variant(const struct arch_rewrite_ops *rw,
+                                  const struct link_args *la)
+{
+    const char *all = NULL;
+    if (!rw->module_variant)
+        return "";
+    for (int i = 0; i < la->args.n; i++) {
+        if (!is_program_object(la->args.v[i]))
+            continue;
+        const char *v = rw->module_variant(la->args.v[i]);
+        if (!v)
+            return NULL;
+        if (!all)
+            all = v;
+        else if (strcmp(all, v) != 0)
+            return "";
+    }
+    return all ? all : "";
+}
+
 static const char *first_object(const struct link_args *la)
 {
     const char *any = NULL;
@@ -251,6 +281,9 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
     if (!tc->triple)
         return error("cannot tell the target triple (set LITIFUT_REAL_LD and LITIFUT_CC, "
                      "or link through <triple>-gcc)");
+    const char *variant = machine >= 0 && rw ? module_variant(rw, la) : "";
+    if (!variant)
+        return -1;
     const char *libdir = getenv("LITIFUT_LIBDIR");
     char *dir;
     if (libdir && *libdir) {
@@ -265,8 +298,8 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
     }
     /* a library gets the variant built for position-independent code
      * with initial-exec TLS (stub/record.c) */
-    char *tracer = xasprintf("%s/%s", dir, la->shared ? "tracer-shared.o" : "tracer.o");
-    char *island = xasprintf("%s/island.o", dir);
+    char *tracer = xasprintf("%s/%s%s.o", dir, la->shared ? "tracer-shared" : "tracer", variant);
+    char *island = xasprintf("%s/%s", dir, la->shared ? "island-shared.o" : "island.o");
     tc->tracer_object = realpath(tracer, NULL);
     tc->island_object = realpath(island, NULL);      /* only where the arch has islands */
     free(dir);

@@ -2,9 +2,8 @@
  * ARM (EABI, little-endian, ARM state) for every host tool: which code
  * to scan, which instructions are calls (bl<c>, blx imm, blx<c> rM),
  * and which tracer module an object needs (its float ABI).  How a call
- * is redirected to the sled (arch/arm/stub.S) is rewrite-arm.c; reading
- * rewritten code and the PLT, read-arm.c.  The DB keeps the original
- * instruction; arch/arm/tracer-arch.h emulates it.
+ * is redirected to the sled (arch/arm/stub.S) and what the DB says of it
+ * is rewrite-arm.c; reading rewritten code and the PLT, read-arm.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -182,10 +181,10 @@ const struct arch_ops arch_arm = {
     .ld_emulations = arm_emulations,
     .kind_names = arm_kinds,
     .n_kinds = 3,
-    .ra_offset = 4,
-    .db_page_shift = 10,
-    .sled_entry_size = 8,
-    .sled_entries = 256,
+    .ra_offset = RA_OFFSET,
+    .db_page_shift = DB_PAGE_SHIFT,
+    .sled_entry_size = SLED_ENTRY_SIZE,
+    .sled_entries = SLED_ENTRIES,
     .check_image = arm_check_image,
     .code_ranges = arm_code_ranges,
     .disasm_open = arm_disasm_open,

@@ -6,6 +6,7 @@
 #define LITIFUT_HOST_ARM_H
 
 #include <stdint.h>
+#include "arch/arm/sled.h"
 
 enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG };
 

@@ -13,9 +13,10 @@ static int arm_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set 
                                unsigned *k)
 {
     uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
-    if (!is_bl(w) || target - sleds->base[0] >= 256 * 8 || (target - sleds->base[0]) % 8)
+    if (!is_bl(w) || target - sleds->base[0] >= 2 * SLED_ENTRIES * SLED_ENTRY_SIZE ||
+        (target - sleds->base[0]) % SLED_ENTRY_SIZE)
         return 0;
-    *k = (target - sleds->base[0]) / 8;
+    *k = (target - sleds->base[0]) / SLED_ENTRY_SIZE % SLED_ENTRIES;    /* either half */
     return 1;
 }
 

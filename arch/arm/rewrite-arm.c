@@ -13,7 +13,8 @@
 static int arm_encode_redirect(const struct call_site *site, unsigned k,
                                const struct sled_set *sleds, uint32_t *word, int *bridged)
 {
-    uint32_t entry = sleds->base[0] + 8 * k;
+    unsigned half = site->kind == KIND_BLX_REG;     /* sled.h */
+    uint32_t entry = sleds->base[0] + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
     int64_t off = (int64_t)entry - ((int64_t)site->addr + 8);
     *bridged = 0;
     if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25))
@@ -22,6 +23,18 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
     uint32_t cond = site->kind == KIND_BLX_IMM ? 0xE : site->insn >> 28;
     *word = cond << 28 | 0x0B000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
     return 0;
+}
+
+/* A fixed target relative to the DB word, bit 0 set for Thumb (blx
+ * imm); for blx rM, rM's offset in the sled's frame. */
+static uint32_t arm_site_word(const struct call_site *site, uint32_t word_addr)
+{
+    uint32_t w = site->insn, pc = site->addr + 8;
+    switch (site->kind) {
+    case KIND_BL: return pc + (uint32_t)branch_offset(w) - word_addr;
+    case KIND_BLX_IMM: return (pc + (uint32_t)branch_offset(w) + ((w >> 23) & 2)) + 1 - word_addr;
+    default: return FRAME_R(w & 15);
+    }
 }
 
 /* ULEB128 at *p (before end); 0 past the end. */
@@ -38,9 +51,10 @@ static uint32_t uleb(const uint8_t **p, const uint8_t *end)
     return v;
 }
 
-/* Tag_ABI_VFP_args of an object's "aeabi" file attributes: 1 if it
- * passes floating-point arguments in VFP registers (hard float). */
-static int vfp_args_of(const uint8_t *a, size_t size)
+/* The value of integer attribute `want` in an object's "aeabi" file
+ * attributes (ARM IHI 0045); 0 (every such attribute's default) if they
+ * do not say. */
+static long aeabi_attribute(const uint8_t *a, size_t size, uint32_t want)
 {
     const uint8_t *end = a + size, *p = a + 1;
     if (size < 1 || a[0] != 'A')
@@ -57,8 +71,8 @@ static int vfp_args_of(const uint8_t *a, size_t size)
             q += 5;                             /* Tag_File and its size */
             while (q < sub_end) {
                 uint32_t tag = uleb(&q, sub_end);
-                if (tag == 28)
-                    return uleb(&q, sub_end) == 1;
+                if (tag == want)
+                    return uleb(&q, sub_end);
                 if (tag == 32)                  /* Tag_compatibility: ULEB, string */
                     uleb(&q, sub_end);
                 if (tag == 4 || tag == 5 || tag == 67 || tag == 32 || (tag > 32 && tag % 2)) {
@@ -75,27 +89,55 @@ static int vfp_args_of(const uint8_t *a, size_t size)
     return 0;
 }
 
-/* The float ABI of an input object picks the tracer module:
- * arm-linux-gnueabihf's for hard float, else arm-linux-gnueabi's. */
-static const char *arm_module_triple(const char *object_path, const char *triple)
+#define TAG_CPU_ARCH      6
+#define TAG_ABI_VFP_ARGS  28
+
+/* An object's attribute `tag`; -1 if it has no attributes section, -2
+ * (one error line) if it cannot be read. */
+static long object_attribute(const char *object_path, uint32_t tag)
 {
     struct elf_image obj;
     if (elf_image_open(&obj, object_path) != 0)
-        return NULL;
-    const char *fit = triple;
+        return -2;
+    long v = -1;
     for (size_t si = 1; si < obj.n_sections; si++) {
         const struct elf_section *s = &obj.sections[si];
         if (s->type == SHT_ARM_ATTRIBUTES && (uint64_t)s->offset + s->size <= obj.size) {
-            fit = vfp_args_of(obj.data + s->offset, s->size) ? "arm-linux-gnueabihf"
-                                                             : "arm-linux-gnueabi";
+            v = aeabi_attribute(obj.data + s->offset, s->size, tag);
             break;
         }
     }
     elf_image_close(&obj);
-    return fit;
+    return v;
+}
+
+/* The float ABI of an input object picks the tracer module:
+ * arm-linux-gnueabihf's for hard float, else arm-linux-gnueabi's. */
+static const char *arm_module_triple(const char *object_path, const char *triple)
+{
+    long vfp = object_attribute(object_path, TAG_ABI_VFP_ARGS);
+    if (vfp == -2)
+        return NULL;
+    if (vfp == -1)          /* no attributes: the toolchain's own */
+        return triple;
+    return vfp == 1 ? "arm-linux-gnueabihf" : "arm-linux-gnueabi";
+}
+
+/* An object built for ARMv6K or later (Tag_CPU_arch v6KZ, v6T2, v6K,
+ * v7, v8 and on; not the M profiles) allows the variant that reads the
+ * thread register (mrc p15 TPIDRURO) instead of calling the kernel's
+ * helper. */
+static const char *arm_module_variant(const char *object_path)
+{
+    long arch = object_attribute(object_path, TAG_CPU_ARCH);
+    if (arch == -2)
+        return NULL;
+    return arch == 7 || arch == 8 || arch == 9 || arch == 10 || arch >= 14 ? "-v6k" : "";
 }
 
 const struct arch_rewrite_ops arch_arm_rewrite = {
     .encode_redirect = arm_encode_redirect,
+    .site_word = arm_site_word,
     .module_triple = arm_module_triple,
+    .module_variant = arm_module_variant,
 };

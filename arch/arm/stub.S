@@ -1,64 +1,228 @@
 /*
- * ARM tracer entry: the sled that rewritten calls branch to.
+ * ARM tracer entry: the sled that rewritten calls branch to, and the
+ * hot path that records a call and goes on to its target.  Geometry in
+ * sled.h; the contract, the register use and the instruction budget
+ * line by line in docs/DESIGN.md ("ARM: the hot path").
  *
- * The rewriter turns each call site `bl<c> f`, `blx f` or `blx<c> rM`
- * into `bl<c> litifut_sled + 8*k`, where k is the site's position among
- * the call sites of its 1 KB page (include/litifut/db-format.h).  So at
- * sled entry k:
- *   lr  = the original return address (the rewritten bl set it)
- *   every other register, the flags and sp are as the call left them.
- *
- * Entry k saves r0-r3, r12 and lr and calls the common code with bl, so
- * the common code gets k back from its own lr.  The common code saves
- * r4-r11 and the flags, calls litifut_enter(frame, sled_lr) in C, which
- * looks the site up, records the call and returns the real target,
- * then restores everything and jumps there with `ldr pc, [sp], #4`
- * (which interworks, so Thumb targets work).  The callee sees every
- * register as the original call would have left it, lr included.
- *
- * Stack: 56 bytes of frame below the caller's sp, then litifut_enter's
- * own frame on an 8-byte aligned sp.  Nothing is ever stored below sp,
- * so a signal may arrive at any instruction.
+ * At entry k (sled.h): lr = the call's return address, every other
+ * register, the flags and sp as the call left them.  The entry pushes
+ * r0-r12, lr and a slot for the target (struct arch_frame), puts 4k in
+ * r12 and goes to the common code, which:
+ *   1. gets this thread's state through this copy's TLS slot (t, record
+ *      delta, page table; stub/layout.h);
+ *   2. one chain of conditional instructions decides "fast": TLS set up,
+ *      thread attached, not busy (then marks it busy with this frame),
+ *      room in the chunk (cur < lim);
+ *   3. finds the site word (page table, then 4k) and from it the target
+ *      and the record word;
+ *   4. stores the record (a call through a register: tag 1 and its
+ *      target, or tag 2 if the thread's target cache holds it), bumps
+ *      cur, clears busy;
+ *   5. restores the flags and pops r0-r12, lr = the return address and
+ *      pc = the target (`ldm` interworks: Thumb targets work).
+ * Anything else goes to litifut_slow(frame, 4k) in C (stub/record.c),
+ * which returns the target.  Nothing is ever stored below sp, so a
+ * signal may arrive at any instruction.
  */
+#include "sled.h"
+#include "layout.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
+
     .syntax unified
     .arm
-    .text
+
+/* The thread pointer into r0.  ARMv6K and later have it in a register
+ * (TPIDRURO); before that the kernel's user helper __kuser_get_tls at
+ * 0xffff0fe0 (which clobbers lr: the hot path reloads the return
+ * address from the frame). */
+#ifdef LITIFUT_ARM_V6K
+    .macro THREAD_POINTER
+    mrc     p15, 0, r0, c13, c0, 3
+    .endm
+    .macro RELOAD_RA
+    .endm
+#else
+    .macro THREAD_POINTER
+    mvn     r0, #0xf000             @ 0xffff0fff
+    mov     lr, pc
+    sub     pc, r0, #31             @ 0xffff0fe0: r0 = the thread pointer
+    .endm
+    .macro RELOAD_RA
+    ldr     lr, [sp, #FRAME_LR]
+    .endm
+#endif
+
     .section .text.litifut_sled, "ax", %progbits
-
-#define SLED_ENTRIES 256        /* = LITIFUT_DB_PAGE_SIZE / 4: at most one call per word */
-#define FRAME_LR     (13 * 4)   /* offset of the saved lr in struct arch_frame */
-
     .p2align 3
     .global litifut_sled
     .hidden litifut_sled
     .type litifut_sled, %function
 litifut_sled:
+    /* SLED_ENTRIES for calls with a fixed target, then as many for calls
+     * through a register: each half has its own hot path */
+    .rept 2
+    .set k, 0
     .rept SLED_ENTRIES
-    push    {r0, r1, r2, r3, r12, lr}
-    bl      litifut_arm_common
+    push    {r0-r12, lr, pc}
+    mov     r12, #4 * k
+    b       litifut_arm_start       @ until this copy is ready: see sleds.c
+    .set k, k + 1
+    .endr
     .endr
     .size litifut_sled, . - litifut_sled
     .global litifut_sled_end
     .hidden litifut_sled_end
 litifut_sled_end:
 
+/*
+ * The hot path up to the site word, for both halves: the thread's state,
+ * one test for "busy or no room" (then busy with this frame), the site
+ * word (r9) and its address (r5), the record word (r3).
+ */
+    .macro HOT_PATH_START name
+    mrs     r11, APSR               @ the flags: the compares below change them
+\name\()_again:
+#ifdef LITIFUT_SHARED
+    ldr     r1, \name\()_slot
+1:  ldr     r1, [pc, r1]            @ the slot's offset (a library's is in its GOT)
+#else
+    ldr     r1, \name\()_slot
+#endif
+    THREAD_POINTER                  @ (the sleds come here only once TLS is set up)
+    add     r0, r0, r1
+    ldm     r0, {r2, r3, r4}        @ t, record delta, page table base
+    ldr     r1, [r2, #THREAD_BUSY]  @ (a thread new to this copy has a busy dummy)
+    cmp     r1, #0
+    streq   sp, [r2, #THREAD_BUSY]  @ not busy: busy with this frame now
+    ldmibeq r2, {r6, r7}            @ cur, lim (after the busy mark: see DESIGN)
+    cmpeq   r6, r7                  @ lo: room (cur < lim)
+    bhs     \name\()_full           @ busy (ne and hs), or no room
+    RELOAD_RA
+    bic     r8, lr, #0x3fc          @ the return address's page * 1024
+    ldr     r5, [r4, r8, lsr #8]    @ &sites[first site of the page]
+    ldr     r9, [r5, r12]!          @ the site word; r5 = its address
+    add     r3, r3, r5              @ the record word: (site id + 1) << 2
+    .endm
+
+/* Both halves' ends: busy = 0 and cur (r6, bumped) in one store, the
+ * flags back, every register back, lr = the return address, pc = the
+ * target (ldm interworks: Thumb targets work). */
+    .macro HOT_PATH_END
+    stmia   r2, {r1, r6}
+    msr     APSR_nzcvq, r11
+    pop     {r0-r12, lr, pc}
+    .endm
+
+/* Out of line, after each hot path: busy (r1 = the mark): the slow path
+ * decides.  Else no room, and busy with this frame: a time mark or a new
+ * chunk (litifut_refill, which clears busy, or leaves the thread off),
+ * then the hot path again. */
+    .macro HOT_PATH_FULL name
+\name\()_full:
+    cmp     r1, #0
+    bne     litifut_arm_slow
+    mov     r0, r2                  @ arg 0: the thread's state
+    mov     r10, r12                @ (C may change r12)
+    mov     r4, sp
+    bic     sp, sp, #7
+    bl      litifut_refill
+    mov     sp, r4
+    mov     r12, r10
+    ldr     lr, [sp, #FRAME_LR]     @ the return address, which bl took
+    b       \name\()_again
+#ifdef LITIFUT_SHARED
+\name\()_slot:
+    .word   litifut_copy + COPY_TLS_OFFSET - (1b + 8)
+#else
+\name\()_slot:
+    .word   litifut_tls_slot(tpoff)
+#endif
+    .endm
+
+    .global litifut_arm_common
+    .hidden litifut_arm_common
     .type litifut_arm_common, %function
-litifut_arm_common:
-    push    {r4, r5, r6, r7, r8, r9, r10, r11}  @ frame = r4..r11, r0..r3, r12, lr
-    mrs     r4, APSR                @ flags: the C code may change them
-    mov     r5, sp                  @ frame pointer; r4/r5 survive the C call
+litifut_arm_common:                 @ a call with a fixed target
+    HOT_PATH_START .Lfixed
+    add     r9, r5, r9              @ the target: relative to the site word
+    str     r9, [sp, #FRAME_PC]
+    str     r3, [r6], #4
+    HOT_PATH_END
+    HOT_PATH_FULL .Lfixed
+
+    .global litifut_arm_common_reg
+    .hidden litifut_arm_common_reg
+    .type litifut_arm_common_reg, %function
+litifut_arm_common_reg:             @ a call through a register
+    HOT_PATH_START .Lreg
+    ldr     r9, [sp, r9]            @ rM as the call left it
+    str     r9, [sp, #FRAME_PC]
+    and     r8, r9, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the target's cache entry
+    add     r10, r2, r8
+    ldr     r10, [r10, #THREAD_CACHE]
+    cmp     r10, r9
+    orreq   r3, r3, r8, lsl #22     @ the entry, in bits 31..24
+    orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
+    streq   r3, [r6], #4
+    orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
+    stmiane r6!, {r3, r9}
+    addne   r10, r2, r8
+    strne   r9, [r10, #THREAD_CACHE]
+    HOT_PATH_END
+    HOT_PATH_FULL .Lreg
+
+/* The slow path; also where the sled sends every call until this
+ * copy is ready (sleds.c). */
+    .global litifut_arm_start
+    .hidden litifut_arm_start
+litifut_arm_start:
+    mrs     r11, APSR
+litifut_arm_slow:
+    mov     r0, sp                  @ arg 0: struct arch_frame *
+    mov     r1, r12                 @ arg 1: 4k
+    mov     r4, sp
     bic     sp, sp, #7              @ AAPCS: 8-byte aligned sp for C
-    mov     r0, r5                  @ arg 0: struct arch_frame *
-    mov     r1, lr                  @ arg 1: litifut_sled + 8*k + 8
-    bl      litifut_enter           @ r0 = where the call must go
-    mov     sp, r5
-    msr     APSR_nzcvq, r4
-    ldr     lr, [sp, #FRAME_LR]     @ lr = the call's return address
-    str     r0, [sp, #FRAME_LR]     @ its slot now holds the target
-    pop     {r4, r5, r6, r7, r8, r9, r10, r11}
-    pop     {r0, r1, r2, r3, r12}
-    ldr     pc, [sp], #4            @ jump to the target, sp as at the call
-    .size litifut_arm_common, . - litifut_arm_common
+    bl      litifut_slow            @ r0 = where the call must go
+    mov     sp, r4
+    str     r0, [sp, #FRAME_PC]
+    msr     APSR_nzcvq, r11
+    pop     {r0-r12, lr, pc}
+
+/*
+ * The sled's entries go here instead (arch/arm/sleds.c patches their
+ * branch) while this process records nothing (LITIFUT_TRACE=0): find
+ * the target, jump.  The page table comes from this copy, not from TLS.
+ */
+    .macro OFF_START name
+    ldr     r4, \name\()_pages
+1:  ldr     r4, [pc, r4]            @ litifut_copy.pages
+    bic     r8, lr, #0x3fc
+    ldr     r5, [r4, r8, lsr #8]
+    ldr     r9, [r5, r12]!          @ the site word
+    .endm
+    .macro OFF_END name
+\name\()_pages:
+    .word   litifut_copy + COPY_PAGES - (1b + 8)
+    .endm
+
+    .global litifut_arm_off
+    .hidden litifut_arm_off
+litifut_arm_off:                    @ a call with a fixed target
+    OFF_START .Loff
+    add     r9, r5, r9
+    str     r9, [sp, #FRAME_PC]
+    pop     {r0-r12, lr, pc}
+    OFF_END .Loff
+
+    .global litifut_arm_off_reg
+    .hidden litifut_arm_off_reg
+litifut_arm_off_reg:                @ a call through a register
+    OFF_START .Loffreg
+    ldr     r9, [sp, r9]            @ rM as the call left it
+    str     r9, [sp, #FRAME_PC]
+    pop     {r0-r12, lr, pc}
+    OFF_END .Loffreg
 
 /*
  * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper

@@ -1,6 +1,6 @@
 /*
  * ARM (EABI, ARM state, armv5te and later) pieces of the tracer
- * runtime.  Included by stub/tracer.c only; everything here runs in
+ * runtime.  Included by the tracer's C files (stub/tracer.h); everything here runs in
  * the traced program and must not call libc.
  */
 #ifndef LITIFUT_ARCH_ARM_TRACER_H
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <asm/unistd.h>
 #include "litifut/trace-format.h"
+#include "sled.h"
 
 /* The kernel's stack_t (sigaltstack). */
 struct arch_stack {
@@ -22,54 +23,25 @@ struct arch_stack {
 
 #define ARCH_ID            LITIFUT_ARCH_ARM
 
-/* The registers saved by stub.S, in memory order. */
+/* The registers the sled entry pushes (sled.h), in memory order. */
 struct arch_frame {
-    uint32_t r4_r11[8];
-    uint32_t r0_r3[4];
-    uint32_t r12;
+    uint32_t r[13];         /* r0..r12 */
     uint32_t lr;            /* the call's return address */
+    uint32_t pc;            /* where stub.S jumps: the target */
 };
+_Static_assert(sizeof(struct arch_frame) == FRAME_SIZE, "sled.h");
 
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {
     return f->lr;
 }
 
-/* Which sled entry was entered: entry k is at litifut_sled + 8k and
- * calls the common code from its second word, so lr = entry + 8. */
-extern const char litifut_sled[] __attribute__((visibility("hidden")));
-static inline uint32_t arch_sled_index(uintptr_t sled_lr)
+/* The register a DB site word below LITIFUT_DB_INDIRECT names: its
+ * offset in the frame (sled.h). */
+static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t w)
 {
-    return (uint32_t)(sled_lr - 8 - (uintptr_t)litifut_sled) / 8;
-}
-
-/* The DB holds each site's original instruction: bl<c> imm, blx imm
- * or blx<c> rM (M = 0..12; arch/arm/arch-arm.c classifies nothing
- * else as a call to rewrite). */
-static inline int arch_insn_is_indirect(uint32_t insn)
-{
-    return (insn & 0x0ffffff0u) == 0x012fff30u;
-}
-
-/* calc_next_pc: where the original instruction, at the call site whose
- * return address the frame holds, would have gone.  Bit 0 set means
- * Thumb; `ldr pc` in stub.S honours it.  The immediate forms are
- * PC-relative, so the load bias is not needed. */
-static inline uintptr_t arch_calc_next_pc(uint32_t insn, const struct arch_frame *f,
-                                          uintptr_t bias)
-{
-    (void)bias;
-    if (arch_insn_is_indirect(insn)) {
-        unsigned reg = insn & 15u;
-        if (reg < 4)
-            return f->r0_r3[reg];
-        return reg < 12 ? f->r4_r11[reg - 4] : f->r12;
-    }
-    uintptr_t pc = f->lr + 4;                   /* the call's address + 8 */
-    uintptr_t target = pc + (uintptr_t)((int32_t)(insn << 8) >> 6);
-    if ((insn >> 28) == 0xfu)                   /* blx imm: H bit, to Thumb */
-        target += ((insn >> 23) & 2u) | 1u;
-    return target;
+    uint32_t i = w / 4;
+    return i < 13 ? f->r[i] : 0;
 }
 
 /* The thread pointer through the kernel's user helper, which every ARM
@@ -77,6 +49,11 @@ static inline uintptr_t arch_calc_next_pc(uint32_t insn, const struct arch_frame
  * set up TLS (early in a static program's start-up). */
 static inline uintptr_t arch_thread_pointer(void)
 {
+#ifdef LITIFUT_ARM_V6K
+    uintptr_t tp;
+    __asm__ volatile("mrc p15, 0, %0, c13, c0, 3" : "=r"(tp));
+    return tp;
+#endif
     register uintptr_t r0 __asm__("r0");
     __asm__ volatile("mvn r0, #0xf000\n\t"     /* 0xffff0fff */
                      "mov lr, pc\n\t"
@@ -147,5 +124,14 @@ static inline long arch_fallocate(int fd, uint64_t off, uint64_t len)
                          (long)(uint32_t)(off >> 32), (long)(uint32_t)len,
                          (long)(uint32_t)(len >> 32));
 }
+
+/* After rewriting code (sleds.c): ARM's cacheflush system call. */
+static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
+{
+    arch_syscall6(0x0f0002, (long)start, (long)end, 0, 0, 0, 0);
+}
+
+/* The hot path reaches any local-exec TLS offset (a literal). */
+#define ARCH_HOT_TPOFF_OK(off) ((void)(off), 1)
 
 #endif

@@ -26,7 +26,6 @@ static const struct ld_emulation mips_emulations[] = {
     { NULL, NULL },
 };
 
-#define BRIDGE       0x0e000000u   /* see DESIGN.md, "MIPS: reaching the sled" */
 
 #ifndef EF_MIPS_ARCH_32R6
 #define EF_MIPS_ARCH_32R6 0x90000000
@@ -216,11 +215,11 @@ const struct arch_ops arch_mips = {
     .ld_emulations = mips_emulations,
     .kind_names = mips_kinds,
     .n_kinds = 7,
-    .ra_offset = 8,
-    .db_page_shift = 9,
-    .sled_entry_size = SLED_ENTRY,
-    .sled_entries = SLED_BYTES / SLED_ENTRY,
-    .bridge_offset = BRIDGE,
+    .ra_offset = RA_OFFSET,
+    .db_page_shift = DB_PAGE_SHIFT,
+    .sled_entry_size = SLED_ENTRY_SIZE,
+    .sled_entries = SLED_ENTRIES,
+    .bridge_offset = BRIDGE_OFFSET,
     .check_image = mips_check_image,
     .code_ranges = mips_code_ranges,
     .disasm_open = mips_disasm_open,

@@ -6,8 +6,8 @@
  * (0x0e000000) of whatever 256 MB region the code was loaded into.
  *
  * One bridge per region serves every object (sled.S,
- * BRIDGE_TEMPLATE): a code page with the sled's entries and a
- * dispatcher, and a table page after it, (lo, hi, common) per object,
+ * BRIDGE_TEMPLATE): code pages with the sled's entries and the
+ * dispatchers, and a table page after them, (lo, hi, fixed, reg) per object,
  * which the dispatcher searches by return address.  The process block
  * says which regions have a bridge; each object with far sites adds
  * itself to the table of every region its code spans, under the lock,
@@ -34,12 +34,7 @@
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
-#define BCACHE 3
-#define BRIDGE_CODE  4096u
-#define BRIDGE_TABLE 4096u              /* bytes; (lo, hi, common) entries */
 
-extern const struct litifut_db_header litifut_db_header HIDDEN;
-extern const char litifut_mips_common[] HIDDEN;
 extern const uint32_t litifut_bridge_template[] HIDDEN;
 extern const uint32_t litifut_bridge_template_end[] HIDDEN;
 
@@ -64,7 +59,7 @@ static void die(const char *msg, uintptr_t addr)
  * it is the first.  Under the lock. */
 static uint32_t *bridge_table(struct litifut_process *p, uintptr_t region)
 {
-    uintptr_t at = region << 28 | litifut_db_header.bridge;
+    uintptr_t at = region << 28 | db_header()->bridge;
     uint32_t *table = (uint32_t *)(at + BRIDGE_CODE);
     if (p->bridges & (1u << region))
         return table;
@@ -76,28 +71,28 @@ static uint32_t *bridge_table(struct litifut_process *p, uintptr_t region)
     const uint32_t *t = litifut_bridge_template;
     for (long i = 0; i < litifut_bridge_template_end - litifut_bridge_template; i++)
         w[i] = t[i];
-    arch_syscall6(__NR_cacheflush, (long)m, BRIDGE_CODE, BCACHE, 0, 0, 0);
+    arch_flush_icache((uintptr_t)m, (uintptr_t)m + BRIDGE_CODE);
     if (arch_syscall6(__NR_mprotect, (long)m, BRIDGE_CODE, PROT_READ | PROT_EXEC, 0, 0, 0))
         die("mprotect failed", at);
     p->bridges |= 1u << region;
     return table;
 }
 
-/* This object's code, at run time: the pages its DB covers. */
+/* This object's code, at run time: the pages its DB covers (by
+ * return address). */
 static void object_code(uintptr_t *lo, uintptr_t *hi)
 {
-    const struct litifut_db_header *db = &litifut_db_header;
+    const struct litifut_db_header *db = db_header();
     uintptr_t bias = object_load_bias();
-    *lo = db->key_origin + bias;
-    *hi = db->key_origin + ((uintptr_t)db->n_pages << db->page_shift) + bias;
+    *lo = ((uintptr_t)db->first_page << db->page_shift) + bias;
+    *hi = ((uintptr_t)(db->first_page + db->n_pages) << db->page_shift) + bias;
 }
 
 static void bridges_join(void)
 {
-    if (!litifut_db_header.bridge || !litifut_db_header.n_sites)
+    if (!db_header()->bridge || !db_header()->n_sites)
         return;
-    if (litifut_copy.state == COPY_NEW)
-        copy_register();
+    copy_start();
     struct litifut_process *p = litifut_copy.proc;
     if (!p)
         die("no process block", 0);
@@ -108,25 +103,27 @@ static void bridges_join(void)
     /* jal's region is its delay slot's: site + 4 = return address - 4 */
     for (uintptr_t region = (lo - 4) >> 28; region <= (hi - 4) >> 28; region++) {
         uint32_t *e = bridge_table(p, region);
-        uint32_t *end = e + BRIDGE_TABLE / 4 - 3;       /* the last entry stays 0 */
+        uint32_t *end = e + (BRIDGE_TABLE - BRIDGE_ENTRY) / 4;  /* the last entry stays 0 */
         while (e < end && e[0])
-            e += 3;
+            e += BRIDGE_ENTRY / 4;
         if (e >= end)
-            die("its table is full", region << 28 | litifut_db_header.bridge);
+            die("its table is full", region << 28 | db_header()->bridge);
         e[1] = (uint32_t)hi;
-        e[2] = (uint32_t)(uintptr_t)litifut_mips_common;
+        e[2] = arch_bridge_common(0);
+        e[3] = arch_bridge_common(1);
         __sync_synchronize();
         e[0] = (uint32_t)lo;
     }
     unlock(mask);
 }
 
-#ifdef LITIFUT_SHARED
-/* At dlclose (and exit): this library's entries are emptied. */
-__attribute__((destructor(101))) static void bridges_leave(void)
+/* This object's live entries in every bridge of its regions: `leave`
+ * empties them (hi = lo), else they go to arch_bridge_common() (the
+ * sled mode changed).  Under the lock. */
+static void bridges_update(int leave)
 {
     struct litifut_process *p = litifut_copy.proc;
-    if (!litifut_db_header.bridge || !p)
+    if (!db_header()->bridge || !p)
         return;
     uintptr_t lo, hi;
     object_code(&lo, &hi);
@@ -135,12 +132,31 @@ __attribute__((destructor(101))) static void bridges_leave(void)
     for (uintptr_t region = (lo - 4) >> 28; region <= (hi - 4) >> 28; region++) {
         if (!(p->bridges & (1u << region)))
             continue;
-        uint32_t *e = (uint32_t *)((region << 28 | litifut_db_header.bridge) + BRIDGE_CODE);
-        for (; e[0]; e += 3)
-            if (e[0] == lo && e[2] == (uint32_t)(uintptr_t)litifut_mips_common)
+        uint32_t *e = (uint32_t *)((region << 28 | db_header()->bridge) + BRIDGE_CODE);
+        for (; e[0]; e += BRIDGE_ENTRY / 4) {
+            if (e[0] != lo || e[1] == e[0])
+                continue;
+            if (leave) {
                 e[1] = e[0];
+            } else {
+                e[2] = arch_bridge_common(0);
+                e[3] = arch_bridge_common(1);
+            }
+        }
     }
     unlock(mask);
+}
+
+void bridges_retarget(void)
+{
+    bridges_update(0);
+}
+
+#ifdef LITIFUT_SHARED
+/* At dlclose (and exit): this library's entries are emptied. */
+__attribute__((destructor(101))) static void bridges_leave(void)
+{
+    bridges_update(1);
 }
 
 __attribute__((constructor(101))) static void bridges_at_start(void)

@@ -6,11 +6,9 @@
 #define LITIFUT_HOST_MIPS_H
 
 #include <stdint.h>
+#include "arch/mips/sled.h"
 
 enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KIND_BLTZALL };
-
-#define SLED_ENTRY   16u        /* 4 instructions */
-#define SLED_BYTES   2048u      /* 128 entries: one per word of a 512-byte page */
 
 static inline unsigned op_of(uint32_t w) { return w >> 26; }
 static inline unsigned rs_of(uint32_t w) { return (w >> 21) & 31; }

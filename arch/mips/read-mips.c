@@ -22,13 +22,13 @@ static uint32_t jal_target(uint32_t addr, uint32_t w)
 static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_jal, unsigned *k)
 {
     for (unsigned i = 0; i < sleds->n; i++)
-        if (target - sleds->base[i] < SLED_BYTES && (target - sleds->base[i]) % SLED_ENTRY == 0) {
-            *k = (target - sleds->base[i]) / SLED_ENTRY;
+        if (target - sleds->base[i] < SLED_BYTES && (target - sleds->base[i]) % SLED_ENTRY_SIZE == 0) {
+            *k = (target - sleds->base[i]) / SLED_ENTRY_SIZE % SLED_ENTRIES;   /* either half */
             return 1;
         }
     uint32_t off = (target & 0x0fffffffu) - sleds->bridge;
-    if (via_jal && sleds->bridge && off < SLED_BYTES && off % SLED_ENTRY == 0) {
-        *k = off / SLED_ENTRY;
+    if (via_jal && sleds->bridge && off < SLED_BYTES && off % SLED_ENTRY_SIZE == 0) {
+        *k = off / SLED_ENTRY_SIZE % SLED_ENTRIES;
         return 1;
     }
     return 0;

@@ -25,11 +25,12 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
                                 const struct sled_set *sleds, uint32_t *word, int *bridged)
 {
     uint32_t a = site->addr;
+    unsigned entry_k = k + (site->kind == KIND_JALR) * SLED_ENTRIES;    /* its half: sled.h */
     int unconditional = site->kind == KIND_JAL || site->kind == KIND_JALR ||
                         site->kind == KIND_BAL;
     *bridged = 0;
     for (unsigned i = 0; i < sleds->n; i++) {           /* a sled in branch range */
-        uint32_t entry = sleds->base[i] + SLED_ENTRY * k;
+        uint32_t entry = sleds->base[i] + SLED_ENTRY_SIZE * entry_k;
         if (!in_branch_range(a, entry))
             continue;
         uint32_t base = unconditional ? 0x04110000u : (site->insn & 0xffff0000u);
@@ -40,7 +41,7 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
         return error("conditional call at 0x%08" PRIx32 ": no tracer sled within +-128 KB", a);
     if (sleds->fixed_address) {
         for (unsigned i = 0; i < sleds->n; i++) {       /* same 256 MB region: jal */
-            uint32_t entry = sleds->base[i] + SLED_ENTRY * k;
+            uint32_t entry = sleds->base[i] + SLED_ENTRY_SIZE * entry_k;
             if ((entry & 0xf0000000u) == ((a + 4) & 0xf0000000u)) {
                 *word = 0x0c000000u | (entry & 0x0fffffffu) >> 2;
                 return 0;
@@ -48,11 +49,27 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
         }
         return error("call at 0x%08" PRIx32 ": no tracer sled in its 256 MB region", a);
     }
-    *word = 0x0c000000u | (sleds->bridge + SLED_ENTRY * k) >> 2;
+    *word = 0x0c000000u | (sleds->bridge + SLED_ENTRY_SIZE * entry_k) >> 2;
     *bridged = 1;
     return 0;
 }
 
+/* A fixed target relative to the DB word (jal: in the region of its
+ * delay slot, at link time); for jalr rs, rs's offset in the sled's
+ * frame, + 1 if the hot path does not save rs. */
+static uint32_t mips_site_word(const struct call_site *site, uint32_t word_addr)
+{
+    uint32_t w = site->insn, a = site->addr;
+    if (site->kind == KIND_JALR) {
+        unsigned rs = rs_of(w);
+        return FRAME_R(rs) + ((HOT_SAVED_REGS >> rs) & 1u ? 0 : 1);
+    }
+    if (site->kind == KIND_JAL)
+        return (((a + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2) - word_addr;
+    return a + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4) - word_addr;
+}
+
 const struct arch_rewrite_ops arch_mips_rewrite = {
     .encode_redirect = mips_encode_redirect,
+    .site_word = mips_site_word,
 };

@@ -1,47 +1,58 @@
 /*
- * The MIPS sled and its common code, as macros: arch/mips/stub.S puts a
- * copy at the end of the program's code (in the tracer module),
- * arch/mips/island.S one at its start, and the tracer writes entries
- * like these into run-time bridges (arch/mips/bridge.c).
+ * The MIPS sled, its hot path and the bridge template, as macros:
+ * arch/mips/stub.S puts a copy at the end of the object's code (in the
+ * tracer module), arch/mips/island.S one at its start, and the tracer
+ * copies the bridge template to run-time bridges (arch/mips/bridge.c).
+ * Geometry in sled.h; the contract, the register use and the
+ * instruction budget line by line in docs/DESIGN.md ("MIPS: the hot
+ * path").
  *
- * A rewritten call branches, with link, to entry k of a sled (k: the
- * site's position in its 512-byte page); its delay slot has run.  So
- * at entry k: ra = the call's return address, every other register as
- * the call left it.
- *
- * Entry k (16 bytes):
- *     addiu sp, sp, -FRAME    ; struct arch_frame: r[32], hi, lo
- *     sw    ra, F_RA(sp)
- *     bal   common            ; ra = entry + 16: tells k
- *     sw    t9, F_T9(sp)      ; (delay slot) jalr $25 targets are in t9
- *
- * Common: saves the other registers, hi and lo, gets its own gp (the C
- * code is PIC), calls litifut_enter(frame, entry + 16) on an 8-byte
- * aligned sp with the o32 16-byte argument area below it, restores
- * everything and jumps to the returned target through t9, so that the
- * callee has t9 = its own address, as PIC callees expect.  Every other
- * register, hi, lo and sp are as the original call left them.
- * Nothing is stored below sp.
+ * At entry k (sled.h): ra = the call's return address, a0 = 4k (the
+ * entry saved a0), every other register as the call left it.  The
+ * common code saves v0, v1, a1, a2 and t9 (its scratch registers), then:
+ *   1. gets this thread's state through this copy's TLS slot (t, record
+ *      delta, page table; stub/layout.h);
+ *   2. goes on only if TLS is set up, the thread attached and not busy
+ *      (then marks it busy with this frame) and its chunk has room;
+ *   3. finds the site word (page table, then 4k) and from it the target
+ *      and the record word;
+ *   4. stores the record (a call through a register: tag 1 and its
+ *      target, or tag 2 if the thread's target cache holds it), bumps
+ *      cur, clears busy;
+ *   5. restores what it saved and jumps to the target through t9 (as
+ *      PIC callees expect; a jalr $25 call had that anyway).
+ * Anything else goes to the slow path, which saves every other register
+ * and calls litifut_slow(frame, 4k) in C (stub/record.c).  Nothing is
+ * stored below sp, and k0/k1 are never used.
  */
-#define FRAME 136               /* 34 words */
-#define F_R(n) ((n) * 4)
-#define F_RA F_R(31)
-#define F_T9 F_R(25)
-#define F_HI 128
-#define F_LO 132
+#include "sled.h"
+#include "layout.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
 
-    .macro SLED name, common
-    .p2align 11
+/* SLED_ENTRIES entries, all going to `to` for now. */
+    .macro SLED_HALF to
+    .set k, 0
+    .rept SLED_ENTRIES
+    addiu   $sp, $sp, -FRAME_SIZE
+    sw      $a0, FRAME_R(4)($sp)
+    b       \to
+    addiu   $a0, $zero, 4 * k       /* (delay slot) */
+    .set k, k + 1
+    .endr
+    .endm
+
+    .macro SLED name, start
+    .p2align 4
     .global \name
     .hidden \name
     .type \name, @function
 \name:
-    .rept 128
-    addiu   $sp, $sp, -FRAME
-    sw      $ra, F_RA($sp)
-    bal     \common
-    sw      $t9, F_T9($sp)
-    .endr
+    /* SLED_ENTRIES for calls with a fixed target, then as many for
+     * calls through a register: each half has its own hot path; all go
+     * to the slow path until this copy is ready (sleds.c) */
+    SLED_HALF \start
+    SLED_HALF \start
     .size \name, . - \name
     .endm
 
@@ -55,23 +66,41 @@
     .endm
 
     .macro SAVE r
-    sw      $\r, F_R(\r)($sp)
+    sw      $\r, FRAME_R(\r)($sp)
     .endm
     .macro RESTORE r
-    lw      $\r, F_R(\r)($sp)
+    lw      $\r, FRAME_R(\r)($sp)
     .endm
 
-    .macro COMMON name
+/* \name (where sled entries go) and \name\()_t9 (where a bridge's
+ * dispatcher comes in, with t9 in the frame already): the registers the
+ * hot paths use, into the frame; t9 too if `save_t9` (a jalr $t9 goes
+ * to t9). */
+    .macro ENTRY_POINTS name, save_t9
     .global \name
     .hidden \name
     .type \name, @function
 \name:
-    SAVE 1
+    .if \save_t9
+    SAVE 25
+    .endif
+    .global \name\()_t9
+    .hidden \name\()_t9
+\name\()_t9:
     SAVE 2
     SAVE 3
-    SAVE 4
     SAVE 5
     SAVE 6
+    .endm
+
+/* The slow path of one sled copy: where its sleds go until the copy is
+ * ready (\p\()_start; \p\()_start_t9 for a bridge's dispatcher, which
+ * saved t9), and where its hot paths go for anything else (\p\()_slow,
+ * with v0, v1, a0-a2, t9 saved and a0 = 4k). */
+    .macro SLOW_PATH p
+    ENTRY_POINTS \p\()_start, 1
+\p\()_slow:
+    SAVE 1
     SAVE 7
     SAVE 8
     SAVE 9
@@ -92,15 +121,16 @@
     SAVE 24
     SAVE 28
     SAVE 30
+    SAVE 31
     mfhi    $t0
-    sw      $t0, F_HI($sp)
+    sw      $t0, FRAME_HI($sp)
     mflo    $t0
-    sw      $t0, F_LO($sp)
+    sw      $t0, FRAME_LO($sp)
+    move    $a1, $a0                /* arg 1: 4k */
     move    $a0, $sp                /* arg 0: the frame */
-    move    $a1, $ra                /* arg 1: entry + 16 */
     move    $s0, $sp                /* callee-saved: the frame across the call */
     OWN_GP
-    lw      $t9, %call16(litifut_enter)($gp)
+    lw      $t9, %call16(litifut_slow)($gp)
     li      $at, -8
     and     $sp, $sp, $at
     addiu   $sp, $sp, -16           /* o32 argument area */
@@ -108,9 +138,9 @@
     nop
     move    $sp, $s0
     move    $t9, $v0                /* the target */
-    lw      $t0, F_HI($sp)
+    lw      $t0, FRAME_HI($sp)
     mthi    $t0
-    lw      $t0, F_LO($sp)
+    lw      $t0, FRAME_LO($sp)
     mtlo    $t0
     RESTORE 1
     RESTORE 2
@@ -140,76 +170,244 @@
     RESTORE 30
     RESTORE 31
     jr      $t9
-    addiu   $sp, $sp, FRAME         /* (delay slot) */
-    .size \name, . - \name
+    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
+    .endm
+
+/* The hot path up to the site word, for both halves (\name: where the
+ * sleds go; \name\()_t9: where a bridge's dispatcher comes in, with t9
+ * already in the frame; the half for fixed targets needs no t9): the thread's state, busy or no room (then the
+ * slow path \p\()_slow), busy with this frame, the site word (t9) and its
+ * address (v0).  The sleds come here only once TLS is set up and this
+ * copy ready. */
+    .macro HOT_PATH_START name, p, save_t9
+    ENTRY_POINTS \name, \save_t9
+#ifdef LITIFUT_SHARED
+    /* a library's TLS slot offset is in its GOT: its copy keeps it */
+    move    $t9, $ra
+    bal     1f                      /* ra = the word below */
+    rdhwr   $v1, $29                /* (delay slot) the thread pointer */
+    .word   litifut_copy + COPY_TLS_OFFSET - .
+1:  lw      $v0, 0($ra)
+    addu    $v0, $v0, $ra
+    lw      $v0, 0($v0)             /* the slot's offset */
+    move    $ra, $t9
+    addu    $v1, $v1, $v0           /* &slot */
+    lw      $a1, TLS_THREAD($v1)
+    lw      $a2, TLS_REC_DELTA($v1)
+    lw      $v0, TLS_PAGES($v1)
+#else
+    rdhwr   $v1, $29                /* the thread pointer */
+    /* tprel_lo alone: copy.c checks that the offsets fit 16 bits */
+    lw      $a1, %tprel_lo(litifut_tls_slot + TLS_THREAD)($v1)
+    lw      $a2, %tprel_lo(litifut_tls_slot + TLS_REC_DELTA)($v1)
+    lw      $v0, %tprel_lo(litifut_tls_slot + TLS_PAGES)($v1)
+#endif
+    srl     $t9, $ra, DB_PAGE_SHIFT
+    lw      $v1, THREAD_BUSY($a1)   /* (a thread new to this copy has a busy dummy) */
+    bnez    $v1, \p\()_slow
+    sll     $t9, $t9, 2             /* (delay slot) the page's entry offset */
+    sw      $sp, THREAD_BUSY($a1)   /* busy: this frame */
+    lw      $v1, THREAD_CUR($a1)    /* (after the busy mark: see DESIGN) */
+    addu    $v0, $v0, $t9
+    lw      $t9, THREAD_LIM($a1)
+    sltu    $t9, $v1, $t9
+    beqz    $t9, \p\()_slow         /* no room: litifut_slow finds busy = this frame */
+    lw      $v0, 0($v0)             /* (delay slot) &sites[first site of the page] */
+    addu    $v0, $v0, $a0           /* &site word */
+    lw      $t9, 0($v0)
+    .endm
+
+/* Both halves' ends: cur (v1, bumped), not busy, back, to t9. */
+    .macro HOT_PATH_END
+    sw      $v1, THREAD_CUR($a1)
+    sw      $zero, THREAD_BUSY($a1)
+    RESTORE 4
+    RESTORE 2
+    RESTORE 3
+    RESTORE 5
+    RESTORE 6
+    jr      $t9
+    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
+    .endm
+
+/* The hot paths of one sled copy, and its slow path. */
+    .macro COMMON p
+    HOT_PATH_START \p\()_common, \p, 0
+    addu    $t9, $v0, $t9           /* a fixed target: relative to the site word */
+    addu    $a2, $a2, $v0           /* the record word: (site id + 1) << 2 */
+    sw      $a2, 0($v1)
+    addiu   $v1, $v1, 4
+    HOT_PATH_END
+
+    HOT_PATH_START \p\()_common_reg, \p, 1
+    addu    $a2, $a2, $v0           /* the record word: (site id + 1) << 2 */
+    andi    $v0, $t9, 1
+    bnez    $v0, \p\()_slow         /* a register the hot path did not save */
+    addu    $v0, $sp, $t9           /* (delay slot) its frame slot */
+    lw      $t9, 0($v0)             /* the target */
+    andi    $a0, $t9, 4 * (LITIFUT_TARGET_CACHE - 1)    /* 4 * its cache entry */
+    addu    $v0, $a0, $a1
+    lw      $v0, THREAD_CACHE($v0)
+    bne     $v0, $t9, 2f
+    sll     $v0, $a0, LITIFUT_REC_AUX_SHIFT - 2     /* (delay slot) */
+    or      $v0, $v0, $a2           /* the entry, in bits 31..24 */
+    ori     $v0, $v0, LITIFUT_REC_CALL_CACHED
+    sw      $v0, 0($v1)
+    b       3f
+    addiu   $v1, $v1, 4             /* (delay slot) */
+2:  ori     $a2, $a2, LITIFUT_REC_CALL_TARGET
+    addu    $a0, $a0, $a1
+    sw      $a2, 0($v1)
+    sw      $t9, 4($v1)
+    sw      $t9, THREAD_CACHE($a0)
+    addiu   $v1, $v1, 8
+3:  HOT_PATH_END
+
+    SLOW_PATH \p
+    .endm
+
+/*
+ * The sled's entries go here instead (arch/mips/sleds.c patches their
+ * branch) while this process records nothing (LITIFUT_TRACE=0): find
+ * the target, jump.  Calls through a register other than t9, and a
+ * thread new to this copy, go on to the slow path (\p\()_start), which
+ * records nothing either.  \name\()_t9 is where a bridge's dispatcher
+ * comes in (it saved t9).
+ */
+    .macro OFF_START name, p
+    .global \name\()_t9
+    .hidden \name\()_t9
+\name\()_t9:
+    RESTORE 25
+    .global \name
+    .hidden \name
+\name:
+    SAVE 2
+    SAVE 3
+#ifdef LITIFUT_SHARED
+    /* this copy's page table (made before the sled came here) */
+    srl     $v0, $ra, DB_PAGE_SHIFT
+    sw      $ra, FRAME_R(31)($sp)
+    bal     1f                      /* ra = the word below */
+    sll     $v0, $v0, 2             /* (delay slot) */
+    .word   litifut_copy + COPY_PAGES - .
+1:  lw      $v1, 0($ra)
+    addu    $v1, $v1, $ra
+    lw      $v1, 0($v1)             /* litifut_copy.pages */
+    lw      $ra, FRAME_R(31)($sp)
+    addu    $v0, $v0, $v1           /* &page entry */
+#else
+    rdhwr   $v1, $29
+    srl     $v0, $ra, DB_PAGE_SHIFT
+    lw      $v1, %tprel_lo(litifut_tls_slot + TLS_PAGES)($v1)
+    sll     $v0, $v0, 2
+    beqz    $v1, 2f                 /* a thread new to this copy */
+    addu    $v0, $v0, $v1           /* (delay slot) &page entry */
+#endif
+    lw      $v0, 0($v0)
+    addu    $v0, $v0, $a0           /* &site word */
+    lw      $v1, 0($v0)
+    .endm
+
+    .macro OFF_END p
+3:  RESTORE 4
+    RESTORE 2
+    RESTORE 3
+    jr      $t9
+    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
+2:  RESTORE 2
+    b       \p\()_start
+    RESTORE 3                       /* (delay slot) */
+    .endm
+
+    .macro OFF p
+    OFF_START \p\()_off, \p
+    addu    $t9, $v0, $v1           /* the fixed target */
+    OFF_END \p
+
+    OFF_START \p\()_off_reg, \p
+    addiu   $v1, $v1, -FRAME_R(25)
+    beqz    $v1, 3f                 /* jalr $t9: t9 is the target */
+    nop
+    b       2f
+    nop
+    OFF_END \p
     .endm
 
 /* A whole sled copy: its entries and its common code, in `section`. */
-    .macro SLED_COPY section, name, common
+    .macro SLED_COPY section, name, prefix
     .abicalls
     .set noreorder
     .set noat
     .set nomacro
+    .set mips32r2
     .section \section, "ax", @progbits
-    SLED \name, \common
-    COMMON \common
+    SLED \name, \prefix\()_start
+    COMMON \prefix
+    OFF \prefix
     .section .note.GNU-stack, "", @progbits
     .endm
 
 /*
- * The run-time bridge's code page, as a template the tracer copies to
- * offset 0x0e000000 of each 256 MB region that far call sites need
+ * The run-time bridge's code, as a template the tracer copies to offset
+ * BRIDGE_OFFSET of each 256 MB region that far call sites need
  * (arch/mips/bridge.c).  One bridge serves every object with far sites
- * in its region: its 128 entries are a sled's, and their common code is
- * a dispatcher that finds, in the table on the page after it
- * (BRIDGE_TABLE), the object whose code holds the call's return
- * address, and goes on to that object's common code with ra = entry +
- * 16 (so k is found as in any sled).  It uses at and v0 as scratch and
- * puts them back (their frame slots are free until the common code
- * saves them); t9 was saved by the entry.  A return address in no
- * object (impossible unless the table is damaged) ends in `break`.
- * Table entries: lo, hi (the object's code, runtime), common; lo = 0
- * ends the table, hi = lo is a removed entry.
+ * in its region: its entries are a sled's (two halves), and each half
+ * goes to a dispatcher that finds, in the table after the code
+ * (BRIDGE_CODE bytes from the start, which is 4 KB aligned), the object
+ * whose code holds the call's return address (still in ra), and goes on
+ * to that object's code for the half and its sled mode (the `_t9` entry
+ * points: the dispatcher saves t9 and jumps through it), with a0 = 4k as
+ * the entry left it.  It borrows at, v0 and ra (finding its own address
+ * with bal), whose frame slots the object's code fills only later, and
+ * puts them back.  A return address in no object (impossible unless the
+ * table is damaged) ends in `break`.  Table entries (BRIDGE_ENTRY
+ * bytes): lo, hi (the object's code, run time), then the code for each
+ * half; lo = 0 ends the table, hi = lo is a removed entry.
  */
-#define BRIDGE_TABLE 4096           /* from the bridge's start */
+    .macro DISPATCH column
+    sw      $at, FRAME_R(1)($sp)
+    sw      $v0, FRAME_R(2)($sp)
+    sw      $t9, FRAME_R(25)($sp)
+    sw      $ra, FRAME_R(31)($sp)
+    bal     3f
+    nop
+3:  ori     $v0, $ra, 4095
+    xori    $v0, $v0, 4095          /* the dispatchers' page, the code's second */
+    lw      $at, FRAME_R(31)($sp)   /* the call's return address */
+    addiu   $v0, $v0, BRIDGE_CODE - 4096    /* the table */
+4:  lw      $t9, 0($v0)             /* lo */
+    beqz    $t9, 6f
+    sltu    $t9, $at, $t9           /* (delay slot) below lo? */
+    bnez    $t9, 5f
+    lw      $t9, 4($v0)             /* (delay slot) hi */
+    sltu    $t9, $at, $t9
+    bnez    $t9, 7f
+    nop
+5:  b       4b
+    addiu   $v0, $v0, BRIDGE_ENTRY  /* (delay slot) */
+6:  break   7
+7:  lw      $t9, \column($v0)       /* the object's code for this half */
+    move    $ra, $at
+    lw      $at, FRAME_R(1)($sp)
+    jr      $t9
+    lw      $v0, FRAME_R(2)($sp)    /* (delay slot) */
+    .endm
+
     .macro BRIDGE_TEMPLATE name
     .abicalls
     .set noreorder
     .set noat
     .set nomacro
     .section .rodata.litifut_bridge, "a", @progbits
-    .p2align 11
+    .p2align 12
     .global \name
     .hidden \name
 \name:
-    .rept 128
-    addiu   $sp, $sp, -FRAME
-    sw      $ra, F_RA($sp)
-    bal     2f
-    sw      $t9, F_T9($sp)
-    .endr
-2:  sw      $at, F_R(1)($sp)
-    sw      $v0, F_R(2)($sp)
-    lw      $at, F_RA($sp)          /* the call's return address */
-    addiu   $v0, $ra, -16           /* entry k */
-    ori     $v0, $v0, 2047
-    xori    $v0, $v0, 2047          /* the bridge's start (2 KB aligned, entries first) */
-    addiu   $v0, $v0, BRIDGE_TABLE
-3:  lw      $t9, 0($v0)             /* lo */
-    beqz    $t9, 5f
-    sltu    $t9, $at, $t9           /* (delay slot) below lo? */
-    bnez    $t9, 4f
-    lw      $t9, 4($v0)             /* (delay slot) hi */
-    sltu    $t9, $at, $t9
-    bnez    $t9, 6f
-    nop
-4:  b       3b
-    addiu   $v0, $v0, 12            /* (delay slot) */
-5:  break   7
-6:  lw      $t9, 8($v0)             /* the object's common code */
-    lw      $at, F_R(1)($sp)
-    jr      $t9
-    lw      $v0, F_R(2)($sp)        /* (delay slot) */
+    SLED_HALF 1f
+    SLED_HALF 2f
+1:  DISPATCH 8
+2:  DISPATCH 12
     .global \name\()_end
     .hidden \name\()_end
 \name\()_end:

@@ -4,7 +4,7 @@
  */
 #include "sled.S"
 
-    SLED_COPY .text.litifut_sled, litifut_sled, litifut_mips_common
+    SLED_COPY .text.litifut_sled, litifut_sled, litifut_mips
     BRIDGE_TEMPLATE litifut_bridge_template
 
 /*

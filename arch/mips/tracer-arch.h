@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <asm/unistd.h>
 #include "litifut/trace-format.h"
+#include "sled.h"
 
 /* The kernel's stack_t (sigaltstack): MIPS puts the size before the flags. */
 struct arch_stack {
@@ -22,44 +23,25 @@ struct arch_stack {
 
 #define ARCH_ID LITIFUT_ARCH_MIPS
 
-/* The registers saved by the sled and the common code (arch/mips/sled.S),
- * by register number; zero, k0, k1 and sp are not saved. */
+/* The frame the sled fills (sled.h), by register number; zero, k0, k1
+ * and sp are not saved.  The hot path saves only what it uses; the
+ * slow path the rest, before it calls C. */
 struct arch_frame {
     uint32_t r[32];
     uint32_t hi, lo;
 };
+_Static_assert(sizeof(struct arch_frame) == FRAME_SIZE, "sled.h");
 
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {
     return f->r[31];
 }
 
-/* Sled copies (and the run-time bridge) are 2 KB aligned, 16 bytes an
- * entry; an entry links to the common code from its third word, so its
- * lr is entry + 16. */
-static inline uint32_t arch_sled_index(uintptr_t sled_ra)
+/* The register a DB site word below LITIFUT_DB_INDIRECT names:
+ * FRAME_R(rs), plus 1 if the hot path does not save rs (sled.S). */
+static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t w)
 {
-    return (uint32_t)((sled_ra - 16) & 2047u) >> 4;
-}
-
-/* The DB holds each site's original instruction: jal, jalr (linking to
- * ra) or one of the REGIMM branches that link (bal, bgezal, ...). */
-static inline int arch_insn_is_indirect(uint32_t insn)
-{
-    return (insn >> 26) == 0 && (insn & 63u) == 9;
-}
-
-/* calc_next_pc.  jal is absolute within the 256 MB region of its delay
- * slot at link time, so it is computed in link-time addresses. */
-static inline uintptr_t arch_calc_next_pc(uint32_t insn, const struct arch_frame *f,
-                                          uintptr_t bias)
-{
-    uintptr_t delay_slot = f->r[31] - 4;
-    if (arch_insn_is_indirect(insn))
-        return f->r[(insn >> 21) & 31];
-    if ((insn >> 26) == 3)
-        return (((delay_slot - bias) & 0xf0000000u) | (insn & 0x03ffffffu) << 2) + bias;
-    return delay_slot + (uintptr_t)((int32_t)(int16_t)(insn & 0xffff) * 4);
+    return f->r[(w >> 2) & 31];
 }
 
 /* UserLocal, the TLS pointer (0 until libc has set up TLS).  $3 is what
@@ -129,5 +111,17 @@ static inline long arch_fallocate(int fd, uint64_t off, uint64_t len)
 {
     return arch_syscall6(__NR_fallocate, fd, 0, ARCH_U64_PAIR(off), ARCH_U64_PAIR(len));
 }
+
+/* After rewriting code (sleds.c, bridge.c): both caches. */
+static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
+{
+    arch_syscall6(__NR_cacheflush, (long)start, (long)(end - start), 3 /* BCACHE */, 0, 0, 0);
+}
+
+/* The hot path (sled.S) reaches the TLS slot with %tprel_lo alone: its
+ * words must lie within a signed 16-bit offset of the thread pointer
+ * (the executable's TLS block is the first: true unless it is huge). */
+#define ARCH_HOT_TPOFF_OK(off) \
+    ((intptr_t)(off) >= -32768 && (intptr_t)(off) + TLS_SLOT_SIZE <= 32768)
 
 #endif

@@ -4,34 +4,49 @@
  * target compiler compiles it and the wrapper links it into pass 2.
  * The post-processor reads it back out of the final binary.
  *
- * Layout (all hidden symbols, no relocations, so its size never moves
- * code; it lives in .rodata, which the linker places after all code):
+ * One hidden array of 32-bit words, `litifut_db`, in .rodata (no
+ * relocations, so its size never moves code; the linker places .rodata
+ * after all code, and the DB object is the link's last input, so its
+ * address is the same in both passes):
  *
- *   litifut_db_header   struct litifut_db_header
- *   litifut_db_pages    uint32_t[n_pages + 1]: index of the first site of
- *                       each page (a page is 1 << page_shift
- *                       bytes of text, counted from key_origin)
- *   litifut_db_insns    uint32_t[n_sites]: per site, in address order,
- *                       the original call instruction, which the tracer
- *                       emulates (arch_calc_next_pc)
+ *   struct litifut_db_header            LITIFUT_DB_HEADER_WORDS words
+ *   pages[n_pages]                      per code page, the byte offset
+ *                                       from sites[0] of the page's first
+ *                                       site; page i is the page numbered
+ *                                       first_page + i (page number =
+ *                                       return address >> page_shift)
+ *   sites[n_sites]                      per site, in address order, its
+ *                                       site word (below)
  *
  * A rewritten call enters a sled at entry k, where k is the site's
- * position among the sites of its page.  The tracer finds the site as
- *   page  = (return_address - bias - key_origin) >> page_shift
- *   index = litifut_db_pages[page] + k
- * which is O(1): no search, and no per-site key is stored.  The page
- * size is the architecture's: a sled has one entry per instruction
- * slot of a page.
+ * position among the sites of the page its *return address* is in.  So
+ * the tracer finds the site without a search:
+ *   word = *(sites + pages[(ra >> page_shift) - first_page] + 4 * k)
+ * (at run time both page numbers move by the load bias >> page_shift:
+ * the bias is a multiple of the system page size).
+ *
+ * The site word says where the call goes, in the form that costs the
+ * tracer least:
+ *   w < LITIFUT_DB_INDIRECT   a call through a register: w names it (an
+ *                             offset into the arch's register frame,
+ *                             arch/<arch>/sled.h)
+ *   otherwise                 a call with a fixed target: the target is
+ *                             &word + w (link time and run time alike;
+ *                             bit 0 set: a Thumb target)
+ * No direct target can lie within LITIFUT_DB_INDIRECT bytes after its
+ * own site word (that is the DB), so the two never meet.
  *
  * Fields are 32 bits: targets are 32-bit.  Shared by host and target code.
  */
 #ifndef LITIFUT_DB_FORMAT_H
 #define LITIFUT_DB_FORMAT_H
 
-#include <stdint.h>
-
 #define LITIFUT_DB_MAGIC      0x4244544cu   /* "LTDB" read as a little-endian word */
-#define LITIFUT_DB_VERSION    2u
+#define LITIFUT_DB_VERSION    3u
+#define LITIFUT_DB_INDIRECT   128     /* (no suffix: assembly includes this) */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
 
 struct litifut_db_header {
     uint32_t magic;
@@ -40,15 +55,18 @@ struct litifut_db_header {
     uint32_t n_sites;
     uint32_t n_pages;
     uint32_t page_shift;    /* log2 of the page size */
-    uint32_t key_origin;    /* link-time address; see above */
+    uint32_t first_page;    /* link-time page number of pages[0] */
     uint32_t sled_vaddr;    /* link-time address of litifut_sled */
     uint32_t bridge;        /* MIPS: offset in every 256 MB region of the run-time
                                bridge that far call sites jump to; 0: none */
-    uint32_t checksum;      /* litifut_db_checksum() of all of the above */
+    uint32_t db_vaddr;      /* link-time address of litifut_db (the site words
+                               are relative to it) */
+    uint32_t checksum;      /* FNV-1a of the whole DB, this field counted as 0 */
 };
+#define LITIFUT_DB_HEADER_WORDS (sizeof(struct litifut_db_header) / 4)
 
 /* FNV-1a over 32-bit words, so host and target agree whatever their
- * byte order.  The header's own checksum field counts as zero. */
+ * byte order. */
 static inline uint32_t litifut_fnv1a_words(uint32_t h, const uint32_t *w,
                                            uint32_t n)
 {
@@ -62,4 +80,5 @@ static inline uint32_t litifut_fnv1a_words(uint32_t h, const uint32_t *w,
     return h;
 }
 
+#endif /* __ASSEMBLER__ */
 #endif

@@ -25,13 +25,16 @@
  * gives an object's range may be in any thread's chunks, before or
  * after calls that use it: readers collect all of them first.
  *
- * Record words:
+ * Record words (the low two bits are the tag):
  *   0                       no record (end of the chunk's data)
- *   bit 31 clear            a call: bits 29..0 = site id + 1; if bit 30
- *                           is set one more word follows: the runtime
- *                           target of an indirect call
- *   bit 31 set              control record: bits 23..16 type, bits
- *                           15..0 number of payload words that follow
+ *   tag 0  a call: bits 23..2 = site id + 1; bits 31..24 are 0 (kept for
+ *          a per-call time delta)
+ *   tag 1  a call through a register, as tag 0, and one more word
+ *          follows: its runtime target
+ *   tag 2  a call through a register, bits 23..2 as tag 0, whose target
+ *          is the thread's target cache entry in bits 31..24
+ *   tag 3  control record: bits 31..24 type, bits 23..8 number of
+ *          payload words that follow, bits 7..2 zero
  *     LITIFUT_REC_TIME      2 words: CLOCK_MONOTONIC ns, low then high
  *     LITIFUT_REC_OBJECT    an instrumented object registered (or had
  *                           registered before this trace began: a fork
@@ -42,27 +45,55 @@
  *     LITIFUT_REC_UNLOAD    1 word: the base of an object being unloaded
  *                           (dlclose); its site ids stay valid for the
  *                           records before
+ *     LITIFUT_REC_CACHE_RESET  no payload: every target cache entry is
+ *                           empty again
+ *
+ * The target cache.  Each thread keeps the last targets its tag 1
+ * records gave, target t in entry LITIFUT_CACHE_ENTRY(t) (a hash of t);
+ * a call whose target is there is recorded as tag 2 with that entry,
+ * one word, and the reader replays the cache.  Every entry is empty at the start of each chunk (so a chunk
+ * reads on its own) and after a CACHE_RESET (the tracer writes one when
+ * a signal handler left the tracer with siglongjmp: the cache may then
+ * hold a target whose record was never committed).
  */
 #ifndef LITIFUT_TRACE_FORMAT_H
 #define LITIFUT_TRACE_FORMAT_H
 
+/* What assembly may use comes first, as plain numbers. */
+#define LITIFUT_REC_CALL        0
+#define LITIFUT_REC_CALL_TARGET 1
+#define LITIFUT_REC_CALL_CACHED 2
+#define LITIFUT_REC_CONTROL     3
+#define LITIFUT_REC_SITE_SHIFT  2       /* site id + 1 in bits 23..2: a word address apart */
+#define LITIFUT_REC_AUX_SHIFT   24      /* bits 31..24: the cache entry of a tag 2 record */
+#define LITIFUT_TARGET_CACHE    256     /* entries */
+
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 
 #define LITIFUT_TRACE_MAGIC    "LITIFUT"    /* 8 bytes with the NUL */
-#define LITIFUT_TRACE_VERSION  2u
+#define LITIFUT_TRACE_VERSION  3u
 #define LITIFUT_CHUNK_MAGIC    0x4b43544cu  /* "LTCK" read as a little-endian word */
 
 enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2 };
 enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 
-#define LITIFUT_REC_CONTROL     0x80000000u
-#define LITIFUT_REC_HAS_TARGET  0x40000000u
-#define LITIFUT_REC_SITE_MASK   0x3fffffffu
+#define LITIFUT_REC_TAG(w)      ((w) & 3u)
+#define LITIFUT_SITE_ID_LIMIT   ((1u << 22) - 1)    /* site ids are below this */
+#define LITIFUT_REC_SITE(w)     ((((w) & 0x00ffffffu) >> LITIFUT_REC_SITE_SHIFT) - 1)  /* of a call */
+#define LITIFUT_REC_CALL_WORD(site, tag) \
+    ((((uint32_t)(site) + 1) << LITIFUT_REC_SITE_SHIFT) | (tag))
+#define LITIFUT_REC_TYPE(w)     ((w) >> 24)
+#define LITIFUT_REC_PAYLOAD(w)  (((w) >> 8) & 0xffffu)
+#define LITIFUT_REC_CONTROL_WORD(type, n) \
+    (((uint32_t)(type) << 24) | ((uint32_t)(n) << 8) | LITIFUT_REC_CONTROL)
 #define LITIFUT_REC_TIME        1u
 #define LITIFUT_REC_OBJECT      2u
 #define LITIFUT_REC_UNLOAD      3u
-#define LITIFUT_REC_CONTROL_WORD(type, n) \
-    (LITIFUT_REC_CONTROL | ((uint32_t)(type) << 16) | (uint32_t)(n))
+#define LITIFUT_REC_CACHE_RESET 4u
+
+#define LITIFUT_CACHE_ENTRY(target) (((uint32_t)(target) >> 2) & (LITIFUT_TARGET_CACHE - 1))
+#define LITIFUT_REC_CACHE_ENTRY(w)  ((w) >> LITIFUT_REC_AUX_SHIFT)
 
 #define LITIFUT_EXE_MAX 1024
 
@@ -102,4 +133,5 @@ struct litifut_chunk_header {
     uint32_t reserved;
 };
 
+#endif /* __ASSEMBLER__ */
 #endif

@@ -1,0 +1,47 @@
+/*
+ * Where this copy's sled entries go (sled.h: each entry's third word is
+ * its branch): to litifut_arm_start (the slow path in C) as linked, until
+ * the copy is ready; then to the hot path (litifut_arm_common), or,
+ * while the process records nothing (LITIFUT_TRACE=0), to
+ * litifut_arm_off, which only finds the target.  The sled's pages are
+ * made writable while the branches change; a thread running through an
+ * entry meanwhile takes the old branch or the new one: both are right.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+
+extern const char litifut_sled[] HIDDEN;
+extern const char litifut_arm_start[] HIDDEN;
+extern const char litifut_arm_common[] HIDDEN, litifut_arm_common_reg[] HIDDEN;
+extern const char litifut_arm_off[] HIDDEN, litifut_arm_off_reg[] HIDDEN;
+
+/* The branch word of entry `b`'s third instruction to `to`. */
+static uint32_t branch(uintptr_t b, const char *to)
+{
+    return 0xea000000u | ((((uintptr_t)to - (b + 8)) >> 2) & 0x00ffffffu);
+}
+
+int arch_sleds_select(enum sleds_mode mode)
+{
+    const char *to[2] = {       /* per half (sled.h) */
+        mode == SLEDS_ON ? litifut_arm_common : mode == SLEDS_OFF ? litifut_arm_off
+                                                                  : litifut_arm_start,
+        mode == SLEDS_ON ? litifut_arm_common_reg : mode == SLEDS_OFF ? litifut_arm_off_reg
+                                                                      : litifut_arm_start,
+    };
+    uintptr_t start = (uintptr_t)litifut_sled, end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
+    uintptr_t lo = start & ~4095u, hi = (end + 4095) & ~4095u;
+    if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
+                      PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
+        return 0;
+    for (unsigned i = 0; i < 2 * SLED_ENTRIES; i++) {
+        uintptr_t b = start + i * SLED_ENTRY_SIZE + 8;
+        *(volatile uint32_t *)b = branch(b, to[i / SLED_ENTRIES]);
+    }
+    arch_flush_icache(start, end);
+    arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
+    return 1;
+}

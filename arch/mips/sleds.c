@@ -1,0 +1,79 @@
+/*
+ * Where this copy's sled entries go (sled.h: each entry's third word is
+ * its branch), in both sled copies (the module's and the island's) and
+ * in this object's entries of the run-time bridges: to the copy's slow
+ * path (*_start) as linked, until the copy is ready; then to its hot
+ * path (*_common), or, while the process records nothing
+ * (LITIFUT_TRACE=0), to its "off" code (*_off), which only finds the
+ * target.  The sleds' pages are made writable while the branches
+ * change; a thread running through an entry meanwhile takes the old
+ * branch or the new one: both are right.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+
+#define SLED_TARGETS(p)                                                         \
+    extern const char p##_start[] WEAK, p##_common[] WEAK, p##_common_reg[] WEAK,   \
+        p##_off[] WEAK, p##_off_reg[] WEAK, p##_start_t9[] WEAK,                   \
+        p##_common_t9[] WEAK, p##_common_reg_t9[] WEAK, p##_off_t9[] WEAK,         \
+        p##_off_reg_t9[] WEAK
+/* the island (island.o) is in every MIPS object the wrapper links */
+#define WEAK __attribute__((weak, visibility("hidden")))
+extern const char litifut_sled[] HIDDEN;
+extern const char litifut_island_sled[] WEAK;
+SLED_TARGETS(litifut_mips);
+SLED_TARGETS(litifut_island);
+
+static enum sleds_mode sleds_mode = SLEDS_START;
+
+/* A sled copy's code for a mode and a half (sled.h). */
+#define PICK(p, m, half)                                                        \
+    ((m) == SLEDS_ON ? ((half) ? p##_common_reg : p##_common)                   \
+     : (m) == SLEDS_OFF ? ((half) ? p##_off_reg : p##_off) : p##_start)
+
+static int retarget(uintptr_t start, const char *fixed, const char *reg)
+{
+    uintptr_t end = start + SLED_BYTES;
+    uintptr_t lo = start & ~4095u, hi = (end + 4095) & ~4095u;
+    if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
+                      PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
+        return 0;
+    for (unsigned i = 0; i < 2 * SLED_ENTRIES; i++) {     /* the third word: b */
+        uintptr_t b = start + i * SLED_ENTRY_SIZE + 8;
+        uintptr_t to = (uintptr_t)(i < SLED_ENTRIES ? fixed : reg);
+        *(volatile uint32_t *)b = 0x10000000u | (((to - (b + 4)) >> 2) & 0xffffu);
+    }
+    arch_flush_icache(start, end);
+    arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
+    return 1;
+}
+
+int arch_sleds_select(enum sleds_mode mode)
+{
+    enum sleds_mode was = sleds_mode;
+    if (!retarget((uintptr_t)litifut_sled, PICK(litifut_mips, mode, 0),
+                  PICK(litifut_mips, mode, 1)))
+        return 0;
+    if (litifut_island_sled &&
+        !retarget((uintptr_t)litifut_island_sled, PICK(litifut_island, mode, 0),
+                  PICK(litifut_island, mode, 1))) {
+        retarget((uintptr_t)litifut_sled, PICK(litifut_mips, was, 0), PICK(litifut_mips, was, 1));
+        return 0;
+    }
+    sleds_mode = mode;
+    bridges_retarget();
+    return 1;
+}
+
+uint32_t arch_bridge_common(int half)
+{
+    const char *to = sleds_mode == SLEDS_ON ? (half ? litifut_mips_common_reg_t9
+                                                    : litifut_mips_common_t9)
+                   : sleds_mode == SLEDS_OFF ? (half ? litifut_mips_off_reg_t9
+                                                     : litifut_mips_off_t9)
+                   : litifut_mips_start_t9;
+    return (uint32_t)(uintptr_t)to;
+}

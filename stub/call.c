@@ -1,0 +1,185 @@
+/*
+ * The per-call path's C half.  Every traced call runs the assembly hot
+ * path (arch/<arch>/stub.S or sled.S), which records it on its own when
+ * it can; everything else comes here, through litifut_slow(): a
+ * thread's first call through this copy, calls before TLS exists or
+ * before this copy is ready, a full chunk or a time mark due, a busy
+ * thread, a MIPS call through a register the hot path did not save.
+ * litifut_slow does what the hot path does, in C, and more.  Also the
+ * vfork/clone marks.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <signal.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
+
+static void die_no_site(uintptr_t ra)
+{
+    static const char hex[] = "0123456789abcdef";
+    static char msg[] = "litifut: no call site for return address 0x00000000; "
+                 "the instruction DB does not match this program\n";
+    for (int i = 0; i < 8; i++)
+        msg[43 + i] = hex[(ra >> (28 - 4 * i)) & 15];
+    sys_write(2, msg, sizeof msg - 1);
+    arch_syscall6(__NR_kill, sys_getpid(), SIGABRT, 0, 0, 0, 0);
+    arch_syscall6(__NR_exit_group, 134, 0, 0, 0, 0, 0);
+}
+
+#define compiler_barrier() __asm__ volatile("" ::: "memory")
+
+/* Records one call as the hot path does (the same words, the same
+ * cache); `busy_after` is what busy goes back to (0, or BUSY_SPAWN for
+ * the parent's calls made inside vfork or clone).  `reset`: the cache
+ * may hold a target whose record was abandoned: empty it first. */
+static void record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site, int indirect,
+                        uintptr_t target, uintptr_t busy_after, int reset)
+{
+    t->busy = frame;
+    compiler_barrier();
+    uint32_t *p = t->cur;
+    if (t->lim <= p && !(p = thread_refill(t)))
+        return;             /* this thread records no more: BUSY_OFF */
+    if (reset) {
+        thread_cache_clear(t);
+        *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CACHE_RESET, 0);
+        t->cur = p;
+        if (t->lim <= p && !(p = thread_refill(t)))
+            return;
+    }
+    uint32_t e = LITIFUT_CACHE_ENTRY(target);
+    if (!indirect) {
+        p[0] = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL);
+        t->cur = p + 1;
+    } else if (t->cache[e] == (uint32_t)target) {
+        p[0] = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL_CACHED) | e << LITIFUT_REC_AUX_SHIFT;
+        t->cur = p + 1;
+    } else {
+        p[0] = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL_TARGET);
+        p[1] = (uint32_t)target;
+        t->cache[e] = (uint32_t)target;
+        t->cur = p + 2;
+    }
+    compiler_barrier();
+    t->busy = busy_after;
+}
+
+/*
+ * Was the tracer frame that marked this thread busy at `busy` abandoned,
+ * now that the thread enters the tracer again with its frame at `frame`?
+ * Stacks grow down, so on one stack an entry at or above the busy frame
+ * proves that frame is gone (a signal handler that interrupted the
+ * tracer left with siglongjmp); an entry below it is nested in it (the
+ * tracer's own calls, or a handler).  A handler on the alternate signal
+ * stack is not on the same stack: leaving the alternate stack proves
+ * its frames gone, entering it proves nothing.  (With SS_AUTODISARM the
+ * kernel hides the alternate stack while a handler runs on it; then
+ * only the address comparison is left.)
+ */
+static int busy_abandoned(uintptr_t busy, uintptr_t frame)
+{
+    struct arch_stack ss;
+    if (sys_sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+        int busy_on_alt = busy - ss.ss_sp < ss.ss_size;
+        int now_on_alt = frame - ss.ss_sp < ss.ss_size;
+        if (busy_on_alt != now_on_alt)
+            return busy_on_alt;
+    }
+    return frame >= busy;   /* at the same address: the same caller again */
+}
+
+/* A call found this thread busy: may it be recorded after all?  Rare
+ * (signal handlers, vfork, abandoned frames), so system calls are fine.
+ * Not for BUSY_OFF (the caller has checked).  Returns what busy goes
+ * back to after the record, or BUSY_OFF if the call is not recorded
+ * (BUSY_OFF is never cleared, so it cannot be a value to go back to). */
+static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifut_thread *t,
+                                                             const struct arch_frame *frame)
+{
+    uintptr_t busy = t->busy;
+    if (busy == BUSY_SPAWN) {
+        if ((uint32_t)sys_getpid() != t->spawn_pid)
+            return BUSY_OFF;        /* the child: its calls are not recorded */
+        /* The parent: still inside vfork or clone (whose own calls
+         * come before the child exists) keeps the mark; back from it,
+         * it is done. */
+        return (uintptr_t)(frame + 1) < t->spawn_sp ? BUSY_SPAWN : 0;
+    }
+    if (!busy_abandoned(busy, (uintptr_t)frame))
+        return BUSY_OFF;
+    return 0;
+}
+
+/*
+ * Called by the hot path (stub.S, sled.S) for every call it does not
+ * record itself, with the frame of saved registers and 4k (k: the sled
+ * entry).  Returns the address the original instruction would have
+ * jumped to.  A call made while this thread is busy in the tracer is
+ * not recorded.  If the hot path marked the thread busy before it went
+ * to the slow path (the chunk had no room), busy is this frame.
+ */
+HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
+{
+    const struct litifut_db_header *h = db_header();
+    uintptr_t ra = arch_return_address(frame);
+    uint32_t page = (uint32_t)(ra >> h->page_shift) -
+                    (h->first_page + (uint32_t)(object_load_bias() >> h->page_shift));
+    if (page >= h->n_pages)
+        die_no_site(ra);
+    uint32_t index = (db_pages()[page] + k4) / 4;
+    if (index >= h->n_sites || (page + 1 < h->n_pages && 4 * index >= db_pages()[page + 1]))
+        die_no_site(ra);
+    uintptr_t word_addr = (uintptr_t)&db_sites()[index];
+    uint32_t w = db_sites()[index];
+    int indirect = w < LITIFUT_DB_INDIRECT;
+    uintptr_t target = indirect ? arch_frame_register(frame, w) : word_addr + w;
+
+    struct litifut_thread *t = thread_self();
+    uint32_t site = litifut_copy.base + index;
+    uintptr_t busy = t->busy;
+    if (!busy || busy == (uintptr_t)frame) {
+        record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0);
+    } else if (busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */
+        uintptr_t after = busy_after_record(t, frame);
+        if (after != BUSY_OFF)
+            record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0);
+    }
+    return target;
+}
+
+/*
+ * The ARM hot path found no room in t's chunk and marked t busy with its
+ * frame: a time mark or a new chunk, then busy is clear again (or t is
+ * off for good: BUSY_OFF), and the hot path tries once more.
+ */
+HIDDEN void litifut_refill(struct litifut_thread *t)
+{
+    if (thread_refill(t))
+        t->busy = 0;
+}
+
+/*
+ * The program is about to call vfork or clone (the wrapper links those
+ * calls to __wrap_vfork and friends in stub.S, which call this first).
+ * A vfork child runs on this thread's memory until it calls exec or
+ * _exit, and a CLONE_VM child without a TLS of its own sees this
+ * thread's state: mark it, so that such a child records nothing (it
+ * would write into the parent's chunk) and the parent resumes
+ * recording once it is back in the caller (its stack pointer at the
+ * call, caller_sp, tells).  A child that calls exec starts its own
+ * trace there.
+ */
+HIDDEN void litifut_before_spawn(uintptr_t caller_sp)
+{
+    struct litifut_thread *t = thread_self();
+    if (t->busy)
+        return;             /* off, or called from inside the tracer's window */
+    t->spawn_pid = (uint32_t)sys_getpid();
+    t->spawn_sp = caller_sp;
+    compiler_barrier();
+    t->busy = BUSY_SPAWN;
+}
+

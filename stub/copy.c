@@ -1,0 +1,82 @@
+/*
+ * This copy of the tracer, in the object it is linked into: its
+ * registration with the process, the page table its hot path uses, and
+ * where its sleds send calls (arch/<arch>/sleds.c).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
+
+/*
+ * The hot path wants, per page, the address of its first site word; the
+ * DB (read-only) holds its offset from sites[0].  So a copy of the page
+ * table with addresses is made, once per process, by the first call
+ * through this copy (two threads may race to it: one copy wins).
+ * litifut_copy.pages then points at entry 0 of page number 0 (run
+ * time), so the hot path indexes it with return address >> page_shift.
+ * 0 if it cannot be made (no memory; on MIPS, an executable whose TLS
+ * block is too large for the hot path's 16-bit offsets).
+ */
+static int hot_path_prepare(void)
+{
+    if (litifut_copy.pages)
+        return 1;
+#ifndef LITIFUT_SHARED
+    if (!ARCH_HOT_TPOFF_OK(SLOT_OFFSET())) {
+        static const char msg[] = "litifut: the program's thread-local storage is too "
+                                  "large for the tracer's TLS slot; not traced\n";
+        sys_write(2, msg, sizeof msg - 1);
+        return 0;
+    }
+#endif
+    const struct litifut_db_header *h = db_header();
+    unsigned long size = ((unsigned long)h->n_pages * 4 + 4095) & ~4095ul;
+    uint32_t *m = size ? sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                       : (uint32_t *)(uintptr_t)4096;   /* no sites: never read */
+    if (sys_mmap_failed(m))
+        return 0;
+    uintptr_t sites = (uintptr_t)db_sites();
+    for (uint32_t i = 0; i < h->n_pages; i++)
+        m[i] = (uint32_t)(sites + db_pages()[i]);
+    uint32_t first_page = h->first_page + (uint32_t)(object_load_bias() >> h->page_shift);
+    uintptr_t pages = (uintptr_t)m - 4 * (uintptr_t)first_page;
+    if (!arch_cmpxchg((volatile uint32_t *)&litifut_copy.pages, 0, (uint32_t)pages) && size)
+        sys_munmap(m, size);
+    return 1;
+}
+
+/* Registers this copy's object if it is not yet (its first call, or
+ * its constructor): the hot path's page table, then the process's
+ * entry.  1: the copy is READY. */
+int copy_start(void)
+{
+    if (litifut_copy.state == COPY_NEW) {
+        if (!hot_path_prepare())
+            litifut_copy.state = COPY_OFF;
+        else
+            copy_register();
+    }
+    return litifut_copy.state == COPY_READY;
+}
+
+/* From this copy's constructor, once TLS and the C library are set up:
+ * its sleds go to the hot path, or while the process records nothing
+ * (or this copy cannot), to the code that only finds the target. */
+void copy_sleds_ready(void)
+{
+    int on = copy_start() && !tracefile_disabled();
+    if (!litifut_copy.pages)
+        return;                     /* the slow path it is */
+    if (!arch_sleds_select(on ? SLEDS_ON : SLEDS_OFF)) {
+        static const char msg[] = "litifut: cannot make the tracer's sled writable "
+                                  "(mprotect); every call takes the slow path\n";
+        sys_write(2, msg, sizeof msg - 1);
+    }
+}
+

@@ -1,0 +1,31 @@
+/*
+ * What the assembly hot path (arch/<arch>/stub.S, sled.S) knows about
+ * the tracer's C structures: offsets, as #defines so assembly can
+ * include this.  tracer.h checks every one against the C definitions
+ * (static assertions), so the two cannot drift apart.
+ */
+#ifndef LITIFUT_STUB_LAYOUT_H
+#define LITIFUT_STUB_LAYOUT_H
+
+/* struct litifut_thread: the hot path reads busy, cur and lim, in this
+ * order (ARM loads cur and lim with one ldmib), and the target cache. */
+#define THREAD_BUSY       0
+#define THREAD_CUR        4
+#define THREAD_LIM        8
+#define THREAD_CACHE      64
+
+/* struct tls_slot, this copy's thread-local words: the thread's state
+ * (0 until the thread's first call through this copy), this copy's
+ * record delta and page table base (see record.c). */
+#define TLS_THREAD        0
+#define TLS_REC_DELTA     4
+#define TLS_PAGES         8
+#define TLS_SLOT_SIZE     12
+
+/* struct copy: a library's TLS slot offset (0 until the copy is
+ * ready; an executable's hot path uses local-exec TLS instead). */
+#define COPY_TLS_OFFSET   4
+#define COPY_PAGES        16    /* struct tls_slot's pages, for every thread */
+#define COPY_READY_VALUE  1
+
+#endif

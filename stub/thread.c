@@ -1,0 +1,266 @@
+/*
+ * Per-thread state: each thread's one state for the whole process (in
+ * the process block's pool), how this copy finds it (its TLS slot), and
+ * what fills it: the thread's chunks of the trace, time marks, control
+ * records.  The per-call path (call.c) and the process events
+ * (events.c) use it; it uses the trace file (tracefile.c), this copy
+ * (copy.c) and the process block (process.c).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
+
+static struct litifut_thread early_thread;  /* before TLS exists: one thread only */
+static struct litifut_thread thread_off = { .busy = BUSY_OFF, .state = THREAD_OFF };
+/* What a thread's slot points to until its first call through this copy
+ * attaches it: busy, so the hot path sends the call here (the C library
+ * copies this initial value into every thread's TLS). */
+static struct litifut_thread thread_unattached = { .busy = BUSY_OFF, .state = THREAD_OFF };
+__thread struct tls_slot litifut_tls_slot __attribute__((tls_model(TLS_MODEL))) = {
+    .t = &thread_unattached,
+};
+
+#define compiler_barrier() __asm__ volatile("" ::: "memory")
+
+static inline struct tls_slot *tls_slot(uintptr_t tp)
+{
+    return (struct tls_slot *)(tp + SLOT_OFFSET());
+}
+
+/* NULL if the thread has no state through this copy yet (a pointer is
+ * set only once the copy is registered).  A library's copy must not
+ * read its TLS slot before it is relocated (see thread_attach), so it
+ * checks that first. */
+static inline struct litifut_thread *thread_fast(void)
+{
+#ifdef LITIFUT_SHARED
+    if (litifut_copy.state != COPY_READY)
+        return NULL;
+#endif
+    uintptr_t tp = arch_thread_pointer();
+    if (!tp)
+        return litifut_copy.state == COPY_READY ? &early_thread : NULL;
+    struct litifut_thread *t = tls_slot(tp)->t;
+    return t == &thread_unattached ? NULL : t;
+}
+
+int thread_is_real(const struct litifut_thread *t)
+{
+    return t != &thread_off;
+}
+
+static void slot_set(uintptr_t tp, struct litifut_thread *t)
+{
+    struct tls_slot *s = tls_slot(tp);
+    s->pages = litifut_copy.pages;
+    s->rec_delta = litifut_copy.rec_delta;
+    compiler_barrier();
+    s->t = t;
+}
+
+/*
+ * The calling thread's first call through this copy (or a call before
+ * this copy can record): register the object with the process if it is
+ * the first call of all, find the thread's state in the process's pool
+ * and keep a pointer to it in our TLS slot.  The static "off" state
+ * when nothing can be recorded: a library not relocated yet, no process
+ * block, or the lock held by this very thread (a call made while it
+ * forks, between the fork handlers).
+ */
+static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
+{
+#ifdef LITIFUT_SHARED
+    if (!litifut_copy.ctor_done)
+        return &thread_off;
+#endif
+    copy_start();
+    uintptr_t tp = arch_thread_pointer();
+    if (litifut_copy.state != COPY_READY) {
+        if (tp && litifut_copy.state == COPY_OFF)   /* for good: later calls go fast */
+            slot_set(tp, &thread_off);
+        return &thread_off;
+    }
+    if (!tp)
+        return &early_thread;
+    uint32_t mask[SIGSET_WORDS];
+    if (!lock_unless_mine(mask))
+        return &thread_off;
+    uint32_t tid = (uint32_t)sys_gettid();
+    struct litifut_thread *t = pool_thread(tid, tp);
+    if (t && t->state == THREAD_NEW && early_thread.state == THREAD_ON &&
+        early_thread.tid == tid) {
+        /* The main thread of a static program, now that TLS exists:
+         * it goes on in its early chunk (and its cache). */
+        for (unsigned i = 0; i < LITIFUT_TARGET_CACHE; i++)
+            t->cache[i] = early_thread.cache[i];
+        t->chunk_end = early_thread.chunk_end;
+        t->chunk = early_thread.chunk;
+        t->cur = early_thread.cur;
+        t->state = THREAD_ON;
+        early_thread.state = THREAD_OFF;
+        early_thread.busy = BUSY_OFF;
+    }
+    unlock(mask);
+    if (!t)
+        return &thread_off;
+#ifdef LITIFUT_SHARED
+    litifut_copy.tls_offset = SLOT_OFFSET();    /* the hot path may use the slot now */
+#endif
+    slot_set(tp, t);
+    if (litifut_copy.proc->objects_pending && t->cur)
+        t->lim = t->cur;        /* the next record emits the new object first */
+    return t;
+}
+
+struct litifut_thread *thread_self(void)
+{
+    struct litifut_thread *t = thread_fast();
+    return t ? t : thread_attach();
+}
+
+void thread_put_time_mark(struct litifut_thread *t)
+{
+    uint64_t ns = sys_monotonic_ns();
+    t->cur[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 2);
+    t->cur[1] = (uint32_t)ns;
+    t->cur[2] = (uint32_t)(ns >> 32);
+    t->cur += TIME_MARK_WORDS;
+}
+
+/* cur < lim must leave room for a whole call (CALL_MAX_WORDS). */
+static void set_limit(struct litifut_thread *t)
+{
+    uint32_t every = tracefile_time_every();
+    uint32_t room = (uint32_t)(t->chunk_end - t->cur) - (CALL_MAX_WORDS - 1);
+    t->lim = t->cur + (every && every < room ? every : room);
+}
+
+void thread_cache_clear(struct litifut_thread *t)
+{
+    for (unsigned i = 0; i < LITIFUT_TARGET_CACHE; i++)
+        t->cache[i] = 0;
+}
+
+/* This thread's first traced call. */
+static int thread_start(struct litifut_thread *t)
+{
+    if (!tracefile_start())
+        return 0;
+    if (!t->tid)
+        t->tid = (uint32_t)sys_gettid();    /* early_thread; pool entries have it */
+    t->state = THREAD_ON;
+    return 1;
+}
+
+/* A new chunk for t, with a time mark and an empty target cache; 0 if
+ * the trace file failed.  Signals are blocked meanwhile, so a handler
+ * that leaves with siglongjmp can never abandon this half done (or the
+ * file's lock). */
+static int next_chunk(struct litifut_thread *t)
+{
+    uint32_t saved[SIGSET_WORDS];
+    struct chunk c;
+    int ok;
+    process_block_signals(saved);
+    /* The old chunk stays mapped until the next switch: a record store
+     * that a handler interrupted may still land in it. */
+    if (t->prev_chunk)
+        process_unmap_chunk(t->prev_chunk);
+    t->prev_chunk = t->chunk;
+    t->cur = t->lim = t->chunk = NULL;
+    ok = tracefile_new_chunk(t->tid, &c);
+    if (ok) {
+        thread_cache_clear(t);
+        t->chunk_end = c.end;
+        t->chunk = c.base;
+        t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
+        thread_put_time_mark(t);
+    }
+    process_restore_signals(saved);
+    return ok;
+}
+
+/* Room for `words` more words in t's chunk (and a call after them):
+ * a new chunk if needed.  0 if the trace file failed. */
+static int thread_make_room(struct litifut_thread *t, uint32_t words)
+{
+    if (t->cur && (uint32_t)(t->chunk_end - t->cur) >= words + CALL_MAX_WORDS)
+        return 1;
+    return next_chunk(t);
+}
+
+/* Writes the OBJECT records of the objects registered since the trace
+ * began whose records are not in it yet. */
+void thread_emit_objects(struct litifut_thread *t)
+{
+    uint32_t mask[SIGSET_WORDS];
+    for (;;) {
+        if (!thread_make_room(t, TIME_MARK_WORDS)) {
+            t->state = THREAD_OFF;
+            return;
+        }
+        lock(mask);
+        long n = object_take_pending(t->cur, (uint32_t)(t->chunk_end - t->cur) - CALL_MAX_WORDS);
+        if (n > 0)
+            t->cur += n;
+        unlock(mask);
+        if (n == 0)
+            return;
+        if (n < 0 && !next_chunk(t)) {      /* did not fit: a whole chunk has room */
+            t->state = THREAD_OFF;
+            return;
+        }
+    }
+}
+
+void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
+                        uint32_t n)
+{
+    if (t->state == THREAD_NEW && !thread_start(t))
+        t->state = THREAD_OFF;
+    if (t->state == THREAD_ON && litifut_copy.proc->objects_pending)
+        thread_emit_objects(t);
+    if (t->state != THREAD_ON || !thread_make_room(t, 1 + n + TIME_MARK_WORDS))
+        return;
+    t->cur[0] = LITIFUT_REC_CONTROL_WORD(type, n);
+    for (uint32_t i = 0; i < n; i++)
+        t->cur[1 + i] = payload[i];
+    t->cur += 1 + n;
+    if (t->lim < t->cur)
+        t->lim = t->cur;
+}
+
+/* Slow path: returns where to store the next record, or NULL when this
+ * thread does not record (tracing off, or the trace file failed); then
+ * it is marked BUSY_OFF for good. */
+uint32_t *thread_refill(struct litifut_thread *t)
+{
+    if (t->state == THREAD_NEW && !thread_start(t))
+        t->state = THREAD_OFF;
+    if (t->state == THREAD_ON) {
+        if (t->cur && (uint32_t)(t->chunk_end - t->cur) >= TIME_MARK_WORDS + CALL_MAX_WORDS)
+            thread_put_time_mark(t);
+        else if (!next_chunk(t))
+            t->state = THREAD_OFF;
+    }
+    if (t->state == THREAD_ON && litifut_copy.proc && litifut_copy.proc->objects_pending)
+        thread_emit_objects(t);
+    if (t->state != THREAD_ON) {
+        t->busy = BUSY_OFF;
+        return NULL;
+    }
+    set_limit(t);
+    return t->cur;
+}
+
+/* A thread that lost its chunk (fork child): start afresh on next call. */
+void thread_forget(struct litifut_thread *t)
+{
+    t->state = THREAD_NEW;
+    t->cur = t->lim = t->chunk = t->chunk_end = t->prev_chunk = NULL;
+    t->busy = 0;
+}

@@ -1,0 +1,182 @@
+/*
+ * unit: small tests of the encoders and decoders both ends must agree
+ * on, without a target: DB site words and redirects (each arch, both
+ * sled halves), the DB's page table and checksum as built and as read
+ * back, and the trace's record words.  One line per check, "ok NAME" or
+ * "FAIL NAME: what", as tests/unit.sh expects; exit 1 if any failed.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/arch.h"
+#include "lib/arch-read.h"
+#include "lib/db.h"
+#include "src/arch-rewrite.h"
+#include "src/db.h"
+#include "litifut/trace-format.h"
+
+static int failures;
+
+static void check(int ok, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void check(int ok, const char *name, const char *fmt, ...)
+{
+    if (ok) {
+        printf("ok %s\n", name);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL %s: ", name);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    failures++;
+}
+
+/* One call site of `arch` at addr with the original instruction insn:
+ * classify it as the scanner does (capstone), then its site word must
+ * give back `target` (fixed) or the register slot `reg_word`, and its
+ * redirect to entry k must decode as a call into the sled at k. */
+static void site_case(const struct arch_ops *arch, const char *name, uint32_t addr,
+                      uint32_t insn, uint32_t next, int fixed, uint32_t want,
+                      uint32_t sled, unsigned k)
+{
+    const struct arch_rewrite_ops *rw = arch_rewrite_ops(arch);
+    const struct arch_read_ops *rd = arch_read_ops(arch);
+    struct elf_image img;
+    memset(&img, 0, sizeof img);
+    img.machine = arch->elf_machine;
+    img.big_endian = 0;
+    csh cs;
+    if (arch->disasm_open(&img, &cs) != 0) {
+        check(0, name, "capstone");
+        return;
+    }
+    uint8_t code[8];
+    for (int i = 0; i < 4; i++) {
+        code[i] = (uint8_t)(insn >> (8 * i));
+        code[4 + i] = (uint8_t)(next >> (8 * i));
+    }
+    cs_insn *ci = NULL;
+    size_t n = cs_disasm(cs, code, 4, addr, 1, &ci);
+    struct call_site site = { 0 };
+    struct scan_stats st;
+    memset(&st, 0, sizeof st);
+    int is_call = n == 1 && arch->classify(&ci[0], insn, next, 1, &site, &st);
+    if (n)
+        cs_free(ci, n);
+    cs_close(&cs);
+    if (!is_call) {
+        check(0, name, "0x%08" PRIx32 " not classified as a call", insn);
+        return;
+    }
+    site.addr = addr;
+    uint32_t word_addr = 0x00800000;            /* the DB: after the code */
+    uint32_t w = rw->site_word(&site, word_addr);
+    int got_fixed = w >= LITIFUT_DB_INDIRECT;
+    uint32_t got = got_fixed ? word_addr + w : w;
+    check(got_fixed == fixed && got == want, name,
+          "site word 0x%08" PRIx32 ": %s 0x%08" PRIx32 ", want %s 0x%08" PRIx32, w,
+          got_fixed ? "target" : "register slot", got, fixed ? "target" : "register slot",
+          want);
+
+    struct sled_set sleds = { .base = { sled }, .n = 1, .fixed_address = 1 };
+    uint32_t redirect;
+    int bridged;
+    unsigned got_k = ~0u;
+    char rname[128];
+    snprintf(rname, sizeof rname, "%s, redirect", name);
+    int ok = rw->encode_redirect(&site, k, &sleds, &redirect, &bridged) == 0 &&
+             rd->decode_redirect(addr, redirect, &sleds, &got_k);
+    uint32_t entry = sled + arch->sled_entry_size * (k + (fixed ? 0 : arch->sled_entries));
+    uint32_t reached = 0;
+    if (ok && !rd->call_target(addr, redirect, &reached))
+        ok = 0;
+    check(ok && got_k == k && (reached & ~1u) == entry, rname,
+          "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx32 "), want %u of the %s half (0x%08"
+          PRIx32 ")", redirect, got_k, reached, k, fixed ? "first" : "second", entry);
+}
+
+static void test_site_words(void)
+{
+    const struct arch_ops *arm = arch_by_name("arm"), *mips = arch_by_name("mips");
+    /* ARM: bl +0x100 from 0x8000; blx (to Thumb, H=1); blx r3 */
+    site_case(arm, "arm: bl", 0x8000, 0xeb00003e, 0, 1, 0x8000 + 8 + 0xf8, 0x9000, 5);
+    site_case(arm, "arm: blx imm (Thumb, H)", 0x8000, 0xfb00003e, 0, 1,
+              (0x8000 + 8 + 0xf8 + 2) | 1, 0x9000, 0);
+    site_case(arm, "arm: blx r3", 0x8000, 0xe12fff33, 0, 0, 12, 0x9000, 255);
+    /* MIPS: jal 0x00400100 from 0x00400000; bal +16; jalr t9 (saved by
+     * the hot path); jalr s0 (not: + 1) */
+    site_case(mips, "mips: jal", 0x00400000, 0x0c100040, 0, 1, 0x00400100, 0x00401000, 3);
+    site_case(mips, "mips: bal", 0x00400000, 0x04110004, 0, 1, 0x00400004 + 16, 0x00401000, 1);
+    site_case(mips, "mips: jalr t9", 0x00400000, 0x0320f809, 0, 0, 4 * 25, 0x00401000, 127);
+    site_case(mips, "mips: jalr s0", 0x00400000, 0x0200f809, 0, 0, 4 * 16 + 1, 0x00401000, 0);
+}
+
+/* The DB of four ARM sites over three pages: page table (by return
+ * address), sled entries, checksum, and the C text the rewriter writes. */
+static void test_db(void)
+{
+    const struct arch_ops *arm = arch_by_name("arm");
+    const struct arch_rewrite_ops *rw = arch_rewrite_ops(arm);
+    struct call_site v[] = {
+        { 0x10000, 0xeb000000, 0 },      /* page 0x40 (return address 0x10004) */
+        { 0x10008, 0xeb000000, 0 },
+        { 0x103fc, 0xeb000000, 0 },      /* return address 0x10400: page 0x41 */
+        { 0x10c00, 0xe12fff34, 2 },      /* blx r4, page 0x43 */
+    };
+    struct site_list sites = { v, 4 };
+    struct db db;
+    if (db_build(arm, rw, &sites, 0x20000, 0, 0x30000, &db) != 0) {
+        check(0, "db: build", "failed");
+        return;
+    }
+    const struct litifut_db_header *h = &db.header;
+    check(h->first_page == 0x40 && h->n_pages == 4 && h->n_sites == 4, "db: pages by return address",
+          "first page 0x%" PRIx32 ", %" PRIu32 " pages", h->first_page, h->n_pages);
+    check(db.pages[0] == 0 && db.pages[1] == 2 && db.pages[2] == 3 && db.pages[3] == 3 &&
+          db.pages[4] == 4, "db: page table", "%u %u %u %u %u", db.pages[0], db.pages[1],
+          db.pages[2], db.pages[3], db.pages[4]);
+    check(db_sled_index(arm, &db, &sites, 1) == 1 && db_sled_index(arm, &db, &sites, 2) == 0,
+          "db: sled entry = position in the page", "%u %u", db_sled_index(arm, &db, &sites, 1),
+          db_sled_index(arm, &db, &sites, 2));
+    uint32_t t = 0;
+    check(db_site_target(&db, 0, &t) && t == 0x10008 && !db_site_target(&db, 3, &t) &&
+          db.words[3] == 16, "db: site words", "0x%08" PRIx32 " %" PRIu32, t, db.words[3]);
+    check(db_checksum(&db) == h->checksum, "db: checksum", "0x%08" PRIx32, h->checksum);
+    struct call_site after = { 0x40000, 0xeb000000, 0 };   /* its target after the DB */
+    struct site_list bad = { &after, 1 };
+    struct db db2;
+    check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, &db2) != 0, "db: a target after the DB is refused",
+          "built");
+    db_free(&db);
+}
+
+static void test_records(void)
+{
+    uint32_t w = LITIFUT_REC_CALL_WORD(LITIFUT_SITE_ID_LIMIT - 1, LITIFUT_REC_CALL_TARGET);
+    check(w != 0 && LITIFUT_REC_TAG(w) == LITIFUT_REC_CALL_TARGET &&
+          LITIFUT_REC_SITE(w) == LITIFUT_SITE_ID_LIMIT - 1 && (w >> 24) == 0,
+          "records: the largest site id", "0x%08" PRIx32, w);
+    check(LITIFUT_REC_CALL_WORD(0, LITIFUT_REC_CALL) != 0, "records: site 0 is not the end",
+          "0");
+    uint32_t c = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, 0xffff);
+    check(LITIFUT_REC_TAG(c) == LITIFUT_REC_CONTROL && LITIFUT_REC_TYPE(c) == LITIFUT_REC_OBJECT &&
+          LITIFUT_REC_PAYLOAD(c) == 0xffff && (c & 0xfc) == 0, "records: control word",
+          "0x%08" PRIx32, c);
+    uint32_t target = 0x76543210, e = LITIFUT_CACHE_ENTRY(target);
+    uint32_t hit = LITIFUT_REC_CALL_WORD(7, LITIFUT_REC_CALL_CACHED) | e << LITIFUT_REC_AUX_SHIFT;
+    check(e < LITIFUT_TARGET_CACHE && LITIFUT_REC_CACHE_ENTRY(hit) == e &&
+          LITIFUT_REC_SITE(hit) == 7, "records: a cache hit names its entry", "0x%08" PRIx32, hit);
+}
+
+int main(void)
+{
+    test_site_words();
+    test_db();
+    test_records();
+    return failures ? 1 : 0;
+}
