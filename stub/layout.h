@@ -16,7 +16,7 @@
 
 /* struct tls_slot, this copy's thread-local words: the thread's state
  * (0 until the thread's first call through this copy), this copy's
- * record delta and page table base (see record.c). */
+ * record delta and page table base (see copy.c). */
 #define TLS_THREAD        0
 #define TLS_REC_DELTA     4
 #define TLS_PAGES         8

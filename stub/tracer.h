@@ -57,7 +57,7 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
  *                thread: a call made meanwhile (by the tracer itself,
  *                or by a signal handler that interrupted it) runs
  *                untraced, unless that frame was abandoned (a handler
- *                left with siglongjmp): see busy_abandoned() in record.c.
+ *                left with siglongjmp): see busy_abandoned() in call.c.
  */
 #define BUSY_OFF   ((uintptr_t)-1)
 #define BUSY_SPAWN ((uintptr_t)-2)
@@ -240,7 +240,7 @@ struct copy {
     uint32_t base;              /* site id of this object's DB site 0 */
     uint32_t rec_delta;         /* struct tls_slot's, set before READY */
     volatile uintptr_t pages;   /* struct tls_slot's: into a copy of the page
-                                   table holding addresses (record.c), 0 until made */
+                                   table holding addresses (copy.c), 0 until made */
     struct litifut_process *proc;
     int ctor_done;              /* our constructor has run (libc is usable) */
     int atfork_done;
@@ -273,7 +273,7 @@ HIDDEN void object_unloaded(uint32_t base);
 /* tracefile.c */
 HIDDEN int tracefile_start(void);               /* 1: tracing on */
 HIDDEN int tracefile_disabled(void);            /* 1: this process records nothing */
-/* Called with every signal blocked (record.c's next_chunk). */
+/* Called with every signal blocked (thread.c's next_chunk). */
 HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
 HIDDEN uint32_t tracefile_time_every(void);
 HIDDEN void tracefile_copy_maps(void);          /* under the lock */

@@ -68,7 +68,7 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
     argv_push(&a, "--undefined=pthread_atfork");   /* before any archive is searched */
     argv_push(&a, "--undefined=litifut_sled");     /* survives --gc-sections */
     /* Calls that may start a child sharing the caller's memory go
-     * through the tracer first (stub/record.c, litifut_before_spawn).
+     * through the tracer first (stub/call.c, litifut_before_spawn).
      * The wrappers' __real_ references are weak, so that nothing is
      * pulled in that the program does not use; in a link against
      * libc.a, --undefined brings the real functions in all the same,

@@ -297,7 +297,7 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
         free(self);
     }
     /* a library gets the variant built for position-independent code
-     * with initial-exec TLS (stub/record.c) */
+     * with initial-exec TLS (stub/tracer.h) */
     char *tracer = xasprintf("%s/%s%s.o", dir, la->shared ? "tracer-shared" : "tracer", variant);
     char *island = xasprintf("%s/%s", dir, la->shared ? "island-shared.o" : "island.o");
     tc->tracer_object = realpath(tracer, NULL);

@@ -1,18 +1,21 @@
 /*
- * ARM tracer entry: the sled that rewritten calls branch to, and the
- * hot path that records a call and goes on to its target.  Geometry in
- * sled.h; the contract, the register use and the instruction budget
- * line by line in docs/DESIGN.md ("ARM: the hot path").
+ * ARM tracer entry: the sled that rewritten calls branch to, the hot
+ * paths that record a call and go on to its target (one per sled half:
+ * calls with a fixed target, calls through a register), the slow-path
+ * entry and the "off" code.  Geometry in sled.h; the contract, the
+ * register use and the instruction budget line by line in
+ * docs/DESIGN.md ("ARM: the hot path").
  *
  * At entry k (sled.h): lr = the call's return address, every other
  * register, the flags and sp as the call left them.  The entry pushes
  * r0-r12, lr and a slot for the target (struct arch_frame), puts 4k in
- * r12 and goes to the common code, which:
+ * r12 and goes where the copy's sled mode says (sleds.c): the slow path
+ * until the copy is ready, then its half's hot path, which:
  *   1. gets this thread's state through this copy's TLS slot (t, record
  *      delta, page table; stub/layout.h);
- *   2. one chain of conditional instructions decides "fast": TLS set up,
- *      thread attached, not busy (then marks it busy with this frame),
- *      room in the chunk (cur < lim);
+ *   2. one chain of conditional instructions decides "fast": not busy
+ *      (then marks it busy with this frame; a thread new to the copy
+ *      has a busy dummy) and room in the chunk (cur < lim);
  *   3. finds the site word (page table, then 4k) and from it the target
  *      and the record word;
  *   4. stores the record (a call through a register: tag 1 and its
@@ -20,7 +23,7 @@
  *      cur, clears busy;
  *   5. restores the flags and pops r0-r12, lr = the return address and
  *      pc = the target (`ldm` interworks: Thumb targets work).
- * Anything else goes to litifut_slow(frame, 4k) in C (stub/record.c),
+ * Anything else goes to litifut_slow(frame, 4k) in C (stub/call.c),
  * which returns the target.  Nothing is ever stored below sp, so a
  * signal may arrive at any instruction.
  */

@@ -22,7 +22,7 @@
  *   5. restores what it saved and jumps to the target through t9 (as
  *      PIC callees expect; a jalr $25 call had that anyway).
  * Anything else goes to the slow path, which saves every other register
- * and calls litifut_slow(frame, 4k) in C (stub/record.c).  Nothing is
+ * and calls litifut_slow(frame, 4k) in C (stub/call.c).  Nothing is
  * stored below sp, and k0/k1 are never used.
  */
 #include "sled.h"
