@@ -16,11 +16,13 @@
 
 /* struct tls_slot, this copy's thread-local words: the thread's state
  * (0 until the thread's first call through this copy), this copy's
- * record delta and page table base (see copy.c). */
+ * record delta and page table base (see copy.c), and the record delta
+ * with the tag of a cached call. */
 #define TLS_THREAD        0
 #define TLS_REC_DELTA     4
 #define TLS_PAGES         8
-#define TLS_SLOT_SIZE     12
+#define TLS_REC_DELTA_REG 12    /* the record delta with tag 2 (MIPS's register half) */
+#define TLS_SLOT_SIZE     16
 
 /* struct copy: a library's TLS slot offset (0 until the copy is
  * ready; an executable's hot path uses local-exec TLS instead). */

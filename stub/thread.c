@@ -58,6 +58,7 @@ static void slot_set(uintptr_t tp, struct litifut_thread *t)
     struct tls_slot *s = tls_slot(tp);
     s->pages = litifut_copy.pages;
     s->rec_delta = litifut_copy.rec_delta;
+    s->rec_delta_cached = litifut_copy.rec_delta | LITIFUT_REC_CALL_CACHED;
     compiler_barrier();
     s->t = t;
 }

@@ -101,10 +101,12 @@ struct tls_slot {
     struct litifut_thread *t;
     uint32_t rec_delta;         /* record word = rec_delta + (&site word << 8) */
     uintptr_t pages;            /* &page entry of page P = pages + 4 * P */
+    uint32_t rec_delta_cached;  /* rec_delta | LITIFUT_REC_CALL_CACHED */
 };
 _Static_assert(offsetof(struct tls_slot, t) == TLS_THREAD, "layout.h");
 _Static_assert(offsetof(struct tls_slot, rec_delta) == TLS_REC_DELTA, "layout.h");
 _Static_assert(offsetof(struct tls_slot, pages) == TLS_PAGES, "layout.h");
+_Static_assert(offsetof(struct tls_slot, rec_delta_cached) == TLS_REC_DELTA_REG, "layout.h");
 
 /*
  * This copy's TLS slot (thread.c).  An executable's copy uses local-exec

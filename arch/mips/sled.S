@@ -179,7 +179,7 @@
  * slow path \p\()_slow), busy with this frame, the site word (t9) and its
  * address (v0).  The sleds come here only once TLS is set up and this
  * copy ready. */
-    .macro HOT_PATH_START name, p, save_t9
+    .macro HOT_PATH_START name, p, save_t9, delta
     ENTRY_POINTS \name, \save_t9
 #ifdef LITIFUT_SHARED
     /* a library's TLS slot offset is in its GOT: its copy keeps it */
@@ -193,13 +193,13 @@
     move    $ra, $t9
     addu    $v1, $v1, $v0           /* &slot */
     lw      $a1, TLS_THREAD($v1)
-    lw      $a2, TLS_REC_DELTA($v1)
+    lw      $a2, \delta($v1)
     lw      $v0, TLS_PAGES($v1)
 #else
     rdhwr   $v1, $29                /* the thread pointer */
     /* tprel_lo alone: copy.c checks that the offsets fit 16 bits */
     lw      $a1, %tprel_lo(litifut_tls_slot + TLS_THREAD)($v1)
-    lw      $a2, %tprel_lo(litifut_tls_slot + TLS_REC_DELTA)($v1)
+    lw      $a2, %tprel_lo(litifut_tls_slot + \delta)($v1)
     lw      $v0, %tprel_lo(litifut_tls_slot + TLS_PAGES)($v1)
 #endif
     srl     $t9, $ra, DB_PAGE_SHIFT
@@ -232,36 +232,37 @@
 
 /* The hot paths of one sled copy, and its slow path. */
     .macro COMMON p
-    HOT_PATH_START \p\()_common, \p, 0
+    HOT_PATH_START \p\()_common, \p, 0, TLS_REC_DELTA
     addu    $t9, $v0, $t9           /* a fixed target: relative to the site word */
     addu    $a2, $a2, $v0           /* the record word: (site id + 1) << 2 */
     sw      $a2, 0($v1)
     addiu   $v1, $v1, 4
     HOT_PATH_END
 
-    HOT_PATH_START \p\()_common_reg, \p, 1
-    addu    $a2, $a2, $v0           /* the record word: (site id + 1) << 2 */
+    HOT_PATH_START \p\()_common_reg, \p, 1, TLS_REC_DELTA_REG
+    addu    $a2, $a2, $v0           /* the record word, tag 2 (cached) */
     andi    $v0, $t9, 1
     bnez    $v0, \p\()_slow         /* a register the hot path did not save */
     addu    $v0, $sp, $t9           /* (delay slot) its frame slot */
     lw      $t9, 0($v0)             /* the target */
     andi    $a0, $t9, 4 * (LITIFUT_TARGET_CACHE - 1)    /* 4 * its cache entry */
-    addu    $v0, $a0, $a1
-    lw      $v0, THREAD_CACHE($v0)
-    bne     $v0, $t9, 2f
-    sll     $v0, $a0, LITIFUT_REC_AUX_SHIFT - 2     /* (delay slot) */
-    or      $v0, $v0, $a2           /* the entry, in bits 31..24 */
-    ori     $v0, $v0, LITIFUT_REC_CALL_CACHED
-    sw      $v0, 0($v1)
-    b       3f
-    addiu   $v1, $v1, 4             /* (delay slot) */
-2:  ori     $a2, $a2, LITIFUT_REC_CALL_TARGET
+    sll     $v0, $a0, LITIFUT_REC_AUX_SHIFT - 2
+    or      $a2, $a2, $v0           /* the entry, in bits 31..24 */
     addu    $a0, $a0, $a1
-    sw      $a2, 0($v1)
+    lw      $v0, THREAD_CACHE($a0)
+    bne     $v0, $t9, 2f
+    sw      $a2, 0($v1)             /* (delay slot) the record, if the cache has it */
+    addiu   $v1, $v1, 4
+3:  HOT_PATH_END
+2:  andi    $v0, $t9, 4 * (LITIFUT_TARGET_CACHE - 1)
+    sll     $v0, $v0, LITIFUT_REC_AUX_SHIFT - 2
+    xor     $a2, $a2, $v0
+    addiu   $a2, $a2, LITIFUT_REC_CALL_TARGET - LITIFUT_REC_CALL_CACHED
+    sw      $a2, 0($v1)             /* tag 1, and the target after it */
     sw      $t9, 4($v1)
     sw      $t9, THREAD_CACHE($a0)
-    addiu   $v1, $v1, 8
-3:  HOT_PATH_END
+    b       3b
+    addiu   $v1, $v1, 8             /* (delay slot) */
 
     SLOW_PATH \p
     .endm
