@@ -134,11 +134,14 @@ static void add_driver_machine_options(struct argv_builder *cc)
 
 /* The first input object file (`*.o`, not crt*.o: those come with
  * the toolchain, not from the user's compiler options), or NULL. */
-/* A program's own object file (not the toolchain's crt*.o). */
+/* A program's own object file (not the toolchain's crt*.o): *.o, or
+ * *.lo as zlib's Makefile names the objects of its shared library. */
 static int is_program_object(const char *arg)
 {
     size_t n = strlen(arg);
-    return arg[0] != '-' && n >= 3 && strcmp(arg + n - 2, ".o") == 0 && !is_crt_object(arg);
+    return arg[0] != '-' && ((n >= 3 && strcmp(arg + n - 2, ".o") == 0) ||
+                             (n >= 4 && strcmp(arg + n - 3, ".lo") == 0)) &&
+           !is_crt_object(arg);
 }
 
 /* The tracer module variant every program object allows ("" if they
