@@ -52,14 +52,8 @@ static void after_fork_child(void)
     if (!p || --p->fork_depth)
         return;
     uintptr_t busy = p->fork_busy;
-    /* thread_self would take the lock for a thread new to this copy */
-    uintptr_t tp = arch_thread_pointer();
-    struct litifut_thread *self = NULL;
-    for (struct pool_page *pg = p->pool; pg && !self; pg = pg->next)
-        for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++)
-            if (pg->t[i].tid && pg->t[i].tp == tp)
-                self = &pg->t[i];
-    pool_after_fork_child(self);
+    /* (thread_self would take the lock for a thread new to this copy) */
+    struct litifut_thread *self = pool_after_fork_child(arch_thread_pointer());
     tracefile_after_fork_child();
     objects_after_fork_child();
     p->lock = 0;

@@ -416,17 +416,23 @@ struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp)
 
 /* In a fork child only the forking thread exists: every other state is
  * dropped (its chunk belongs to the parent's file). */
-void pool_after_fork_child(struct litifut_thread *self)
+struct litifut_thread *pool_after_fork_child(uintptr_t tp)
 {
+    struct litifut_thread *self = NULL;
+    for (struct pool_page *pg = litifut_copy.proc->pool; pg && !self; pg = pg->next)
+        for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++)
+            if (pg->t[i].tid && pg->t[i].tp == tp)
+                self = &pg->t[i];
     for (struct pool_page *pg = litifut_copy.proc->pool; pg; pg = pg->next)
         for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++)
             if (&pg->t[i] != self && pg->t[i].tid)
                 pool_entry_reset(&pg->t[i]);
     if (self) {
-        uintptr_t busy = self->busy, tp = self->tp;
+        uintptr_t busy = self->busy;
         pool_entry_reset(self);
         self->busy = busy;
         self->tp = tp;
         self->tid = (uint32_t)sys_gettid();
     }
+    return self;
 }

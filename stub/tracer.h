@@ -263,7 +263,10 @@ HIDDEN void unlock_signals_blocked(void);
 /* The pool entry of the thread (tid, tp), made if new; NULL if none can
  * be made.  Called under the lock. */
 HIDDEN struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp);
-HIDDEN void pool_after_fork_child(struct litifut_thread *self);
+/* In a fork child: every thread state but the calling thread's (the one
+ * with thread pointer tp) freed, its own emptied for a new trace;
+ * returns it (NULL if it has none).  Called under the lock. */
+HIDDEN struct litifut_thread *pool_after_fork_child(uintptr_t tp);
 HIDDEN void process_unmap_chunk(uint32_t *base);
 HIDDEN void objects_after_fork_child(void);
 /* Copies the next object record not yet in the trace to `to` if it
