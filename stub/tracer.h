@@ -290,10 +290,6 @@ HIDDEN void warn(const char *what, const char *path, long err);   /* under the l
  * target; 0 if they cannot be changed. */
 enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF };
 HIDDEN int arch_sleds_select(enum sleds_mode mode);
-/* MIPS: the code this object's bridge entries go to, per sled half;
- * bridge.c */
-HIDDEN uint32_t arch_bridge_common(int half);
-HIDDEN void bridges_retarget(void);
 
 /* Runtime minus link-time address of this object's code. */
 extern const char litifut_sled[] HIDDEN;
