@@ -18,13 +18,14 @@ struct plt_entry {
 };
 
 struct arch_read_ops {
-    /* 1 if `word` at `addr` is a rewritten call, with its entry k. */
-    int (*decode_redirect)(uint32_t addr, uint32_t word, const struct sled_set *sleds,
+    /* 1 if `site` (as a scan finds it) is a rewritten call, with its
+     * entry k. */
+    int (*decode_redirect)(const struct call_site *site, const struct sled_set *sleds,
                            unsigned *k);
-    /* 1 if `word` at `addr` is a call with a fixed target, and *target
-     * where it goes (without an instruction-set bit); 0 for calls
-     * through a register and for anything else. */
-    int (*call_target)(uint32_t addr, uint32_t word, uint32_t *target);
+    /* 1 if `site` is a call with a fixed target, and *target where it
+     * goes (without an instruction-set bit); 0 for calls through a
+     * register. */
+    int (*call_target)(const struct call_site *site, uint32_t *target);
     /* The image's PLT entries (the names are allocated: free them). */
     int (*plt_entries)(const struct elf_image *img, struct plt_entry **out, size_t *n);
 };

@@ -18,14 +18,27 @@
 /* One call instruction the rewriter redirects. */
 struct call_site {
     uint32_t addr;      /* link-time address of the call instruction */
-    uint32_t insn;      /* the original instruction word (what the DB holds) */
-    uint8_t kind;       /* index into arch_ops.kind_names */
+    uint32_t insn;      /* the original word the redirect replaces (sites.tsv) */
+    uint8_t kind;       /* index into arch_ops.kinds */
 };
+
+/* A kind of call: its name (sites.tsv, summaries), where its return
+ * address is, and where the word that redirects it starts, both
+ * relative to the call instruction.  A Thumb 32-bit call is two
+ * halfwords, read as one little-endian word (first halfword low). */
+struct call_kind {
+    const char *name;
+    uint8_t ra_offset;          /* return address - call address */
+    int8_t patch_offset;        /* redirected word - call address */
+};
+
+/* The instruction sets an arch's code may be in (code_range.isa). */
+enum { ISA_MAIN, ISA_THUMB, N_ISAS };
 
 /* What a scan looked at and left alone (lib/sites.h). */
 struct scan_stats;
 
-struct code_range { uint32_t start, end; };
+struct code_range { uint32_t start, end; unsigned isa; };
 
 /* An `ld -m` emulation and the GNU triple of its toolchain. */
 struct ld_emulation { const char *name, *triple; };
@@ -35,9 +48,9 @@ struct arch_ops {
     int elf_machine;                    /* EM_ARM */
     uint32_t trace_arch;                /* LITIFUT_ARCH_* */
     const struct ld_emulation *ld_emulations;   /* NULL-terminated */
-    const char *const *kind_names;      /* call kinds, for sites.tsv and summaries */
+    const struct call_kind *kinds;      /* call kinds (struct call_site.kind) */
     unsigned n_kinds;
-    unsigned ra_offset;                 /* return address - call address */
+    unsigned insn_unit[N_ISAS];         /* bytes per instruction step; 0: no such ISA */
     unsigned db_page_shift;             /* log2 of the DB page size */
     unsigned sled_entry_size;           /* bytes per sled entry */
     unsigned sled_entries;              /* = page size / instruction size */
@@ -49,12 +62,14 @@ struct arch_ops {
      * what it leaves out (data, other instruction sets) goes to stats. */
     int (*code_ranges)(const struct elf_image *img, struct code_range **out,
                        size_t *n, struct scan_stats *st);
-    int (*disasm_open)(const struct elf_image *img, csh *handle);
-    /* 1 if `insn` is a call to rewrite (fills kind and insn); 0 if not
-     * a call, or a call that cannot be rewritten (counted in st).
-     * `next` is the following word (a delay slot), if has_next. */
-    int (*classify)(const cs_insn *insn, uint32_t word, uint32_t next, int has_next,
-                    struct call_site *site, struct scan_stats *st);
+    int (*disasm_open)(const struct elf_image *img, unsigned isa, csh *handle);
+    /* 1 if `insn` (in instruction set `isa`; `word` its bytes, little-
+     * endian: a Thumb 32-bit one is first halfword | second << 16) is a
+     * call to rewrite (fills kind and insn); 0 if not a call, or a call
+     * that cannot be rewritten (counted in st).  `next` is the
+     * following word (a delay slot), if has_next. */
+    int (*classify)(const cs_insn *insn, unsigned isa, uint32_t word, uint32_t next,
+                    int has_next, struct call_site *site, struct scan_stats *st);
 };
 
 const struct arch_ops *arch_by_machine(int elf_machine);

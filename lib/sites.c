@@ -33,7 +33,7 @@ void exclusions_for_section(const struct exclusions *ex, const char *name,
     size_t m = 0;
     for (size_t i = 0; i < ex->n; i++)
         if (!ex->v[i].section || strcmp(ex->v[i].section, name) == 0)
-            v[m++] = (struct code_range){ ex->v[i].start, ex->v[i].end };
+            v[m++] = (struct code_range){ .start = ex->v[i].start, .end = ex->v[i].end };
     qsort(v, m, sizeof *v, range_cmp);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
@@ -58,22 +58,25 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
         return error("%s: code at 0x%08" PRIx32 " is not in the file", img->path, r.start);
     size_t size = r.end - r.start;
     uint64_t addr = r.start;
+    unsigned unit = arch->insn_unit[r.isa];
     cs_insn *insn = cs_malloc(cs);
     st->bytes_scanned += size;
-    while (size >= 4) {
+    while (size >= unit) {
         const unsigned char *at = code;
         if (!cs_disasm_iter(cs, &code, &size, &addr, insn)) {
-            stats_skip(st, "words capstone cannot decode", 4);
-            code = at + 4;
-            size -= 4;
-            addr += 4;
+            stats_skip(st, "instructions capstone cannot decode", unit);
+            code = at + unit;
+            size -= unit;
+            addr += unit;
             continue;
         }
         struct call_site site;
         memset(&site, 0, sizeof site);
+        uint32_t word = insn->size >= 4 ? elf_get32(img, at)
+                        : img->big_endian ? (uint32_t)at[0] << 8 | at[1] : at[0] | (uint32_t)at[1] << 8;
         int has_next = size >= 4;           /* the delay slot, on MIPS */
-        uint32_t next = has_next ? elf_get32(img, at + 4) : 0;
-        if (insn->size != 4 || !arch->classify(insn, elf_get32(img, at), next, has_next, &site, st))
+        uint32_t next = has_next ? elf_get32(img, code) : 0;
+        if (!arch->classify(insn, r.isa, word, next, has_next, &site, st))
             continue;
         site.addr = (uint32_t)insn->address;
         if (out->n == *cap) {
@@ -104,7 +107,7 @@ static int scan_unexcluded(const struct arch_ops *arch, const struct elf_image *
         } else {
             if (x < n_ex && ex[x].start < r.end)
                 stop = ex[x].start;
-            if (scan_range(arch, img, cs, (struct code_range){ pos, stop }, out, cap, st) != 0)
+            if (scan_range(arch, img, cs, (struct code_range){ pos, stop, r.isa }, out, cap, st) != 0)
                 return -1;
         }
         pos = stop;
@@ -126,11 +129,8 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
     out->n = 0;
     if (arch->code_ranges(img, &ranges, &n_ranges, st) != 0)
         return -1;
-    csh cs;
-    if (arch->disasm_open(img, &cs) != 0) {
-        free(ranges);
-        return -1;
-    }
+    csh cs[N_ISAS];
+    int opened[N_ISAS] = { 0 };
     int rc = 0;
     const struct elf_section *sec = NULL;
     struct code_range *ex = NULL;
@@ -142,10 +142,20 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
             free(ex);
             exclusions_for_section(excluded, s ? s->name : "", &ex, &n_ex);
         }
-        rc = scan_unexcluded(arch, img, cs, ranges[i], ex, n_ex, out, &cap, st);
+        unsigned isa = ranges[i].isa;
+        if (isa >= N_ISAS || !arch->insn_unit[isa]) {
+            rc = error("%s: code in an instruction set %s has not", img->path, arch->name);
+            break;
+        }
+        if (!opened[isa] && (rc = arch->disasm_open(img, isa, &cs[isa])) != 0)
+            break;
+        opened[isa] = 1;
+        rc = scan_unexcluded(arch, img, cs[isa], ranges[i], ex, n_ex, out, &cap, st);
     }
     free(ex);
-    cs_close(&cs);
+    for (unsigned isa = 0; isa < N_ISAS; isa++)
+        if (opened[isa])
+            cs_close(&cs[isa]);
     free(ranges);
     if (rc != 0)
         site_list_free(out);

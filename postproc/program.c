@@ -26,9 +26,10 @@ static int find_rewritten_sites(struct program *p)
     int rc = 0;
     for (size_t i = 0; i < all.n && rc == 0; i++) {
         unsigned k;
-        if (!p->read_ops->decode_redirect(all.v[i].addr, all.v[i].insn, &sleds, &k))
+        if (!p->read_ops->decode_redirect(&all.v[i], &sleds, &k))
             continue;
-        uint32_t page = ((all.v[i].addr + arch->ra_offset) >> h->page_shift) - h->first_page;
+        uint32_t ra = all.v[i].addr + arch->kinds[all.v[i].kind].ra_offset;
+        uint32_t page = (ra >> h->page_shift) - h->first_page;
         if (n >= h->n_sites || page >= h->n_pages || p->db.pages[page] + k != n)
             rc = error("%s: its rewritten call sites do not match its instruction DB "
                        "(at 0x%08" PRIx32 ")", img->path, all.v[i].addr);

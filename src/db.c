@@ -6,9 +6,9 @@
 #include "lib/error.h"
 
 /* The page (number) a site is keyed by: that of its return address. */
-static uint32_t page_of(const struct arch_ops *arch, uint32_t addr)
+static uint32_t page_of(const struct arch_ops *arch, const struct call_site *site)
 {
-    return (addr + arch->ra_offset) >> arch->db_page_shift;
+    return (site->addr + arch->kinds[site->kind].ra_offset) >> arch->db_page_shift;
 }
 
 int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
@@ -26,14 +26,14 @@ int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
     h->db_vaddr = db_vaddr;
     h->n_sites = (uint32_t)sites->n;
     if (sites->n) {
-        h->first_page = page_of(arch, sites->v[0].addr);
-        h->n_pages = page_of(arch, sites->v[sites->n - 1].addr) - h->first_page + 1;
+        h->first_page = page_of(arch, &sites->v[0]);
+        h->n_pages = page_of(arch, &sites->v[sites->n - 1]) - h->first_page + 1;
     }
     db->pages = xcalloc(h->n_pages + 1, sizeof *db->pages);
     db->words = xcalloc(sites->n + 1, sizeof *db->words);
     uint32_t page = 0;
     for (size_t i = 0; i < sites->n; i++) {
-        uint32_t p = page_of(arch, sites->v[i].addr) - h->first_page;
+        uint32_t p = page_of(arch, &sites->v[i]) - h->first_page;
         while (page < p)
             db->pages[++page] = (uint32_t)i;
         uint32_t w = rw->site_word(&sites->v[i], db_word_addr(db, (uint32_t)i));
@@ -60,7 +60,7 @@ unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
                        const struct site_list *sites, size_t i)
 {
     return (unsigned)i -
-           db->pages[page_of(arch, sites->v[i].addr) - db->header.first_page];
+           db->pages[page_of(arch, &sites->v[i]) - db->header.first_page];
 }
 
 int db_write_c(const struct db *db, const char *path)

@@ -19,12 +19,12 @@ int plan_redirects(const struct arch_ops *arch, const struct site_list *sites,
     return 0;
 }
 
-int rewrite_call_sites(struct elf_image *img, const struct site_list *sites,
-                       const uint32_t *words)
+int rewrite_call_sites(const struct arch_ops *arch, struct elf_image *img,
+                       const struct site_list *sites, const uint32_t *words)
 {
     for (size_t i = 0; i < sites->n; i++) {
         const struct call_site *s = &sites->v[i];
-        unsigned char *p = elf_bytes_at(img, s->addr, 4);
+        unsigned char *p = elf_bytes_at(img, s->addr + arch->kinds[s->kind].patch_offset, 4);
         if (!p || elf_get32(img, p) != s->insn)
             return error("%s: call site 0x%08" PRIx32 " does not hold its instruction",
                          img->path, s->addr);

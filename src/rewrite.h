@@ -14,7 +14,7 @@ int plan_redirects(const struct arch_ops *arch, const struct site_list *sites,
 
 /* Patches `img->data` in place: each site's word, which must still be
  * the original instruction, becomes words[i]. */
-int rewrite_call_sites(struct elf_image *img, const struct site_list *sites,
-                       const uint32_t *words);
+int rewrite_call_sites(const struct arch_ops *arch, struct elf_image *img,
+                       const struct site_list *sites, const uint32_t *words);
 
 #endif

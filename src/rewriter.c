@@ -119,7 +119,7 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
         goto out;
     if (plan(arch, &img, &sites, &db, &words) != 0)
         goto out;
-    if (db_check_image(&db, &img) == 0 && rewrite_call_sites(&img, &sites, words) == 0)
+    if (db_check_image(&db, &img) == 0 && rewrite_call_sites(arch, &img, &sites, words) == 0)
         rc = write_file_atomic(out, img.data, img.size, st.st_mode & 07777);
     db_free(&db);
     free(words);
@@ -160,7 +160,7 @@ int read_sites_tsv(const struct arch_ops *arch, const char *path, struct site_li
             break;
         }
         unsigned k;
-        for (k = 0; k < arch->n_kinds && strcmp(arch->kind_names[k], kind) != 0; k++)
+        for (k = 0; k < arch->n_kinds && strcmp(arch->kinds[k].name, kind) != 0; k++)
             ;
         if (k == arch->n_kinds) {
             rc = error("%s:%u: unknown call kind %s", path, lineno, kind);

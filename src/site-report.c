@@ -15,8 +15,8 @@ int compare_site_lists(const struct arch_ops *arch, const struct site_list *a,
         if (x->addr != y->addr || x->insn != y->insn || x->kind != y->kind)
             return error("%s: call site %zu moved: %s 0x%08" PRIx32 " (0x%08" PRIx32
                          ") became %s 0x%08" PRIx32 " (0x%08" PRIx32 ")",
-                         what, i, arch->kind_names[x->kind], x->addr, x->insn,
-                         arch->kind_names[y->kind], y->addr, y->insn);
+                         what, i, arch->kinds[x->kind].name, x->addr, x->insn,
+                         arch->kinds[y->kind].name, y->addr, y->insn);
     }
     if (a->n != b->n)
         return error("%s: %zu call sites became %zu", what, a->n, b->n);
@@ -31,7 +31,7 @@ int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, cons
     fprintf(f, "site\tkind\tinsn\n");
     for (size_t i = 0; i < l->n; i++)
         fprintf(f, "0x%08" PRIx32 "\t%s\t0x%08" PRIx32 "\n", l->v[i].addr,
-                arch->kind_names[l->v[i].kind], l->v[i].insn);
+                arch->kinds[l->v[i].kind].name, l->v[i].insn);
     if (fclose(f) != 0)
         return error("%s: write error", path);
     return 0;
@@ -67,7 +67,7 @@ char *format_summary(const char *what, const struct arch_ops *arch, const struct
     struct text t = { NULL, 0, 0 };
     add(&t, "%s: %zu call sites (", what, l->n);
     for (unsigned k = 0; k < arch->n_kinds; k++)
-        add(&t, "%s%s %" PRIu32, k ? ", " : "", arch->kind_names[k], st->sites_by_kind[k]);
+        add(&t, "%s%s %" PRIu32, k ? ", " : "", arch->kinds[k].name, st->sites_by_kind[k]);
     add(&t, "); %" PRIu64 " code bytes scanned", st->bytes_scanned);
     for (unsigned i = 0; i < st->n_skipped; i++)
         add(&t, "%s%s: %" PRIu32 " (%" PRIu64 " bytes)", i ? ", " : "; skipped ",

@@ -16,26 +16,12 @@ set_arch() {
     *) echo "unknown arch $ARCH" >&2; return 1 ;;
     esac
     SYSROOT=/usr/$TRIPLE
-    TCC=$TRIPLE-gcc
+    TCC=$TRIPLE-gcc             # armhf: Thumb-2, its default, as its libc
     TCXX=$TRIPLE-g++
-    if [ "$ARCH" = armhf ]; then
-        # ARM state: Thumb-2 (armhf's default) is not rewritten yet
-        TCC=$(arm_state_driver "$TRIPLE-gcc")
-        TCXX=$(arm_state_driver "$TRIPLE-g++")
-    fi
-}
-
-# arm_state_driver DRIVER: a script that runs DRIVER -marm (gcc still
-# names itself DRIVER to the linker, through COLLECT_GCC).
-arm_state_driver() {
-    local script=$WORK/drivers/$1-marm
-    if [ ! -x "$script" ]; then
-        mkdir -p "$WORK/drivers"
-        printf '#!/bin/sh\nexec %s -marm "$@"\n' "$1" > "$script.$BASHPID"
-        chmod +x "$script.$BASHPID"
-        mv "$script.$BASHPID" "$script"
-    fi
-    echo "$script"
+    ORACLE=calltrace.so,outfile=calls.txt
+    # the oracle decodes Thumb calls too (ARM-only programs: the same calls)
+    [ "${ARCH#arm}" != "$ARCH" ] && ORACLE=$ORACLE,thumb=on
+    return 0
 }
 
 pass() { echo "ok   ${NAME_PREFIX:-}$*"; echo "ok" >> "$RESULTS"; }
@@ -78,7 +64,7 @@ run_target() {
 # the calls go to DIR/calls.txt.
 run_oracle() {
     local dir=$1 prog=$2; shift 2
-    run_in "$dir" "$prog" -plugin "$PLUGINS/calltrace.so,outfile=calls.txt" -- "$@"
+    run_in "$dir" "$prog" -plugin "$PLUGINS/$ORACLE" -- "$@"
 }
 
 same_run() {    # same_run DIR1 DIR2: same stdout and exit status
@@ -105,7 +91,7 @@ traced_runs() {
     run_in "$d/plain" "$plain" "${pe[@]}" -- "$@"
     run_in "$d/traced" "$prog" "${te[@]}" -- "$@"
     LITIFUT_TRACE=0 run_in "$d/off" "$prog" "${te[@]}" -- "$@"
-    run_in "$d/oracle" "$oracle" -plugin "$PLUGINS/calltrace.so,outfile=calls.txt" "${oe[@]}" -- "$@"
+    run_in "$d/oracle" "$oracle" -plugin "$PLUGINS/$ORACLE" "${oe[@]}" -- "$@"
     if [ -n "${EXPECT_RC:-}" ] && [ "$(cat "$d/plain/rc")" != "$EXPECT_RC" ]; then
         fail "$name: the plain run exits with $(cat "$d/plain/rc"), not $EXPECT_RC:" \
              "$(head -c 300 "$d/plain/out") $(head -c 300 "$d/plain/err") (see $d/plain)"

@@ -6,11 +6,14 @@
 # the dynamic linker, which loads it at an address that is not a 256 MB
 # boundary.  bigtext.c has call sites beyond bal range of both ends of
 # the code: a MIPS PIE must reach them through the run-time bridge.
-# thumb.c (ARM) calls Thumb code from ARM code.
+# thumb.c mixes ARM and Thumb functions, calling both ways.  armhf
+# builds Thumb-2 (its default) and also ARM state (-marm) objects: the
+# static ones mix them with the Thumb-2 C library.
 
 program_modes() {
     case $1 in
-    arm|armhf) echo pie nopie static ;;
+    arm) echo pie nopie static ;;
+    armhf) echo pie nopie static marm-pie marm-static ;;
     *) echo pie nopie nopic static ;;
     esac
 }
@@ -24,6 +27,9 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
     local cc=$TCC flags=(-std=gnu11 "-$opt" -Wall -pthread)
     [ "$lang" = cc ] && cc=$TCXX flags=(-std=gnu++17 "-$opt" -Wall -pthread)
     case $mode in
+    marm-*) flags+=(-marm) ;;
+    esac
+    case ${mode#marm-} in
     pie) flags+=(-pie) ;;
     nopie) flags+=(-no-pie) ;;
     nopic) flags+=(-no-pie -fno-pic) ;;

@@ -7,7 +7,7 @@
 # BIN (the host tools under test, default build/bin), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
-# "arm armhf mips mipsel"; armhf builds ARM state, -marm), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
+# "arm armhf mips mipsel"; armhf builds Thumb-2, its default), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
 # scratch directory) may be set in the environment.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,6 +1,7 @@
 /*
- * ARM (EABI, little-endian, ARM state) for every host tool: which code
- * to scan, which instructions are calls (bl<c>, blx imm, blx<c> rM),
+ * ARM (EABI, little-endian, ARM and Thumb-2 state) for every host tool:
+ * which code to scan (and in which state), which instructions are calls
+ * (ARM bl<c>, blx imm, blx<c> rM; Thumb bl, blx imm),
  * and which tracer module an object needs (its float ABI).  How a call
  * is redirected to the sled (arch/arm/stub.S) and what the DB says of it
  * is rewrite-arm.c; reading rewritten code and the PLT, read-arm.c.
@@ -13,7 +14,14 @@
 #include "lib/error.h"
 #include "litifut/trace-format.h"
 
-static const char *const arm_kinds[] = { "bl", "blx_imm", "blx_reg" };
+/* A Thumb call is redirected by a Thumb blx into the (ARM) sled. */
+static const struct call_kind arm_kinds[N_ARM_KINDS] = {
+    [KIND_BL] = { "bl", RA_OFFSET, 0 },
+    [KIND_BLX_IMM] = { "blx_imm", RA_OFFSET, 0 },
+    [KIND_BLX_REG] = { "blx_reg", RA_OFFSET, 0 },
+    [KIND_T_BL] = { "t_bl", 4, 0 },
+    [KIND_T_BLX_IMM] = { "t_blx_imm", 4, 0 },
+};
 /* Both float ABIs link with the same emulation; the first entry is
  * what the emulation alone implies. */
 static const struct ld_emulation arm_emulations[] = {
@@ -47,42 +55,15 @@ static char mapping_kind(const char *name)
     return name[2] == 0 || name[2] == '.' ? name[1] : 0;
 }
 
-static void add_range(struct code_range **out, size_t *n, uint32_t start, uint32_t end)
+static void add_range(struct code_range **out, size_t *n, uint32_t start, uint32_t end,
+                      unsigned isa)
 {
     *out = xrealloc(*out, (*n + 1) * sizeof **out);
-    (*out)[(*n)++] = (struct code_range){ start, end };
+    (*out)[(*n)++] = (struct code_range){ start, end, isa };
 }
 
-/* Thumb code is not rewritten yet: count its call instructions (bl,
- * blx), so the summary says how many calls go untraced. */
-static void count_thumb_calls(const struct elf_image *img, uint32_t from, uint32_t to,
-                              struct scan_stats *st)
-{
-    csh cs;
-    const uint8_t *code = elf_bytes_at(img, from, to - from);
-    if (!code || cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &cs) != CS_ERR_OK) {
-        stats_skip(st, "Thumb code (not decoded)", to - from);
-        return;
-    }
-    cs_insn *insn = cs_malloc(cs);
-    size_t size = to - from;
-    uint64_t addr = from;
-    while (size >= 2) {
-        if (!cs_disasm_iter(cs, &code, &size, &addr, insn)) {
-            code += 2;          /* not an instruction: go on at the next halfword */
-            size -= 2;
-            addr += 2;
-            continue;
-        }
-        if (insn->id == ARM_INS_BL || insn->id == ARM_INS_BLX)
-            stats_skip(st, "Thumb calls (not traced yet)", insn->size);
-    }
-    cs_free(insn, 1);
-    cs_close(&cs);
-}
-
-/* ARM state code is what the $a mapping symbols mark; $t is Thumb
- * (its calls counted) and $d data, both left alone for now. */
+/* ARM state code is what the $a mapping symbols mark, Thumb code $t;
+ * $d marks data (literal pools, tbb tables). */
 static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
                            size_t *n, struct scan_stats *st)
 {
@@ -117,9 +98,9 @@ static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
             if (from == to)
                 continue;
             if (ms[i].kind == 'a')
-                add_range(out, n, from, to);
+                add_range(out, n, from, to, ISA_MAIN);
             else if (ms[i].kind == 't')
-                count_thumb_calls(img, from, to, st);
+                add_range(out, n, from, to, ISA_THUMB);
             else
                 stats_skip(st, "data in code", to - from);
         }
@@ -128,31 +109,62 @@ static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
     return 0;
 }
 
-static int arm_disasm_open(const struct elf_image *img, csh *handle)
+static int arm_disasm_open(const struct elf_image *img, unsigned isa, csh *handle)
 {
     (void)img;
-    if (cs_open(CS_ARCH_ARM, CS_MODE_ARM, handle) != CS_ERR_OK)
+    if (cs_open(CS_ARCH_ARM, isa == ISA_THUMB ? CS_MODE_THUMB : CS_MODE_ARM, handle) != CS_ERR_OK)
         return error("capstone: cannot open the ARM disassembler");
     cs_option(*handle, CS_OPT_DETAIL, CS_OPT_ON);
     return 0;
 }
 
-static int arm_classify(const cs_insn *insn, uint32_t w, uint32_t next, int has_next,
-                        struct call_site *site, struct scan_stats *st)
+/* capstone's immediate operand of a direct call is its target. */
+static int capstone_agrees(const cs_insn *insn, uint32_t target)
+{
+    const cs_arm *arm = &insn->detail->arm;
+    return arm->op_count >= 1 && arm->operands[0].type == ARM_OP_IMM &&
+           (uint32_t)arm->operands[0].imm == target;
+}
+
+/* Thumb: 32-bit bl and blx imm are redirected (in an IT block too: the
+ * redirect is a 32-bit blx, allowed where they are); 16-bit blx rM has
+ * no call of its size that reaches a sled and is counted. */
+static int thumb_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
+                          struct scan_stats *st)
+{
+    uint32_t addr = (uint32_t)insn->address;
+    if (insn->size == 2) {
+        if (insn->id == ARM_INS_BLX && is_t_blx_reg(w))
+            stats_skip(st, "Thumb blx rM (16-bit: not rewritten)", 2);
+        else
+            stats_skip(st, "calls capstone decodes differently", 2);
+        return 0;
+    }
+    if (!(is_t_bl(w) || is_t_blx_imm(w)) || !capstone_agrees(insn, t_call_target(addr, w))) {
+        stats_skip(st, "calls capstone decodes differently", 4);
+        return 0;
+    }
+    site->insn = w;
+    site->kind = is_t_bl(w) ? KIND_T_BL : KIND_T_BLX_IMM;
+    return 1;
+}
+
+static int arm_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t next,
+                        int has_next, struct call_site *site, struct scan_stats *st)
 {
     (void)next;
     (void)has_next;
     if (insn->id != ARM_INS_BL && insn->id != ARM_INS_BLX)
         return 0;
+    if (isa == ISA_THUMB)
+        return thumb_classify(insn, w, site, st);
     uint32_t addr = (uint32_t)insn->address;
     site->insn = w;
     if (is_bl(w) || is_blx_imm(w)) {
         uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
         if (is_blx_imm(w))
             target += (w >> 23) & 2;       /* H bit: halfword offset */
-        const cs_arm *arm = &insn->detail->arm;
-        if (arm->op_count < 1 || arm->operands[0].type != ARM_OP_IMM ||
-            (uint32_t)arm->operands[0].imm != target) {
+        if (!capstone_agrees(insn, target)) {
             stats_skip(st, "calls capstone decodes differently", 4);
             return 0;
         }
@@ -179,9 +191,9 @@ const struct arch_ops arch_arm = {
     .elf_machine = EM_ARM,
     .trace_arch = LITIFUT_ARCH_ARM,
     .ld_emulations = arm_emulations,
-    .kind_names = arm_kinds,
-    .n_kinds = 3,
-    .ra_offset = RA_OFFSET,
+    .kinds = arm_kinds,
+    .n_kinds = N_ARM_KINDS,
+    .insn_unit = { 4, 2 },
     .db_page_shift = DB_PAGE_SHIFT,
     .sled_entry_size = SLED_ENTRY_SIZE,
     .sled_entries = SLED_ENTRIES,

@@ -9,19 +9,13 @@
 #include "lib/arch-read.h"
 #include "lib/error.h"
 
-static int arm_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set *sleds,
-                               unsigned *k)
+static int arm_call_target(const struct call_site *site, uint32_t *target)
 {
-    uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
-    if (!is_bl(w) || target - sleds->base[0] >= 2 * SLED_ENTRIES * SLED_ENTRY_SIZE ||
-        (target - sleds->base[0]) % SLED_ENTRY_SIZE)
-        return 0;
-    *k = (target - sleds->base[0]) / SLED_ENTRY_SIZE % SLED_ENTRIES;    /* either half */
-    return 1;
-}
-
-static int arm_call_target(uint32_t addr, uint32_t w, uint32_t *target)
-{
+    uint32_t w = site->insn, addr = site->addr;
+    if (is_thumb_kind(site->kind)) {
+        *target = t_call_target(addr, w);
+        return 1;
+    }
     if (is_bl(w)) {
         *target = addr + 8 + (uint32_t)branch_offset(w);
         return 1;
@@ -31,6 +25,20 @@ static int arm_call_target(uint32_t addr, uint32_t w, uint32_t *target)
         return 1;
     }
     return 0;
+}
+
+/* A redirect is an ARM bl, or a Thumb blx, into the sled (either half). */
+static int arm_decode_redirect(const struct call_site *site, const struct sled_set *sleds,
+                               unsigned *k)
+{
+    uint32_t target;
+    int ok = is_thumb_kind(site->kind) ? is_t_blx_imm(site->insn) : is_bl(site->insn);
+    if (!ok || !arm_call_target(site, &target) ||
+        target - sleds->base[0] >= 2 * SLED_ENTRIES * SLED_ENTRY_SIZE ||
+        (target - sleds->base[0]) % SLED_ENTRY_SIZE)
+        return 0;
+    *k = (target - sleds->base[0]) / SLED_ENTRY_SIZE % SLED_ENTRIES;
+    return 1;
 }
 
 /* rotated 8-bit immediate of a data-processing instruction */

@@ -9,14 +9,32 @@
 #include "src/arch-rewrite.h"
 #include "lib/error.h"
 
+/* Thumb: blx (into ARM state) to the sled entry; its condition, in an
+ * IT block, stays the IT block's. */
+static int thumb_encode_redirect(const struct call_site *site, uint32_t entry, uint32_t *word)
+{
+    int64_t off = (int64_t)entry - (int64_t)((site->addr + 4) & ~3u);
+    if (off < -(INT64_C(1) << 24) || off >= (INT64_C(1) << 24) || (off & 3))
+        return error("Thumb call at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
+                     " is out of blx range (+-16 MB)", site->addr, entry);
+    uint32_t u = (uint32_t)off, s = off < 0;
+    uint32_t j1 = (~(u >> 23) ^ s) & 1, j2 = (~(u >> 22) ^ s) & 1;
+    uint32_t hw1 = 0xF000 | s << 10 | (u >> 12 & 0x3FF);
+    uint32_t hw2 = 0xC000 | j1 << 13 | j2 << 11 | (u >> 1 & 0x7FE);
+    *word = hw1 | hw2 << 16;
+    return 0;
+}
+
 /* bl<c> to entry k of the (one) sled, keeping the call's condition. */
 static int arm_encode_redirect(const struct call_site *site, unsigned k,
                                const struct sled_set *sleds, uint32_t *word, int *bridged)
 {
     unsigned half = site->kind == KIND_BLX_REG;     /* sled.h */
     uint32_t entry = sleds->base[0] + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
-    int64_t off = (int64_t)entry - ((int64_t)site->addr + 8);
     *bridged = 0;
+    if (is_thumb_kind(site->kind))
+        return thumb_encode_redirect(site, entry, word);
+    int64_t off = (int64_t)entry - ((int64_t)site->addr + 8);
     if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25))
         return error("call at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
                      " is out of bl range (+-32 MB)", site->addr, entry);
@@ -25,14 +43,16 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
     return 0;
 }
 
-/* A fixed target relative to the DB word, bit 0 set for Thumb (blx
- * imm); for blx rM, rM's offset in the sled's frame. */
+/* A fixed target relative to the DB word, bit 0 set for Thumb (ARM blx
+ * imm, Thumb bl); for blx rM, rM's offset in the sled's frame. */
 static uint32_t arm_site_word(const struct call_site *site, uint32_t word_addr)
 {
     uint32_t w = site->insn, pc = site->addr + 8;
     switch (site->kind) {
     case KIND_BL: return pc + (uint32_t)branch_offset(w) - word_addr;
     case KIND_BLX_IMM: return (pc + (uint32_t)branch_offset(w) + ((w >> 23) & 2)) + 1 - word_addr;
+    case KIND_T_BL: return t_call_target(site->addr, w) + 1 - word_addr;
+    case KIND_T_BLX_IMM: return t_call_target(site->addr, w) - word_addr;
     default: return FRAME_R(w & 15);
     }
 }

@@ -17,8 +17,10 @@
 #include "lib/error.h"
 #include "litifut/trace-format.h"
 
-static const char *const mips_kinds[] = {
-    "jal", "jalr", "bal", "bgezal", "bltzal", "bgezall", "bltzall"
+static const struct call_kind mips_kinds[] = {
+    { "jal", RA_OFFSET, 0 }, { "jalr", RA_OFFSET, 0 }, { "bal", RA_OFFSET, 0 },
+    { "bgezal", RA_OFFSET, 0 }, { "bltzal", RA_OFFSET, 0 }, { "bgezall", RA_OFFSET, 0 },
+    { "bltzall", RA_OFFSET, 0 },
 };
 static const struct ld_emulation mips_emulations[] = {
     { "elf32btsmip", "mips-linux-gnu" },
@@ -90,7 +92,7 @@ static int mips_code_ranges(const struct elf_image *img, struct code_range **out
                 stats_skip(st, "MIPS16 and microMIPS functions", y->size);
                 continue;
             }
-            r[m++] = (struct code_range){ y->value, y->value + y->size };
+            r[m++] = (struct code_range){ y->value, y->value + y->size, ISA_MAIN };
         }
         qsort(r, m, sizeof *r, range_cmp);
         uint32_t covered = 0;
@@ -113,8 +115,9 @@ static int mips_code_ranges(const struct elf_image *img, struct code_range **out
     return 0;
 }
 
-static int mips_disasm_open(const struct elf_image *img, csh *handle)
+static int mips_disasm_open(const struct elf_image *img, unsigned isa, csh *handle)
 {
+    (void)isa;
     cs_mode mode = CS_MODE_MIPS32 | (img->big_endian ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN);
     if (cs_open(CS_ARCH_MIPS, mode, handle) != CS_ERR_OK)
         return error("capstone: cannot open the MIPS disassembler");
@@ -156,9 +159,10 @@ static int gpr_written(uint32_t w)
     }
 }
 
-static int mips_classify(const cs_insn *insn, uint32_t w, uint32_t next, int has_next,
-                         struct call_site *site, struct scan_stats *st)
+static int mips_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t next,
+                         int has_next, struct call_site *site, struct scan_stats *st)
 {
+    (void)isa;
     site->insn = w;
     switch (insn->id) {
     case MIPS_INS_JAL:
@@ -213,9 +217,9 @@ const struct arch_ops arch_mips = {
     .elf_machine = EM_MIPS,
     .trace_arch = LITIFUT_ARCH_MIPS,
     .ld_emulations = mips_emulations,
-    .kind_names = mips_kinds,
+    .kinds = mips_kinds,
     .n_kinds = 7,
-    .ra_offset = RA_OFFSET,
+    .insn_unit = { 4, 0 },
     .db_page_shift = DB_PAGE_SHIFT,
     .sled_entry_size = SLED_ENTRY_SIZE,
     .sled_entries = SLED_ENTRIES,

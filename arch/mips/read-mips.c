@@ -34,9 +34,10 @@ static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_
     return 0;
 }
 
-static int mips_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set *sleds,
+static int mips_decode_redirect(const struct call_site *site, const struct sled_set *sleds,
                                 unsigned *k)
 {
+    uint32_t addr = site->addr, w = site->insn;
     if (is_regimm_link(w))
         return sled_entry_of(sleds, branch_target(addr, w), 0, k);
     if (is_jal(w))
@@ -44,8 +45,9 @@ static int mips_decode_redirect(uint32_t addr, uint32_t w, const struct sled_set
     return 0;
 }
 
-static int mips_call_target(uint32_t addr, uint32_t w, uint32_t *target)
+static int mips_call_target(const struct call_site *site, uint32_t *target)
 {
+    uint32_t addr = site->addr, w = site->insn;
     if (is_regimm_link(w)) {
         *target = branch_target(addr, w);
         return 1;

@@ -40,9 +40,9 @@ static void check(int ok, const char *name, const char *fmt, ...)
  * classify it as the scanner does (capstone), then its site word must
  * give back `target` (fixed) or the register slot `reg_word`, and its
  * redirect to entry k must decode as a call into the sled at k. */
-static void site_case(const struct arch_ops *arch, const char *name, uint32_t addr,
-                      uint32_t insn, uint32_t next, int fixed, uint32_t want,
-                      uint32_t sled, unsigned k)
+static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char *name,
+                          uint32_t addr, uint32_t insn, uint32_t next, int fixed, uint32_t want,
+                          uint32_t sled, unsigned k)
 {
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(arch);
     const struct arch_read_ops *rd = arch_read_ops(arch);
@@ -51,7 +51,7 @@ static void site_case(const struct arch_ops *arch, const char *name, uint32_t ad
     img.machine = arch->elf_machine;
     img.big_endian = 0;
     csh cs;
-    if (arch->disasm_open(&img, &cs) != 0) {
+    if (arch->disasm_open(&img, isa, &cs) != 0) {
         check(0, name, "capstone");
         return;
     }
@@ -65,7 +65,7 @@ static void site_case(const struct arch_ops *arch, const char *name, uint32_t ad
     struct call_site site = { 0 };
     struct scan_stats st;
     memset(&st, 0, sizeof st);
-    int is_call = n == 1 && arch->classify(&ci[0], insn, next, 1, &site, &st);
+    int is_call = n == 1 && arch->classify(&ci[0], isa, insn, next, 1, &site, &st);
     if (n)
         cs_free(ci, n);
     cs_close(&cs);
@@ -90,14 +90,21 @@ static void site_case(const struct arch_ops *arch, const char *name, uint32_t ad
     char rname[128];
     snprintf(rname, sizeof rname, "%s, redirect", name);
     int ok = rw->encode_redirect(&site, k, &sleds, &redirect, &bridged) == 0 &&
-             rd->decode_redirect(addr, redirect, &sleds, &got_k);
+             rd->decode_redirect(&(struct call_site){ addr, redirect, site.kind }, &sleds, &got_k);
     uint32_t entry = sled + arch->sled_entry_size * (k + (fixed ? 0 : arch->sled_entries));
     uint32_t reached = 0;
-    if (ok && !rd->call_target(addr, redirect, &reached))
+    if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind }, &reached))
         ok = 0;
     check(ok && got_k == k && (reached & ~1u) == entry, rname,
           "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx32 "), want %u of the %s half (0x%08"
           PRIx32 ")", redirect, got_k, reached, k, fixed ? "first" : "second", entry);
+}
+
+static void site_case(const struct arch_ops *arch, const char *name, uint32_t addr,
+                      uint32_t insn, uint32_t next, int fixed, uint32_t want,
+                      uint32_t sled, unsigned k)
+{
+    site_case_isa(arch, ISA_MAIN, name, addr, insn, next, fixed, want, sled, k);
 }
 
 static void test_site_words(void)
@@ -108,6 +115,16 @@ static void test_site_words(void)
     site_case(arm, "arm: blx imm (Thumb, H)", 0x8000, 0xfb00003e, 0, 1,
               (0x8000 + 8 + 0xf8 + 2) | 1, 0x9000, 0);
     site_case(arm, "arm: blx r3", 0x8000, 0xe12fff33, 0, 0, 12, 0x9000, 255);
+    /* Thumb (halfwords little-endian, first low): bl +0x100 at a
+     * halfword address; bl -4 MB; blx to ARM from a halfword address
+     * (the offset counts from the word below addr + 4); sleds within
+     * and at the edge of blx range */
+    site_case_isa(arm, ISA_THUMB, "thumb: bl", 0x8002, 0xf880f000, 0, 1, (0x8002 + 4 + 0x100) | 1,
+                  0x9000, 7);
+    site_case_isa(arm, ISA_THUMB, "thumb: bl backwards", 0x408000, 0xf800f400, 0, 1,
+                  (0x408000 + 4 - 0x400000) | 1, 0x7f0000, 255);
+    site_case_isa(arm, ISA_THUMB, "thumb: blx imm", 0x8002, 0xe880f000, 0, 1, 0x8004 + 0x100,
+                  0x1008000, 0);
     /* MIPS: jal 0x00400100 from 0x00400000; bal +16; jalr t9 (saved by
      * the hot path); jalr s0 (not: + 1) */
     site_case(mips, "mips: jal", 0x00400000, 0x0c100040, 0, 1, 0x00400100, 0x00401000, 3);
