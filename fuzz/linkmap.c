@@ -62,6 +62,7 @@ static void check_scan(const struct arch_ops *arch, const struct elf_image *img,
             fuzz_fail("linkmap: a call site in an excluded range");
     }
     site_list_free(&sites);
+    scan_stats_free(&st);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -20,6 +20,63 @@ void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes)
     st->skipped[i].bytes += bytes;
 }
 
+void stats_untraced(struct scan_stats *st, uint32_t addr, const char *why, uint64_t bytes)
+{
+    stats_skip(st, why, bytes);
+    if (st->n_untraced == st->untraced_cap) {
+        st->untraced_cap = st->untraced_cap * 2 + 64;
+        st->untraced = xrealloc(st->untraced, st->untraced_cap * sizeof *st->untraced);
+    }
+    st->untraced[st->n_untraced++] = (struct untraced_call){ addr, why };
+}
+
+void scan_stats_free(struct scan_stats *st)
+{
+    free(st->untraced);
+    st->untraced = NULL;
+    st->n_untraced = st->untraced_cap = 0;
+}
+
+/* The function symbol holding addr (Thumb bit dropped), or NULL. */
+static const struct elf_symbol *function_at(const struct elf_image *img, uint32_t addr)
+{
+    const struct elf_symbol *best = NULL;
+    for (size_t i = 0; i < img->n_symbols; i++) {
+        const struct elf_symbol *y = &img->symbols[i];
+        uint32_t start = y->value & ~1u;
+        if (y->type == STT_FUNC && y->shndx != SHN_UNDEF && addr >= start &&
+            addr - start < (y->size ? y->size : 1) && (!best || y->size < best->size))
+            best = y;
+    }
+    return best;
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const struct untraced_function *x = a, *y = b;
+    return x->count != y->count ? (x->count < y->count ? 1 : -1) : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+size_t untraced_by_function(const struct elf_image *img, const struct scan_stats *st,
+                            struct untraced_function **out)
+{
+    struct untraced_function *v = xcalloc(st->n_untraced + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < st->n_untraced; i++) {
+        const struct elf_symbol *f = function_at(img, st->untraced[i].addr);
+        uint32_t key = f ? f->value & ~1u : st->untraced[i].addr;
+        size_t j;
+        for (j = 0; j < n && (v[j].addr != key || (v[j].name != NULL) != (f != NULL)); j++)
+            ;
+        if (j == n)
+            v[n++] = (struct untraced_function){ f ? f->name : NULL, key, 0 };
+        v[j].count++;
+    }
+    qsort(v, n, sizeof *v, by_count);
+    *out = v;
+    return n;
+}
+
 static int range_cmp(const void *a, const void *b)
 {
     const struct code_range *x = a, *y = b;
@@ -157,8 +214,10 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
         if (opened[isa])
             cs_close(&cs[isa]);
     free(ranges);
-    if (rc != 0)
+    if (rc != 0) {
         site_list_free(out);
+        scan_stats_free(st);
+    }
     return rc;
 }
 

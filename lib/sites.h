@@ -20,14 +20,36 @@ struct site_list {
 #define MAX_KINDS   8
 #define MAX_SKIPPED 16
 
-/* What a scan looked at and what it left alone, for the summary. */
+/* A call instruction the scan found and cannot redirect, and why. */
+struct untraced_call {
+    uint32_t addr;
+    const char *why;
+};
+
+/* What a scan looked at and what it left alone, for the summary.
+ * `untraced` is allocated: scan_stats_free(). */
 struct scan_stats {
     uint64_t bytes_scanned;
     uint32_t sites_by_kind[MAX_KINDS];
     struct skipped { const char *what; uint32_t count; uint64_t bytes; } skipped[MAX_SKIPPED];
     unsigned n_skipped;
+    struct untraced_call *untraced;
+    size_t n_untraced, untraced_cap;
 };
 void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes);
+/* A call at addr that stays untraced: skipped as `why`, and listed. */
+void stats_untraced(struct scan_stats *st, uint32_t addr, const char *why, uint64_t bytes);
+void scan_stats_free(struct scan_stats *st);
+
+/* Untraced calls per function (the image's symbol containing them;
+ * NULL name: none), most first. */
+struct untraced_function {
+    const char *name;           /* the image's symbol name, or NULL */
+    uint32_t addr;              /* the function's (or the call's, if none) */
+    uint32_t count;
+};
+size_t untraced_by_function(const struct elf_image *img, const struct scan_stats *st,
+                            struct untraced_function **out);
 
 /* Address ranges the scan leaves alone (the rewriter's: the crt
  * objects and the tracer, src/linkmap.h fills them), each within one

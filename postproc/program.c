@@ -39,6 +39,9 @@ static int find_rewritten_sites(struct program *p)
     if (rc == 0 && n != h->n_sites)
         rc = error("%s: %zu rewritten call sites, but its DB has %" PRIu32, img->path, n,
                    h->n_sites);
+    p->n_untraced_fn = untraced_by_function(img, &st, &p->untraced_fn);
+    p->n_untraced = st.n_untraced;
+    scan_stats_free(&st);
     site_list_free(&all);
     return rc;
 }
@@ -209,6 +212,7 @@ void program_free(struct program *p)
     if (p->owns_db) {
         db_free(&p->db);
         free(p->site_addr);
+        free(p->untraced_fn);
     }
     memset(p, 0, sizeof *p);
 }
@@ -232,6 +236,9 @@ static int program_share(struct program *p, const struct program *first,
     p->read_ops = first->read_ops;
     p->db = first->db;
     p->site_addr = first->site_addr;
+    p->n_untraced = first->n_untraced;
+    p->untraced_fn = first->untraced_fn;
+    p->n_untraced_fn = first->n_untraced_fn;
     p->is_main = first->is_main;
     if (same_build(p->rec, first->rec))
         p->ok = first->ok;

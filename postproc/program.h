@@ -16,6 +16,9 @@ struct program {
     const struct arch_read_ops *read_ops;     /* arch_read_ops(arch) */
     struct db db;
     uint32_t *site_addr;        /* by DB index: link-time address of the call */
+    size_t n_untraced;          /* call instructions in its code not redirected */
+    struct untraced_function *untraced_fn;     /* them per function, most first */
+    size_t n_untraced_fn;
     uint32_t bias;              /* runtime - link-time */
     int is_main;                /* the main program (ET_EXEC, or has PT_INTERP) */
     int ok;                     /* loaded: the record is the file's */

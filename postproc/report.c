@@ -34,7 +34,12 @@
  *         program's (ET_EXEC or with PT_INTERP), empty if it is not
  *         instrumented; sites and db_bytes count every object's (DB
  *         bytes: of the objects that could be loaded); objects is how
- *         many there are.
+ *         many there are; untraced counts the call instructions in
+ *         the objects' code that were not redirected (a Thumb 16-bit
+ *         blx rM, ARM blx lr, ...), the toolchain's start files
+ *         included; after the object lines, one "untraced_in=<calls>
+ *         <function> <path>"
+ *         line per function holding any, most first.
  *   TSV   the same keys as columns, one row per trace (no object lines)
  *
  * Callees in the log and the summary: a function of the main program
@@ -271,6 +276,7 @@ static void print_callee_counts(const struct report *r)
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
+    "untraced",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
 
@@ -313,12 +319,14 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
                         char *v[N_INFO])
 {
     const struct litifut_trace_header *h = &t->header;
-    uint64_t sites = 0, db_bytes = 0;
+    uint64_t sites = 0, db_bytes = 0, untraced = 0;
     for (size_t i = 0; i < t->n_objects; i++)
         sites += object_sites(t, ps, i);
     for (size_t i = 0; i < ps->n; i++)
-        if (ps->v[i].ok)
+        if (ps->v[i].ok) {
             db_bytes += db_size_bytes(&ps->v[i].db);
+            untraced += ps->v[i].n_untraced;
+        }
     char *bias, *bridge, *build_id;
     main_values(ps->main, &bias, &bridge, &build_id);
     size_t k = 0;
@@ -338,6 +346,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = bridge;
     v[k++] = build_id;
     v[k++] = xasprintf("%zu", t->n_objects);
+    v[k++] = xasprintf("%" PRIu64, untraced);
 }
 
 /* Text only: one line per object, by base. */
@@ -350,6 +359,19 @@ static void print_objects(const struct report *r, const struct trace_file *t,
                 object_sites(t, ps, i), o->load_bias);
         put_clean(r->out, o->path);
         fputc('\n', r->out);
+    }
+    for (size_t i = 0; i < ps->n; i++) {
+        const struct program *p = &ps->v[i];
+        for (size_t j = 0; p->ok && j < p->n_untraced_fn; j++) {
+            fprintf(r->out, "untraced_in=%" PRIu32 " ", p->untraced_fn[j].count);
+            if (p->untraced_fn[j].name)
+                put_clean(r->out, p->untraced_fn[j].name);
+            else
+                fprintf(r->out, "0x%08" PRIx32, p->untraced_fn[j].addr);
+            fputc(' ', r->out);
+            put_clean(r->out, t->objects[i].path);
+            fputc('\n', r->out);
+        }
     }
 }
 

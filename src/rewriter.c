@@ -40,12 +40,15 @@ static int scan(const char *binary, const struct rewriter_opts *o, struct elf_im
         return -1;
     }
     if (o->summary)
-        print_summary(o->summary, o->name ? o->name : binary, *arch, sites, &st);
-    if (o->sites_tsv && write_sites_tsv(*arch, sites, o->sites_tsv) != 0) {
+        print_summary(o->summary, o->name ? o->name : binary, *arch, img, sites, &st);
+    if ((o->sites_tsv && write_sites_tsv(*arch, sites, o->sites_tsv) != 0) ||
+        (o->untraced_tsv && write_untraced_tsv(img, &st, o->untraced_tsv) != 0)) {
+        scan_stats_free(&st);
         site_list_free(sites);
         elf_image_close(img);
         return -1;
     }
+    scan_stats_free(&st);
     return 0;
 }
 

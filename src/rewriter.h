@@ -15,6 +15,7 @@ struct rewriter_opts {
     FILE *summary;              /* one summary line here, or NULL */
     const char *sites_tsv;      /* write sites.tsv here, or NULL */
     const char *name;           /* the program's name in the summary (NULL: its path) */
+    const char *untraced_tsv;   /* write untraced.tsv here, or NULL */
 };
 
 /* Pass 1.  On success *sites holds the sites found. */

@@ -61,8 +61,33 @@ static void __attribute__((format(printf, 2, 3))) add(struct text *t, const char
     t->len += (size_t)n;
 }
 
-char *format_summary(const char *what, const struct arch_ops *arch, const struct site_list *l,
-                     const struct scan_stats *st)
+int write_untraced_tsv(const struct elf_image *img, const struct scan_stats *st,
+                       const char *path)
+{
+    struct untraced_function *fn;
+    size_t n_fn = untraced_by_function(img, st, &fn);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(fn);
+        return error("%s: cannot create", path);
+    }
+    fprintf(f, "site\twhy\n");
+    for (size_t i = 0; i < st->n_untraced; i++)
+        fprintf(f, "0x%08" PRIx32 "\t%s\n", st->untraced[i].addr, st->untraced[i].why);
+    fprintf(f, "# per function: calls\tfunction\n");
+    for (size_t i = 0; i < n_fn; i++)
+        fprintf(f, "# %" PRIu32 "\t%s\n", fn[i].count, fn[i].name ? fn[i].name : "?");
+    free(fn);
+    if (fclose(f) != 0)
+        return error("%s: write error", path);
+    return 0;
+}
+
+/* The functions with the most untraced calls, at most this many. */
+#define SUMMARY_FUNCTIONS 5
+
+char *format_summary(const char *what, const struct arch_ops *arch, const struct elf_image *img,
+                     const struct site_list *l, const struct scan_stats *st)
 {
     struct text t = { NULL, 0, 0 };
     add(&t, "%s: %zu call sites (", what, l->n);
@@ -72,14 +97,25 @@ char *format_summary(const char *what, const struct arch_ops *arch, const struct
     for (unsigned i = 0; i < st->n_skipped; i++)
         add(&t, "%s%s: %" PRIu32 " (%" PRIu64 " bytes)", i ? ", " : "; skipped ",
             st->skipped[i].what, st->skipped[i].count, st->skipped[i].bytes);
+    if (st->n_untraced) {
+        struct untraced_function *fn;
+        size_t n_fn = untraced_by_function(img, st, &fn);
+        add(&t, "; untraced calls: %zu in %zu function%s (", st->n_untraced, n_fn,
+            n_fn == 1 ? "" : "s");
+        for (size_t i = 0; i < n_fn && i < SUMMARY_FUNCTIONS; i++)
+            add(&t, "%s%s %" PRIu32, i ? ", " : "", fn[i].name ? fn[i].name : "?", fn[i].count);
+        add(&t, "%s)", n_fn > SUMMARY_FUNCTIONS ? ", ..." : "");
+        free(fn);
+    }
     add(&t, "\n");
     return t.s;
 }
 
 void print_summary(FILE *out, const char *what, const struct arch_ops *arch,
-                   const struct site_list *l, const struct scan_stats *st)
+                   const struct elf_image *img, const struct site_list *l,
+                   const struct scan_stats *st)
 {
-    char *line = format_summary(what, arch, l, st);
+    char *line = format_summary(what, arch, img, l, st);
     fputs(line, out);
     free(line);
 }

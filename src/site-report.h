@@ -16,13 +16,21 @@ int compare_site_lists(const struct arch_ops *arch, const struct site_list *a,
  * original instruction word. */
 int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, const char *path);
 
-/* One line: sites by kind, what was skipped, bytes scanned.
+/* untraced.tsv: a header line, then one row per call the scan could
+ * not redirect: address, why; then "# calls<TAB>function" lines, most
+ * first. */
+int write_untraced_tsv(const struct elf_image *img, const struct scan_stats *st,
+                       const char *path);
+
+/* One line: sites by kind, what was skipped, bytes scanned, the calls
+ * left untraced (how many, in how many functions, the first few).
  * format_summary() returns it (with its newline, allocated), so that
  * a caller can send the same text to several places, each with one
  * write; print_summary() writes it to `out`. */
-char *format_summary(const char *what, const struct arch_ops *arch, const struct site_list *l,
-                     const struct scan_stats *st);
+char *format_summary(const char *what, const struct arch_ops *arch, const struct elf_image *img,
+                     const struct site_list *l, const struct scan_stats *st);
 void print_summary(FILE *out, const char *what, const struct arch_ops *arch,
-                   const struct site_list *l, const struct scan_stats *st);
+                   const struct elf_image *img, const struct site_list *l,
+                   const struct scan_stats *st);
 
 #endif

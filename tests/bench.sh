@@ -14,7 +14,8 @@
 #   lua        the Lua 5.4 interpreter running tests/bench/bench.lua
 #
 # One table per architecture: arm (arm-linux-gnueabi, armv5te), armv7
-# (the same toolchain, every compilation -march=armv7-a -marm), mips
+# (the same toolchain, every compilation -march=armv7-a -marm), armhf
+# (arm-linux-gnueabihf as it comes: Thumb-2, and a Thumb-2 libc), mips
 # (mips-linux-gnu), mipsel (mipsel-linux-gnu).  For each program and
 # build: calls traced; guest instructions of the plain build, of the
 # instrumented one tracing and with LITIFUT_TRACE=0, of a build with
@@ -26,7 +27,7 @@
 # the end says exactly what each column is.  Every run's output must
 # equal the plain run's, or the bench fails.
 #
-# Environment: ARCHES (default "arm armv7 mips mipsel"), BENCH_ROWS
+# Environment: ARCHES (default "arm armv7 armhf mips mipsel"), BENCH_ROWS
 # (PROGRAM:BUILD words, default all of the above), BENCH_QUICK=1 (ARCHES
 # "arm mips", rows callheavy:pie bzip2:static lua:pie), JOBS (make -j,
 # default: number of CPUs), BENCH_OUT (where the raw numbers go, one TSV
@@ -43,7 +44,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
     ARCHES=${ARCHES:-arm mips}
     ROWS=${BENCH_ROWS:-callheavy:pie bzip2:static lua:pie}
 else
-    ARCHES=${ARCHES:-arm armv7 mips mipsel}
+    ARCHES=${ARCHES:-arm armv7 armhf mips mipsel}
     ROWS=${BENCH_ROWS:-callheavy:pie zlib:pie zlib:static zlib:shared bzip2:pie bzip2:static lua:pie lua:static}
 fi
 JOBS=${JOBS:-$(nproc)}
@@ -80,11 +81,15 @@ set_bench_arch() {
         set_arch arm
         XFLAGS=
         TITLE="arm: $TRIPLE, armv5te (the compiler's default)" ;;
+    armhf)
+        set_arch armhf
+        XFLAGS=
+        TITLE="armhf: $TRIPLE, armv7-a Thumb-2 (the compiler's default; 16-bit blx rM calls untraced)" ;;
     mips|mipsel)
         set_arch "$1"
         XFLAGS=
         TITLE="$1: $TRIPLE, mips32r2 (the compiler's default)" ;;
-    *) die "unknown arch $1 (arm armv7 mips mipsel)" ;;
+    *) die "unknown arch $1 (arm armv7 armhf mips mipsel)" ;;
     esac
     BENCH_ARCH=$1
 }

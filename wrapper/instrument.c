@@ -136,6 +136,7 @@ static int keep_intermediates(const struct work *w)
 {
     static const char *const files[][2] = {
         { "pass2", "unrewritten" }, { "sites.tsv", "sites.tsv" }, { "db.c", "db.c" },
+        { "untraced.tsv", "untraced.tsv" },
         { "pass1.map", "pass1.map" }, { "pass1", "pass1" },
         { "pass1.args", "pass1.args" }, { "pass2.args", "pass2.args" },
     };
@@ -177,6 +178,7 @@ static int run_passes(struct work *w, char **summary)
     char *db_c = work_path(w, "db.c"), *db_o = work_path(w, "db.o");
     char *pass1 = work_path(w, "pass1"), *pass2 = work_path(w, "pass2");
     char *map = work_path(w, "pass1.map"), *sites_tsv = work_path(w, "sites.tsv");
+    char *untraced_tsv = work_path(w, "untraced.tsv");
     struct site_list sites = { NULL, 0 };
     struct exclusions ex = { NULL, 0 };
     struct link_map lm = { NULL, 0 };
@@ -189,7 +191,7 @@ static int run_passes(struct work *w, char **summary)
     const char *also[] = { w->tc->tracer_object, w->tc->island_object, NULL };
     exclusions_from_map(&lm, also, &ex);
 
-    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output };
+    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output, NULL };
     if (rewriter_scan(pass1, &scan_opts, db_c, &sites) != 0 || compile_db(w, db_c, db_o) != 0 ||
         link_pass(w, db_o, pass2, NULL, "pass2.args") != 0)
         goto out;
@@ -202,7 +204,7 @@ static int run_passes(struct work *w, char **summary)
         goto out;
     }
     char *prefix = xasprintf("%s: %s", program_name(), w->la->output);
-    struct rewriter_opts rw_opts = { &ex, summary_out, sites_tsv, prefix };
+    struct rewriter_opts rw_opts = { &ex, summary_out, sites_tsv, prefix, untraced_tsv };
     rc = rewriter_rewrite(pass2, &rw_opts, &sites, w->la->output);
     free(prefix);
     if (fclose(summary_out) != 0 && rc == 0)
@@ -214,7 +216,7 @@ out:
     exclusions_free(&ex);
     link_map_free(&lm);
     free(db0_c); free(db0_o); free(db_c); free(db_o);
-    free(pass1); free(pass2); free(map); free(sites_tsv);
+    free(pass1); free(pass2); free(map); free(sites_tsv); free(untraced_tsv);
     return rc;
 }
 

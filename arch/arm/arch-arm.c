@@ -135,13 +135,13 @@ static int thumb_classify(const cs_insn *insn, uint32_t w, struct call_site *sit
     uint32_t addr = (uint32_t)insn->address;
     if (insn->size == 2) {
         if (insn->id == ARM_INS_BLX && is_t_blx_reg(w))
-            stats_skip(st, "Thumb blx rM (16-bit: not rewritten)", 2);
+            stats_untraced(st, addr, "Thumb blx rM (16-bit: not rewritten)", 2);
         else
-            stats_skip(st, "calls capstone decodes differently", 2);
+            stats_untraced(st, addr, "calls capstone decodes differently", 2);
         return 0;
     }
     if (!(is_t_bl(w) || is_t_blx_imm(w)) || !capstone_agrees(insn, t_call_target(addr, w))) {
-        stats_skip(st, "calls capstone decodes differently", 4);
+        stats_untraced(st, addr, "calls capstone decodes differently", 4);
         return 0;
     }
     site->insn = w;
@@ -165,7 +165,7 @@ static int arm_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t 
         if (is_blx_imm(w))
             target += (w >> 23) & 2;       /* H bit: halfword offset */
         if (!capstone_agrees(insn, target)) {
-            stats_skip(st, "calls capstone decodes differently", 4);
+            stats_untraced(st, addr, "calls capstone decodes differently", 4);
             return 0;
         }
         site->kind = is_bl(w) ? KIND_BL : KIND_BLX_IMM;
@@ -176,13 +176,13 @@ static int arm_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t 
         if (rm >= 13) {
             /* lr is overwritten by the redirecting bl before the
              * tracer could read it; sp and pc are unpredictable here. */
-            stats_skip(st, rm == 13 ? "blx sp" : rm == 14 ? "blx lr" : "blx pc", 4);
+            stats_untraced(st, addr, rm == 13 ? "blx sp" : rm == 14 ? "blx lr" : "blx pc", 4);
             return 0;
         }
         site->kind = KIND_BLX_REG;
         return 1;
     }
-    stats_skip(st, "calls capstone decodes differently", 4);
+    stats_untraced(st, addr, "calls capstone decodes differently", 4);
     return 0;
 }
 

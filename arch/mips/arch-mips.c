@@ -163,6 +163,7 @@ static int mips_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t
                          int has_next, struct call_site *site, struct scan_stats *st)
 {
     (void)isa;
+    uint32_t addr = (uint32_t)insn->address;
     site->insn = w;
     switch (insn->id) {
     case MIPS_INS_JAL:
@@ -175,21 +176,21 @@ static int mips_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t
             return 0;                           /* jalr $zero: a jump */
         if (rd_of(w) != 31) {
             /* the redirecting branch links into ra, which this call keeps */
-            stats_skip(st, "jalr linking into a register other than ra", 4);
+            stats_untraced(st, addr, "jalr linking into a register other than ra", 4);
             return 0;
         }
         if (!has_next || gpr_written(next) < 0 || gpr_written(next) == (int)rs_of(w)) {
             /* the tracer reads the target register after the delay slot ran */
-            stats_skip(st, "jalr whose delay slot may change its target register", 4);
+            stats_untraced(st, addr, "jalr whose delay slot may change its target register", 4);
             return 0;
         }
         site->kind = KIND_JALR;
         return 1;
     case MIPS_INS_JALR_HB:
-        stats_skip(st, "jalr.hb (hazard barrier)", 4);
+        stats_untraced(st, addr, "jalr.hb (hazard barrier)", 4);
         return 0;
     case MIPS_INS_JALX:
-        stats_skip(st, "jalx (to MIPS16/microMIPS)", 4);
+        stats_untraced(st, addr, "jalx (to MIPS16/microMIPS)", 4);
         return 0;
     case MIPS_INS_BAL:
     case MIPS_INS_BGEZAL:
@@ -208,7 +209,7 @@ static int mips_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t
     default:
         return 0;
     }
-    stats_skip(st, "calls capstone decodes differently", 4);
+    stats_untraced(st, addr, "calls capstone decodes differently", 4);
     return 0;
 }
 

@@ -32,6 +32,11 @@
  * the number of calls and threads, and with several objects the calls
  * at each one's sites.
  *
+ * If an object's directory also holds untraced.tsv (the calls the
+ * rewriter could not redirect), the line also says how many of the
+ * oracle's calls were at those sites: the share of executed calls in
+ * the instrumented code that the trace holds.
+ *
  * Two QEMU artefacts are allowed for, both where the oracle takes the
  * wrong block for the call's target:
  *  - a call into the ARM kernel user helpers (0xffff0f60..0xffff0fff)
@@ -59,6 +64,9 @@ static struct site *sites;
 static size_t n_sites, sites_cap;
 static struct object *objects;
 static size_t n_objects;
+static uint32_t *untraced;      /* runtime addresses of untraced calls */
+static size_t n_untraced, untraced_cap, untraced_calls;
+static int have_untraced;
 static struct move *moves;
 static size_t n_moves;
 
@@ -192,6 +200,30 @@ static void read_sites(const char *path, uint32_t bias)
     }
     fclose(f);
     n_objects++;
+    /* untraced.tsv beside it, if the rewriter wrote one */
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash ? (int)(slash - path + 1) : 0;
+    char *u = malloc((size_t)dir_len + sizeof "untraced.tsv");
+    sprintf(u, "%.*suntraced.tsv", dir_len, path);
+    f = fopen(u, "r");
+    free(u);
+    if (!f)
+        return;
+    have_untraced = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "0x", 2) != 0)
+            continue;
+        if (n_untraced == untraced_cap)
+            untraced = realloc(untraced, (untraced_cap = untraced_cap * 2 + 256) * sizeof *untraced);
+        untraced[n_untraced++] = (uint32_t)strtoul(line, NULL, 16) + bias;
+    }
+    fclose(f);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 static void usage(void)
@@ -223,6 +255,7 @@ int main(int argc, char **argv)
         }
     }
     qsort(sites, n_sites, sizeof *sites, cmp_site);
+    qsort(untraced, n_untraced, sizeof *untraced, cmp_u32);
     for (size_t i = 1; i < n_sites; i++)
         if (sites[i].rt == sites[i - 1].rt) {
             fprintf(stderr, "oracle-compare: %s and %s both have a site at %08" PRIx32
@@ -243,6 +276,8 @@ int main(int argc, char **argv)
         if (s) {
             push(seq_for(&oracle, vcpu), site, moved(target));
             objects[s->object].n_calls++;
+        } else if (n_untraced && bsearch(&site, untraced, n_untraced, sizeof *untraced, cmp_u32)) {
+            untraced_calls++;
         }
     }
     fclose(f);
@@ -314,6 +349,10 @@ int main(int argc, char **argv)
     printf("oracle-compare: %zu calls in %zu threads equal the oracle's", total, traced.n);
     for (size_t i = 0; i < n_objects && n_objects > 1; i++)
         printf("%s%s %zu", i ? ", " : " (", objects[i].name, objects[i].n_calls);
-    printf("%s\n", n_objects > 1 ? ")" : "");
+    printf("%s", n_objects > 1 ? ")" : "");
+    if (have_untraced)
+        printf("; %zu at untraced sites: %.2f%% of executed calls traced", untraced_calls,
+               100.0 * (double)total / (double)(total + untraced_calls ? total + untraced_calls : 1));
+    printf("\n");
     return 0;
 }

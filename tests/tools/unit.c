@@ -66,6 +66,7 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
     struct scan_stats st;
     memset(&st, 0, sizeof st);
     int is_call = n == 1 && arch->classify(&ci[0], isa, insn, next, 1, &site, &st);
+    scan_stats_free(&st);
     if (n)
         cs_free(ci, n);
     cs_close(&cs);
