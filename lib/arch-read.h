@@ -18,10 +18,11 @@ struct plt_entry {
 };
 
 struct arch_read_ops {
-    /* 1 if `site` (as a scan finds it) is a rewritten call, with its
-     * entry k. */
-    int (*decode_redirect)(const struct call_site *site, const struct sled_set *sleds,
-                           unsigned *k);
+    /* 1 if `site` (as a scan of the rewritten `img` finds it) is a
+     * rewritten call, with its entry k; a redirect to a thunk becomes
+     * the original call's site again (address, kind, instruction). */
+    int (*decode_redirect)(const struct elf_image *img, struct call_site *site,
+                           const struct sled_set *sleds, unsigned *k);
     /* 1 if `site` is a call with a fixed target, and *target where it
      * goes (without an instruction-set bit); 0 for calls through a
      * register. */

@@ -30,13 +30,15 @@ struct call_kind {
     const char *name;
     uint8_t ra_offset;          /* return address - call address */
     int8_t patch_offset;        /* redirected word - call address */
+    uint8_t thunk_size;         /* bytes of its own thunk (litifut_thunks), or 0 */
 };
 
 /* The instruction sets an arch's code may be in (code_range.isa). */
 enum { ISA_MAIN, ISA_THUMB, N_ISAS };
 
-/* What a scan looked at and left alone (lib/sites.h). */
+/* What a scan looked at and left alone, and what it found (lib/sites.h). */
 struct scan_stats;
+struct site_list;
 
 struct code_range { uint32_t start, end; unsigned isa; };
 
@@ -63,13 +65,20 @@ struct arch_ops {
     int (*code_ranges)(const struct elf_image *img, struct code_range **out,
                        size_t *n, struct scan_stats *st);
     int (*disasm_open)(const struct elf_image *img, unsigned isa, csh *handle);
+    /* Optional (NULL: none): what a scan of `img` keeps from one
+     * instruction to the next (classify's `state`), and a last look at
+     * the sites found, which may turn some into untraced calls; it
+     * frees the state. */
+    void *(*scan_begin)(const struct elf_image *img);
+    void (*scan_end)(void *state, const struct elf_image *img, struct site_list *sites,
+                     struct scan_stats *st);
     /* 1 if `insn` (in instruction set `isa`; `word` its bytes, little-
      * endian: a Thumb 32-bit one is first halfword | second << 16) is a
      * call to rewrite (fills kind and insn); 0 if not a call, or a call
      * that cannot be rewritten (counted in st).  `next` is the
      * following word (a delay slot), if has_next. */
-    int (*classify)(const cs_insn *insn, unsigned isa, uint32_t word, uint32_t next,
-                    int has_next, struct call_site *site, struct scan_stats *st);
+    int (*classify)(void *state, const cs_insn *insn, unsigned isa, uint32_t word,
+                    uint32_t next, int has_next, struct call_site *site, struct scan_stats *st);
 };
 
 const struct arch_ops *arch_by_machine(int elf_machine);

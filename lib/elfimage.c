@@ -340,3 +340,55 @@ int elf_image_is_library(const struct elf_image *img)
             return 0;
     return 1;
 }
+
+static int by_start(const void *a, const void *b)
+{
+    uint32_t x = ((const struct indexed_function *)a)->start;
+    uint32_t y = ((const struct indexed_function *)b)->start;
+    return x < y ? -1 : x > y;
+}
+
+void function_index_build(const struct elf_image *img, struct function_index *fx)
+{
+    fx->v = xcalloc(img->n_symbols + 1, sizeof *fx->v);
+    fx->n = 0;
+    for (size_t i = 0; i < img->n_symbols; i++) {
+        const struct elf_symbol *y = &img->symbols[i];
+        uint32_t start = img->machine == EM_ARM ? y->value & ~1u : y->value;
+        if (y->type == STT_FUNC && y->shndx != SHN_UNDEF)
+            fx->v[fx->n++] = (struct indexed_function){ start, y->size, y };
+    }
+    if (fx->n)
+        qsort(fx->v, fx->n, sizeof *fx->v, by_start);
+}
+
+/* Functions nest rarely and briefly: a few steps back from the last
+ * one starting at or before addr find the smallest that holds it. */
+#define FUNCTION_LOOKBACK 8
+
+const struct indexed_function *function_index_find(const struct function_index *fx,
+                                                   uint32_t addr)
+{
+    size_t lo = 0, hi = fx->n;
+    while (lo < hi) {                   /* the first function starting after addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (fx->v[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct indexed_function *best = NULL;
+    for (size_t i = lo, steps = 0; i > 0 && steps < FUNCTION_LOOKBACK; i--, steps++) {
+        const struct indexed_function *f = &fx->v[i - 1];
+        if (addr - f->start < (f->size ? f->size : 1) && (!best || f->size < best->size))
+            best = f;
+    }
+    return best;
+}
+
+void function_index_free(struct function_index *fx)
+{
+    free(fx->v);
+    fx->v = NULL;
+    fx->n = 0;
+}

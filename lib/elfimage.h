@@ -63,6 +63,21 @@ void elf_image_close(struct elf_image *img);
 int elf_image_is_library(const struct elf_image *img);
 const struct elf_section *elf_section_at(const struct elf_image *img, uint32_t addr);
 const struct elf_symbol *elf_symbol_by_name(const struct elf_image *img, const char *name);
+/* The function symbols (STT_FUNC, defined) by address (an ARM Thumb
+ * symbol's bit 0 dropped), for looking up many addresses. */
+struct indexed_function {
+    uint32_t start, size;
+    const struct elf_symbol *sym;
+};
+struct function_index {
+    struct indexed_function *v;
+    size_t n;
+};
+void function_index_build(const struct elf_image *img, struct function_index *fx);
+/* The smallest function whose range holds addr, or NULL. */
+const struct indexed_function *function_index_find(const struct function_index *fx,
+                                                   uint32_t addr);
+void function_index_free(struct function_index *fx);
 
 /* Link-time address of file offset `off` as a PT_LOAD maps it; -1 if none does. */
 int elf_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint32_t *vaddr);

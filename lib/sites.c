@@ -37,18 +37,10 @@ void scan_stats_free(struct scan_stats *st)
     st->n_untraced = st->untraced_cap = 0;
 }
 
-/* The function symbol holding addr (Thumb bit dropped), or NULL. */
-static const struct elf_symbol *function_at(const struct elf_image *img, uint32_t addr)
+static int by_addr(const void *a, const void *b)
 {
-    const struct elf_symbol *best = NULL;
-    for (size_t i = 0; i < img->n_symbols; i++) {
-        const struct elf_symbol *y = &img->symbols[i];
-        uint32_t start = y->value & ~1u;
-        if (y->type == STT_FUNC && y->shndx != SHN_UNDEF && addr >= start &&
-            addr - start < (y->size ? y->size : 1) && (!best || y->size < best->size))
-            best = y;
-    }
-    return best;
+    const struct untraced_function *x = a, *y = b;
+    return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
 static int by_count(const void *a, const void *b)
@@ -61,17 +53,25 @@ size_t untraced_by_function(const struct elf_image *img, const struct scan_stats
                             struct untraced_function **out)
 {
     struct untraced_function *v = xcalloc(st->n_untraced + 1, sizeof *v);
+    struct function_index fx;
     size_t n = 0;
+    function_index_build(img, &fx);
     for (size_t i = 0; i < st->n_untraced; i++) {
-        const struct elf_symbol *f = function_at(img, st->untraced[i].addr);
-        uint32_t key = f ? f->value & ~1u : st->untraced[i].addr;
-        size_t j;
-        for (j = 0; j < n && (v[j].addr != key || (v[j].name != NULL) != (f != NULL)); j++)
-            ;
-        if (j == n)
-            v[n++] = (struct untraced_function){ f ? f->name : NULL, key, 0 };
-        v[j].count++;
+        const struct indexed_function *f = function_index_find(&fx, st->untraced[i].addr);
+        v[n++] = (struct untraced_function){ f ? f->sym->name : NULL,
+                                             f ? f->start : st->untraced[i].addr, 1 };
     }
+    function_index_free(&fx);
+    /* one entry per function: sorted by address, then merged */
+    qsort(v, n, sizeof *v, by_addr);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && v[m - 1].addr == v[i].addr && (v[m - 1].name != NULL) == (v[i].name != NULL))
+            v[m - 1].count++;
+        else
+            v[m++] = v[i];
+    }
+    n = m;
     qsort(v, n, sizeof *v, by_count);
     *out = v;
     return n;
@@ -107,7 +107,7 @@ void exclusions_for_section(const struct exclusions *ex, const char *name,
 
 /* Cuts the excluded ranges out of `r`, calling `scan` on what is left. */
 static int scan_range(const struct arch_ops *arch, const struct elf_image *img, csh cs,
-                      struct code_range r, struct site_list *out, size_t *cap,
+                      void *state, struct code_range r, struct site_list *out, size_t *cap,
                       struct scan_stats *st)
 {
     const unsigned char *code = elf_bytes_at(img, r.start, r.end - r.start);
@@ -133,7 +133,7 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
                         : img->big_endian ? (uint32_t)at[0] << 8 | at[1] : at[0] | (uint32_t)at[1] << 8;
         int has_next = size >= 4;           /* the delay slot, on MIPS */
         uint32_t next = has_next ? elf_get32(img, code) : 0;
-        if (!arch->classify(insn, r.isa, word, next, has_next, &site, st))
+        if (!arch->classify(state, insn, r.isa, word, next, has_next, &site, st))
             continue;
         site.addr = (uint32_t)insn->address;
         if (out->n == *cap) {
@@ -149,8 +149,8 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
 
 /* Scans `r` minus the excluded ranges `ex` (sorted). */
 static int scan_unexcluded(const struct arch_ops *arch, const struct elf_image *img, csh cs,
-                           struct code_range r, const struct code_range *ex, size_t n_ex,
-                           struct site_list *out, size_t *cap, struct scan_stats *st)
+                           void *state, struct code_range r, const struct code_range *ex,
+                           size_t n_ex, struct site_list *out, size_t *cap, struct scan_stats *st)
 {
     uint32_t pos = r.start;
     size_t x = 0;
@@ -164,7 +164,8 @@ static int scan_unexcluded(const struct arch_ops *arch, const struct elf_image *
         } else {
             if (x < n_ex && ex[x].start < r.end)
                 stop = ex[x].start;
-            if (scan_range(arch, img, cs, (struct code_range){ pos, stop, r.isa }, out, cap, st) != 0)
+            if (scan_range(arch, img, cs, state, (struct code_range){ pos, stop, r.isa }, out,
+                           cap, st) != 0)
                 return -1;
         }
         pos = stop;
@@ -189,6 +190,7 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
     csh cs[N_ISAS];
     int opened[N_ISAS] = { 0 };
     int rc = 0;
+    void *state = arch->scan_begin ? arch->scan_begin(img) : NULL;
     const struct elf_section *sec = NULL;
     struct code_range *ex = NULL;
     size_t n_ex = 0;
@@ -207,8 +209,10 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
         if (!opened[isa] && (rc = arch->disasm_open(img, isa, &cs[isa])) != 0)
             break;
         opened[isa] = 1;
-        rc = scan_unexcluded(arch, img, cs[isa], ranges[i], ex, n_ex, out, &cap, st);
+        rc = scan_unexcluded(arch, img, cs[isa], state, ranges[i], ex, n_ex, out, &cap, st);
     }
+    if (arch->scan_end)
+        arch->scan_end(state, img, out, st);
     free(ex);
     for (unsigned isa = 0; isa < N_ISAS; isa++)
         if (opened[isa])
@@ -241,6 +245,9 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
             return error("%s: no symbol litifut_sled: not linked with the litifut tracer",
                          img->path);
     }
+    const struct elf_symbol *t = elf_symbol_by_name(img, "litifut_thunks");
+    sleds->thunks = t ? t->value & ~1u : 0;
+    sleds->thunks_size = t ? t->size : 0;
     sleds->fixed_address = img->e_type == ET_EXEC;
     sleds->bridge = arch->bridge_offset;
     return 0;

@@ -86,10 +86,12 @@ struct sled_set {
     unsigned n;
     int fixed_address;          /* ET_EXEC: link-time addresses are run-time ones */
     uint32_t bridge;            /* offset of the bridge in a 256 MB region, or 0 */
+    uint32_t thunks, thunks_size;   /* litifut_thunks: the sites' own thunks (or 0, 0) */
 };
 
 /* The sled copies the tracer module put into `img` (litifut_sled, and
- * litifut_island_sled where the arch has islands). */
+ * litifut_island_sled where the arch has islands), and the thunk area
+ * the DB object has if any site needs a thunk. */
 int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
                struct sled_set *sleds);
 

@@ -26,7 +26,7 @@ static int find_rewritten_sites(struct program *p)
     int rc = 0;
     for (size_t i = 0; i < all.n && rc == 0; i++) {
         unsigned k;
-        if (!p->read_ops->decode_redirect(&all.v[i], &sleds, &k))
+        if (!p->read_ops->decode_redirect(img, &all.v[i], &sleds, &k))
             continue;
         uint32_t ra = all.v[i].addr + arch->kinds[all.v[i].kind].ra_offset;
         uint32_t page = (ra >> h->page_shift) - h->first_page;

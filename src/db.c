@@ -63,7 +63,16 @@ unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
            db->pages[page_of(arch, &sites->v[i]) - db->header.first_page];
 }
 
-int db_write_c(const struct db *db, const char *path)
+/* Word i of the DB as the file holds it. */
+static uint32_t file_word(const struct db *db, uint32_t i)
+{
+    const struct litifut_db_header *h = &db->header;
+    return i < LITIFUT_DB_HEADER_WORDS ? ((const uint32_t *)h)[i]
+         : i < LITIFUT_DB_HEADER_WORDS + h->n_pages ? 4 * db->pages[i - LITIFUT_DB_HEADER_WORDS]
+         : db->words[i - LITIFUT_DB_HEADER_WORDS - h->n_pages];
+}
+
+int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -75,30 +84,46 @@ int db_write_c(const struct db *db, const char *path)
                "#include <stdint.h>\n"
                "__attribute__((visibility(\"hidden\"), aligned(8)))\n"
                "const uint32_t litifut_db[%" PRIu32 "] = {", n);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t w = i < LITIFUT_DB_HEADER_WORDS ? ((const uint32_t *)h)[i]
-                   : i < LITIFUT_DB_HEADER_WORDS + h->n_pages
-                       ? 4 * db->pages[i - LITIFUT_DB_HEADER_WORDS]
-                       : db->words[i - LITIFUT_DB_HEADER_WORDS - h->n_pages];
-        fprintf(f, "%s0x%08" PRIx32 ",", i % 8 ? " " : "\n    ", w);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "%s0x%08" PRIx32 ",", i % 8 ? " " : "\n    ", file_word(db, i));
     fprintf(f, "\n};\n");
+    /* The sites' thunks, filled in by the rewriter: the last code of
+     * the link (this object is its last input), so no call site moves. */
+    if (thunk_bytes)
+        fprintf(f, "__asm__(\".section .litifut_thunks, \\\"ax\\\", %%progbits\\n\"\n"
+                   "        \".p2align 2\\n\"\n"
+                   "        \".global litifut_thunks\\n\"\n"
+                   "        \".hidden litifut_thunks\\n\"\n"
+                   "        \"litifut_thunks:\\n\"\n"
+                   "        \".space %" PRIu32 "\\n\"\n"
+                   "        \".size litifut_thunks, %" PRIu32 "\\n\"\n"
+                   "        \".previous\");\n", thunk_bytes, thunk_bytes);
     if (fclose(f) != 0)
         return error("%s: write error", path);
     return 0;
 }
 
-int db_check_image(const struct db *db, const struct elf_image *img)
+int db_write_image(const struct db *db, struct elf_image *img)
 {
-    struct db linked;
-    if (db_read_image(img, &linked) != 0)
-        return -1;
-    int same = memcmp(&linked.header, &db->header, sizeof db->header) == 0 &&
-               memcmp(linked.pages, db->pages, 4 * (db->header.n_pages + 1)) == 0 &&
-               memcmp(linked.words, db->words, 4 * db->header.n_sites) == 0;
-    db_free(&linked);
-    if (!same)
-        return error("%s: the linked instruction DB differs from the one generated for it",
+    const struct litifut_db_header *h = &db->header;
+    uint32_t n = LITIFUT_DB_HEADER_WORDS + h->n_pages + h->n_sites;
+    const struct elf_symbol *s = elf_symbol_by_name(img, "litifut_db");
+    unsigned char *p = s ? elf_bytes_at(img, s->value, 4 * n) : NULL;
+    if (!s || s->size != 4 * n || !p || s->value != h->db_vaddr)
+        return error("%s: the linked instruction DB is not the one generated for it",
                      img->path);
+    struct litifut_db_header linked;
+    for (uint32_t i = 0; i < LITIFUT_DB_HEADER_WORDS; i++)
+        ((uint32_t *)&linked)[i] = elf_get32(img, p + 4 * i);
+    if (linked.magic != h->magic || linked.version != h->version ||
+        linked.n_sites != h->n_sites || linked.n_pages != h->n_pages)
+        return error("%s: the linked instruction DB is not the one generated for it",
+                     img->path);
+    for (uint32_t i = 0; i < n; i++)
+        elf_put32(img, p + 4 * i, file_word(db, i));
+    struct db back;
+    if (db_read_image(img, &back) != 0)
+        return -1;
+    db_free(&back);
     return 0;
 }

@@ -10,8 +10,8 @@
 
 /* `sled_vaddr`: link-time address of litifut_sled; `bridge`: the
  * bridge offset if any site goes through the MIPS bridge, else 0;
- * `db_vaddr`: where litifut_db is linked (the same in both passes: the
- * DB object is the link's last input).  An empty list gives the
+ * `db_vaddr`: where litifut_db is linked (in pass 2 it moves by the
+ * thunk area's size, if any).  An empty list gives the
  * placeholder DB pass 1 links with. */
 int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
              const struct site_list *sites, uint32_t sled_vaddr, uint32_t bridge,
@@ -20,8 +20,13 @@ int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
  * the sites of its page. */
 unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
                        const struct site_list *sites, size_t i);
-int db_write_c(const struct db *db, const char *path);
-/* 0 if `img` links exactly this DB; else one error line. */
-int db_check_image(const struct db *db, const struct elf_image *img);
+/* The DB as C for the target compiler, with a thunk area of
+ * `thunk_bytes` (litifut_thunks, .text; none if 0). */
+int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *path);
+/* Puts this DB into the litifut_db array `img` links, which pass 1's
+ * DB for the same sites sized (pass 2's addresses may differ from pass
+ * 1's where a thunk area moved the DB: its words are this DB's), and
+ * reads it back; else one error line. */
+int db_write_image(const struct db *db, struct elf_image *img);
 
 #endif

@@ -52,33 +52,47 @@ static int scan(const char *binary, const struct rewriter_opts *o, struct elf_im
     return 0;
 }
 
-/* The DB for the sites, with the redirecting word of each (words[i],
- * allocated).  Whether the DB names a bridge depends on the redirects. */
-static int plan(const struct arch_ops *arch, const struct elf_image *img,
-                const struct site_list *sites, struct db *db, uint32_t **words)
-{
+/* What rewriting the sites takes: the DB, the redirecting word of each
+ * site, the thunks (the sites' thunk area, if the image has one: pass
+ * 2), and where the sleds are. */
+struct plan {
+    struct db db;
+    uint32_t *words;
+    uint8_t *thunks;
     struct sled_set sleds;
+};
+
+static void plan_free(struct plan *pl)
+{
+    db_free(&pl->db);
+    free(pl->words);
+    free(pl->thunks);
+}
+
+/* Whether the DB names a bridge depends on the redirects. */
+static int plan(const struct arch_ops *arch, const struct elf_image *img,
+                const struct site_list *sites, struct plan *pl)
+{
     int bridged;
-    if (find_sleds(arch, img, &sleds) != 0)
+    memset(pl, 0, sizeof *pl);
+    if (find_sleds(arch, img, &pl->sleds) != 0)
         return -1;
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(arch);
     const struct elf_symbol *dbsym = elf_symbol_by_name(img, "litifut_db");
     if (!dbsym)
         return error("%s: no symbol litifut_db: not linked with the litifut tracer", img->path);
-    *words = xcalloc(sites->n, sizeof **words);
-    if (db_build(arch, rw, sites, sleds.base[0], 0, dbsym->value, db) == 0) {
-        if (plan_redirects(arch, sites, db, &sleds, *words, &bridged) == 0) {
-            if (!bridged)
-                return 0;
-            db_free(db);
-            if (db_build(arch, rw, sites, sleds.base[0], sleds.bridge, dbsym->value, db) == 0)
-                return 0;
-        } else {
-            db_free(db);
-        }
+    pl->words = xcalloc(sites->n + 1, sizeof *pl->words);
+    pl->thunks = pl->sleds.thunks ? xcalloc(thunk_area_size(arch, sites) + 1, 1) : NULL;
+    if (db_build(arch, rw, sites, pl->sleds.base[0], 0, dbsym->value, &pl->db) == 0 &&
+        plan_redirects(arch, sites, &pl->db, &pl->sleds, pl->words, pl->thunks, &bridged) == 0) {
+        if (!bridged)
+            return 0;
+        db_free(&pl->db);
+        if (db_build(arch, rw, sites, pl->sleds.base[0], pl->sleds.bridge, dbsym->value,
+                     &pl->db) == 0)
+            return 0;
     }
-    free(*words);
-    *words = NULL;
+    plan_free(pl);
     return -1;
 }
 
@@ -87,15 +101,13 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
 {
     struct elf_image img;
     const struct arch_ops *arch;
-    struct db db;
-    uint32_t *words;
+    struct plan pl;
     if (scan(binary, o, &img, &arch, sites) != 0)
         return -1;
     int rc = -1;
-    if (plan(arch, &img, sites, &db, &words) == 0) {
-        rc = db_c ? db_write_c(&db, db_c) : 0;
-        db_free(&db);
-        free(words);
+    if (plan(arch, &img, sites, &pl) == 0) {
+        rc = db_c ? db_write_c(&pl.db, thunk_area_size(arch, sites), db_c) : 0;
+        plan_free(&pl);
     }
     elf_image_close(&img);
     if (rc != 0)
@@ -110,8 +122,7 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     const struct arch_ops *arch;
     struct site_list sites;
     struct stat st;
-    struct db db;
-    uint32_t *words;
+    struct plan pl;
     if (stat(binary, &st) != 0)
         return error("%s: cannot stat", binary);
     if (scan(binary, o, &img, &arch, &sites) != 0)
@@ -120,12 +131,12 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     if (expected && compare_site_lists(arch, expected, &sites,
                                        "pass 2 moved code (the two links differ)") != 0)
         goto out;
-    if (plan(arch, &img, &sites, &db, &words) != 0)
+    if (plan(arch, &img, &sites, &pl) != 0)
         goto out;
-    if (db_check_image(&db, &img) == 0 && rewrite_call_sites(arch, &img, &sites, words) == 0)
+    if (db_write_image(&pl.db, &img) == 0 &&
+        rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks) == 0)
         rc = write_file_atomic(out, img.data, img.size, st.st_mode & 07777);
-    db_free(&db);
-    free(words);
+    plan_free(&pl);
 out:
     site_list_free(&sites);
     elf_image_close(&img);
@@ -138,7 +149,7 @@ int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
     struct db db;
     if (db_build(arch, arch_rewrite_ops(arch), &none, 0, 0, 0, &db) != 0)
         return -1;
-    int rc = db_write_c(&db, db_c);
+    int rc = db_write_c(&db, 0, db_c);
     db_free(&db);
     return rc;
 }

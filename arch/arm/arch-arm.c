@@ -16,11 +16,13 @@
 
 /* A Thumb call is redirected by a Thumb blx into the (ARM) sled. */
 static const struct call_kind arm_kinds[N_ARM_KINDS] = {
-    [KIND_BL] = { "bl", RA_OFFSET, 0 },
-    [KIND_BLX_IMM] = { "blx_imm", RA_OFFSET, 0 },
-    [KIND_BLX_REG] = { "blx_reg", RA_OFFSET, 0 },
-    [KIND_T_BL] = { "t_bl", 4, 0 },
-    [KIND_T_BLX_IMM] = { "t_blx_imm", 4, 0 },
+    [KIND_BL] = { "bl", RA_OFFSET, 0, 0 },
+    [KIND_BLX_IMM] = { "blx_imm", RA_OFFSET, 0, 0 },
+    [KIND_BLX_REG] = { "blx_reg", RA_OFFSET, 0, 0 },
+    [KIND_T_BL] = { "t_bl", 4, 0, 0 },
+    [KIND_T_BLX_IMM] = { "t_blx_imm", 4, 0, 0 },
+    /* the call is the blx; its redirect starts at the instruction before */
+    [KIND_T_BLX_PAIR] = { "t_blx_pair", 2, -2, THUNK_SIZE },
 };
 /* Both float ABIs link with the same emulation; the first entry is
  * what the emulation alone implies. */
@@ -118,6 +120,349 @@ static int arm_disasm_open(const struct elf_image *img, unsigned isa, csh *handl
     return 0;
 }
 
+/*
+ * What the scan keeps (scan_begin .. scan_end): the Thumb instruction
+ * before the current one and whether it was in an IT block, the IT
+ * block being read, and for the proof that nothing branches into a
+ * 16-bit blx rM rewritten with the instruction before it: every direct
+ * branch target in the image, and the computed jumps in Thumb code.
+ */
+struct addr_set { uint32_t *v; size_t n, cap; };
+
+struct arm_scan {
+    uint32_t prev_end;          /* the previous Thumb instruction's end (0: none) */
+    uint16_t prev_hw;           /* it, if it was 16-bit and not in an IT block */
+    int prev_usable;
+    unsigned it_left;           /* instructions of the IT block still to come */
+    struct addr_set targets, jumps;
+    struct addr_set tables;     /* tbb, tbh (bit 0 set): their tables are decoded */
+    /* the image's symbols, sorted: every defined one's address (bit 0
+     * dropped), the mapping symbols (address | 1 for $d), functions */
+    struct addr_set symbols, mappings;
+    struct function_index functions;
+};
+
+static void addr_add(struct addr_set *s, uint32_t a)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap * 2 + 256;
+        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = a;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int addr_in(const struct addr_set *s, uint32_t a)
+{
+    return s->n && bsearch(&a, s->v, s->n, sizeof *s->v, u32_cmp) != NULL;
+}
+
+/* Where the rest of the function is reached by a computed jump (its
+ * targets are unknown): bx other than bx lr, and writes of pc other
+ * than returns (pop, ldr pc, [sp], ldm sp!); tbb and tbh if their
+ * tables cannot be read (decode_tables()). */
+static int is_computed_jump(const cs_insn *insn)
+{
+    const cs_arm *a = &insn->detail->arm;
+    int op0_pc = a->op_count >= 1 && a->operands[0].type == ARM_OP_REG &&
+                 a->operands[0].reg == ARM_REG_PC;
+    switch (insn->id) {
+    case ARM_INS_TBB: case ARM_INS_TBH:
+        return 0;
+    case ARM_INS_BXJ:
+        return 1;
+    case ARM_INS_BX:
+        return !(a->op_count == 1 && a->operands[0].type == ARM_OP_REG &&
+                 a->operands[0].reg == ARM_REG_LR);
+    case ARM_INS_POP:
+        return 0;
+    case ARM_INS_LDM: case ARM_INS_LDMDB: case ARM_INS_LDMIB: case ARM_INS_LDMDA:
+        if (a->op_count >= 1 && a->operands[0].type == ARM_OP_REG &&
+            a->operands[0].reg == ARM_REG_SP)
+            return 0;
+        for (int i = 1; i < a->op_count; i++)
+            if (a->operands[i].type == ARM_OP_REG && a->operands[i].reg == ARM_REG_PC)
+                return 1;
+        return 0;
+    case ARM_INS_LDR:
+        return op0_pc && !(a->op_count >= 2 && a->operands[1].type == ARM_OP_MEM &&
+                           a->operands[1].mem.base == ARM_REG_SP);
+    default:
+        return op0_pc;
+    }
+}
+
+/* A 16-bit Thumb instruction that does the same at any address, with
+ * lr holding something else: it reads neither pc nor lr, writes
+ * neither, and is not a branch, IT, a hint or an exception. */
+static int thumb16_movable(uint32_t hw)
+{
+    if (hw < 0x4400 || (hw >= 0x5000 && hw < 0xA000) || (hw >= 0xA800 && hw < 0xB100) ||
+        (hw & 0xFF00) == 0xB200 || (hw & 0xFF00) == 0xBA00 || (hw & 0xF000) == 0xC000)
+        return 1;                       /* low registers, sp, loads, stores, ldm, stm */
+    if (hw < 0x4700) {                  /* add, cmp, mov with high registers */
+        unsigned rdn = (hw & 7) | (hw >> 4 & 8), rm = hw >> 3 & 15;
+        return rdn < 14 && rm < 14;
+    }
+    if ((hw & 0xFE00) == 0xB400)        /* push, without lr */
+        return !(hw & 0x100);
+    if ((hw & 0xFE00) == 0xBC00)        /* pop, without pc */
+        return !(hw & 0x100);
+    return 0;
+}
+
+static void *arm_scan_begin(const struct elf_image *img)
+{
+    struct arm_scan *sc = xcalloc(1, sizeof *sc);
+    for (size_t i = 0; i < img->n_symbols; i++) {
+        const struct elf_symbol *y = &img->symbols[i];
+        if (y->shndx == SHN_UNDEF || y->shndx == SHN_ABS)
+            continue;
+        addr_add(&sc->symbols, y->value & ~1u);
+        char kind = mapping_kind(y->name);
+        if (kind)
+            addr_add(&sc->mappings, (y->value & ~1u) | (kind == 'd'));
+    }
+    if (sc->symbols.n)
+        qsort(sc->symbols.v, sc->symbols.n, sizeof *sc->symbols.v, u32_cmp);
+    if (sc->mappings.n)
+        qsort(sc->mappings.v, sc->mappings.n, sizeof *sc->mappings.v, u32_cmp);
+    function_index_build(img, &sc->functions);
+    return sc;
+}
+
+/* The index of the first element of the sorted set that is >= a. */
+static size_t addr_lower_bound(const struct addr_set *s, uint32_t a)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Every instruction: its direct branch target, computed jumps, IT
+ * blocks.  Returns whether `insn` is in an IT block. */
+static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, uint32_t w)
+{
+    const cs_arm *a = &insn->detail->arm;
+    switch (insn->id) {
+    case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_CBZ: case ARM_INS_CBNZ:
+        for (int i = 0; i < a->op_count; i++)
+            if (a->operands[i].type == ARM_OP_IMM)
+                addr_add(&sc->targets, (uint32_t)a->operands[i].imm);
+        break;
+    }
+    if (isa != ISA_THUMB) {
+        sc->prev_end = 0;
+        return 0;
+    }
+    if (is_computed_jump(insn))
+        addr_add(&sc->jumps, (uint32_t)insn->address);
+    if (insn->id == ARM_INS_TBB || insn->id == ARM_INS_TBH)
+        addr_add(&sc->tables, (uint32_t)insn->address | (insn->id == ARM_INS_TBH));
+    int in_it = sc->it_left > 0;
+    if (in_it)
+        sc->it_left--;
+    if (insn->id == ARM_INS_IT && (w & 0xF))
+        sc->it_left = 4 - (unsigned)__builtin_ctz(w & 0xF);
+    return in_it;
+}
+
+/* A ULEB128 at *p, before end; *ok = 0 if it runs past end. */
+static uint32_t read_uleb(const unsigned char **p, const unsigned char *end, int *ok)
+{
+    uint32_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        if (*p >= end) {
+            *ok = 0;
+            return 0;
+        }
+        unsigned char b = *(*p)++;
+        if (shift < 32)
+            v |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+}
+
+/* Reads an LSDA's call-site table (the GCC format that
+ * __gxx_personality_v0 reads; ARM EHABI puts it after the personality
+ * routine and its unwind opcodes in .ARM.extab) and adds each landing
+ * pad (relative to the function's start) to `pads`.  -1 if it cannot be
+ * read: then any address may be a landing pad. */
+static int read_lsda(const struct elf_image *img, uint32_t lsda, uint32_t fn,
+                     struct addr_set *pads)
+{
+    const unsigned char *p = elf_bytes_at(img, lsda, 4), *end;
+    const struct elf_section *s = elf_section_at(img, lsda);
+    if (!p || !s || lsda - s->addr >= s->size)
+        return -1;
+    end = p + (s->addr + s->size - lsda);
+    int ok = 1;
+    if (end - p < 3 || p[0] != 0xff)            /* LPStart: the function's start */
+        return -1;
+    p++;
+    if (*p++ != 0xff)                           /* type table offset */
+        read_uleb(&p, end, &ok);
+    if (p >= end)
+        return -1;
+    unsigned enc = *p++;                        /* call sites: uleb128 or udata2/4 */
+    uint32_t len = read_uleb(&p, end, &ok);
+    if (!ok || len > (uint32_t)(end - p) || (enc != 0x01 && enc != 0x02 && enc != 0x03))
+        return -1;
+    const unsigned char *table_end = p + len;
+    while (ok && p < table_end) {
+        uint32_t f[3];
+        for (int i = 0; i < 3; i++) {
+            unsigned size = enc == 0x02 ? 2 : 4;
+            if (enc == 0x01) {
+                f[i] = read_uleb(&p, table_end, &ok);
+            } else if ((size_t)(table_end - p) < size) {
+                return -1;
+            } else {
+                f[i] = size == 2 ? p[0] | (uint32_t)p[1] << 8
+                                 : p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                                   (uint32_t)p[3] << 24;
+                p += size;
+            }
+        }
+        read_uleb(&p, table_end, &ok);          /* the action */
+        if (ok && f[2])
+            addr_add(pads, fn + f[2]);
+    }
+    return ok ? 0 : -1;
+}
+
+/* The landing pads of the function at `fn` (C++ exception handlers and
+ * cleanups: the unwinder jumps there), from its .ARM.exidx entry: none
+ * for "cannot unwind" and the compact models; a generic personality
+ * routine's LSDA follows its unwind opcodes.  -1 if they cannot be
+ * known. */
+static int add_landing_pads(const struct elf_image *img, uint32_t fn, struct addr_set *pads)
+{
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (s->type != SHT_ARM_EXIDX)
+            continue;
+        uint32_t best = 0, found = 0;
+        for (uint32_t e = s->addr; e + 8 <= s->addr + s->size; e += 8) {
+            uint32_t w0;
+            if (elf_read32(img, e, &w0))
+                break;
+            uint32_t start = e + (uint32_t)((int32_t)(w0 << 1) >> 1);
+            if (start <= fn && (!found || start >= best)) {
+                best = start;
+                found = e;
+            }
+        }
+        uint32_t w1, pr, ops;
+        if (!found || elf_read32(img, found + 4, &w1) || w1 == 1 || (w1 & 0x80000000u))
+            return 0;
+        uint32_t at = found + 4 + (uint32_t)((int32_t)(w1 << 1) >> 1);
+        if (elf_read32(img, at, &pr))
+            return -1;
+        if (pr & 0x80000000u)                   /* a compact model: no LSDA */
+            return 0;
+        if (elf_read32(img, at + 4, &ops))
+            return -1;
+        return read_lsda(img, at + 8 + 4 * (ops >> 24), best, pads);
+    }
+    return 0;
+}
+
+/* Why a pair site must stay untraced (NULL: it may be rewritten):
+ * something may reach its blx other than the instruction before it. */
+static const char *pair_refusal(const struct arm_scan *sc, const struct elf_image *img,
+                                uint32_t blx)
+{
+    if (addr_in(&sc->targets, blx))
+        return "Thumb blx rM (16-bit) at a branch target";
+    if (addr_in(&sc->symbols, blx))
+        return "Thumb blx rM (16-bit) at a symbol";
+    const struct indexed_function *f = function_index_find(&sc->functions, blx);
+    if (!f)
+        return "Thumb blx rM (16-bit) outside any function";
+    size_t j = addr_lower_bound(&sc->jumps, f->start);
+    if (j < sc->jumps.n && sc->jumps.v[j] - f->start < f->size)
+        return "Thumb blx rM (16-bit) in a function with computed jumps";
+    struct addr_set pads = { NULL, 0, 0 };
+    int known = add_landing_pads(img, f->start, &pads) == 0;
+    int pad = 0;
+    for (size_t i = 0; i < pads.n; i++)
+        pad |= pads.v[i] == blx;
+    free(pads.v);
+    if (!known)
+        return "Thumb blx rM (16-bit) in a function whose landing pads cannot be read";
+    if (pad)
+        return "Thumb blx rM (16-bit) at a landing pad";
+    return NULL;
+}
+
+/* The targets of every tbb and tbh: its table (bytes, or halfwords:
+ * offsets / 2 from the instruction + 4) is what the $d mapping symbol
+ * right after it marks, up to the next mapping symbol.  A table that
+ * is not marked so makes the instruction a computed jump. */
+static void decode_tables(struct arm_scan *sc, const struct elf_image *img)
+{
+    for (size_t t = 0; t < sc->tables.n; t++) {
+        uint32_t at = sc->tables.v[t] & ~1u, table = at + 4, end = 0;
+        int half = sc->tables.v[t] & 1;
+        size_t m = addr_lower_bound(&sc->mappings, table);
+        int marked = m < sc->mappings.n && sc->mappings.v[m] == (table | 1);
+        while (m < sc->mappings.n && (sc->mappings.v[m] & ~1u) <= table)
+            m++;
+        if (m < sc->mappings.n)
+            end = sc->mappings.v[m] & ~1u;
+        const unsigned char *p = end ? elf_bytes_at(img, table, end - table) : NULL;
+        if (!marked || !p) {
+            addr_add(&sc->jumps, at);
+            continue;
+        }
+        for (uint32_t off = 0; off + 1 + half <= end - table; off += 1 + half)
+            addr_add(&sc->targets, table + 2 * (half ? p[off] | (uint32_t)p[off + 1] << 8 : p[off]));
+    }
+}
+
+static void arm_scan_end(void *state, const struct elf_image *img, struct site_list *sites,
+                         struct scan_stats *st)
+{
+    struct arm_scan *sc = state;
+    decode_tables(sc, img);
+    if (sc->targets.n)
+        qsort(sc->targets.v, sc->targets.n, sizeof *sc->targets.v, u32_cmp);
+    if (sc->jumps.n)
+        qsort(sc->jumps.v, sc->jumps.n, sizeof *sc->jumps.v, u32_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < sites->n; i++) {
+        const char *why = sites->v[i].kind == KIND_T_BLX_PAIR
+                              ? pair_refusal(sc, img, sites->v[i].addr) : NULL;
+        if (why) {
+            st->sites_by_kind[KIND_T_BLX_PAIR]--;
+            stats_untraced(st, sites->v[i].addr, why, 2);
+        } else {
+            sites->v[k++] = sites->v[i];
+        }
+    }
+    sites->n = k;
+    free(sc->targets.v);
+    free(sc->jumps.v);
+    free(sc->tables.v);
+    free(sc->symbols.v);
+    free(sc->mappings.v);
+    function_index_free(&sc->functions);
+    free(sc);
+}
+
 /* capstone's immediate operand of a direct call is its target. */
 static int capstone_agrees(const cs_insn *insn, uint32_t target)
 {
@@ -127,17 +472,29 @@ static int capstone_agrees(const cs_insn *insn, uint32_t target)
 }
 
 /* Thumb: 32-bit bl and blx imm are redirected (in an IT block too: the
- * redirect is a 32-bit blx, allowed where they are); 16-bit blx rM has
- * no call of its size that reaches a sled and is counted. */
-static int thumb_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
-                          struct scan_stats *st)
+ * redirect is a 32-bit blx, allowed where they are).  A 16-bit blx rM
+ * is redirected with the 16-bit instruction before it if that can move
+ * (and arm_scan_end() may still refuse it); else it is counted. */
+static int thumb_classify(struct arm_scan *sc, int in_it, const cs_insn *insn, uint32_t w,
+                          struct call_site *site, struct scan_stats *st)
 {
     uint32_t addr = (uint32_t)insn->address;
     if (insn->size == 2) {
-        if (insn->id == ARM_INS_BLX && is_t_blx_reg(w))
-            stats_untraced(st, addr, "Thumb blx rM (16-bit: not rewritten)", 2);
-        else
-            stats_untraced(st, addr, "calls capstone decodes differently", 2);
+        const char *why = "calls capstone decodes differently";
+        if (insn->id == ARM_INS_BLX && is_t_blx_reg(w)) {
+            unsigned rm = w >> 3 & 15;
+            why = in_it ? "Thumb blx rM (16-bit) in an IT block"
+                : rm > 12 ? "Thumb blx lr, sp or pc (16-bit)"
+                : !sc->prev_usable || sc->prev_end != addr
+                    ? "Thumb blx rM (16-bit) after an instruction that cannot move"
+                    : NULL;
+            if (!why) {
+                site->insn = sc->prev_hw | w << 16;
+                site->kind = KIND_T_BLX_PAIR;
+                return 1;
+            }
+        }
+        stats_untraced(st, addr, why, 2);
         return 0;
     }
     if (!(is_t_bl(w) || is_t_blx_imm(w)) || !capstone_agrees(insn, t_call_target(addr, w))) {
@@ -149,15 +506,9 @@ static int thumb_classify(const cs_insn *insn, uint32_t w, struct call_site *sit
     return 1;
 }
 
-static int arm_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t next,
-                        int has_next, struct call_site *site, struct scan_stats *st)
+static int arm_state_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
+                              struct scan_stats *st)
 {
-    (void)next;
-    (void)has_next;
-    if (insn->id != ARM_INS_BL && insn->id != ARM_INS_BLX)
-        return 0;
-    if (isa == ISA_THUMB)
-        return thumb_classify(insn, w, site, st);
     uint32_t addr = (uint32_t)insn->address;
     site->insn = w;
     if (is_bl(w) || is_blx_imm(w)) {
@@ -186,6 +537,25 @@ static int arm_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t 
     return 0;
 }
 
+static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t w,
+                        uint32_t next, int has_next, struct call_site *site,
+                        struct scan_stats *st)
+{
+    (void)next;
+    (void)has_next;
+    struct arm_scan *sc = state;
+    int in_it = thumb_track(sc, insn, isa, w), is_call = 0;
+    if (insn->id == ARM_INS_BL || insn->id == ARM_INS_BLX)
+        is_call = isa == ISA_THUMB ? thumb_classify(sc, in_it, insn, w, site, st)
+                                   : arm_state_classify(insn, w, site, st);
+    if (isa == ISA_THUMB) {
+        sc->prev_end = (uint32_t)insn->address + insn->size;
+        sc->prev_hw = (uint16_t)w;
+        sc->prev_usable = insn->size == 2 && !in_it && thumb16_movable(w);
+    }
+    return is_call;
+}
+
 const struct arch_ops arch_arm = {
     .name = "arm",
     .elf_machine = EM_ARM,
@@ -200,5 +570,7 @@ const struct arch_ops arch_arm = {
     .check_image = arm_check_image,
     .code_ranges = arm_code_ranges,
     .disasm_open = arm_disasm_open,
+    .scan_begin = arm_scan_begin,
+    .scan_end = arm_scan_end,
     .classify = arm_classify,
 };

@@ -9,7 +9,22 @@
 #include "arch/arm/sled.h"
 
 /* Call kinds (struct arch_ops.kinds): ARM state, then Thumb. */
-enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_T_BL, KIND_T_BLX_IMM, N_ARM_KINDS };
+enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_T_BL, KIND_T_BLX_IMM, KIND_T_BLX_PAIR,
+       N_ARM_KINDS };
+
+/* A Thumb 16-bit blx rM rewritten with the 16-bit instruction P before
+ * it (KIND_T_BLX_PAIR; docs/DESIGN.md "16-bit blx rM"): the pair
+ * becomes a Thumb bl to its thunk's entry (+2), in litifut_thunks:
+ *     +0  nop            (never run: aligns what follows)
+ *     +2  P, copied      (the entry; Thumb)
+ *     +4  bx pc          (to ARM state at +8)
+ *     +6  the blx rM     (never run: kept for readers)
+ *     +8  b <the register half's sled entry>   (ARM)
+ */
+#define THUNK_SIZE      12
+#define THUNK_ENTRY     2
+#define THUNK_BLX       6
+#define THUNK_BRANCH    8
 
 static inline int is_thumb_kind(unsigned kind)
 {
@@ -73,6 +88,18 @@ static inline uint32_t t_call_target(uint32_t addr, uint32_t w)
 static inline int is_t_blx_reg(uint32_t hw)
 {
     return (hw & 0xFF87) == 0x4780;
+}
+
+/* Thumb 32-bit bl (T1) from addr to dest (Thumb code); 0 if out of
+ * range (+-16 MB) or dest is odd. */
+static inline uint32_t t_bl_encode(uint32_t addr, uint32_t dest)
+{
+    int64_t off = (int64_t)dest - (int64_t)(addr + 4);
+    if (off < -(INT64_C(1) << 24) || off >= (INT64_C(1) << 24) || (off & 1))
+        return 0;
+    uint32_t u = (uint32_t)off, s = off < 0;
+    uint32_t j1 = (~(u >> 23) ^ s) & 1, j2 = (~(u >> 22) ^ s) & 1;
+    return (0xF000 | s << 10 | (u >> 12 & 0x3FF)) | (0xD000 | j1 << 13 | j2 << 11 | (u >> 1 & 0x7FF)) << 16;
 }
 
 #endif

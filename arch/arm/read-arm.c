@@ -12,6 +12,8 @@
 static int arm_call_target(const struct call_site *site, uint32_t *target)
 {
     uint32_t w = site->insn, addr = site->addr;
+    if (site->kind == KIND_T_BLX_PAIR)
+        return 0;
     if (is_thumb_kind(site->kind)) {
         *target = t_call_target(addr, w);
         return 1;
@@ -27,18 +29,43 @@ static int arm_call_target(const struct call_site *site, uint32_t *target)
     return 0;
 }
 
-/* A redirect is an ARM bl, or a Thumb blx, into the sled (either half). */
-static int arm_decode_redirect(const struct call_site *site, const struct sled_set *sleds,
-                               unsigned *k)
+static int sled_entry_of(uint32_t target, const struct sled_set *sleds, unsigned *k)
 {
-    uint32_t target;
-    int ok = is_thumb_kind(site->kind) ? is_t_blx_imm(site->insn) : is_bl(site->insn);
-    if (!ok || !arm_call_target(site, &target) ||
-        target - sleds->base[0] >= 2 * SLED_ENTRIES * SLED_ENTRY_SIZE ||
+    if (target - sleds->base[0] >= 2 * SLED_ENTRIES * SLED_ENTRY_SIZE ||
         (target - sleds->base[0]) % SLED_ENTRY_SIZE)
         return 0;
-    *k = (target - sleds->base[0]) / SLED_ENTRY_SIZE % SLED_ENTRIES;
+    *k = (target - sleds->base[0]) / SLED_ENTRY_SIZE % SLED_ENTRIES;    /* either half */
     return 1;
+}
+
+/* A Thumb bl to a thunk's entry (host-arm.h): the 16-bit blx rM after
+ * the instruction the bl replaced; its thunk's ARM b gives the entry. */
+static int thunk_redirect(const struct elf_image *img, struct call_site *site,
+                          const struct sled_set *sleds, unsigned *k)
+{
+    uint32_t thunk = t_call_target(site->addr, site->insn) - THUNK_ENTRY, w0, w4, b;
+    if (thunk - sleds->thunks >= sleds->thunks_size || (thunk - sleds->thunks) % THUNK_SIZE ||
+        elf_read32(img, thunk, &w0) || elf_read32(img, thunk + 4, &w4) ||
+        elf_read32(img, thunk + THUNK_BRANCH, &b) || (b & 0xFF000000) != 0xEA000000 ||
+        !is_t_blx_reg(w4 >> 16) ||
+        !sled_entry_of(thunk + THUNK_BRANCH + 8 + (uint32_t)branch_offset(b), sleds, k))
+        return 0;
+    site->addr += 2;                    /* the blx */
+    site->kind = KIND_T_BLX_PAIR;
+    site->insn = w0 >> 16 | (w4 >> 16) << 16;
+    return 1;
+}
+
+/* A redirect is an ARM bl or a Thumb blx into the sled (either half),
+ * or a Thumb bl to a thunk. */
+static int arm_decode_redirect(const struct elf_image *img, struct call_site *site,
+                               const struct sled_set *sleds, unsigned *k)
+{
+    uint32_t target;
+    if (site->kind == KIND_T_BL && sleds->thunks)
+        return thunk_redirect(img, site, sleds, k);
+    int ok = is_thumb_kind(site->kind) ? is_t_blx_imm(site->insn) : is_bl(site->insn);
+    return ok && arm_call_target(site, &target) && sled_entry_of(target, sleds, k);
 }
 
 /* rotated 8-bit immediate of a data-processing instruction */

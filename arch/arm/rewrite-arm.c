@@ -25,13 +25,28 @@ static int thumb_encode_redirect(const struct call_site *site, uint32_t entry, u
     return 0;
 }
 
-/* bl<c> to entry k of the (one) sled, keeping the call's condition. */
-static int arm_encode_redirect(const struct call_site *site, unsigned k,
-                               const struct sled_set *sleds, uint32_t *word, int *bridged)
+static uint32_t sled_entry(const struct call_site *site, unsigned k, const struct sled_set *sleds)
 {
-    unsigned half = site->kind == KIND_BLX_REG;     /* sled.h */
-    uint32_t entry = sleds->base[0] + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
+    unsigned half = site->kind == KIND_BLX_REG || site->kind == KIND_T_BLX_PAIR;    /* sled.h */
+    return sleds->base[0] + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
+}
+
+/* bl<c> to entry k of the (one) sled, keeping the call's condition; a
+ * Thumb call: blx to it; a 16-bit blx rM and the instruction before it:
+ * bl to their thunk. */
+static int arm_encode_redirect(const struct call_site *site, unsigned k,
+                               const struct sled_set *sleds, uint32_t thunk, uint32_t *word,
+                               int *bridged)
+{
+    uint32_t entry = sled_entry(site, k, sleds);
     *bridged = 0;
+    if (site->kind == KIND_T_BLX_PAIR) {
+        uint32_t at = site->addr - 2;
+        if (!(*word = t_bl_encode(at, thunk + THUNK_ENTRY)))
+            return error("Thumb call at 0x%08" PRIx32 ": its thunk at 0x%08" PRIx32
+                         " is out of bl range (+-16 MB)", site->addr, thunk);
+        return 0;
+    }
     if (is_thumb_kind(site->kind))
         return thumb_encode_redirect(site, entry, word);
     int64_t off = (int64_t)entry - ((int64_t)site->addr + 8);
@@ -40,6 +55,27 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
                      " is out of bl range (+-32 MB)", site->addr, entry);
     uint32_t cond = site->kind == KIND_BLX_IMM ? 0xE : site->insn >> 28;
     *word = cond << 28 | 0x0B000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
+    return 0;
+}
+
+/* The thunk of a 16-bit blx rM and the instruction P before it (the
+ * layout: host-arm.h). */
+static int arm_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                            uint32_t thunk, uint8_t *bytes)
+{
+    uint32_t entry = sled_entry(site, k, sleds), b_at = thunk + THUNK_BRANCH;
+    int64_t off = (int64_t)entry - ((int64_t)b_at + 8);
+    if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25) || (thunk & 3))
+        return error("thunk at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
+                     " is out of b range (+-32 MB)", thunk, entry);
+    uint32_t b = 0xEA000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
+    uint16_t hw[4] = { 0xBF00, (uint16_t)site->insn, 0x4778, (uint16_t)(site->insn >> 16) };
+    for (int i = 0; i < 4; i++) {
+        bytes[2 * i] = (uint8_t)hw[i];
+        bytes[2 * i + 1] = (uint8_t)(hw[i] >> 8);
+    }
+    for (int i = 0; i < 4; i++)
+        bytes[THUNK_BRANCH + i] = (uint8_t)(b >> (8 * i));
     return 0;
 }
 
@@ -53,6 +89,7 @@ static uint32_t arm_site_word(const struct call_site *site, uint32_t word_addr)
     case KIND_BLX_IMM: return (pc + (uint32_t)branch_offset(w) + ((w >> 23) & 2)) + 1 - word_addr;
     case KIND_T_BL: return t_call_target(site->addr, w) + 1 - word_addr;
     case KIND_T_BLX_IMM: return t_call_target(site->addr, w) - word_addr;
+    case KIND_T_BLX_PAIR: return FRAME_R(w >> 19 & 15);    /* the blx: second halfword */
     default: return FRAME_R(w & 15);
     }
 }
@@ -157,6 +194,7 @@ static const char *arm_module_variant(const char *object_path)
 
 const struct arch_rewrite_ops arch_arm_rewrite = {
     .encode_redirect = arm_encode_redirect,
+    .encode_thunk = arm_encode_thunk,
     .site_word = arm_site_word,
     .module_triple = arm_module_triple,
     .module_variant = arm_module_variant,

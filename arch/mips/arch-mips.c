@@ -18,9 +18,9 @@
 #include "litifut/trace-format.h"
 
 static const struct call_kind mips_kinds[] = {
-    { "jal", RA_OFFSET, 0 }, { "jalr", RA_OFFSET, 0 }, { "bal", RA_OFFSET, 0 },
-    { "bgezal", RA_OFFSET, 0 }, { "bltzal", RA_OFFSET, 0 }, { "bgezall", RA_OFFSET, 0 },
-    { "bltzall", RA_OFFSET, 0 },
+    { "jal", RA_OFFSET, 0, 0 }, { "jalr", RA_OFFSET, 0, 0 }, { "bal", RA_OFFSET, 0, 0 },
+    { "bgezal", RA_OFFSET, 0, 0 }, { "bltzal", RA_OFFSET, 0, 0 },
+    { "bgezall", RA_OFFSET, 0, 0 }, { "bltzall", RA_OFFSET, 0, 0 },
 };
 static const struct ld_emulation mips_emulations[] = {
     { "elf32btsmip", "mips-linux-gnu" },
@@ -159,9 +159,11 @@ static int gpr_written(uint32_t w)
     }
 }
 
-static int mips_classify(const cs_insn *insn, unsigned isa, uint32_t w, uint32_t next,
-                         int has_next, struct call_site *site, struct scan_stats *st)
+static int mips_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t w,
+                         uint32_t next, int has_next, struct call_site *site,
+                         struct scan_stats *st)
 {
+    (void)state;
     (void)isa;
     uint32_t addr = (uint32_t)insn->address;
     site->insn = w;

@@ -34,9 +34,10 @@ static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_
     return 0;
 }
 
-static int mips_decode_redirect(const struct call_site *site, const struct sled_set *sleds,
-                                unsigned *k)
+static int mips_decode_redirect(const struct elf_image *img, struct call_site *site,
+                                const struct sled_set *sleds, unsigned *k)
 {
+    (void)img;
     uint32_t addr = site->addr, w = site->insn;
     if (is_regimm_link(w))
         return sled_entry_of(sleds, branch_target(addr, w), 0, k);

@@ -22,8 +22,10 @@ static int in_branch_range(uint32_t addr, uint32_t target)
 }
 
 static int mips_encode_redirect(const struct call_site *site, unsigned k,
-                                const struct sled_set *sleds, uint32_t *word, int *bridged)
+                                const struct sled_set *sleds, uint32_t thunk, uint32_t *word,
+                                int *bridged)
 {
+    (void)thunk;
     uint32_t a = site->addr;
     unsigned entry_k = k + (site->kind == KIND_JALR) * SLED_ENTRIES;    /* its half: sled.h */
     int unconditional = site->kind == KIND_JAL || site->kind == KIND_JALR ||

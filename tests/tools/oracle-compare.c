@@ -255,7 +255,8 @@ int main(int argc, char **argv)
         }
     }
     qsort(sites, n_sites, sizeof *sites, cmp_site);
-    qsort(untraced, n_untraced, sizeof *untraced, cmp_u32);
+    if (n_untraced)
+        qsort(untraced, n_untraced, sizeof *untraced, cmp_u32);
     for (size_t i = 1; i < n_sites; i++)
         if (sites[i].rt == sites[i - 1].rt) {
             fprintf(stderr, "oracle-compare: %s and %s both have a site at %08" PRIx32

@@ -65,7 +65,12 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
     struct call_site site = { 0 };
     struct scan_stats st;
     memset(&st, 0, sizeof st);
-    int is_call = n == 1 && arch->classify(&ci[0], isa, insn, next, 1, &site, &st);
+    void *state = arch->scan_begin ? arch->scan_begin(&img) : NULL;
+    int is_call = n == 1 && arch->classify(state, &ci[0], isa, insn, next, 1, &site, &st);
+    if (arch->scan_end) {
+        struct site_list none = { NULL, 0 };
+        arch->scan_end(state, &img, &none, &st);
+    }
     scan_stats_free(&st);
     if (n)
         cs_free(ci, n);
@@ -90,8 +95,9 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
     unsigned got_k = ~0u;
     char rname[128];
     snprintf(rname, sizeof rname, "%s, redirect", name);
-    int ok = rw->encode_redirect(&site, k, &sleds, &redirect, &bridged) == 0 &&
-             rd->decode_redirect(&(struct call_site){ addr, redirect, site.kind }, &sleds, &got_k);
+    int ok = rw->encode_redirect(&site, k, &sleds, 0, &redirect, &bridged) == 0 &&
+             rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind }, &sleds,
+                                 &got_k);
     uint32_t entry = sled + arch->sled_entry_size * (k + (fixed ? 0 : arch->sled_entries));
     uint32_t reached = 0;
     if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind }, &reached))
@@ -132,6 +138,42 @@ static void test_site_words(void)
     site_case(mips, "mips: bal", 0x00400000, 0x04110004, 0, 1, 0x00400004 + 16, 0x00401000, 1);
     site_case(mips, "mips: jalr t9", 0x00400000, 0x0320f809, 0, 0, 4 * 25, 0x00401000, 127);
     site_case(mips, "mips: jalr s0", 0x00400000, 0x0200f809, 0, 0, 4 * 16 + 1, 0x00401000, 0);
+}
+
+/* A Thumb 16-bit blx r3 after `ldr r3, [r3, #4]` (the pair, at
+ * 0x8000 / 0x8002): its site word is r3's slot, its redirect a Thumb bl
+ * to its thunk's entry, and the thunk holds the ldr, bx pc, the blx,
+ * then an ARM b to the register half's entry k. */
+static void test_thumb_pair(void)
+{
+    const struct arch_ops *arm = arch_by_name("arm");
+    const struct arch_rewrite_ops *rw = arch_rewrite_ops(arm);
+    unsigned kind;
+    for (kind = 0; kind < arm->n_kinds && strcmp(arm->kinds[kind].name, "t_blx_pair"); kind++)
+        ;
+    struct call_site site = { 0x8002, 0x685b | 0x4798u << 16, (uint8_t)kind };
+    uint32_t sled = 0x9000, thunk = 0xa000, word, b;
+    unsigned k = 9;
+    struct sled_set sleds = { .base = { sled }, .n = 1, .fixed_address = 1,
+                              .thunks = thunk, .thunks_size = 12 };
+    uint8_t t[12];
+    int bridged;
+    check(kind < arm->n_kinds && arm->kinds[kind].ra_offset == 2 &&
+          arm->kinds[kind].patch_offset == -2 && arm->kinds[kind].thunk_size == 12,
+          "thumb pair: kind", "return address +%u, patch %d, thunk %u",
+          arm->kinds[kind].ra_offset, arm->kinds[kind].patch_offset, arm->kinds[kind].thunk_size);
+    check(rw->site_word(&site, 0x20000) == 12, "thumb pair: site word", "0x%08" PRIx32,
+          rw->site_word(&site, 0x20000));
+    int ok = rw->encode_redirect(&site, k, &sleds, thunk, &word, &bridged) == 0 &&
+             rw->encode_thunk(&site, k, &sleds, thunk, t) == 0;
+    /* bl from 0x8000 to 0xa002: offset 0x1ffe */
+    check(ok && word == (0xf001u | 0xffffu << 16), "thumb pair: redirect", "0x%08" PRIx32, word);
+    b = t[8] | t[9] << 8 | t[10] << 16 | (uint32_t)t[11] << 24;
+    uint32_t entry = sled + arm->sled_entry_size * (k + arm->sled_entries);
+    uint32_t reached = thunk + 8 + 8 + (uint32_t)((int32_t)(b << 8) >> 6);
+    check(ok && t[2] == 0x5b && t[3] == 0x68 && t[4] == 0x78 && t[5] == 0x47 && t[6] == 0x98 &&
+          t[7] == 0x47 && (b >> 24) == 0xea && reached == entry, "thumb pair: thunk",
+          "b at +8 reaches 0x%08" PRIx32 ", want 0x%08" PRIx32, reached, entry);
 }
 
 /* The DB of four ARM sites over three pages: page table (by return
@@ -194,6 +236,7 @@ static void test_records(void)
 int main(void)
 {
     test_site_words();
+    test_thumb_pair();
     test_db();
     test_records();
     return failures ? 1 : 0;
