@@ -119,6 +119,12 @@ int db_write_image(const struct db *db, struct elf_image *img)
         linked.n_sites != h->n_sites || linked.n_pages != h->n_pages)
         return error("%s: the linked instruction DB is not the one generated for it",
                      img->path);
+    /* Where nothing moved it (no thunk area), it is exactly this DB:
+     * anything else is another program (or one rewritten already). */
+    for (uint32_t i = 0; linked.db_vaddr == h->db_vaddr && i < n; i++)
+        if (elf_get32(img, p + 4 * i) != file_word(db, i))
+            return error("%s: the linked instruction DB differs from the one generated for it",
+                         img->path);
     for (uint32_t i = 0; i < n; i++)
         elf_put32(img, p + 4 * i, file_word(db, i));
     struct db back;

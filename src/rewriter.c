@@ -7,6 +7,7 @@
 #include "src/site-report.h"
 #include "lib/error.h"
 #include "lib/files.h"
+#include "lib/arch-read.h"
 
 static int open_program(const char *path, struct elf_image *img, const struct arch_ops **arch)
 {
@@ -133,6 +134,16 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
         goto out;
     if (plan(arch, &img, &sites, &pl) != 0)
         goto out;
+    for (size_t i = 0; i < sites.n; i++) {
+        struct call_site s = sites.v[i];
+        unsigned k;
+        if (arch_read_ops(arch)->decode_redirect(&img, &s, &pl.sleds, &k)) {
+            error("%s: already rewritten (the call at 0x%08" PRIx32 " goes to the tracer)",
+                  binary, sites.v[i].addr);
+            plan_free(&pl);
+            goto out;
+        }
+    }
     if (db_write_image(&pl.db, &img) == 0 &&
         rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks) == 0)
         rc = write_file_atomic(out, img.data, img.size, st.st_mode & 07777);

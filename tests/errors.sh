@@ -51,7 +51,7 @@ test_errors() {
     expect_error "rewrite: stripped program" "stripped: no symbol table" "$rw" "$d/stripped"
     expect_error "rewrite: not linked with the tracer" "plain: no symbol litifut_sled" \
         "$rw" --db "$d/x.c" "$d/plain"
-    expect_error "rewrite: relinking an already rewritten program" "differs from the one generated" \
+    expect_error "rewrite: relinking an already rewritten program" "prog: already rewritten" \
         "$rw" -o "$d/rewritten-twice" "$d/prog"
     check "rewrite: no output after a failed rewrite" test ! -e "$d/rewritten-twice"
 

@@ -166,18 +166,17 @@ static const char *module_variant(const struct arch_rewrite_ops *rw,
     return all ? all : "";
 }
 
+/* The first program object (*.o, *.lo: not the toolchain's crt
+ * files, whose build attributes may say less), else the first crt. */
 static const char *first_object(const struct link_args *la)
 {
     const char *any = NULL;
     for (int i = 0; i < la->args.n; i++) {
-        const char *a = la->args.v[i], *base = strrchr(a, '/');
+        const char *a = la->args.v[i];
         size_t n = strlen(a);
-        if (a[0] == '-' || n < 3 || strcmp(a + n - 2, ".o") != 0)
-            continue;
-        base = base ? base + 1 : a;
-        if (strncmp(base, "crt", 3) != 0)
+        if (is_program_object(a))
             return a;
-        if (!any)
+        if (!any && a[0] != '-' && n >= 3 && strcmp(a + n - 2, ".o") == 0)
             any = a;
     }
     return any;

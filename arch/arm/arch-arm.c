@@ -140,6 +140,11 @@ struct arm_scan {
      * dropped), the mapping symbols (address | 1 for $d), functions */
     struct addr_set symbols, mappings;
     struct function_index functions;
+    /* .ARM.exidx: each entry's address, by function (sorted, as ld
+     * writes it; exidx_ok = 0 if it is not, or cannot be read) */
+    struct exidx_entry { uint32_t fn, at; } *exidx;
+    size_t n_exidx;
+    int exidx_ok;
 };
 
 static void addr_add(struct addr_set *s, uint32_t a)
@@ -233,6 +238,24 @@ static void *arm_scan_begin(const struct elf_image *img)
     if (sc->mappings.n)
         qsort(sc->mappings.v, sc->mappings.n, sizeof *sc->mappings.v, u32_cmp);
     function_index_build(img, &sc->functions);
+    sc->exidx_ok = 1;
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (s->type != SHT_ARM_EXIDX || sc->exidx)
+            continue;
+        sc->exidx = xcalloc(s->size / 8 + 1, sizeof *sc->exidx);
+        for (uint32_t e = s->addr; e + 8 <= s->addr + s->size; e += 8) {
+            uint32_t w0;
+            if (elf_read32(img, e, &w0)) {
+                sc->exidx_ok = 0;
+                break;
+            }
+            uint32_t fn = e + (uint32_t)((int32_t)(w0 << 1) >> 1);
+            if (sc->n_exidx && fn < sc->exidx[sc->n_exidx - 1].fn)
+                sc->exidx_ok = 0;
+            sc->exidx[sc->n_exidx++] = (struct exidx_entry){ fn, e };
+        }
+    }
     return sc;
 }
 
@@ -303,9 +326,11 @@ static uint32_t read_uleb(const unsigned char **p, const unsigned char *end, int
 static int read_lsda(const struct elf_image *img, uint32_t lsda, uint32_t fn,
                      struct addr_set *pads)
 {
-    const unsigned char *p = elf_bytes_at(img, lsda, 4), *end;
     const struct elf_section *s = elf_section_at(img, lsda);
-    if (!p || !s || lsda - s->addr >= s->size)
+    if (!s || lsda - s->addr >= s->size)
+        return -1;
+    const unsigned char *p = elf_bytes_at(img, lsda, s->addr + s->size - lsda), *end;
+    if (!p)
         return -1;
     end = p + (s->addr + s->size - lsda);
     int ok = 1;
@@ -348,36 +373,35 @@ static int read_lsda(const struct elf_image *img, uint32_t lsda, uint32_t fn,
  * for "cannot unwind" and the compact models; a generic personality
  * routine's LSDA follows its unwind opcodes.  -1 if they cannot be
  * known. */
-static int add_landing_pads(const struct elf_image *img, uint32_t fn, struct addr_set *pads)
+static int add_landing_pads(const struct arm_scan *sc, const struct elf_image *img,
+                            uint32_t fn, struct addr_set *pads)
 {
-    for (size_t si = 1; si < img->n_sections; si++) {
-        const struct elf_section *s = &img->sections[si];
-        if (s->type != SHT_ARM_EXIDX)
-            continue;
-        uint32_t best = 0, found = 0;
-        for (uint32_t e = s->addr; e + 8 <= s->addr + s->size; e += 8) {
-            uint32_t w0;
-            if (elf_read32(img, e, &w0))
-                break;
-            uint32_t start = e + (uint32_t)((int32_t)(w0 << 1) >> 1);
-            if (start <= fn && (!found || start >= best)) {
-                best = start;
-                found = e;
-            }
-        }
-        uint32_t w1, pr, ops;
-        if (!found || elf_read32(img, found + 4, &w1) || w1 == 1 || (w1 & 0x80000000u))
-            return 0;
-        uint32_t at = found + 4 + (uint32_t)((int32_t)(w1 << 1) >> 1);
-        if (elf_read32(img, at, &pr))
-            return -1;
-        if (pr & 0x80000000u)                   /* a compact model: no LSDA */
-            return 0;
-        if (elf_read32(img, at + 4, &ops))
-            return -1;
-        return read_lsda(img, at + 8 + 4 * (ops >> 24), best, pads);
+    if (!sc->exidx_ok)
+        return -1;
+    size_t lo = 0, hi = sc->n_exidx;           /* the last entry for a function <= fn */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc->exidx[mid].fn <= fn)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return 0;
+    if (lo == 0)
+        return 0;
+    const struct exidx_entry *e = &sc->exidx[lo - 1];
+    uint32_t w1, pr, ops;
+    if (elf_read32(img, e->at + 4, &w1))
+        return -1;
+    if (w1 == 1 || (w1 & 0x80000000u))         /* cannot unwind; compact, inline */
+        return 0;
+    uint32_t at = e->at + 4 + (uint32_t)((int32_t)(w1 << 1) >> 1);
+    if (elf_read32(img, at, &pr))
+        return -1;
+    if (pr & 0x80000000u)                       /* a compact model: no LSDA */
+        return 0;
+    if (elf_read32(img, at + 4, &ops))
+        return -1;
+    return read_lsda(img, at + 8 + 4 * (ops >> 24), e->fn, pads);
 }
 
 /* Why a pair site must stay untraced (NULL: it may be rewritten):
@@ -396,7 +420,7 @@ static const char *pair_refusal(const struct arm_scan *sc, const struct elf_imag
     if (j < sc->jumps.n && sc->jumps.v[j] - f->start < f->size)
         return "Thumb blx rM (16-bit) in a function with computed jumps";
     struct addr_set pads = { NULL, 0, 0 };
-    int known = add_landing_pads(img, f->start, &pads) == 0;
+    int known = add_landing_pads(sc, img, f->start, &pads) == 0;
     int pad = 0;
     for (size_t i = 0; i < pads.n; i++)
         pad |= pads.v[i] == blx;
@@ -459,6 +483,7 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     free(sc->tables.v);
     free(sc->symbols.v);
     free(sc->mappings.v);
+    free(sc->exidx);
     function_index_free(&sc->functions);
     free(sc);
 }
