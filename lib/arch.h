@@ -20,6 +20,8 @@ struct call_site {
     uint32_t addr;      /* link-time address of the call instruction */
     uint32_t insn;      /* the original word the redirect replaces (sites.tsv) */
     uint8_t kind;       /* index into arch_ops.kinds */
+    uint16_t insn2;     /* the call's own halfword, if insn is not it (ARM: a Thumb
+                           16-bit blx rewritten with a 32-bit instruction before it) */
 };
 
 /* A kind of call: its name (sites.tsv, summaries), where its return

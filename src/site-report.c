@@ -12,7 +12,8 @@ int compare_site_lists(const struct arch_ops *arch, const struct site_list *a,
     size_t n = a->n < b->n ? a->n : b->n;
     for (size_t i = 0; i < n; i++) {
         const struct call_site *x = &a->v[i], *y = &b->v[i];
-        if (x->addr != y->addr || x->insn != y->insn || x->kind != y->kind)
+        if (x->addr != y->addr || x->insn != y->insn || x->kind != y->kind ||
+            x->insn2 != y->insn2)
             return error("%s: call site %zu moved: %s 0x%08" PRIx32 " (0x%08" PRIx32
                          ") became %s 0x%08" PRIx32 " (0x%08" PRIx32 ")",
                          what, i, arch->kinds[x->kind].name, x->addr, x->insn,
@@ -28,10 +29,10 @@ int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, cons
     FILE *f = fopen(path, "w");
     if (!f)
         return error("%s: cannot create", path);
-    fprintf(f, "site\tkind\tinsn\n");
+    fprintf(f, "site\tkind\tinsn\tinsn2\n");
     for (size_t i = 0; i < l->n; i++)
-        fprintf(f, "0x%08" PRIx32 "\t%s\t0x%08" PRIx32 "\n", l->v[i].addr,
-                arch->kinds[l->v[i].kind].name, l->v[i].insn);
+        fprintf(f, "0x%08" PRIx32 "\t%s\t0x%08" PRIx32 "\t0x%04" PRIx16 "\n", l->v[i].addr,
+                arch->kinds[l->v[i].kind].name, l->v[i].insn, l->v[i].insn2);
     if (fclose(f) != 0)
         return error("%s: write error", path);
     return 0;

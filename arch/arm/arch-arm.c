@@ -23,6 +23,7 @@ static const struct call_kind arm_kinds[N_ARM_KINDS] = {
     [KIND_T_BLX_IMM] = { "t_blx_imm", 4, 0, 0 },
     /* the call is the blx; its redirect starts at the instruction before */
     [KIND_T_BLX_PAIR] = { "t_blx_pair", 2, -2, THUNK_SIZE },
+    [KIND_T_BLX_PAIR32] = { "t_blx_pair32", 2, -4, THUNK32_SIZE },
 };
 /* Both float ABIs link with the same emulation; the first entry is
  * what the emulation alone implies. */
@@ -131,8 +132,9 @@ struct addr_set { uint32_t *v; size_t n, cap; };
 
 struct arm_scan {
     uint32_t prev_end;          /* the previous Thumb instruction's end (0: none) */
-    uint16_t prev_hw;           /* it, if it was 16-bit and not in an IT block */
-    int prev_usable;
+    uint32_t prev_word;         /* it (a 32-bit one: first halfword low) */
+    unsigned prev_size;
+    int prev_usable;            /* it moves (and was not in an IT block) */
     unsigned it_left;           /* instructions of the IT block still to come */
     struct addr_set targets, jumps;
     struct addr_set tables;     /* tbb, tbh (bit 0 set): their tables are decoded */
@@ -219,6 +221,47 @@ static int thumb16_movable(uint32_t hw)
     if ((hw & 0xFE00) == 0xBC00)        /* pop, without pc */
         return !(hw & 0x100);
     return 0;
+}
+
+static int is_pc_or_lr(unsigned reg)
+{
+    return reg == ARM_REG_PC || reg == ARM_REG_LR;
+}
+
+/* A 32-bit Thumb instruction that does the same at any address, with
+ * lr holding something else: no operand, and nothing capstone says it
+ * reads or writes, is pc or lr; not a branch, table branch, adr (pc
+ * relative without saying so), exception or IT. */
+static int thumb32_movable(const cs_insn *insn)
+{
+    const cs_detail *d = insn->detail;
+    switch (insn->id) {
+    case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_BX: case ARM_INS_BXJ:
+    case ARM_INS_TBB: case ARM_INS_TBH: case ARM_INS_CBZ: case ARM_INS_CBNZ: case ARM_INS_IT:
+    case ARM_INS_ADR: case ARM_INS_SVC: case ARM_INS_BKPT: case ARM_INS_UDF: case ARM_INS_SMC:
+    case ARM_INS_HVC: case ARM_INS_ERET: case ARM_INS_INVALID:
+        return 0;
+    }
+    if (insn->size != 4 || !d)
+        return 0;
+    for (unsigned i = 0; i < d->groups_count; i++)
+        if (d->groups[i] == CS_GRP_JUMP || d->groups[i] == CS_GRP_CALL ||
+            d->groups[i] == CS_GRP_RET || d->groups[i] == CS_GRP_INT ||
+            d->groups[i] == CS_GRP_BRANCH_RELATIVE)
+            return 0;
+    for (unsigned i = 0; i < d->regs_read_count; i++)
+        if (is_pc_or_lr(d->regs_read[i]))
+            return 0;
+    for (unsigned i = 0; i < d->regs_write_count; i++)
+        if (is_pc_or_lr(d->regs_write[i]))
+            return 0;
+    for (int i = 0; i < d->arm.op_count; i++) {
+        const cs_arm_op *op = &d->arm.operands[i];
+        if ((op->type == ARM_OP_REG && is_pc_or_lr(op->reg)) ||
+            (op->type == ARM_OP_MEM && (is_pc_or_lr(op->mem.base) || is_pc_or_lr(op->mem.index))))
+            return 0;
+    }
+    return 1;
 }
 
 static void *arm_scan_begin(const struct elf_image *img)
@@ -468,10 +511,11 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
         qsort(sc->jumps.v, sc->jumps.n, sizeof *sc->jumps.v, u32_cmp);
     size_t k = 0;
     for (size_t i = 0; i < sites->n; i++) {
-        const char *why = sites->v[i].kind == KIND_T_BLX_PAIR
+        unsigned kind = sites->v[i].kind;
+        const char *why = kind == KIND_T_BLX_PAIR || kind == KIND_T_BLX_PAIR32
                               ? pair_refusal(sc, img, sites->v[i].addr) : NULL;
         if (why) {
-            st->sites_by_kind[KIND_T_BLX_PAIR]--;
+            st->sites_by_kind[kind]--;
             stats_untraced(st, sites->v[i].addr, why, 2);
         } else {
             sites->v[k++] = sites->v[i];
@@ -513,9 +557,15 @@ static int thumb_classify(struct arm_scan *sc, int in_it, const cs_insn *insn, u
                 : !sc->prev_usable || sc->prev_end != addr
                     ? "Thumb blx rM (16-bit) after an instruction that cannot move"
                     : NULL;
-            if (!why) {
-                site->insn = sc->prev_hw | w << 16;
+            if (!why && sc->prev_size == 2) {
+                site->insn = sc->prev_word | w << 16;
                 site->kind = KIND_T_BLX_PAIR;
+                return 1;
+            }
+            if (!why) {
+                site->insn = sc->prev_word;
+                site->insn2 = (uint16_t)w;
+                site->kind = KIND_T_BLX_PAIR32;
                 return 1;
             }
         }
@@ -575,8 +625,9 @@ static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
                                    : arm_state_classify(insn, w, site, st);
     if (isa == ISA_THUMB) {
         sc->prev_end = (uint32_t)insn->address + insn->size;
-        sc->prev_hw = (uint16_t)w;
-        sc->prev_usable = insn->size == 2 && !in_it && thumb16_movable(w);
+        sc->prev_word = w;
+        sc->prev_size = insn->size;
+        sc->prev_usable = !in_it && (insn->size == 2 ? thumb16_movable(w) : thumb32_movable(insn));
     }
     return is_call;
 }

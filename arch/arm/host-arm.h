@@ -10,7 +10,7 @@
 
 /* Call kinds (struct arch_ops.kinds): ARM state, then Thumb. */
 enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_T_BL, KIND_T_BLX_IMM, KIND_T_BLX_PAIR,
-       N_ARM_KINDS };
+       KIND_T_BLX_PAIR32, N_ARM_KINDS };
 
 /* A Thumb 16-bit blx rM rewritten with the 16-bit instruction P before
  * it (KIND_T_BLX_PAIR; docs/DESIGN.md "16-bit blx rM"): the pair
@@ -25,6 +25,21 @@ enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_T_BL, KIND_T_BLX_IMM, KIND_T_BL
 #define THUNK_ENTRY     2
 #define THUNK_BLX       6
 #define THUNK_BRANCH    8
+
+/* The same after a 32-bit instruction P (KIND_T_BLX_PAIR32): P becomes
+ * the bl (the blx stays, never reached again), and the thunk puts the
+ * return address right:
+ *     +0  P, copied      (the entry)
+ *     +4  add.w lr, lr, #2   (lr: the blx's return address)
+ *     +8  bx pc          (to ARM state at +12)
+ *     +10 the blx rM     (never run: kept for readers)
+ *     +12 b <the register half's sled entry>   (ARM)
+ */
+#define THUNK32_SIZE    16
+#define THUNK32_BLX     10
+#define THUNK32_BRANCH  12
+#define T_ADD_LR_2      0x0e02f10eu     /* add.w lr, lr, #2 */
+#define T_BX_PC         0x4778
 
 static inline int is_thumb_kind(unsigned kind)
 {

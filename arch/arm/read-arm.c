@@ -12,7 +12,7 @@
 static int arm_call_target(const struct call_site *site, uint32_t *target)
 {
     uint32_t w = site->insn, addr = site->addr;
-    if (site->kind == KIND_T_BLX_PAIR)
+    if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32)
         return 0;
     if (is_thumb_kind(site->kind)) {
         *target = t_call_target(addr, w);
@@ -38,21 +38,34 @@ static int sled_entry_of(uint32_t target, const struct sled_set *sleds, unsigned
     return 1;
 }
 
-/* A Thumb bl to a thunk's entry (host-arm.h): the 16-bit blx rM after
- * the instruction the bl replaced; its thunk's ARM b gives the entry. */
+/* A Thumb bl to a thunk (host-arm.h): its entry is 2 mod 4 after a
+ * 16-bit instruction P, 0 mod 4 after a 32-bit one; the blx rM follows
+ * P, and the thunk's ARM b gives the entry k. */
 static int thunk_redirect(const struct elf_image *img, struct call_site *site,
                           const struct sled_set *sleds, unsigned *k)
 {
-    uint32_t thunk = t_call_target(site->addr, site->insn) - THUNK_ENTRY, w0, w4, b;
-    if (thunk - sleds->thunks >= sleds->thunks_size || (thunk - sleds->thunks) % THUNK_SIZE ||
-        elf_read32(img, thunk, &w0) || elf_read32(img, thunk + 4, &w4) ||
-        elf_read32(img, thunk + THUNK_BRANCH, &b) || (b & 0xFF000000) != 0xEA000000 ||
-        !is_t_blx_reg(w4 >> 16) ||
-        !sled_entry_of(thunk + THUNK_BRANCH + 8 + (uint32_t)branch_offset(b), sleds, k))
+    uint32_t to = t_call_target(site->addr, site->insn);
+    int p32 = (to & 3) == 0;
+    uint32_t thunk = to - (p32 ? 0 : THUNK_ENTRY), size = p32 ? THUNK32_SIZE : THUNK_SIZE;
+    uint32_t bx_at = thunk + (p32 ? 8 : 4), b_at = thunk + (p32 ? THUNK32_BRANCH : THUNK_BRANCH);
+    uint32_t p, bx, b, add;
+    if (thunk - sleds->thunks >= sleds->thunks_size ||
+        sleds->thunks_size - (thunk - sleds->thunks) < size || elf_read32(img, thunk, &p) ||
+        elf_read32(img, bx_at, &bx) || elf_read32(img, b_at, &b) ||
+        (b & 0xFF000000) != 0xEA000000 || (bx & 0xFFFF) != T_BX_PC || !is_t_blx_reg(bx >> 16) ||
+        (p32 && (elf_read32(img, thunk + 4, &add) || add != T_ADD_LR_2)) ||
+        !sled_entry_of(b_at + 8 + (uint32_t)branch_offset(b), sleds, k))
         return 0;
-    site->addr += 2;                    /* the blx */
-    site->kind = KIND_T_BLX_PAIR;
-    site->insn = w0 >> 16 | (w4 >> 16) << 16;
+    if (p32) {
+        site->addr += 4;                /* the blx */
+        site->kind = KIND_T_BLX_PAIR32;
+        site->insn = p;
+        site->insn2 = (uint16_t)(bx >> 16);
+    } else {
+        site->addr += 2;
+        site->kind = KIND_T_BLX_PAIR;
+        site->insn = p >> 16 | (bx >> 16) << 16;
+    }
     return 1;
 }
 

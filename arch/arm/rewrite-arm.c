@@ -27,7 +27,8 @@ static int thumb_encode_redirect(const struct call_site *site, uint32_t entry, u
 
 static uint32_t sled_entry(const struct call_site *site, unsigned k, const struct sled_set *sleds)
 {
-    unsigned half = site->kind == KIND_BLX_REG || site->kind == KIND_T_BLX_PAIR;    /* sled.h */
+    unsigned half = site->kind == KIND_BLX_REG || site->kind == KIND_T_BLX_PAIR ||
+                    site->kind == KIND_T_BLX_PAIR32;                                /* sled.h */
     return sleds->base[0] + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
 }
 
@@ -40,9 +41,9 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
 {
     uint32_t entry = sled_entry(site, k, sleds);
     *bridged = 0;
-    if (site->kind == KIND_T_BLX_PAIR) {
-        uint32_t at = site->addr - 2;
-        if (!(*word = t_bl_encode(at, thunk + THUNK_ENTRY)))
+    if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32) {
+        int p32 = site->kind == KIND_T_BLX_PAIR32;
+        if (!(*word = t_bl_encode(site->addr - (p32 ? 4 : 2), thunk + (p32 ? 0 : THUNK_ENTRY))))
             return error("Thumb call at 0x%08" PRIx32 ": its thunk at 0x%08" PRIx32
                          " is out of bl range (+-16 MB)", site->addr, thunk);
         return 0;
@@ -60,22 +61,41 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
 
 /* The thunk of a 16-bit blx rM and the instruction P before it (the
  * layout: host-arm.h). */
+static void put16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, v);
+    put16(p + 2, v >> 16);
+}
+
 static int arm_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
                             uint32_t thunk, uint8_t *bytes)
 {
-    uint32_t entry = sled_entry(site, k, sleds), b_at = thunk + THUNK_BRANCH;
+    int p32 = site->kind == KIND_T_BLX_PAIR32;
+    uint32_t entry = sled_entry(site, k, sleds), b_at = thunk + (p32 ? THUNK32_BRANCH : THUNK_BRANCH);
     int64_t off = (int64_t)entry - ((int64_t)b_at + 8);
     if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25) || (thunk & 3))
         return error("thunk at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
                      " is out of b range (+-32 MB)", thunk, entry);
     uint32_t b = 0xEA000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
-    uint16_t hw[4] = { 0xBF00, (uint16_t)site->insn, 0x4778, (uint16_t)(site->insn >> 16) };
-    for (int i = 0; i < 4; i++) {
-        bytes[2 * i] = (uint8_t)hw[i];
-        bytes[2 * i + 1] = (uint8_t)(hw[i] >> 8);
+    if (p32) {
+        put32(bytes, site->insn);
+        put32(bytes + 4, T_ADD_LR_2);
+        put16(bytes + 8, T_BX_PC);
+        put16(bytes + THUNK32_BLX, site->insn2);
+        put32(bytes + THUNK32_BRANCH, b);
+    } else {
+        put16(bytes, 0xBF00);                   /* nop */
+        put16(bytes + THUNK_ENTRY, site->insn);
+        put16(bytes + 4, T_BX_PC);
+        put16(bytes + THUNK_BLX, site->insn >> 16);
+        put32(bytes + THUNK_BRANCH, b);
     }
-    for (int i = 0; i < 4; i++)
-        bytes[THUNK_BRANCH + i] = (uint8_t)(b >> (8 * i));
     return 0;
 }
 
@@ -90,6 +110,7 @@ static uint32_t arm_site_word(const struct call_site *site, uint32_t word_addr)
     case KIND_T_BL: return t_call_target(site->addr, w) + 1 - word_addr;
     case KIND_T_BLX_IMM: return t_call_target(site->addr, w) - word_addr;
     case KIND_T_BLX_PAIR: return FRAME_R(w >> 19 & 15);    /* the blx: second halfword */
+    case KIND_T_BLX_PAIR32: return FRAME_R(site->insn2 >> 3 & 15);
     default: return FRAME_R(w & 15);
     }
 }

@@ -96,11 +96,11 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
     char rname[128];
     snprintf(rname, sizeof rname, "%s, redirect", name);
     int ok = rw->encode_redirect(&site, k, &sleds, 0, &redirect, &bridged) == 0 &&
-             rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind }, &sleds,
+             rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind, 0 }, &sleds,
                                  &got_k);
     uint32_t entry = sled + arch->sled_entry_size * (k + (fixed ? 0 : arch->sled_entries));
     uint32_t reached = 0;
-    if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind }, &reached))
+    if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind, 0 }, &reached))
         ok = 0;
     check(ok && got_k == k && (reached & ~1u) == entry, rname,
           "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx32 "), want %u of the %s half (0x%08"
@@ -151,7 +151,7 @@ static void test_thumb_pair(void)
     unsigned kind;
     for (kind = 0; kind < arm->n_kinds && strcmp(arm->kinds[kind].name, "t_blx_pair"); kind++)
         ;
-    struct call_site site = { 0x8002, 0x685b | 0x4798u << 16, (uint8_t)kind };
+    struct call_site site = { 0x8002, 0x685b | 0x4798u << 16, (uint8_t)kind, 0 };
     uint32_t sled = 0x9000, thunk = 0xa000, word, b;
     unsigned k = 9;
     struct sled_set sleds = { .base = { sled }, .n = 1, .fixed_address = 1,
@@ -174,6 +174,24 @@ static void test_thumb_pair(void)
     check(ok && t[2] == 0x5b && t[3] == 0x68 && t[4] == 0x78 && t[5] == 0x47 && t[6] == 0x98 &&
           t[7] == 0x47 && (b >> 24) == 0xea && reached == entry, "thumb pair: thunk",
           "b at +8 reaches 0x%08" PRIx32 ", want 0x%08" PRIx32, reached, entry);
+
+    /* after a 32-bit instruction: ldr.w r3, [r3, #4] at 0x8000, blx r3
+     * at 0x8004; the bl replaces the ldr.w, the thunk sets lr right */
+    struct call_site s32 = { 0x8004, 0x3004f8d3, (uint8_t)(kind + 1), 0x4798 };
+    uint8_t u[16];
+    ok = strcmp(arm->kinds[kind + 1].name, "t_blx_pair32") == 0 &&
+         rw->site_word(&s32, 0x20000) == 12 &&
+         rw->encode_redirect(&s32, k, &sleds, thunk, &word, &bridged) == 0 &&
+         rw->encode_thunk(&s32, k, &sleds, thunk, u) == 0;
+    /* bl from 0x8000 to 0xa000: offset 0x1ffc */
+    check(ok && word == (0xf001u | 0xfffeu << 16), "thumb pair32: redirect", "0x%08" PRIx32, word);
+    b = u[12] | u[13] << 8 | u[14] << 16 | (uint32_t)u[15] << 24;
+    reached = thunk + 12 + 8 + (uint32_t)((int32_t)(b << 8) >> 6);
+    uint32_t p = u[0] | u[1] << 8 | u[2] << 16 | (uint32_t)u[3] << 24;
+    uint32_t add = u[4] | u[5] << 8 | u[6] << 16 | (uint32_t)u[7] << 24;
+    check(ok && p == 0x3004f8d3 && add == 0x0e02f10e && u[8] == 0x78 && u[9] == 0x47 &&
+          u[10] == 0x98 && u[11] == 0x47 && reached == entry, "thumb pair32: thunk",
+          "b at +12 reaches 0x%08" PRIx32 ", want 0x%08" PRIx32, reached, entry);
 }
 
 /* The DB of four ARM sites over three pages: page table (by return
@@ -183,10 +201,10 @@ static void test_db(void)
     const struct arch_ops *arm = arch_by_name("arm");
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(arm);
     struct call_site v[] = {
-        { 0x10000, 0xeb000000, 0 },      /* page 0x40 (return address 0x10004) */
-        { 0x10008, 0xeb000000, 0 },
-        { 0x103fc, 0xeb000000, 0 },      /* return address 0x10400: page 0x41 */
-        { 0x10c00, 0xe12fff34, 2 },      /* blx r4, page 0x43 */
+        { 0x10000, 0xeb000000, 0, 0 },      /* page 0x40 (return address 0x10004) */
+        { 0x10008, 0xeb000000, 0, 0 },
+        { 0x103fc, 0xeb000000, 0, 0 },      /* return address 0x10400: page 0x41 */
+        { 0x10c00, 0xe12fff34, 2, 0 },      /* blx r4, page 0x43 */
     };
     struct site_list sites = { v, 4 };
     struct db db;
@@ -207,7 +225,7 @@ static void test_db(void)
     check(db_site_target(&db, 0, &t) && t == 0x10008 && !db_site_target(&db, 3, &t) &&
           db.words[3] == 16, "db: site words", "0x%08" PRIx32 " %" PRIu32, t, db.words[3]);
     check(db_checksum(&db) == h->checksum, "db: checksum", "0x%08" PRIx32, h->checksum);
-    struct call_site after = { 0x40000, 0xeb000000, 0 };   /* its target after the DB */
+    struct call_site after = { 0x40000, 0xeb000000, 0, 0 };   /* its target after the DB */
     struct site_list bad = { &after, 1 };
     struct db db2;
     check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, &db2) != 0, "db: a target after the DB is refused",
