@@ -16,11 +16,13 @@ static volatile unsigned acc;
 ARMFN unsigned arm_leaf(unsigned x) { acc += x; return x * 3; }
 THUMB unsigned thumb_leaf(unsigned x) { return x + 11; }
 THUMB unsigned thumb_calls_arm(unsigned x) { return arm_leaf(x) + arm_leaf(x + 1); }
-/* Calls inside IT blocks (gcc does not make them from C): r = x, + 11
- * if x is odd (bl to Thumb); then r * 3 if bit 1 of r is set (the
- * linker makes that bl a blx to ARM code). */
+/* Calls inside IT blocks (gcc does not make them from C; Thumb-2 only,
+ * armv5te's Thumb has no IT): r = x, + 11 if x is odd (bl to Thumb);
+ * then r * 3 if bit 1 of r is set (the linker makes that bl a blx to
+ * ARM code). */
 THUMB unsigned thumb_it(unsigned x)
 {
+#if __ARM_ARCH_ISA_THUMB >= 2
     register unsigned r0 __asm__("r0") = x;
     __asm__ volatile("tst   r0, #1\n\t"
                      "it    ne\n\t"
@@ -32,6 +34,10 @@ THUMB unsigned thumb_it(unsigned x)
                      "blne  arm_leaf\n\t"
                      : "+r"(r0) : : "r1", "r2", "r3", "r12", "lr", "cc", "memory");
     return r0;
+#else
+    unsigned r = x & 1 ? thumb_leaf(x) : x;
+    return r & 2 ? arm_leaf(r) : r;
+#endif
 }
 
 static unsigned (*volatile table[3])(unsigned) = { thumb_leaf, thumb_calls_arm, arm_leaf };
