@@ -84,7 +84,7 @@ set_bench_arch() {
     armhf)
         set_arch armhf
         XFLAGS=
-        TITLE="armhf: $TRIPLE, armv7-a Thumb-2 (the compiler's default; 16-bit blx rM calls untraced)" ;;
+        TITLE="armhf: $TRIPLE, armv7-a Thumb-2 (the compiler's default)" ;;
     mips|mipsel)
         set_arch "$1"
         XFLAGS=
