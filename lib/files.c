@@ -77,8 +77,35 @@ int read_file(const char *path, unsigned char **data, size_t *size)
     return 0;
 }
 
+static int write_all(int fd, const void *data, size_t size)
+{
+    const unsigned char *p = data;
+    while (size) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t size, unsigned mode)
 {
+    /* A device or a FIFO (ld -o /dev/null) is written to, as ld does;
+     * renaming over it would replace it with a file. */
+    struct stat st;
+    if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        int err = fd < 0 ? errno : write_all(fd, data, size);
+        if (fd >= 0 && close(fd) != 0 && !err)
+            err = errno;
+        if (err)
+            return error("%s: cannot write: %s", path, strerror(err));
+        return 0;
+    }
     char *tmp = xasprintf("%s.litifut-XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
@@ -86,20 +113,7 @@ int write_file_atomic(const char *path, const void *data, size_t size, unsigned 
         free(tmp);
         return -1;
     }
-    const unsigned char *p = data;
-    size_t left = size;
-    int err = 0;
-    while (left && !err) {
-        ssize_t n = write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            err = errno;
-        else {
-            p += n;
-            left -= (size_t)n;
-        }
-    }
+    int err = write_all(fd, data, size);
     if (!err && fchmod(fd, mode) != 0)
         err = errno;
     if (close(fd) != 0 && !err)

@@ -15,7 +15,8 @@ int open_regular_file(const char *path);
 int read_file(const char *path, unsigned char **data, size_t *size);
 /* Writes `data` to a temporary file next to `path`, then renames it
  * over `path`: readers see the old file or the new one, never a part.
- * `mode` is the new file's permission bits. */
+ * `mode` is the new file's permission bits.  A character device or FIFO
+ * at `path` (ld -o /dev/null) is written to instead, and stays. */
 int write_file_atomic(const char *path, const void *data, size_t size, unsigned mode);
 
 #endif

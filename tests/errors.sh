@@ -55,6 +55,16 @@ test_errors() {
         "$rw" -o "$d/rewritten-twice" "$d/prog"
     check "rewrite: no output after a failed rewrite" test ! -e "$d/rewritten-twice"
 
+    # -o a FIFO (or /dev/null): written to, not replaced by a file
+    rm -f "$d/fifo"
+    mkfifo "$d/fifo"
+    timeout 120 cat "$d/fifo" > "$d/fifo.out" &
+    local reader=$!
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -o "$d/fifo" "$d/demo.o" 2> "$d/fifo.err"
+    wait "$reader"
+    check "link: -o FIFO writes the program into it and leaves it a FIFO" \
+        eval '[ -p "$d/fifo" ] && [ ! -s "$d/fifo.err" ] && cmp -s "$d/fifo.out" "$d/prog"'
+
     expect_link_error "link: real ld missing" "LITIFUT_REAL_LD\|No such file" \
         LITIFUT=1 LITIFUT_REAL_LD=/nonexistent/ld
     expect_link_error "link: compiler for the DB fails" "compiling the instruction DB" \
