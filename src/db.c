@@ -90,7 +90,7 @@ int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *path)
     /* The sites' thunks, filled in by the rewriter: the last code of
      * the link (this object is its last input), so no call site moves. */
     if (thunk_bytes)
-        fprintf(f, "__asm__(\".section .litifut_thunks, \\\"ax\\\", %%progbits\\n\"\n"
+        fprintf(f, "__asm__(\".section .litifut_thunks, \\\"axR\\\", %%progbits\\n\"\n"
                    "        \".p2align 2\\n\"\n"
                    "        \".global litifut_thunks\\n\"\n"
                    "        \".hidden litifut_thunks\\n\"\n"
