@@ -20,8 +20,8 @@ struct call_site {
     uint32_t addr;      /* link-time address of the call instruction */
     uint32_t insn;      /* the original word the redirect replaces (sites.tsv) */
     uint8_t kind;       /* index into arch_ops.kinds */
-    uint16_t insn2;     /* the call's own halfword, if insn is not it (ARM: a Thumb
-                           16-bit blx rewritten with a 32-bit instruction before it) */
+    uint16_t insn2;     /* more original bytes, for kinds whose redirect replaces
+                           something other than the call (arch/<arch>/host-<arch>.h) */
 };
 
 /* A kind of call: its name (sites.tsv, summaries), where its return
@@ -35,8 +35,9 @@ struct call_kind {
     uint8_t thunk_size;         /* bytes of its own thunk (litifut_thunks), or 0 */
 };
 
-/* The instruction sets an arch's code may be in (code_range.isa). */
-enum { ISA_MAIN, ISA_THUMB, N_ISAS };
+/* The instruction sets an arch's code may be in (code_range.isa): its
+ * main one, and another it mixes in (ARM: Thumb; MIPS: none). */
+enum { ISA_MAIN, ISA_ALT, N_ISAS };
 
 /* What a scan looked at and left alone, and what it found (lib/sites.h). */
 struct scan_stats;

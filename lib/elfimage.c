@@ -259,6 +259,11 @@ unsigned char *elf_bytes_at(const struct elf_image *img, uint32_t addr, uint32_t
     return img->data + s->offset + (addr - s->addr);
 }
 
+uint16_t elf_get16(const struct elf_image *img, const unsigned char *p)
+{
+    return (uint16_t)(img->big_endian ? p[0] << 8 | p[1] : p[0] | p[1] << 8);
+}
+
 uint32_t elf_get32(const struct elf_image *img, const unsigned char *p)
 {
     if (img->big_endian)

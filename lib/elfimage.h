@@ -86,6 +86,7 @@ int elf_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint32_t *vad
  * all of it, else NULL. */
 unsigned char *elf_bytes_at(const struct elf_image *img, uint32_t addr, uint32_t len);
 uint32_t elf_get32(const struct elf_image *img, const unsigned char *p);
+uint16_t elf_get16(const struct elf_image *img, const unsigned char *p);
 void elf_put32(const struct elf_image *img, unsigned char *p, uint32_t v);
 /* Reads the word at `addr`; -1 if it is not in the file. */
 int elf_read32(const struct elf_image *img, uint32_t addr, uint32_t *out);

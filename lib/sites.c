@@ -129,8 +129,7 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
         }
         struct call_site site;
         memset(&site, 0, sizeof site);
-        uint32_t word = insn->size >= 4 ? elf_get32(img, at)
-                        : img->big_endian ? (uint32_t)at[0] << 8 | at[1] : at[0] | (uint32_t)at[1] << 8;
+        uint32_t word = insn->size >= 4 ? elf_get32(img, at) : elf_get16(img, at);
         int has_next = size >= 4;           /* the delay slot, on MIPS */
         uint32_t next = has_next ? elf_get32(img, code) : 0;
         if (!arch->classify(state, insn, r.isa, word, next, has_next, &site, st))

@@ -101,7 +101,7 @@ static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
             if (from == to)
                 continue;
             if (ms[i].kind == 'a')
-                add_range(out, n, from, to, ISA_MAIN);
+                add_range(out, n, from, to, ISA_ARM);
             else if (ms[i].kind == 't')
                 add_range(out, n, from, to, ISA_THUMB);
             else

@@ -7,8 +7,12 @@
 
 #include <stdint.h>
 #include "arch/arm/sled.h"
+#include "lib/arch.h"
 
 /* Call kinds (struct arch_ops.kinds): ARM state, then Thumb. */
+/* ARM's instruction sets (lib/arch.h) */
+enum { ISA_ARM = ISA_MAIN, ISA_THUMB = ISA_ALT };
+
 enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_T_BL, KIND_T_BLX_IMM, KIND_T_BLX_PAIR,
        KIND_T_BLX_PAIR32, N_ARM_KINDS };
 

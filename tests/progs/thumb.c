@@ -22,7 +22,7 @@ THUMB unsigned thumb_calls_arm(unsigned x) { return arm_leaf(x) + arm_leaf(x + 1
  * ARM code). */
 THUMB unsigned thumb_it(unsigned x)
 {
-#if __ARM_ARCH_ISA_THUMB >= 2
+#if __ARM_ARCH_ISA_ALT >= 2
     register unsigned r0 __asm__("r0") = x;
     __asm__ volatile("tst   r0, #1\n\t"
                      "it    ne\n\t"

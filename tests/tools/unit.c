@@ -126,11 +126,11 @@ static void test_site_words(void)
      * halfword address; bl -4 MB; blx to ARM from a halfword address
      * (the offset counts from the word below addr + 4); sleds within
      * and at the edge of blx range */
-    site_case_isa(arm, ISA_THUMB, "thumb: bl", 0x8002, 0xf880f000, 0, 1, (0x8002 + 4 + 0x100) | 1,
+    site_case_isa(arm, ISA_ALT, "thumb: bl", 0x8002, 0xf880f000, 0, 1, (0x8002 + 4 + 0x100) | 1,
                   0x9000, 7);
-    site_case_isa(arm, ISA_THUMB, "thumb: bl backwards", 0x408000, 0xf800f400, 0, 1,
+    site_case_isa(arm, ISA_ALT, "thumb: bl backwards", 0x408000, 0xf800f400, 0, 1,
                   (0x408000 + 4 - 0x400000) | 1, 0x7f0000, 255);
-    site_case_isa(arm, ISA_THUMB, "thumb: blx imm", 0x8002, 0xe880f000, 0, 1, 0x8004 + 0x100,
+    site_case_isa(arm, ISA_ALT, "thumb: blx imm", 0x8002, 0xe880f000, 0, 1, 0x8004 + 0x100,
                   0x1008000, 0);
     /* MIPS: jal 0x00400100 from 0x00400000; bal +16; jalr t9 (saved by
      * the hot path); jalr s0 (not: + 1) */
