@@ -6,10 +6,13 @@
  * line each (per kind, not per record) and the rest is still read.
  */
 #include <inttypes.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "postproc/trace.h"
 #include "lib/elfimage.h"
 #include "lib/error.h"
@@ -31,18 +34,13 @@ enum problem {
 };
 
 struct reader {
-    const unsigned char *data;
+    const unsigned char *data;  /* the chunk being read (the header page, in trace_open) */
     size_t size;
     int big;
     struct trace_file *t;
-    int calls_pass;             /* 0: OBJECT and UNLOAD records only; 1: the rest */
     uint32_t *unloads;          /* bases the UNLOAD records name */
     size_t n_unloads, cap_unloads;
     size_t cap_objects;
-    size_t *with_sites;         /* indices of the objects with sites (by base) */
-    size_t n_with_sites;
-    struct chunk_calls *chunks; /* second pass: every readable chunk's calls */
-    size_t n_chunks, cap_chunks;
 };
 
 static uint32_t word(const struct reader *r, size_t off)
@@ -50,6 +48,18 @@ static uint32_t word(const struct reader *r, size_t off)
     const unsigned char *p = r->data + off;
     return r->big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
                   : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* Two words of a record, low first, as one number. */
+static uint64_t dword(const struct reader *r, size_t off)
+{
+    return (uint64_t)word(r, off + 4) << 32 | word(r, off);
+}
+
+/* A 64-bit field of the header, in the target's byte order. */
+static uint64_t header_u64(const struct reader *r, size_t off)
+{
+    return r->big ? (uint64_t)word(r, off) << 32 | word(r, off + 4) : dword(r, off);
 }
 
 static void warn_once(struct reader *r, enum problem kind, const char *fmt, ...)
@@ -102,8 +112,8 @@ static void decode_header(const struct reader *r, struct litifut_trace_header *h
     h->pid = word(r, o + 12);
     h->time_every = word(r, o + 16);
     size_t so = offsetof(struct litifut_trace_header, start_ns);
-    h->start_ns = r->big ? (uint64_t)word(r, so) << 32 | word(r, so + 4)
-                         : (uint64_t)word(r, so + 4) << 32 | word(r, so);
+    h->start_ns = header_u64(r, so);
+    h->clock_hz = header_u64(r, offsetof(struct litifut_trace_header, clock_hz));
 }
 
 /* The program path: a NUL-terminated string without control characters
@@ -134,6 +144,10 @@ static int check_layout(const struct reader *r, const struct litifut_trace_heade
         h->header_size % PAGE)
         return bad_header(r, "header_size %" PRIu32 " (expected whole 4 KB pages, at most %u)",
                           h->header_size, MAX_HEADER_SIZE);
+    if (h->clock < LITIFUT_CLOCK_MARKS || h->clock > LITIFUT_CLOCK_MIPS_CC)
+        return bad_header(r, "unknown clock %u", h->clock);
+    if (h->time_shift > 32)
+        return bad_header(r, "time_shift %u (at most 32)", h->time_shift);
     if (h->chunk_size < MIN_CHUNK_SIZE || h->chunk_size > MAX_CHUNK_SIZE ||
         h->chunk_size % PAGE)
         return bad_header(r, "chunk_size %" PRIu32 " (the tracer writes whole 4 KB pages, "
@@ -168,67 +182,51 @@ static int read_header(struct reader *r, struct litifut_trace_header *h)
 
 /* --- walking the chunks --- */
 
-/* One chunk's records. */
-struct chunk_calls {
-    uint32_t tid, index;
-    struct trace_call *calls;
-    size_t n, cap;
-    /* time marks: before call number mark_at[i], the time was mark_ns[i] */
-    size_t *mark_at;
-    uint64_t *mark_ns;
-    size_t n_marks, mcap;
-};
-
-/* Where a chunk's records are. */
-struct chunk_span {
-    size_t start, end;          /* the records: after the chunk header, whole words */
-    int whole;                  /* the file holds the whole chunk (else truncated) */
-};
-
-static void add_mark(struct chunk_calls *c, uint64_t ns, uint64_t start_ns)
+/* Reads chunk `index` into r->data (the buffer `buf`, chunk_size
+ * bytes).  Returns the whole words read, 0 if the file ends before the
+ * chunk's header; *whole says whether the file holds all of it. */
+static size_t load_chunk(struct reader *r, unsigned char *buf, uint32_t index, int *whole)
 {
-    if (c->n_marks == c->mcap) {
-        c->mcap = c->mcap * 2 + 16;
-        c->mark_at = xrealloc(c->mark_at, c->mcap * sizeof *c->mark_at);
-        c->mark_ns = xrealloc(c->mark_ns, c->mcap * sizeof *c->mark_ns);
-    }
-    c->mark_at[c->n_marks] = c->n;
-    c->mark_ns[c->n_marks++] = ns >= start_ns ? ns - start_ns : 0;
-}
-
-static void add_call(struct chunk_calls *c, const struct trace_call *call)
-{
-    if (c->n == c->cap) {
-        c->cap = c->cap * 2 + 256;
-        c->calls = xrealloc(c->calls, c->cap * sizeof *c->calls);
-    }
-    c->calls[c->n++] = *call;
+    const struct trace_file *t = r->t;
+    const struct litifut_trace_header *h = &t->header;
+    uint64_t off = h->header_size + (uint64_t)index * h->chunk_size;
+    r->data = buf;
+    r->size = 0;
+    *whole = 0;
+    if (off >= t->size || t->size - off < sizeof(struct litifut_chunk_header))
+        return 0;
+    size_t len = t->size - off < h->chunk_size ? (size_t)(t->size - off) : h->chunk_size;
+    ssize_t got = pread(t->fd, buf, len, (off_t)off);
+    if (got < (ssize_t)sizeof(struct litifut_chunk_header))
+        return 0;                       /* (the file shrank while read) */
+    *whole = (size_t)got == h->chunk_size;
+    r->size = (size_t)got & ~(size_t)3;
+    return r->size / 4;
 }
 
 /* A record that needs more words than its chunk has left: the file
  * was cut there, or (in a whole chunk) the record is damaged. */
-static void record_past_end(struct reader *r, const struct chunk_span *s,
-                            const struct chunk_calls *c)
+static void record_past_end(struct reader *r, int whole, uint32_t index)
 {
-    if (!s->whole)
+    if (!whole)
         warn_once(r, P_TRUNCATED, "truncated: the file ends inside a record; "
                                   "kept every whole record");
     else
         warn_once(r, P_RECORD, "a record runs past the end of chunk %" PRIu32
-                               "; skipped the rest of that chunk", c->index);
+                               "; skipped the rest of that chunk", index);
 }
 
 /* Zero words end a chunk's data; non-zero words after them are records
  * whose page was lost (not written back before power-off): say so and
- * read on.  Returns where reading goes on, or s->end if nothing
+ * read on.  Returns where reading goes on, or r->size if nothing
  * follows (the unused rest of the chunk). */
-static size_t skip_zeros(struct reader *r, const struct chunk_span *s, size_t pos)
+static size_t skip_zeros(struct reader *r, size_t pos)
 {
     size_t z = pos;
-    while (z + 4 <= s->end && word(r, z) == 0)
+    while (z + 4 <= r->size && word(r, z) == 0)
         z += 4;
-    if (z + 4 > s->end)
-        return s->end;
+    if (z + 4 > r->size)
+        return r->size;
     warn_once(r, P_GAP, "a chunk has a gap of lost records (pages not written back?); "
                         "read on after it");
     return z;
@@ -397,60 +395,32 @@ static void apply_unloads(struct reader *r)
     }
 }
 
-/* --- call records (the second pass) --- */
+/* --- records --- */
 
 /* The object whose site range holds site id `id`, or NULL. */
-static struct trace_object *object_of_site(const struct reader *r, uint32_t id)
+static struct trace_object *object_of_site(const struct trace_file *t, uint32_t id)
 {
-    size_t lo = 0, hi = r->n_with_sites;    /* the last one with base <= id */
-    if (!hi || r->t->objects[r->with_sites[0]].base > id)
+    size_t lo = 0, hi = t->n_with_sites;    /* the last one with base <= id */
+    if (!hi || t->objects[t->with_sites[0]].base > id)
         return NULL;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r->t->objects[r->with_sites[mid]].base <= id)
+        if (t->objects[t->with_sites[mid]].base <= id)
             lo = mid;
         else
             hi = mid;
     }
-    struct trace_object *o = &r->t->objects[r->with_sites[lo]];
+    struct trace_object *o = &t->objects[t->with_sites[lo]];
     return id - o->base < o->n_sites ? o : NULL;
 }
-
-/* A call record: kept if its site is one of a usable object's DB.  A
- * call record says how long it is, so a bad one is skipped alone. */
-static void add_site_call(struct reader *r, struct chunk_calls *c, uint32_t w, uint32_t target)
-{
-    uint32_t id = LITIFUT_REC_SITE(w);
-    struct trace_object *o = object_of_site(r, id);
-    if (!o) {
-        warn_once(r, P_SITE, "chunk %" PRIu32 " records call site id %" PRIu32 ", which no "
-                  "object's range holds; skipped every such record", c->index, id);
-        return;
-    }
-    if (!o->usable)
-        return;                         /* the caller said why */
-    if (id - o->base >= o->db_sites) {
-        warn_once(r, P_SITE_DB, "chunk %" PRIu32 " records call site %" PRIu32 " of %s, "
-                  "whose DB has %" PRIu32 " sites; skipped every such record", c->index,
-                  id - o->base, o->path, o->db_sites);
-        return;
-    }
-    struct trace_call call = { (uint32_t)(o - r->t->objects), id - o->base, target,
-                               LITIFUT_REC_TAG(w) != LITIFUT_REC_CALL, 0 };
-    add_call(c, &call);
-}
-
-/* --- reading a chunk --- */
 
 /* Whether control word `w` is one this version has, with its length. */
 static int control_word_ok(uint32_t w)
 {
     uint32_t n = LITIFUT_REC_PAYLOAD(w);
-    if (w & 0xfc)
-        return 0;
     switch (LITIFUT_REC_TYPE(w)) {
     case LITIFUT_REC_TIME:
-        return n == 2;
+        return n == 4;
     case LITIFUT_REC_OBJECT:
         return n > LITIFUT_OBJECT_RECORD_WORDS &&
                n <= LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4;
@@ -463,88 +433,194 @@ static int control_word_ok(uint32_t w)
     }
 }
 
-/* The control record at `pos`: used as the pass wants it.  Returns its
- * length in bytes, or 0 where reading the chunk ends. */
-static size_t control_record(struct reader *r, const struct chunk_span *s, size_t pos,
-                             struct chunk_calls *c, uint32_t *cache)
+static uint64_t clock_ns(const struct trace_file *t, const struct trace_clock *k)
 {
-    uint32_t w = word(r, pos);
-    size_t n = LITIFUT_REC_PAYLOAD(w);
-    if (pos + 4 + 4 * n > s->end) {
-        record_past_end(r, s, c);
+    if (!k->have_mark)
+        return 0;
+    return k->mark_ns + (uint64_t)((double)(k->units - k->mark_units) * t->ns_per_unit);
+}
+
+/* What one walk over a chunk is for. */
+struct walk {
+    struct trace_cursor *c;     /* NULL: trace_open's scan (objects, counts, times) */
+    struct trace_clock clock;
+    uint32_t index;             /* the chunk's */
+    int whole;
+    uint64_t calls;             /* call records seen */
+    uint64_t last_ns;           /* of the last event or mark */
+    /* the cursor's, clock MARKS: the events at which a TIME record came */
+    size_t *mark_at;
+    uint64_t *mark_ns;
+    size_t n_marks, cap_marks;
+};
+
+static void add_mark(struct walk *w, size_t at, uint64_t ns)
+{
+    if (w->n_marks == w->cap_marks) {
+        w->cap_marks = w->cap_marks * 2 + 16;
+        w->mark_at = xrealloc(w->mark_at, w->cap_marks * sizeof *w->mark_at);
+        w->mark_ns = xrealloc(w->mark_ns, w->cap_marks * sizeof *w->mark_ns);
+    }
+    w->mark_at[w->n_marks] = at;
+    w->mark_ns[w->n_marks++] = ns;
+}
+
+/* The TIME record whose payload is at `pos`. */
+static void time_record(struct reader *r, struct walk *w, size_t pos)
+{
+    const struct trace_file *t = r->t;
+    uint64_t ticks = dword(r, pos), ns = dword(r, pos + 8);
+    struct trace_clock *k = &w->clock;
+    k->units = k->mark_units = t->header.time_shift < 64 ? ticks >> t->header.time_shift : 0;
+    k->mark_ns = ns > t->header.start_ns ? ns - t->header.start_ns : 0;
+    k->have_mark = 1;
+    w->last_ns = k->mark_ns;
+    if (!w->c) {
+        struct trace_file *tf = r->t;   /* for a clock of unknown rate: its extremes */
+        if (!tf->n_time_marks || ns < tf->first_mark[1]) {
+            tf->first_mark[0] = ticks;
+            tf->first_mark[1] = ns;
+        }
+        if (!tf->n_time_marks || ns >= tf->last_mark[1]) {
+            tf->last_mark[0] = ticks;
+            tf->last_mark[1] = ns;
+        }
+        tf->n_time_marks++;
+    } else if (t->header.clock == LITIFUT_CLOCK_MARKS) {
+        add_mark(w, w->c->n_ev, k->mark_ns);
+    }
+}
+
+/* The control record at `pos`.  Returns its length in bytes, or 0
+ * where reading the chunk ends. */
+static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint32_t *cache)
+{
+    uint32_t cw = word(r, pos);
+    size_t n = LITIFUT_REC_PAYLOAD(cw);
+    if (pos + 4 + 4 * n > r->size) {
+        record_past_end(r, w->whole, w->index);
         return 0;
     }
-    if (!control_word_ok(w)) {
+    if (!control_word_ok(cw)) {
         warn_once(r, P_RECORD, "chunk %" PRIu32 " has a control record 0x%08" PRIx32
                   " that this trace version does not have; skipped the rest of that chunk",
-                  c->index, w);
+                  w->index, cw);
         return 0;
     }
-    uint32_t type = LITIFUT_REC_TYPE(w);
-    if (type == LITIFUT_REC_CACHE_RESET)
+    switch (LITIFUT_REC_TYPE(cw)) {
+    case LITIFUT_REC_CACHE_RESET:
         memset(cache, 0, LITIFUT_TARGET_CACHE * sizeof *cache);
-    else if (r->calls_pass && type == LITIFUT_REC_TIME)
-        add_mark(c, (uint64_t)word(r, pos + 8) << 32 | word(r, pos + 4), r->t->header.start_ns);
-    else if (!r->calls_pass && type == LITIFUT_REC_OBJECT)
-        add_object(r, pos + 4, n, c->index);
-    else if (!r->calls_pass && type == LITIFUT_REC_UNLOAD)
-        add_unload(r, word(r, pos + 4));
+        break;
+    case LITIFUT_REC_TIME:
+        time_record(r, w, pos + 4);
+        break;
+    case LITIFUT_REC_OBJECT:
+        if (!w->c)
+            add_object(r, pos + 4, n, w->index);
+        break;
+    case LITIFUT_REC_UNLOAD:
+        if (!w->c)
+            add_unload(r, word(r, pos + 4));
+        break;
+    }
     return 4 + 4 * n;
 }
 
-/* Reads one chunk's records (into c, in the calls pass), replaying the
- * thread's target cache (trace-format.h).  Returns the bytes they take. */
-static size_t parse_chunk(struct reader *r, const struct chunk_span *s, struct chunk_calls *c)
+static struct trace_event *new_event(struct trace_cursor *c, uint8_t kind, uint64_t ns)
+{
+    struct trace_event *e = &c->ev[c->n_ev++];     /* (cap: a chunk's words) */
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->time_ns = ns;
+    return e;
+}
+
+/* A call record, for a cursor: an event if its site is one of a usable
+ * object's DB.  A call record says how long it is, so a bad one is
+ * skipped alone. */
+static void call_event(struct reader *r, struct walk *w, uint32_t rec, uint32_t target)
+{
+    struct trace_cursor *c = w->c;
+    uint32_t id = LITIFUT_REC_SITE(rec);
+    struct trace_object *o = c->last_object;
+    if (!o || id - o->base >= o->n_sites) {
+        o = object_of_site(r->t, id);
+        if (!o) {
+            warn_once(r, P_SITE, "chunk %" PRIu32 " records call site id %" PRIu32 ", which "
+                      "no object's range holds; skipped every such record", w->index, id);
+            return;
+        }
+        c->last_object = o;
+    }
+    if (!o->usable)
+        return;                         /* the caller said why */
+    if (id - o->base >= o->db_sites) {
+        warn_once(r, P_SITE_DB, "chunk %" PRIu32 " records call site %" PRIu32 " of %s, "
+                  "whose DB has %" PRIu32 " sites; skipped every such record", w->index,
+                  id - o->base, o->path, o->db_sites);
+        return;
+    }
+    struct trace_event *e = new_event(c, TRACE_CALL, clock_ns(r->t, &w->clock));
+    e->object = (uint32_t)(o - r->t->objects);
+    e->site = id - o->base;
+    e->target = target;
+    e->has_target = LITIFUT_REC_TAG(rec) != LITIFUT_REC_CALL;
+}
+
+/* Reads the chunk in r->data, replaying the thread's target cache
+ * (trace-format.h).  Returns the bytes its records take. */
+static size_t walk_chunk(struct reader *r, struct walk *w)
 {
     uint32_t cache[LITIFUT_TARGET_CACHE] = { 0 };   /* empty at each chunk's start */
-    size_t pos = s->start;
-    while (pos + 4 <= s->end) {
-        uint32_t w = word(r, pos);
-        size_t len;
-        if (w == 0) {
-            size_t next = skip_zeros(r, s, pos);
-            if (next == s->end)
-                break;              /* the data ends here */
+    size_t pos = sizeof(struct litifut_chunk_header);
+    while (pos + 4 <= r->size) {
+        uint32_t rec = word(r, pos);
+        size_t len = 4;
+        if (rec == 0) {
+            size_t next = skip_zeros(r, pos);
+            if (next == r->size)
+                break;                  /* the data ends here */
             pos = next;
             continue;
         }
-        uint32_t tag = LITIFUT_REC_TAG(w), *entry = &cache[LITIFUT_REC_CACHE_ENTRY(w)];
-        if (tag == LITIFUT_REC_CONTROL) {
-            len = control_record(r, s, pos, c, cache);
-        } else if ((w >> LITIFUT_REC_AUX_SHIFT) && tag != LITIFUT_REC_CALL_CACHED) {
-            warn_once(r, P_RECORD, "chunk %" PRIu32 " has a call record 0x%08" PRIx32
-                      " that this trace version does not have; skipped the rest of that "
-                      "chunk", c->index, w);
-            len = 0;
+        uint32_t tag = LITIFUT_REC_TAG(rec);
+        if (tag == LITIFUT_REC_CONTROL && LITIFUT_REC_IS_RETURN(rec)) {
+            w->clock.units += LITIFUT_REC_DELTA(rec);
+            w->last_ns = clock_ns(r->t, &w->clock);
+            if (w->c)
+                new_event(w->c, TRACE_RETURN, w->last_ns);
+        } else if (tag == LITIFUT_REC_CONTROL) {
+            len = control_record(r, w, pos, cache);
         } else {
+            uint32_t *entry = &cache[LITIFUT_CACHE_ENTRY(rec)];
             len = tag == LITIFUT_REC_CALL_TARGET ? 8 : 4;
-            if (pos + len > s->end) {
-                record_past_end(r, s, c);
+            w->clock.units += LITIFUT_REC_DELTA(rec);
+            w->last_ns = clock_ns(r->t, &w->clock);
+            w->calls++;
+            if (pos + len > r->size) {
+                record_past_end(r, w->whole, w->index);
                 len = 0;
             } else if (tag == LITIFUT_REC_CALL_CACHED && !*entry) {
                 warn_once(r, P_CACHE, "chunk %" PRIu32 " has a call whose target is an empty "
-                          "cache entry; skipped every such call", c->index);
+                          "cache entry; skipped every such call", w->index);
             } else {
-                uint32_t target = tag == LITIFUT_REC_CALL_CACHED ? *entry : 0;
-                if (tag == LITIFUT_REC_CALL_TARGET) {
-                    target = word(r, pos + 4);
-                    cache[LITIFUT_CACHE_ENTRY(target)] = target;
-                }
-                if (r->calls_pass)
-                    add_site_call(r, c, w, target);
+                if (tag == LITIFUT_REC_CALL_TARGET)
+                    *entry = word(r, pos + 4);
+                if (w->c)
+                    call_event(r, w, rec, tag == LITIFUT_REC_CALL ? 0 : *entry);
             }
         }
         if (!len)
             break;
         pos += len;
     }
-    return pos - s->start + sizeof(struct litifut_chunk_header);
+    return pos;
 }
 
-/* Chunk `index` at `off`: its header must say so, and name a thread. */
-static int chunk_header_ok(struct reader *r, size_t off, uint32_t index)
+/* Chunk `index`: its header must say so, and name a thread. */
+static int chunk_header_ok(struct reader *r, uint32_t index)
 {
-    uint32_t magic = word(r, off), tid = word(r, off + 4), idx = word(r, off + 8);
+    uint32_t magic = word(r, 0), tid = word(r, 4), idx = word(r, 8);
     const char *bad = magic != LITIFUT_CHUNK_MAGIC ? "magic"
                       : idx != index               ? "index"
                       : tid == 0 || tid > PID_MAX_LIMIT ? "thread id" : NULL;
@@ -554,78 +630,17 @@ static int chunk_header_ok(struct reader *r, size_t off, uint32_t index)
     return !bad;
 }
 
-/* The calls pass's place for the next chunk. */
-static struct chunk_calls *new_chunk(struct reader *r)
-{
-    if (r->n_chunks == r->cap_chunks) {
-        r->cap_chunks = r->cap_chunks * 2 + 16;
-        r->chunks = xrealloc(r->chunks, r->cap_chunks * sizeof *r->chunks);
-    }
-    return &r->chunks[r->n_chunks++];
-}
-
-/* Reads every readable chunk, in file order, for the pass. */
-static void read_chunks(struct reader *r)
-{
-    struct trace_file *t = r->t;
-    const struct litifut_trace_header *h = &t->header;
-    const size_t head = sizeof(struct litifut_chunk_header);
-    if (r->size < h->header_size)
-        warn_once(r, P_TRUNCATED, "truncated: the file ends inside the header page");
-    else if ((r->size - h->header_size) % h->chunk_size)
-        warn_once(r, P_TRUNCATED, "truncated: the file ends inside a chunk; "
-                                  "kept every whole record");
-    uint32_t index = 0;
-    for (size_t off = h->header_size; off < r->size && r->size - off >= head;
-         off += h->chunk_size, index++) {
-        size_t len = r->size - off < h->chunk_size ? r->size - off : h->chunk_size;
-        if (word(r, off) == 0)
-            continue;               /* claimed but never written (lost on power-off) */
-        if (!chunk_header_ok(r, off, index))
-            continue;
-        struct chunk_calls scratch, *c = r->calls_pass ? new_chunk(r) : &scratch;
-        memset(c, 0, sizeof *c);
-        c->tid = word(r, off + 4);
-        c->index = index;
-        struct chunk_span s = { off + head, off + (len & ~(size_t)3), len == h->chunk_size };
-        size_t bytes = parse_chunk(r, &s, c);
-        if (r->calls_pass)
-            t->record_bytes += bytes;
-    }
-}
-
 /* --- the trace --- */
 
-int trace_open(const char *path, struct trace_file *t)
-{
-    memset(t, 0, sizeof *t);
-    t->path = xstrdup(path);
-    if (read_file(path, &t->data, &t->size) != 0) {
-        trace_free(t);
-        return -1;
-    }
-    struct reader r = { .data = t->data, .size = t->size, .t = t };
-    if (read_header(&r, &t->header) != 0) {
-        trace_free(t);
-        return -1;
-    }
-    size_t plen = strlen(path);
-    t->maps_path = plen > 6 && strcmp(path + plen - 6, ".trace") == 0
-                       ? xasprintf("%.*s.maps", (int)(plen - 6), path)
-                       : xasprintf("%s.maps", path);
-    /* the objects first: a call may come before its object's record */
-    read_chunks(&r);
-    if (t->n_objects)
-        qsort(t->objects, t->n_objects, sizeof *t->objects, object_cmp);
-    drop_repeats_and_overlaps(&r);
-    apply_unloads(&r);
-    free(r.unloads);
-    return 0;
-}
+/* A readable chunk, as trace_open found it. */
+struct chunk_info {
+    uint32_t tid, index;
+    uint64_t calls;
+};
 
 static int by_tid_then_index(const void *a, const void *b)
 {
-    const struct chunk_calls *x = a, *y = b;
+    const struct chunk_info *x = a, *y = b;
     if (x->tid != y->tid)
         return x->tid < y->tid ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
@@ -637,46 +652,8 @@ static int by_first_chunk(const void *a, const void *b)
     return x->first_chunk < y->first_chunk ? -1 : x->first_chunk > y->first_chunk;
 }
 
-/* Joins one thread's chunks and gives every call a time, interpolated
- * linearly between the time marks around it. */
-static void join_thread(struct trace_thread *t, struct chunk_calls *c, size_t n)
-{
-    size_t total = 0, n_marks = 0;
-    for (size_t i = 0; i < n; i++) {
-        total += c[i].n;
-        n_marks += c[i].n_marks;
-    }
-    t->tid = c[0].tid;
-    t->first_chunk = c[0].index;
-    t->calls = xcalloc(total, sizeof *t->calls);
-    size_t *at = xcalloc(n_marks, sizeof *at);
-    uint64_t *ns = xcalloc(n_marks, sizeof *ns);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = 0; j < c[i].n_marks; j++, m++) {
-            at[m] = t->n_calls + c[i].mark_at[j];
-            ns[m] = c[i].mark_ns[j];
-        }
-        if (c[i].n)
-            memcpy(t->calls + t->n_calls, c[i].calls, c[i].n * sizeof *c[i].calls);
-        t->n_calls += c[i].n;
-    }
-    for (size_t i = 0, k = 0; i < t->n_calls; i++) {
-        while (k < n_marks && at[k] <= i)
-            k++;
-        if (k == 0)
-            continue;               /* before the first mark: time 0 */
-        uint64_t t0 = ns[k - 1];
-        if (k < n_marks && ns[k] > t0 && at[k] > at[k - 1])
-            t0 += (ns[k] - t0) * (i - at[k - 1]) / (at[k] - at[k - 1]);
-        t->calls[i].time_ns = t0;
-    }
-    free(at);
-    free(ns);
-}
-
-/* Each thread's chunks, joined; threads in order of their first chunk. */
-static void join_threads(struct trace_file *t, struct chunk_calls *chunks, size_t n_chunks)
+/* Each thread's chunks; threads in order of their first chunk. */
+static void make_threads(struct trace_file *t, struct chunk_info *chunks, size_t n_chunks)
 {
     if (n_chunks) {
         qsort(chunks, n_chunks, sizeof *chunks, by_tid_then_index);
@@ -687,7 +664,14 @@ static void join_threads(struct trace_file *t, struct chunk_calls *chunks, size_
         while (j < n_chunks && chunks[j].tid == chunks[i].tid)
             j++;
         struct trace_thread *th = &t->threads[t->n_threads++];
-        join_thread(th, chunks + i, j - i);
+        th->tid = chunks[i].tid;
+        th->first_chunk = chunks[i].index;
+        th->n_chunks = j - i;
+        th->chunks = xcalloc(j - i, sizeof *th->chunks);
+        for (size_t k = i; k < j; k++) {
+            th->chunks[k - i] = chunks[k].index;
+            th->n_calls += chunks[k].calls;
+        }
         t->n_calls += th->n_calls;
         i = j;
     }
@@ -695,38 +679,212 @@ static void join_threads(struct trace_file *t, struct chunk_calls *chunks, size_
         qsort(t->threads, t->n_threads, sizeof *t->threads, by_first_chunk);
 }
 
-void trace_read_records(struct trace_file *t)
+/* ns per unit of the thread clocks: from the header's rate, or (a
+ * counter of unknown rate) from the first and last TIME records. */
+static void set_clock_rate(struct trace_file *t)
 {
-    struct reader r = { .data = t->data, .size = t->size,
-                        .big = t->header.endian == LITIFUT_BIG_ENDIAN, .t = t, .calls_pass = 1 };
-    r.with_sites = xcalloc(t->n_objects + 1, sizeof *r.with_sites);
+    const struct litifut_trace_header *h = &t->header;
+    double unit = h->time_shift >= 64 ? 0 : (double)((uint64_t)1 << h->time_shift);
+    t->ns_per_unit = 0;
+    if (h->clock == LITIFUT_CLOCK_MARKS)
+        return;
+    if (h->clock_hz)
+        t->ns_per_unit = unit * 1e9 / (double)h->clock_hz;
+    else if (t->last_mark[1] > t->first_mark[1] && t->last_mark[0] > t->first_mark[0])
+        t->ns_per_unit = unit * (double)(t->last_mark[1] - t->first_mark[1]) /
+                         (double)(t->last_mark[0] - t->first_mark[0]);
+}
+
+/* Reads every chunk once: objects, unloads, threads, counts. */
+static void scan_chunks(struct reader *r)
+{
+    struct trace_file *t = r->t;
+    const struct litifut_trace_header *h = &t->header;
+    if (t->size < h->header_size)
+        warn_once(r, P_TRUNCATED, "truncated: the file ends inside the header page");
+    else if ((t->size - h->header_size) % h->chunk_size)
+        warn_once(r, P_TRUNCATED, "truncated: the file ends inside a chunk; "
+                                  "kept every whole record");
+    unsigned char *buf = xmalloc(h->chunk_size);
+    struct chunk_info *chunks = NULL;
+    size_t n_chunks = 0, cap = 0;
+    uint64_t last_ns = 0;
+    for (uint32_t index = 0;; index++) {
+        struct walk w = { .index = index };
+        if (!load_chunk(r, buf, index, &w.whole))
+            break;
+        if (word(r, 0) == 0)
+            continue;               /* claimed but never written (lost on power-off) */
+        if (!chunk_header_ok(r, index))
+            continue;
+        t->record_bytes += walk_chunk(r, &w);
+        if (w.last_ns > last_ns)
+            last_ns = w.last_ns;
+        if (n_chunks == cap) {
+            cap = cap * 2 + 64;
+            chunks = xrealloc(chunks, cap * sizeof *chunks);
+        }
+        chunks[n_chunks++] = (struct chunk_info){ word(r, 4), index, w.calls };
+    }
+    set_clock_rate(t);                  /* (a counter's: now known) */
+    t->end_ns = last_ns;
+    make_threads(t, chunks, n_chunks);
+    free(chunks);
+    free(buf);
+}
+
+int trace_open(const char *path, struct trace_file *t)
+{
+    memset(t, 0, sizeof *t);
+    t->path = xstrdup(path);
+    t->fd = open_regular_file(path);
+    if (t->fd < 0) {
+        trace_free(t);
+        return -1;
+    }
+    struct stat st;
+    unsigned char *head = xcalloc(1, MAX_HEADER_SIZE);
+    ssize_t got = fstat(t->fd, &st) == 0 ? pread(t->fd, head, MAX_HEADER_SIZE, 0) : -1;
+    if (got < 0) {
+        error("%s: cannot read: %s", path, strerror(errno));
+        free(head);
+        trace_free(t);
+        return -1;
+    }
+    t->size = (uint64_t)st.st_size;
+    struct reader r = { .data = head, .size = (size_t)got, .t = t };
+    int rc = read_header(&r, &t->header);
+    free(head);
+    if (rc != 0) {
+        trace_free(t);
+        return -1;
+    }
+    size_t plen = strlen(path);
+    t->maps_path = plen > 6 && strcmp(path + plen - 6, ".trace") == 0
+                       ? xasprintf("%.*s.maps", (int)(plen - 6), path)
+                       : xasprintf("%s.maps", path);
+    /* the objects first: a call may come before its object's record */
+    set_clock_rate(t);
+    scan_chunks(&r);
+    if (t->n_time_marks && t->header.clock != LITIFUT_CLOCK_MARKS) {
+        /* the scan's times used a rate not yet known: the last mark is a lower bound */
+        uint64_t ns = t->last_mark[1] > t->header.start_ns ? t->last_mark[1] - t->header.start_ns : 0;
+        if (ns > t->end_ns)
+            t->end_ns = ns;
+    }
+    if (t->n_objects)
+        qsort(t->objects, t->n_objects, sizeof *t->objects, object_cmp);
+    drop_repeats_and_overlaps(&r);
+    apply_unloads(&r);
+    free(r.unloads);
+    t->with_sites = xcalloc(t->n_objects + 1, sizeof *t->with_sites);
     for (size_t i = 0; i < t->n_objects; i++)
         if (t->objects[i].n_sites)
-            r.with_sites[r.n_with_sites++] = i;
-    read_chunks(&r);
-    join_threads(t, r.chunks, r.n_chunks);
-    for (size_t i = 0; i < r.n_chunks; i++) {
-        free(r.chunks[i].calls);
-        free(r.chunks[i].mark_at);
-        free(r.chunks[i].mark_ns);
-    }
-    free(r.chunks);
-    free(r.with_sites);
-    free(t->data);
-    t->data = NULL;
-    t->size = 0;
+            t->with_sites[t->n_with_sites++] = i;
+    return 0;
 }
 
 void trace_free(struct trace_file *t)
 {
     for (size_t i = 0; i < t->n_threads; i++)
-        free(t->threads[i].calls);
+        free(t->threads[i].chunks);
     free(t->threads);
     for (size_t i = 0; i < t->n_objects; i++)
         free(t->objects[i].path);
     free(t->objects);
+    free(t->with_sites);
     free(t->path);
     free(t->maps_path);
-    free(t->data);
+    if (t->fd >= 0)
+        close(t->fd);
     memset(t, 0, sizeof *t);
+    t->fd = -1;
+}
+
+/* --- cursors --- */
+
+void trace_cursor_open(struct trace_cursor *c, struct trace_file *t, size_t thread)
+{
+    memset(c, 0, sizeof *c);
+    c->t = t;
+    c->th = &t->threads[thread];
+    c->buf = xmalloc(t->header.chunk_size);
+    c->cap_ev = t->header.chunk_size / 4;
+    c->ev = xmalloc(c->cap_ev * sizeof *c->ev);
+}
+
+void trace_cursor_close(struct trace_cursor *c)
+{
+    free(c->buf);
+    free(c->ev);
+    free(c->mark_at);
+    free(c->mark_ns);
+    memset(c, 0, sizeof *c);
+}
+
+/* Clock MARKS: the time of the TIME record that starts the thread's
+ * chunk after `k`, if there is one; else 0. */
+static int next_chunk_mark(struct trace_cursor *c, size_t k, uint64_t *ns)
+{
+    if (k >= c->th->n_chunks)
+        return 0;
+    const struct trace_file *t = c->t;
+    unsigned char b[36];
+    uint64_t off = t->header.header_size + (uint64_t)c->th->chunks[k] * t->header.chunk_size;
+    if (pread(t->fd, b, sizeof b, (off_t)off) != (ssize_t)sizeof b)
+        return 0;
+    struct reader r = { .data = b, .size = sizeof b, .big = t->header.endian == LITIFUT_BIG_ENDIAN,
+                        .t = c->t };
+    if (word(&r, 16) != LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 4))
+        return 0;
+    uint64_t v = dword(&r, 28);
+    *ns = v > t->header.start_ns ? v - t->header.start_ns : 0;
+    return 1;
+}
+
+/* Clock MARKS: call times interpolated linearly between the marks
+ * around them (after the chunk's last mark: the next chunk's first). */
+static void interpolate(struct trace_cursor *c, struct walk *w)
+{
+    uint64_t next_ns;
+    if (next_chunk_mark(c, c->next_chunk, &next_ns))
+        add_mark(w, c->n_ev, next_ns);
+    for (size_t m = 0; m + 1 < w->n_marks; m++) {
+        size_t a = w->mark_at[m], b = w->mark_at[m + 1];
+        uint64_t t0 = w->mark_ns[m], t1 = w->mark_ns[m + 1];
+        if (b <= a || t1 <= t0)
+            continue;
+        for (size_t i = a; i < b && i < c->n_ev; i++)
+            c->ev[i].time_ns = t0 + (t1 - t0) * (i - a) / (b - a);
+    }
+}
+
+/* Reads the thread's next chunk that has events.  0 at its end. */
+static int next_chunk(struct trace_cursor *c)
+{
+    struct reader r = { .big = c->t->header.endian == LITIFUT_BIG_ENDIAN, .t = c->t };
+    while (c->next_chunk < c->th->n_chunks) {
+        struct walk w = { .c = c, .clock = c->clock, .index = c->th->chunks[c->next_chunk++],
+                          .mark_at = c->mark_at, .mark_ns = c->mark_ns,
+                          .cap_marks = c->cap_marks };
+        c->n_ev = c->pos = 0;
+        if (load_chunk(&r, c->buf, w.index, &w.whole) && chunk_header_ok(&r, w.index))
+            walk_chunk(&r, &w);
+        if (c->t->header.clock == LITIFUT_CLOCK_MARKS)
+            interpolate(c, &w);
+        c->clock = w.clock;
+        c->mark_at = w.mark_at;
+        c->mark_ns = w.mark_ns;
+        c->cap_marks = w.cap_marks;
+        if (c->n_ev)
+            return 1;
+    }
+    return 0;
+}
+
+const struct trace_event *trace_cursor_next(struct trace_cursor *c)
+{
+    if (c->pos == c->n_ev && !next_chunk(c))
+        return NULL;
+    return &c->ev[c->pos++];
 }

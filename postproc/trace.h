@@ -6,19 +6,37 @@
 #include <stdint.h>
 #include "litifut/trace-format.h"
 
-struct trace_call {
-    uint32_t object;            /* index into the trace's objects */
-    uint32_t site;              /* index into that object's DB */
-    uint32_t target;            /* runtime target, if has_target (indirect call) */
-    uint8_t has_target;
-    uint64_t time_ns;           /* since the trace started; see trace_read_records() */
+/*
+ * One event of a thread, as a cursor (below) hands it out.  Times are
+ * ns since the trace's start (header.start_ns), from the clock the
+ * header names: exact per event, or interpolated between time marks
+ * (clock "marks").
+ */
+enum trace_event_kind {
+    TRACE_CALL,                 /* a traced call: object, site, target */
+    TRACE_RETURN,               /* the thread's innermost open traced call returned
+                                   (exact return mode; traces without them have none) */
 };
 
+struct trace_event {
+    uint8_t kind;               /* enum trace_event_kind */
+    uint8_t has_target;         /* TRACE_CALL through a register: target is its runtime target */
+    uint32_t object;            /* TRACE_CALL: index into the trace's objects */
+    uint32_t site;              /* index into that object's DB */
+    uint32_t target;
+    uint64_t time_ns;
+};
+
+/* Kept for the views that still take one call at a time. */
+#define trace_call trace_event
+
+/* A thread: its chunks, read one at a time through a cursor. */
 struct trace_thread {
     uint32_t tid;
     uint32_t first_chunk;
-    struct trace_call *calls;
-    size_t n_calls;
+    uint32_t *chunks;           /* its chunks' indices, ascending */
+    size_t n_chunks;
+    uint64_t n_calls;           /* call records (also ones a cursor will skip as bad) */
 };
 
 /* An instrumented object, from its OBJECT record (host byte order,
@@ -47,33 +65,68 @@ struct trace_file {
     size_t n_objects;
     struct trace_thread *threads;       /* ordered by first chunk */
     size_t n_threads;
-    size_t n_calls;
+    uint64_t n_calls;                   /* call records of every thread */
     uint64_t record_bytes;              /* chunk headers, calls and control records */
-    /* between trace_open() and trace_read_records(): the file's bytes */
-    unsigned char *data;
-    size_t size;
+    uint64_t end_ns;                    /* the last time the trace gives (since start) */
+    double ns_per_unit;                 /* of the thread clocks' units (0: clock MARKS) */
+    /* the reader's */
+    int fd;
+    uint64_t first_mark[2], last_mark[2];   /* TIME records (ticks, ns): earliest, latest */
+    uint64_t n_time_marks;
+    uint64_t size;                      /* of the file */
+    size_t *with_sites;                 /* indices of the objects with sites (by base) */
+    size_t n_with_sites;
     unsigned warned;                    /* kinds of problem already warned about */
 };
 
-/* Reads `path` (a regular file only), checks its header and collects
- * the OBJECT records of every chunk (they may come after the calls
- * that use them).  A header the records cannot be read with (magic,
- * byte order, version, arch, word size, header or chunk size, program
- * path) is one error line and -1; a doubtful pid is one warning.  A bad
- * OBJECT record (path without its NUL or with control characters, a
- * site range a record cannot name), and every record of a site range
- * that overlaps another, is skipped with one warning per kind; a
- * build-id length beyond its field or a load bias off a page boundary
- * is one warning (the build-id is then ignored). */
+/* Opens `path` (a regular file only), checks its header and reads
+ * every chunk once: the OBJECT and UNLOAD records (they may come after
+ * the calls that use them), each thread's chunks and call count.  A
+ * header the records cannot be read with (magic, byte order, version,
+ * arch, word size, header or chunk size, clock, program path) is one
+ * error line and -1; a doubtful pid is one warning.  A bad OBJECT
+ * record (path without its NUL or with control characters, a site
+ * range a record cannot name), and every record of a site range that
+ * overlaps another, is skipped with one warning per kind; a build-id
+ * length beyond its field or a load bias off a page boundary is one
+ * warning (the build-id is then ignored).  Memory: the objects and a
+ * few words per chunk, never the records. */
 int trace_open(const char *path, struct trace_file *t);
-/* Reads every whole record, each checked against the file and against
- * the objects (their `usable` and `db_sites` set by the caller).
- * Damage gives one warning per kind of problem and the rest is read: a
+void trace_free(struct trace_file *t);
+
+/*
+ * Reading one thread's events in order, one chunk in memory at a time.
+ * Each record is checked against the file and against the objects
+ * (their `usable` and `db_sites` set by the caller first): damage gives
+ * one warning per trace and kind of problem and the rest is read: a
  * bad chunk header skips the chunk, a call record whose site id no
  * object has, or beyond its object's DB, is skipped, any other bad
  * record ends its chunk, a truncated file keeps every whole record.
- * Call times are interpolated between the time marks. */
-void trace_read_records(struct trace_file *t);
-void trace_free(struct trace_file *t);
+ * Several cursors (of one thread or of several) may be open at once.
+ */
+struct trace_clock {
+    uint64_t units;                     /* now, in units of the trace's clock */
+    uint64_t mark_units;                /* at the last TIME record */
+    uint64_t mark_ns;                   /* the same moment, ns since the trace's start */
+    int have_mark;
+};
+
+struct trace_cursor {
+    struct trace_file *t;
+    const struct trace_thread *th;
+    size_t next_chunk;                  /* index into th->chunks */
+    unsigned char *buf;                 /* the current chunk, as in the file */
+    struct trace_event *ev;             /* its events */
+    size_t n_ev, pos, cap_ev;
+    struct trace_clock clock;           /* carried from chunk to chunk */
+    struct trace_object *last_object;   /* of the last call (most calls stay in one) */
+    size_t *mark_at;                    /* clock MARKS: TIME records within the chunk */
+    uint64_t *mark_ns;
+    size_t cap_marks;
+};
+void trace_cursor_open(struct trace_cursor *c, struct trace_file *t, size_t thread);
+/* The thread's next event, valid until the next call; NULL at its end. */
+const struct trace_event *trace_cursor_next(struct trace_cursor *c);
+void trace_cursor_close(struct trace_cursor *c);
 
 #endif

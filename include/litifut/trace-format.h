@@ -25,17 +25,27 @@
  * gives an object's range may be in any thread's chunks, before or
  * after calls that use it: readers collect all of them first.
  *
+ * Time.  Each thread keeps a clock in *units* of 2^time_shift ticks of
+ * the clock the header names (clock_hz ticks per second): a TIME record
+ * sets it (both the clock's ticks and CLOCK_MONOTONIC ns at one
+ * moment), every call or return record adds its 8-bit delta to it (the
+ * units since the thread's previous event).  A delta that would not fit
+ * is preceded by a TIME record.  With clock LITIFUT_CLOCK_MARKS the
+ * deltas are 0 and times are interpolated between the TIME records, one
+ * every time_every record words.
+ *
  * Record words (the low two bits are the tag):
  *   0                       no record (end of the chunk's data)
- *   tag 0  a call: bits 23..2 = site id + 1; bits 31..24 are 0 (kept for
- *          a per-call time delta)
+ *   tag 0  a call: bits 23..2 = site id + 1; bits 31..24 its time delta
  *   tag 1  a call through a register, as tag 0, and one more word
- *          follows: its runtime target
- *   tag 2  a call through a register, bits 23..2 as tag 0, whose target
- *          is the thread's target cache entry in bits 31..24
- *   tag 3  control record: bits 31..24 type, bits 23..8 number of
- *          payload words that follow, bits 7..2 zero
- *     LITIFUT_REC_TIME      2 words: CLOCK_MONOTONIC ns, low then high
+ *          follows: its runtime target (it goes into the thread's
+ *          target cache, entry LITIFUT_CACHE_ENTRY(word))
+ *   tag 2  a call through a register, as tag 0, whose target is the one
+ *          in its cache entry LITIFUT_CACHE_ENTRY(word)
+ *   tag 3  bits 7..2 zero: a control record: bits 31..24 type, bits
+ *          23..8 number of payload words that follow
+ *     LITIFUT_REC_TIME      4 words: the clock's ticks, low then high,
+ *                           and CLOCK_MONOTONIC ns, low then high
  *     LITIFUT_REC_OBJECT    an instrumented object registered (or had
  *                           registered before this trace began: a fork
  *                           child's trace repeats every loaded object):
@@ -47,14 +57,18 @@
  *                           records before
  *     LITIFUT_REC_CACHE_RESET  no payload: every target cache entry is
  *                           empty again
+ *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
+ *          innermost open traced call returned; bits 31..24 its time
+ *          delta, bits 23..8 zero
  *
- * The target cache.  Each thread keeps the last targets its tag 1
- * records gave, target t in entry LITIFUT_CACHE_ENTRY(t) (a hash of t);
- * a call whose target is there is recorded as tag 2 with that entry,
- * one word, and the reader replays the cache.  Every entry is empty at the start of each chunk (so a chunk
- * reads on its own) and after a CACHE_RESET (the tracer writes one when
- * a signal handler left the tracer with siglongjmp: the cache may then
- * hold a target whose record was never committed).
+ * The target cache.  Each thread keeps the last target its tag 1
+ * records gave per entry; the entry is a hash of the call's site id,
+ * so a site that calls the same target again is one word, and the
+ * reader replays the cache.  Every entry is empty at the start of each
+ * chunk (so a chunk reads on its own) and after a CACHE_RESET (the
+ * tracer writes one when a signal handler left the tracer with
+ * siglongjmp: the cache may then hold a target whose record was never
+ * committed).
  */
 #ifndef LITIFUT_TRACE_FORMAT_H
 #define LITIFUT_TRACE_FORMAT_H
@@ -65,14 +79,22 @@
 #define LITIFUT_REC_CALL_CACHED 2
 #define LITIFUT_REC_CONTROL     3
 #define LITIFUT_REC_SITE_SHIFT  2       /* site id + 1 in bits 23..2: a word address apart */
-#define LITIFUT_REC_AUX_SHIFT   24      /* bits 31..24: the cache entry of a tag 2 record */
-#define LITIFUT_TARGET_CACHE    256     /* entries */
+#define LITIFUT_REC_DELTA_SHIFT 24      /* bits 31..24: the time delta of a call or return */
+#define LITIFUT_REC_DELTA_LIMIT 256     /* deltas are below this */
+#define LITIFUT_REC_RETURN_WORD 7       /* tag 3, bits 7..2 = 1 */
+#define LITIFUT_TARGET_CACHE    256     /* entries: (site id + 1) & 255 */
+/* header.clock */
+#define LITIFUT_CLOCK_MARKS     1       /* no clock per event: TIME marks, interpolated */
+#define LITIFUT_CLOCK_MONOTONIC 2       /* clock_gettime(CLOCK_MONOTONIC) per event; ticks = ns */
+#define LITIFUT_CLOCK_ARM_CNTVCT 3      /* ARMv7 generic timer, virtual count */
+#define LITIFUT_CLOCK_MIPS_CC   4       /* MIPS rdhwr $2 (CC) */
+#define LITIFUT_TRACE_RETURNS   1       /* header.flags: exact return records */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 
 #define LITIFUT_TRACE_MAGIC    "LITIFUT"    /* 8 bytes with the NUL */
-#define LITIFUT_TRACE_VERSION  3u
+#define LITIFUT_TRACE_VERSION  4u
 #define LITIFUT_CHUNK_MAGIC    0x4b43544cu  /* "LTCK" read as a little-endian word */
 
 enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2 };
@@ -87,13 +109,14 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_PAYLOAD(w)  (((w) >> 8) & 0xffffu)
 #define LITIFUT_REC_CONTROL_WORD(type, n) \
     (((uint32_t)(type) << 24) | ((uint32_t)(n) << 8) | LITIFUT_REC_CONTROL)
+#define LITIFUT_REC_DELTA(w)    ((w) >> LITIFUT_REC_DELTA_SHIFT)
+#define LITIFUT_REC_IS_RETURN(w) (((w) & 0x00ffffffu) == LITIFUT_REC_RETURN_WORD)
 #define LITIFUT_REC_TIME        1u
 #define LITIFUT_REC_OBJECT      2u
 #define LITIFUT_REC_UNLOAD      3u
 #define LITIFUT_REC_CACHE_RESET 4u
 
-#define LITIFUT_CACHE_ENTRY(target) (((uint32_t)(target) >> 2) & (LITIFUT_TARGET_CACHE - 1))
-#define LITIFUT_REC_CACHE_ENTRY(w)  ((w) >> LITIFUT_REC_AUX_SHIFT)
+#define LITIFUT_CACHE_ENTRY(w)  (((w) >> LITIFUT_REC_SITE_SHIFT) & (LITIFUT_TARGET_CACHE - 1))
 
 #define LITIFUT_EXE_MAX 1024
 
@@ -107,8 +130,14 @@ struct litifut_trace_header {
     uint32_t header_size;       /* offset of chunk 0 */
     uint32_t chunk_size;        /* bytes per chunk, a multiple of 4096 */
     uint32_t pid;
-    uint32_t time_every;        /* record words between two time marks */
+    uint32_t time_every;        /* record words between two time marks (clock MARKS) */
     uint64_t start_ns;          /* CLOCK_MONOTONIC when tracing started */
+    uint8_t  clock;             /* LITIFUT_CLOCK_*: where event times come from */
+    uint8_t  time_shift;        /* a time delta counts 2^time_shift ticks */
+    uint8_t  flags;             /* LITIFUT_TRACE_RETURNS */
+    uint8_t  reserved1;
+    uint32_t reserved2;
+    uint64_t clock_hz;          /* ticks per second; 0: unknown (from the TIME records) */
     char     exe[LITIFUT_EXE_MAX]; /* the process's program, NUL-terminated
                                       (/proc/self/exe; for people only) */
 };
