@@ -50,15 +50,28 @@ static void record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site
         if (t->lim <= p && !(p = thread_refill(t)))
             return;
     }
-    uint32_t e = LITIFUT_CACHE_ENTRY(target);
+    /* the time since the thread's last event; one too long for a
+     * record goes into a TIME record first (a new chunk has one) */
+    uint32_t units;
+    clock_ticks(&units);
+    uint32_t delta = units - t->time_last;
+    if (delta >= LITIFUT_REC_DELTA_LIMIT) {
+        if (!(p = thread_refill(t)))
+            return;
+        delta = 0;                      /* (the mark read the clock a moment later) */
+    } else {
+        t->time_last = units;
+    }
+    uint32_t w = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL) | delta << LITIFUT_REC_DELTA_SHIFT;
+    uint32_t e = LITIFUT_CACHE_ENTRY(w);
     if (!indirect) {
-        p[0] = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL);
+        p[0] = w;
         t->cur = p + 1;
     } else if (t->cache[e] == (uint32_t)target) {
-        p[0] = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL_CACHED) | e << LITIFUT_REC_AUX_SHIFT;
+        p[0] = w | LITIFUT_REC_CALL_CACHED;
         t->cur = p + 1;
     } else {
-        p[0] = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL_TARGET);
+        p[0] = w | LITIFUT_REC_CALL_TARGET;
         p[1] = (uint32_t)target;
         t->cache[e] = (uint32_t)target;
         t->cur = p + 2;

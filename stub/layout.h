@@ -12,6 +12,7 @@
 #define THREAD_BUSY       0
 #define THREAD_CUR        4
 #define THREAD_LIM        8
+#define THREAD_TIME       12
 #define THREAD_CACHE      64
 
 /* struct tls_slot, this copy's thread-local words: the thread's state

@@ -125,11 +125,16 @@ struct litifut_thread *thread_self(void)
 
 void thread_put_time_mark(struct litifut_thread *t)
 {
-    uint64_t ns = sys_monotonic_ns();
-    t->cur[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 2);
-    t->cur[1] = (uint32_t)ns;
-    t->cur[2] = (uint32_t)(ns >> 32);
+    uint32_t units;
+    uint64_t ticks = clock_ticks(&units);
+    uint64_t ns = tracefile_clock() == LITIFUT_CLOCK_MONOTONIC ? ticks : sys_monotonic_ns();
+    t->cur[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 4);
+    t->cur[1] = (uint32_t)ticks;
+    t->cur[2] = (uint32_t)(ticks >> 32);
+    t->cur[3] = (uint32_t)ns;
+    t->cur[4] = (uint32_t)(ns >> 32);
     t->cur += TIME_MARK_WORDS;
+    t->time_last = units;
 }
 
 /* cur < lim must leave room for a whole call (CALL_MAX_WORDS). */

@@ -77,6 +77,7 @@ struct litifut_thread {
     volatile uintptr_t busy;    /* the hot path reads busy, cur, lim (layout.h) */
     uint32_t *cur;
     uint32_t *lim;              /* cur < lim: room for a call (2 words) */
+    uint32_t time_last;         /* the clock at the last event, in units (trace-format.h) */
     uint32_t state;             /* enum thread_state */
     uint32_t *chunk;            /* mapping of the current chunk */
     uint32_t *chunk_end;
@@ -85,13 +86,14 @@ struct litifut_thread {
     uintptr_t tp;               /* the thread pointer of the thread using it */
     uint32_t spawn_pid;         /* with BUSY_SPAWN: who called vfork/clone */
     uintptr_t spawn_sp;         /* ... with this stack pointer */
-    uint32_t pad[(THREAD_CACHE - 44) / 4];
+    uint32_t pad[(THREAD_CACHE - 48) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
 };
 _Static_assert(offsetof(struct litifut_thread, busy) == THREAD_BUSY, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, cur) == THREAD_CUR, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, lim) == THREAD_LIM, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, time_last) == THREAD_TIME, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, cache) == THREAD_CACHE, "layout.h");
 
 /* This copy's thread-local words (layout.h): the thread's state, and
@@ -178,6 +180,7 @@ struct settings {
     int dir_too_long;           /* LITIFUT_DIR does not fit: no trace */
     uint32_t chunk_kb;
     uint32_t time_every;
+    uint32_t clock;             /* LITIFUT_CLOCK: a LITIFUT_CLOCK_* (0: not set) */
     char dir[PATH_SIZE - 64];   /* absolute */
 };
 HIDDEN void read_settings(struct settings *st);
@@ -196,7 +199,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 2u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 3u           /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -207,6 +210,8 @@ struct litifut_process {
     int fd;                     /* the trace file, while header is mapped */
     uint32_t chunk_size;
     uint32_t time_every;
+    uint32_t clock;             /* LITIFUT_CLOCK_*, decided once (tracefile_clock) */
+    uint32_t time_shift;        /* a unit of the thread clocks is 2^time_shift ticks */
     uint32_t next_chunk;
     uint64_t file_size;
     struct litifut_trace_header *header;
@@ -281,6 +286,10 @@ HIDDEN int tracefile_disabled(void);            /* 1: this process records nothi
 /* Called with every signal blocked (thread.c's next_chunk). */
 HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
 HIDDEN uint32_t tracefile_time_every(void);
+/* The clock of every event (LITIFUT_CLOCK_*), decided on first use. */
+HIDDEN uint32_t tracefile_clock(void);
+/* Now, on that clock: its ticks, and in units of the thread clocks. */
+HIDDEN uint64_t clock_ticks(uint32_t *units);
 HIDDEN void tracefile_copy_maps(void);          /* under the lock */
 HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
@@ -319,7 +328,7 @@ HIDDEN void thread_emit_objects(struct litifut_thread *t);
 HIDDEN uint32_t *thread_refill(struct litifut_thread *t);
 HIDDEN void thread_cache_clear(struct litifut_thread *t);
 
-#define TIME_MARK_WORDS 3u
+#define TIME_MARK_WORDS 5u
 #define CALL_MAX_WORDS  2u
 
 /* procfs.c */

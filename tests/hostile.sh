@@ -10,7 +10,7 @@
 # damaged where they are, or made up in a chunk appended to the trace.
 
 HOSTILE_HEADER_SIZE=16 HOSTILE_CHUNK_SIZE=20 HOSTILE_PID=24 HOSTILE_VERSION=12
-HOSTILE_EXE=40 HOSTILE_EXE_MAX=1024
+HOSTILE_EXE=56 HOSTILE_EXE_MAX=1024
 HOSTILE_CHUNK0=4096                     # header_size as the tracer writes it
 HOSTILE_CHUNK_MAGIC=$((0x4b43544c))
 # in an OBJECT record, from its base word: n_sites, build_id_size, path
