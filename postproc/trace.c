@@ -584,7 +584,9 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
             continue;
         }
         uint32_t tag = LITIFUT_REC_TAG(rec);
-        if (tag == LITIFUT_REC_CONTROL && LITIFUT_REC_IS_RETURN(rec)) {
+        if (tag == LITIFUT_REC_CONTROL && LITIFUT_REC_IS_ADVANCE(rec)) {
+            w->clock.units += rec >> 8;
+        } else if (tag == LITIFUT_REC_CONTROL && LITIFUT_REC_IS_RETURN(rec)) {
             w->clock.units += LITIFUT_REC_DELTA(rec);
             w->last_ns = clock_ns(r->t, &w->clock);
             if (w->c)

@@ -55,12 +55,19 @@ static void record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site
     uint32_t units;
     clock_ticks(&units);
     uint32_t delta = units - t->time_last;
-    if (delta >= LITIFUT_REC_DELTA_LIMIT) {
+    if (delta >= LITIFUT_REC_ADVANCE_LIMIT) {
         if (!(p = thread_refill(t)))
             return;
         delta = 0;                      /* (the mark read the clock a moment later) */
     } else {
         t->time_last = units;
+        if (delta >= LITIFUT_REC_DELTA_LIMIT) {
+            *p++ = delta << 8 | LITIFUT_REC_ADVANCE;   /* one word, not a TIME record */
+            delta = 0;
+            t->cur = p;
+            if (t->lim <= p && !(p = thread_refill(t)))
+                return;                 /* (its TIME record sets time_last) */
+        }
     }
     uint32_t w = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL) | delta << LITIFUT_REC_DELTA_SHIFT;
     uint32_t e = LITIFUT_CACHE_ENTRY(w);

@@ -73,9 +73,9 @@ void copy_sleds_ready(void)
     int on = copy_start() && !tracefile_disabled();
     if (!litifut_copy.pages)
         return;                     /* the slow path it is */
-    if (on && tracefile_clock() != LITIFUT_CLOCK_MARKS)
-        return;                     /* a clock read per call: the slow path does it */
-    if (!arch_sleds_select(on ? SLEDS_ON : SLEDS_OFF)) {
+    enum sleds_mode mode = !on ? SLEDS_OFF
+                           : tracefile_clock() == LITIFUT_CLOCK_MARKS ? SLEDS_ON : SLEDS_ON_CLOCK;
+    if (!arch_sleds_select(mode)) {
         static const char msg[] = "litifut: cannot make the tracer's sled writable "
                                   "(mprotect); every call takes the slow path\n";
         sys_write(2, msg, sizeof msg - 1);

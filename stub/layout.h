@@ -13,6 +13,7 @@
 #define THREAD_CUR        4
 #define THREAD_LIM        8
 #define THREAD_TIME       12
+#define THREAD_TIMESPEC   48
 #define THREAD_CACHE      64
 
 /* struct tls_slot, this copy's thread-local words: the thread's state

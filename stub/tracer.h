@@ -86,7 +86,8 @@ struct litifut_thread {
     uintptr_t tp;               /* the thread pointer of the thread using it */
     uint32_t spawn_pid;         /* with BUSY_SPAWN: who called vfork/clone */
     uintptr_t spawn_sp;         /* ... with this stack pointer */
-    uint32_t pad[(THREAD_CACHE - 48) / 4];
+    uint32_t timespec[2];       /* the ARM hot path's clock_gettime result */
+    uint32_t pad[(THREAD_CACHE - 56) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
 };
@@ -94,6 +95,7 @@ _Static_assert(offsetof(struct litifut_thread, busy) == THREAD_BUSY, "layout.h")
 _Static_assert(offsetof(struct litifut_thread, cur) == THREAD_CUR, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, lim) == THREAD_LIM, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, time_last) == THREAD_TIME, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, timespec) == THREAD_TIMESPEC, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, cache) == THREAD_CACHE, "layout.h");
 
 /* This copy's thread-local words (layout.h): the thread's state, and
@@ -297,7 +299,9 @@ HIDDEN void warn(const char *what, const char *path, long err);   /* under the l
 /* arch/<arch>/sleds.c: where this copy's sleds send calls: the slow
  * path (as linked), the hot path, or the code that only finds the
  * target; 0 if they cannot be changed. */
-enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF };
+/* ON_CLOCK: the hot path that reads the clock per call (ARM); an
+ * architecture without one leaves such calls to the slow path. */
+enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF, SLEDS_ON_CLOCK };
 HIDDEN int arch_sleds_select(enum sleds_mode mode);
 
 /* Runtime minus link-time address of this object's code. */

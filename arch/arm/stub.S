@@ -31,6 +31,7 @@
 #include "layout.h"
 #include "litifut/db-format.h"
 #include "litifut/trace-format.h"
+#include <asm/unistd.h>
 
     .syntax unified
     .arm
@@ -117,11 +118,44 @@ litifut_sled_end:
     pop     {r0-r12, lr, pc}
     .endm
 
+/* LITIFUT_CLOCK=monotonic: the time since the thread's last event into
+ * the record word (r3).  A clock_gettime system call (r0, r1, r7; every
+ * other register stays) into the thread's timespec; units of 32 ns are
+ * sec * 31250000 + nsec / 32, exactly ns >> 5 (trace-format.h).  A
+ * delta that does not fit in 8 bits goes to the slow path (busy holds
+ * this frame: it records the call).  r0, r7, r8, r10 are free
+ * here; r1 must end 0 (busy, stored by HOT_PATH_END).  The slow path
+ * writes the TIME record and the call after it with delta 0: retrying
+ * here could take longer than a delta again, and again. */
+    .macro HOT_PATH_TIME name
+    add     r1, r2, #THREAD_TIMESPEC
+    mov     r0, #1                  @ CLOCK_MONOTONIC
+    ldr     r7, \name\()_nr
+    svc     #0
+    ldm     r1, {r0, r1}            @ sec, nsec (the 32-bit kernel timespec)
+    ldr     r7, \name\()_units
+    lsr     r1, r1, #5
+    mla     r0, r0, r7, r1          @ now, in units
+    ldr     r10, [r2, #THREAD_TIME]
+    mov     r1, #0
+    sub     r8, r0, r10             @ the delta
+    cmp     r8, #LITIFUT_REC_DELTA_LIMIT
+    bhs     litifut_arm_slow
+    str     r0, [r2, #THREAD_TIME]
+    orr     r3, r3, r8, lsl #LITIFUT_REC_DELTA_SHIFT
+    .endm
+
 /* Out of line, after each hot path: busy (r1 = the mark): the slow path
  * decides.  Else no room, and busy with this frame: a time mark or a new
  * chunk (litifut_refill, which clears busy, or leaves the thread off),
  * then the hot path again. */
-    .macro HOT_PATH_FULL name
+    .macro HOT_PATH_FULL name, clock=0
+    .if \clock
+\name\()_nr:
+    .word   __NR_clock_gettime
+\name\()_units:
+    .word   1000000000 >> 5
+    .endif
 \name\()_full:
     cmp     r1, #0
     bne     litifut_arm_slow
@@ -172,6 +206,39 @@ litifut_arm_common_reg:             @ a call through a register
     strne   r9, [r8, #THREAD_CACHE]
     HOT_PATH_END
     HOT_PATH_FULL .Lreg
+
+/* The same two with the clock read per call (LITIFUT_CLOCK=monotonic). */
+    .global litifut_arm_common_clock
+    .hidden litifut_arm_common_clock
+    .type litifut_arm_common_clock, %function
+litifut_arm_common_clock:
+    HOT_PATH_START .Lfixedclk
+    HOT_PATH_TIME .Lfixedclk
+    add     r9, r5, r9
+    str     r9, [sp, #FRAME_PC]
+    str     r3, [r6], #4
+    HOT_PATH_END
+    HOT_PATH_FULL .Lfixedclk, 1
+
+    .global litifut_arm_common_reg_clock
+    .hidden litifut_arm_common_reg_clock
+    .type litifut_arm_common_reg_clock, %function
+litifut_arm_common_reg_clock:
+    HOT_PATH_START .Lregclk
+    HOT_PATH_TIME .Lregclk
+    ldr     r9, [sp, r9]
+    str     r9, [sp, #FRAME_PC]
+    and     r8, r3, #4 * (LITIFUT_TARGET_CACHE - 1)
+    add     r8, r2, r8
+    ldr     r10, [r8, #THREAD_CACHE]
+    cmp     r10, r9
+    orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
+    streq   r3, [r6], #4
+    orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
+    stmiane r6!, {r3, r9}
+    strne   r9, [r8, #THREAD_CACHE]
+    HOT_PATH_END
+    HOT_PATH_FULL .Lregclk, 1
 
 /* The slow path; also where the sled sends every call until this
  * copy is ready (sleds.c). */

@@ -30,7 +30,7 @@
  * sets it (both the clock's ticks and CLOCK_MONOTONIC ns at one
  * moment), every call or return record adds its 8-bit delta to it (the
  * units since the thread's previous event).  A delta that would not fit
- * is preceded by a TIME record.  With clock LITIFUT_CLOCK_MARKS the
+ * is preceded by an ADVANCE word (24 bits) or a TIME record.  With clock LITIFUT_CLOCK_MARKS the
  * deltas are 0 and times are interpolated between the TIME records, one
  * every time_every record words.
  *
@@ -60,6 +60,9 @@
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
+ *   tag 3  bits 7..2 = 2: the thread's clock advances by bits 31..8 (a
+ *          delta too long for the next record, which follows with its
+ *          own, usually 0)
  *
  * The target cache.  Each thread keeps the last target its tag 1
  * records gave per entry; the entry is a hash of the call's site id,
@@ -82,6 +85,8 @@
 #define LITIFUT_REC_DELTA_SHIFT 24      /* bits 31..24: the time delta of a call or return */
 #define LITIFUT_REC_DELTA_LIMIT 256     /* deltas are below this */
 #define LITIFUT_REC_RETURN_WORD 7       /* tag 3, bits 7..2 = 1 */
+#define LITIFUT_REC_ADVANCE     0xbu    /* tag 3, bits 7..2 = 2: bits 31..8 a longer delta */
+#define LITIFUT_REC_ADVANCE_LIMIT (1u << 24)
 #define LITIFUT_TARGET_CACHE    256     /* entries: (site id + 1) & 255 */
 /* header.clock */
 #define LITIFUT_CLOCK_MARKS     1       /* no clock per event: TIME marks, interpolated */
@@ -111,6 +116,7 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
     (((uint32_t)(type) << 24) | ((uint32_t)(n) << 8) | LITIFUT_REC_CONTROL)
 #define LITIFUT_REC_DELTA(w)    ((w) >> LITIFUT_REC_DELTA_SHIFT)
 #define LITIFUT_REC_IS_RETURN(w) (((w) & 0x00ffffffu) == LITIFUT_REC_RETURN_WORD)
+#define LITIFUT_REC_IS_ADVANCE(w) (((w) & 0xffu) == LITIFUT_REC_ADVANCE)
 #define LITIFUT_REC_TIME        1u
 #define LITIFUT_REC_OBJECT      2u
 #define LITIFUT_REC_UNLOAD      3u
