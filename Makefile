@@ -27,6 +27,8 @@ endif
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) $(SAN_FLAGS) \
                -I. -Iinclude -MMD -MP
 HOST_LDLIBS := -lelf -lcapstone
+# the post-processor also demangles C++ names (libiberty) and reads DWARF lines (libdw)
+POSTPROC_LDLIBS := -ldw -liberty
 
 # lib/: the model of a traced program every host tool shares (ELF
 # images, the instruction DB, call sites and sleds, files, errors), the
@@ -76,7 +78,7 @@ $(BIN)/litifut-ld: $(call host_obj,$(WRAPPER_SRC) $(REWRITER_SRC) $(LIB_SRC))
 
 $(BIN)/litifut-postproc: $(call host_obj,$(POSTPROC_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)
 
 $(LINKS): $(BIN)/litifut-ld
 	ln -sf litifut-ld $@
@@ -118,12 +120,16 @@ $(call tracer_rules,$(1),$(2),$(3),$(4),exe,$(EXE_FLAGS),tracer.o)
 $(call tracer_rules,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared.o)
 endef
 
-STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o settings.o procfs.o fileid.o
+STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o settings.o procfs.o fileid.o \
+              returns.o
 ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 # Hard float: the same ARM-state code (armv5te instructions run on
 # every ARMv6/v7 device), built for the VFP argument-passing ABI so that
-# it links with hard-float objects.
-ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp
+# it links with hard-float objects, and never using a VFP register (the
+# slow path runs before the callee, which gets d0-d7 as arguments; the
+# return trampoline after it, whose caller may keep values in VFP
+# registers across the call: -fipa-ra).
+ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp -mgeneral-regs-only
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
 ARM_OBJS   := $(STUB_OBJS) sleds.o stub.o
 MIPS_OBJS  := $(STUB_OBJS) sleds.o bridge.o stub.o
@@ -175,7 +181,7 @@ $(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c $(REWRITER_SRC) $(LIB_SR
 
 # --- set-up, demo, tests, bench ---
 
-DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev zlib1g-dev \
+DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev libiberty-dev zlib1g-dev \
                 gcc-arm-linux-gnueabi g++-arm-linux-gnueabi qemu-user \
                 gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
                 gcc-mips-linux-gnu g++-mips-linux-gnu gcc-mipsel-linux-gnu g++-mipsel-linux-gnu \

@@ -31,44 +31,52 @@ static void die_no_site(uintptr_t ra)
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
 
+uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta)
+{
+    uint32_t units;
+    clock_ticks(&units);
+    uint32_t d = units - t->time_last;
+    *delta = 0;
+    if (d >= LITIFUT_REC_ADVANCE_LIMIT)
+        return thread_refill(t);        /* a TIME record (it read the clock a moment later) */
+    t->time_last = units;
+    if (d < LITIFUT_REC_DELTA_LIMIT) {
+        *delta = d;
+        return p;
+    }
+    *p++ = d << 8 | LITIFUT_REC_ADVANCE;        /* one word, not a TIME record */
+    t->cur = p;
+    return t->lim <= p ? thread_refill(t) : p;  /* (its TIME record sets time_last) */
+}
+
 /* Records one call as the hot path does (the same words, the same
  * cache); `busy_after` is what busy goes back to (0, or BUSY_SPAWN for
  * the parent's calls made inside vfork or clone).  `reset`: the cache
- * may hold a target whose record was abandoned: empty it first. */
-static void record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site, int indirect,
-                        uintptr_t target, uintptr_t busy_after, int reset)
+ * may hold a target whose record was abandoned: empty it first.
+ * `hook`: LITIFUT_RETURNS, the frame whose return address to hook.
+ * Returns 1 if the call was recorded. */
+static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site, int indirect,
+                       uintptr_t target, uintptr_t busy_after, int reset,
+                       struct arch_frame *hook)
 {
     t->busy = frame;
     compiler_barrier();
     uint32_t *p = t->cur;
     if (t->lim <= p && !(p = thread_refill(t)))
-        return;             /* this thread records no more: BUSY_OFF */
+        return 0;           /* this thread records no more: BUSY_OFF */
     if (reset) {
         thread_cache_clear(t);
         *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CACHE_RESET, 0);
         t->cur = p;
         if (t->lim <= p && !(p = thread_refill(t)))
-            return;
+            return 0;
     }
-    /* the time since the thread's last event; one too long for a
-     * record goes into a TIME record first (a new chunk has one) */
-    uint32_t units;
-    clock_ticks(&units);
-    uint32_t delta = units - t->time_last;
-    if (delta >= LITIFUT_REC_ADVANCE_LIMIT) {
-        if (!(p = thread_refill(t)))
-            return;
-        delta = 0;                      /* (the mark read the clock a moment later) */
-    } else {
-        t->time_last = units;
-        if (delta >= LITIFUT_REC_DELTA_LIMIT) {
-            *p++ = delta << 8 | LITIFUT_REC_ADVANCE;   /* one word, not a TIME record */
-            delta = 0;
-            t->cur = p;
-            if (t->lim <= p && !(p = thread_refill(t)))
-                return;                 /* (its TIME record sets time_last) */
-        }
-    }
+    uintptr_t sp_call = (uintptr_t)frame + sizeof *hook;
+    if (litifut_copy.returns && busy_after == 0 && !(p = returns_before_call(t, p, sp_call)))
+        return 0;
+    uint32_t delta;
+    if (!(p = event_time(t, p, &delta)))
+        return 0;
     uint32_t w = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL) | delta << LITIFUT_REC_DELTA_SHIFT;
     uint32_t e = LITIFUT_CACHE_ENTRY(w);
     if (!indirect) {
@@ -83,8 +91,13 @@ static void record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site
         t->cache[e] = (uint32_t)target;
         t->cur = p + 2;
     }
+    if (hook)
+        returns_hook(t, arch_return_address_slot(hook), sp_call);
+    else if (litifut_copy.returns && busy_after == 0 && !returns_put(t, t->cur))
+        return 1;                       /* (returns twice, or not hookable: returned now) */
     compiler_barrier();
     t->busy = busy_after;
+    return 1;
 }
 
 /*
@@ -160,12 +173,16 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     struct litifut_thread *t = thread_self();
     uint32_t site = litifut_copy.base + index;
     uintptr_t busy = t->busy;
+    if (litifut_copy.returns < 0)
+        litifut_copy.returns = tracefile_returns();
+    struct arch_frame *hook = litifut_copy.returns && returns_hookable(target) ? frame : NULL;
     if (!busy || busy == (uintptr_t)frame) {
-        record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0);
+        record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook);
     } else if (busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */
         uintptr_t after = busy_after_record(t, frame);
         if (after != BUSY_OFF)
-            record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0);
+            record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0,
+                        after == 0 ? hook : NULL);
     }
     return target;
 }

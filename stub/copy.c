@@ -73,6 +73,8 @@ void copy_sleds_ready(void)
     int on = copy_start() && !tracefile_disabled();
     if (!litifut_copy.pages)
         return;                     /* the slow path it is */
+    if (on && tracefile_returns())
+        return;                     /* every call hooked: the slow path does it */
     enum sleds_mode mode = !on ? SLEDS_OFF
                            : tracefile_clock() == LITIFUT_CLOCK_MARKS ? SLEDS_ON : SLEDS_ON_CLOCK;
     if (!arch_sleds_select(mode)) {

@@ -14,7 +14,7 @@
 #define THREAD_LIM        8
 #define THREAD_TIME       12
 #define THREAD_TIMESPEC   48
-#define THREAD_CACHE      64
+#define THREAD_CACHE      96
 
 /* struct tls_slot, this copy's thread-local words: the thread's state
  * (0 until the thread's first call through this copy), this copy's

@@ -46,7 +46,7 @@ __attribute__((visibility("default"))) struct litifut_process *volatile litifut_
 #define RENDEZVOUS (&litifut_process)
 #endif
 
-struct copy litifut_copy;
+struct copy litifut_copy = { .returns = -1 };
 
 #define PROCESS_SIZE ((sizeof(struct litifut_process) + 4095) & ~4095u)
 
@@ -354,6 +354,8 @@ void process_unmap_chunk(uint32_t *base)
 
 static void pool_entry_reset(struct litifut_thread *t)
 {
+    if (t->shadow)
+        sys_munmap(t->shadow, SHADOW_ENTRIES * sizeof *t->shadow);
     if (t->chunk)
         process_unmap_chunk(t->chunk);
     if (t->prev_chunk)

@@ -1,6 +1,7 @@
 /*
  * The tracer's settings, from the environment: LITIFUT_TRACE,
- * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK.  Read from
+ * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
+ * LITIFUT_RETURNS.  Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
@@ -32,6 +33,8 @@ static void apply_setting(struct settings *st, const char *var)
         st->chunk_kb = str_to_uint(v);
     else if ((v = str_after(var, "TIME_EVERY=")))
         st->time_every = str_to_uint(v);
+    else if ((v = str_after(var, "RETURNS=")))
+        st->returns = str_eq(v, "1");
     else if ((v = str_after(var, "CLOCK=")))
         st->clock = str_eq(v, "monotonic") ? LITIFUT_CLOCK_MONOTONIC
                     : str_eq(v, "marks")   ? LITIFUT_CLOCK_MARKS : 0;
@@ -69,6 +72,7 @@ void read_settings(struct settings *st)
     st->chunk_kb = DEFAULT_CHUNK_KB;
     st->time_every = DEFAULT_TIME_EVERY;
     st->clock = 0;
+    st->returns = 0;
     st->dir[0] = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);

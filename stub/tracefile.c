@@ -94,6 +94,7 @@ static void fill_header(struct litifut_trace_header *h)
     h->clock = (uint8_t)P->clock;
     h->time_shift = (uint8_t)P->time_shift;
     h->clock_hz = P->clock == LITIFUT_CLOCK_MARKS ? 0 : 1000000000u;
+    h->flags = P->settings.returns ? LITIFUT_TRACE_RETURNS : 0;
     long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
 }
@@ -227,6 +228,16 @@ static void choose_clock(void)
     P->clock = P->settings.clock ? P->settings.clock : LITIFUT_CLOCK_MARKS;
     if (P->clock == LITIFUT_CLOCK_MONOTONIC)
         P->time_shift = MONOTONIC_SHIFT;
+}
+
+int tracefile_returns(void)
+{
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    settings_once();
+    int r = P->settings.returns;
+    unlock(mask);
+    return r;
 }
 
 uint32_t tracefile_clock(void)

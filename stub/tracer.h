@@ -73,6 +73,12 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
  * boundary, so a tracer frame abandoned anywhere leaves state a later
  * call can use.
  */
+#define SHADOW_ENTRIES (1u << 16)   /* a thread's shadow stack: 512 KB of address space */
+struct shadow_entry {
+    uint32_t ra;                /* the real return address */
+    uint32_t sp;                /* the stack pointer at the call */
+};
+
 struct litifut_thread {
     volatile uintptr_t busy;    /* the hot path reads busy, cur, lim (layout.h) */
     uint32_t *cur;
@@ -87,7 +93,9 @@ struct litifut_thread {
     uint32_t spawn_pid;         /* with BUSY_SPAWN: who called vfork/clone */
     uintptr_t spawn_sp;         /* ... with this stack pointer */
     uint32_t timespec[2];       /* the ARM hot path's clock_gettime result */
-    uint32_t pad[(THREAD_CACHE - 56) / 4];
+    struct shadow_entry *shadow;    /* LITIFUT_RETURNS: the hooked calls (returns.c) */
+    uint32_t shadow_n;
+    uint32_t pad[(THREAD_CACHE - 64) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
 };
@@ -183,6 +191,7 @@ struct settings {
     uint32_t chunk_kb;
     uint32_t time_every;
     uint32_t clock;             /* LITIFUT_CLOCK: a LITIFUT_CLOCK_* (0: not set) */
+    int returns;                /* LITIFUT_RETURNS=1 */
     char dir[PATH_SIZE - 64];   /* absolute */
 };
 HIDDEN void read_settings(struct settings *st);
@@ -252,6 +261,7 @@ struct copy {
                                    table holding addresses (copy.c), 0 until made */
     struct litifut_process *proc;
     int ctor_done;              /* our constructor has run (libc is usable) */
+    int returns;                /* LITIFUT_RETURNS: 1 hook calls, 0 not, -1 not known yet */
     int atfork_done;
 };
 HIDDEN extern struct copy litifut_copy;
@@ -288,6 +298,17 @@ HIDDEN int tracefile_disabled(void);            /* 1: this process records nothi
 /* Called with every signal blocked (thread.c's next_chunk). */
 HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
 HIDDEN uint32_t tracefile_time_every(void);
+/* Whether calls are hooked for exact returns (LITIFUT_RETURNS=1). */
+HIDDEN int tracefile_returns(void);
+/* returns.c */
+HIDDEN int returns_hookable(uintptr_t target);
+HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call);
+HIDDEN void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call);
+HIDDEN uint32_t *returns_put(struct litifut_thread *t, uint32_t *p);
+/* call.c: the time since t's last event, for a record at p (an ADVANCE
+ * word or a TIME record first if it does not fit).  Returns where the
+ * record goes, NULL if t records no more. */
+HIDDEN uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta);
 /* The clock of every event (LITIFUT_CLOCK_*), decided on first use. */
 HIDDEN uint32_t tracefile_clock(void);
 /* Now, on that clock: its ticks, and in units of the thread clocks. */

@@ -55,7 +55,9 @@ static int compile_db(const struct work *w, const char *c_file, const char *o_fi
 /* What may create a child that shares the caller's memory and TLS:
  * vfork, clone, and static glibc's internal clone (posix_spawn,
  * system, popen).  stub.S has a __wrap_ function for each. */
-static const char *const spawn_functions[] = { "vfork", "clone", "__clone_internal", NULL };
+static const char *const spawn_functions[] = { "vfork", "clone", "__clone_internal",
+                                               /* and what returns twice (stub/returns.c) */
+                                               "setjmp", "_setjmp", "__sigsetjmp", NULL };
 
 /* One link: the user's arguments (without the output and strip
  * options), the tracer and the DB; through a response file, so that

@@ -293,6 +293,34 @@ litifut_arm_off_reg:                @ a call through a register
     OFF_END .Loffreg
 
 /*
+ * LITIFUT_RETURNS: a hooked call's callee returns here (stub/returns.c),
+ * with sp as at the call.  litifut_return records the return and gives
+ * the real return address (Thumb bit included: bx).  Every register
+ * comes back as the callee left it but lr (which the call changed
+ * anyway), not only the return values: GCC's -fipa-ra keeps values in
+ * call-clobbered registers across calls of local functions that do not
+ * clobber them.  The tracer's C code touches no VFP register
+ * (-mgeneral-regs-only).
+ */
+    .text
+    .global litifut_return_trampoline
+    .hidden litifut_return_trampoline
+    .type litifut_return_trampoline, %function
+litifut_return_trampoline:
+    push    {r0-r5, r12, lr}        @ 32 bytes
+    mrs     r5, APSR
+    add     r0, sp, #32             @ arg: sp as the callee returned it
+    mov     r4, sp
+    bic     sp, sp, #7
+    bl      litifut_return
+    mov     sp, r4
+    msr     APSR_nzcvq, r5
+    str     r0, [sp, #28]           @ the real return address, into lr's slot
+    pop     {r0-r5, r12, lr}
+    bx      lr
+    .size litifut_return_trampoline, . - litifut_return_trampoline
+
+/*
  * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper
  * links the program's calls of these (and static glibc's) here with
  * ld --wrap.  Each tells the tracer (litifut_before_spawn: a child
@@ -318,5 +346,26 @@ __wrap_\name:
     SPAWN_WRAPPER vfork
     SPAWN_WRAPPER clone
     SPAWN_WRAPPER __clone_internal
+
+/*
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: the program's
+ * calls of these come here (ld --wrap) so that the tracer knows them by
+ * their target: they return twice, and their calls are not hooked for
+ * LITIFUT_RETURNS (stub/returns.c).  Every register as it came.
+ */
+    .macro TWICE_WRAPPER name
+    .text
+    .global __wrap_\name
+    .hidden __wrap_\name
+    .type __wrap_\name, %function
+    .weak __real_\name
+__wrap_\name:
+    b       __real_\name
+    .size __wrap_\name, . - __wrap_\name
+    .endm
+
+    TWICE_WRAPPER setjmp
+    TWICE_WRAPPER _setjmp
+    TWICE_WRAPPER __sigsetjmp
 
     .section .note.GNU-stack, "", %progbits

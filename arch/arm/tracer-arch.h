@@ -36,6 +36,12 @@ static inline uintptr_t arch_return_address(const struct arch_frame *f)
     return f->lr;
 }
 
+/* Where the frame keeps it: the callee gets what is there. */
+static inline uint32_t *arch_return_address_slot(struct arch_frame *f)
+{
+    return &f->lr;
+}
+
 /* The register a DB site word below LITIFUT_DB_INDIRECT names: its
  * offset in the frame (sled.h). */
 static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t w)

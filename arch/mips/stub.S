@@ -8,6 +8,85 @@
     BRIDGE_TEMPLATE litifut_bridge_template
 
 /*
+ * LITIFUT_RETURNS: a hooked call's callee returns here (stub/returns.c),
+ * with sp as at the call.  litifut_return records the return and gives
+ * the real return address.  Every register comes back as the callee
+ * left it but ra (which the call changed anyway), not only v0 and v1:
+ * GCC's -fipa-ra keeps values in call-clobbered registers across calls
+ * of local functions that do not clobber them.  The tracer's C code
+ * touches no floating-point register.
+ */
+    .abicalls
+    .set noreorder
+    .set noat
+    .set nomacro
+    .text
+    .global litifut_return_trampoline
+    .hidden litifut_return_trampoline
+    .type litifut_return_trampoline, @function
+litifut_return_trampoline:
+    addiu   $sp, $sp, -84
+    sw      $1, 0($sp)
+    sw      $2, 4($sp)
+    sw      $3, 8($sp)
+    sw      $4, 12($sp)
+    sw      $5, 16($sp)
+    sw      $6, 20($sp)
+    sw      $7, 24($sp)
+    sw      $8, 28($sp)
+    sw      $9, 32($sp)
+    sw      $10, 36($sp)
+    sw      $11, 40($sp)
+    sw      $12, 44($sp)
+    sw      $13, 48($sp)
+    sw      $14, 52($sp)
+    sw      $15, 56($sp)
+    sw      $24, 60($sp)
+    sw      $25, 64($sp)
+    sw      $16, 68($sp)
+    sw      $28, 72($sp)
+    mfhi    $t0
+    sw      $t0, 76($sp)
+    mflo    $t0
+    sw      $t0, 80($sp)
+    move    $s0, $sp
+    OWN_GP
+    lw      $t9, %call16(litifut_return)($gp)
+    li      $at, -8
+    and     $sp, $sp, $at
+    addiu   $sp, $sp, -16           /* o32 argument area */
+    jalr    $t9
+    addiu   $a0, $s0, 84            /* (delay slot) arg: sp as the callee returned it */
+    move    $sp, $s0
+    move    $ra, $v0
+    lw      $t0, 76($sp)
+    mthi    $t0
+    lw      $t0, 80($sp)
+    mtlo    $t0
+    lw      $1, 0($sp)
+    lw      $2, 4($sp)
+    lw      $3, 8($sp)
+    lw      $4, 12($sp)
+    lw      $5, 16($sp)
+    lw      $6, 20($sp)
+    lw      $7, 24($sp)
+    lw      $8, 28($sp)
+    lw      $9, 32($sp)
+    lw      $10, 36($sp)
+    lw      $11, 40($sp)
+    lw      $12, 44($sp)
+    lw      $13, 48($sp)
+    lw      $14, 52($sp)
+    lw      $15, 56($sp)
+    lw      $24, 60($sp)
+    lw      $25, 64($sp)
+    lw      $16, 68($sp)
+    lw      $28, 72($sp)
+    jr      $ra
+    addiu   $sp, $sp, 84            /* (delay slot) */
+    .size litifut_return_trampoline, . - litifut_return_trampoline
+
+/*
  * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper
  * links the program's calls of these (and static glibc's) here with
  * ld --wrap.  Each tells the tracer (litifut_before_spawn: a child
@@ -54,5 +133,36 @@ __wrap_\name:
     SPAWN_WRAPPER vfork
     SPAWN_WRAPPER clone
     SPAWN_WRAPPER __clone_internal
+
+/*
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: the program's
+ * calls of these come here (ld --wrap) so that the tracer knows them by
+ * their target: they return twice, and their calls are not hooked for
+ * LITIFUT_RETURNS (stub/returns.c).  Every register as it came but at,
+ * t9 (the real function's address, as PIC callees expect) and gp (this
+ * object's, which is the caller's: the wrapper is linked into it).
+ */
+    .macro TWICE_WRAPPER name
+    .abicalls
+    .set noreorder
+    .set noat
+    .set nomacro
+    .text
+    .global __wrap_\name
+    .hidden __wrap_\name
+    .type __wrap_\name, @function
+    .weak __real_\name
+__wrap_\name:
+    move    $at, $ra
+    OWN_GP
+    lw      $t9, %call16(__real_\name)($gp)
+    jr      $t9
+    move    $ra, $at                /* (delay slot) */
+    .size __wrap_\name, . - __wrap_\name
+    .endm
+
+    TWICE_WRAPPER setjmp
+    TWICE_WRAPPER _setjmp
+    TWICE_WRAPPER __sigsetjmp
 
     .section .note.GNU-stack, "", @progbits

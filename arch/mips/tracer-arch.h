@@ -37,6 +37,12 @@ static inline uintptr_t arch_return_address(const struct arch_frame *f)
     return f->r[31];
 }
 
+/* Where the frame keeps it: the callee gets what is there. */
+static inline uint32_t *arch_return_address_slot(struct arch_frame *f)
+{
+    return &f->r[31];
+}
+
 /* The register a DB site word below LITIFUT_DB_INDIRECT names:
  * FRAME_R(rs), plus 1 if the hot path does not save rs (sled.S). */
 static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t w)
