@@ -131,8 +131,8 @@ ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 # registers across the call: -fipa-ra).
 ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp -mgeneral-regs-only
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
-ARM_OBJS   := $(STUB_OBJS) sleds.o stub.o
-MIPS_OBJS  := $(STUB_OBJS) sleds.o bridge.o stub.o
+ARM_OBJS   := $(STUB_OBJS) sleds.o stub.o unwind.o
+MIPS_OBJS  := $(STUB_OBJS) sleds.o bridge.o stub.o unwind.o
 # ARM also has variants for objects built for ARMv6K or later, whose hot
 # path reads the thread register instead of calling the kernel helper.
 define arm_tracers
@@ -185,10 +185,12 @@ DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev libiberty-d
                 gcc-arm-linux-gnueabi g++-arm-linux-gnueabi qemu-user \
                 gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
                 gcc-mips-linux-gnu g++-mips-linux-gnu gcc-mipsel-linux-gnu g++-mipsel-linux-gnu \
-                dpkg-dev bc
+                dpkg-dev bc time python3
 # fuzz/fuzz.mk: make fuzz-build, fuzz-smoke (part of make test), fuzz
 include fuzz/fuzz.mk
 DEB_PACKAGES += $(FUZZ_DEB_PACKAGES)
+# the harnesses that link the post-processor need its libraries too
+FUZZ_LDLIBS += $(POSTPROC_LDLIBS)
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

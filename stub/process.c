@@ -431,7 +431,12 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
                 pool_entry_reset(&pg->t[i]);
     if (self) {
         uintptr_t busy = self->busy;
+        struct shadow_entry *shadow = self->shadow;   /* its calls return in the child too */
+        uint32_t shadow_n = self->shadow_n;
+        self->shadow = NULL;
         pool_entry_reset(self);
+        self->shadow = shadow;
+        self->shadow_n = shadow_n;
         self->busy = busy;
         self->tp = tp;
         self->tid = (uint32_t)sys_gettid();

@@ -105,6 +105,15 @@ void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call
     *ra_slot = (uint32_t)(uintptr_t)litifut_return_trampoline;
 }
 
+uintptr_t returns_real_address(uintptr_t sp)
+{
+    struct litifut_thread *t = thread_self();
+    for (uint32_t i = t->shadow_n; i-- > 0;)
+        if (t->shadow[i].sp == sp)
+            return t->shadow[i].ra;
+    return 0;
+}
+
 /* From the trampoline: sp is the stack pointer the callee returned
  * with, which is the one of its call. */
 HIDDEN uintptr_t litifut_return(uintptr_t sp)

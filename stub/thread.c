@@ -101,9 +101,17 @@ static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
         t->chunk_end = early_thread.chunk_end;
         t->chunk = early_thread.chunk;
         t->cur = early_thread.cur;
+        t->time_last = early_thread.time_last;
         t->state = THREAD_ON;
         early_thread.state = THREAD_OFF;
         early_thread.busy = BUSY_OFF;
+    }
+    if (t && !t->shadow && early_thread.shadow && early_thread.tid == tid) {
+        /* ... and its hooked calls (LITIFUT_RETURNS) */
+        t->shadow = early_thread.shadow;
+        t->shadow_n = early_thread.shadow_n;
+        early_thread.shadow = NULL;
+        early_thread.shadow_n = 0;
     }
     unlock(mask);
     if (!t)

@@ -305,6 +305,9 @@ HIDDEN int returns_hookable(uintptr_t target);
 HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call);
 HIDDEN void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call);
 HIDDEN uint32_t *returns_put(struct litifut_thread *t, uint32_t *p);
+/* The real return address of the thread's hooked call made with stack
+ * pointer sp, 0 if none (for unwinders). */
+HIDDEN uintptr_t returns_real_address(uintptr_t sp);
 /* call.c: the time since t's last event, for a record at p (an ADVANCE
  * word or a TIME record first if it does not fit).  Returns where the
  * record goes, NULL if t records no more. */

@@ -303,6 +303,11 @@ litifut_arm_off_reg:                @ a call through a register
  * (-mgeneral-regs-only).
  */
     .text
+    .type litifut_return_unwind, %function
+litifut_return_unwind:
+    .fnstart                        @ an unwinder finds the real caller (unwind.c)
+    .personality litifut_return_personality
+    nop                             @ unwinders look up the return address - 2
     .global litifut_return_trampoline
     .hidden litifut_return_trampoline
     .type litifut_return_trampoline, %function
@@ -318,7 +323,9 @@ litifut_return_trampoline:
     str     r0, [sp, #28]           @ the real return address, into lr's slot
     pop     {r0-r5, r12, lr}
     bx      lr
+    .fnend
     .size litifut_return_trampoline, . - litifut_return_trampoline
+    .size litifut_return_unwind, . - litifut_return_unwind
 
 /*
  * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper

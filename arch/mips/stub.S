@@ -21,6 +21,19 @@
     .set noat
     .set nomacro
     .text
+    .type litifut_return_unwind, @function
+litifut_return_unwind:
+    .cfi_startproc                  /* an unwinder finds the real caller (unwind.c) */
+    .cfi_personality 0x80, litifut_return_personality_ref
+    /* the caller's sp is this sp; its return address is at this sp; the
+     * CFA, which unwinders use as a frame's identity, is sp + 1: the
+     * caller's CFA-based identity (this CFA) must differ from this
+     * frame's (sp, the callee's CFA), or phase 2 takes this frame for
+     * the handler's */
+    .cfi_def_cfa_offset 1
+    .cfi_escape 0x10, 31, 2, 0x8d, 0x00     /* DW_CFA_expression ra: DW_OP_breg29 0 */
+    .cfi_escape 0x16, 29, 2, 0x8d, 0x00     /* DW_CFA_val_expression sp: DW_OP_breg29 0 */
+    nop                             /* unwinders look up the return address - 1 */
     .global litifut_return_trampoline
     .hidden litifut_return_trampoline
     .type litifut_return_trampoline, @function
@@ -85,6 +98,15 @@ litifut_return_trampoline:
     jr      $ra
     addiu   $sp, $sp, 84            /* (delay slot) */
     .size litifut_return_trampoline, . - litifut_return_trampoline
+    .cfi_endproc
+    .size litifut_return_unwind, . - litifut_return_unwind
+    .section .data.rel.local.litifut_return_personality_ref, "aw", @progbits
+    .p2align 2
+    .type litifut_return_personality_ref, @object
+litifut_return_personality_ref:
+    .word   litifut_return_personality
+    .size litifut_return_personality_ref, 4
+    .text
 
 /*
  * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper
