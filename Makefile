@@ -160,7 +160,7 @@ $(BUILD)/lib/litifut/%/island-shared.o: $(BUILD)/tracer/%/shared/island.o
 
 SHARED ?= $(abspath ../shared)
 TEST_TOOLS := $(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so $(BUILD)/tools/oracle-compare \
-              $(BUILD)/tools/unit
+              $(BUILD)/tools/unit $(BUILD)/tools/returns-compare
 
 test-tools: $(TEST_TOOLS)
 
@@ -171,6 +171,13 @@ $(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so: $(SHARED)/tools/calltra
 $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
+
+# calls and returns against the oracle's returns=on (tests/returns.sh)
+RETURNS_COMPARE_SRC := tests/tools/returns-compare.c postproc/trace.c postproc/program.c \
+                       postproc/symbols.c
+$(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC) $(REWRITER_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
 # unit tests of the encoders and decoders (tests/unit.sh)
 $(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c $(REWRITER_SRC) $(LIB_SRC))

@@ -31,6 +31,9 @@ static void die_no_site(uintptr_t ra)
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
 
+/* arch/<arch>/unwind.c: the return trampoline's personality routine */
+extern const char litifut_return_personality[] HIDDEN;
+
 uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta)
 {
     uint32_t units;
@@ -72,7 +75,7 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
             return 0;
     }
     uintptr_t sp_call = (uintptr_t)frame + sizeof *hook;
-    if (litifut_copy.returns && busy_after == 0 && !(p = returns_before_call(t, p, sp_call)))
+    if (litifut_copy.returns && !(p = returns_before_call(t, p, sp_call)))
         return 0;
     uint32_t delta;
     if (!(p = event_time(t, p, &delta)))
@@ -91,10 +94,8 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
         t->cache[e] = (uint32_t)target;
         t->cur = p + 2;
     }
-    if (hook)
-        returns_hook(t, arch_return_address_slot(hook), sp_call);
-    else if (litifut_copy.returns && busy_after == 0 && !returns_put(t, t->cur))
-        return 1;                       /* (returns twice, or not hookable: returned now) */
+    if (litifut_copy.returns)
+        returns_hook(t, hook ? arch_return_address_slot(hook) : NULL, sp_call);
     compiler_barrier();
     t->busy = busy_after;
     return 1;
@@ -175,14 +176,15 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     uintptr_t busy = t->busy;
     if (litifut_copy.returns < 0)
         litifut_copy.returns = tracefile_returns();
-    struct arch_frame *hook = litifut_copy.returns && returns_hookable(target) ? frame : NULL;
+    if (litifut_copy.returns && target == (uintptr_t)litifut_return_personality)
+        return target;      /* an unwinder linked into the program calls the tracer's own code */
+    struct arch_frame *hook = returns_hookable(target) ? frame : NULL;
     if (!busy || busy == (uintptr_t)frame) {
         record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook);
     } else if (busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */
         uintptr_t after = busy_after_record(t, frame);
         if (after != BUSY_OFF)
-            record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0,
-                        after == 0 ? hook : NULL);
+            record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0, hook);
     }
     return target;
 }

@@ -21,7 +21,7 @@
 #include "litifut/trace-format.h"
 
 extern const char litifut_return_trampoline[] HIDDEN;
-extern const char __wrap_vfork[] HIDDEN, __wrap_clone[] HIDDEN, __wrap___clone_internal[] HIDDEN;
+extern const char __wrap_vfork[] HIDDEN;
 extern const char __wrap_setjmp[] HIDDEN, __wrap__setjmp[] HIDDEN, __wrap___sigsetjmp[] HIDDEN;
 
 static void die_unmatched(uintptr_t sp)
@@ -71,14 +71,15 @@ static uint32_t *unwind(struct litifut_thread *t, uint32_t *p, uintptr_t sp, int
 
 /* Functions that return twice keep their return address for the second
  * time (setjmp in its jmp_buf, for longjmp; vfork's child returns through
- * the caller's frame): their calls are not hooked, and their RETURN is
- * written at once, after the call.  The wrapper links the program's
- * calls of them to the __wrap_ functions (arch/<arch>/stub.S), so that
- * the target says which. */
+ * the caller's frame): their calls are not hooked.  Their entry holds no
+ * return address, and their RETURN is written when a later event shows
+ * the frame gone (the caller's next call, or its return), after the
+ * calls made inside them.  The wrapper links the program's calls of
+ * them to the __wrap_ functions (arch/<arch>/stub.S), so that the
+ * target says which. */
 int returns_hookable(uintptr_t target)
 {
-    return target != (uintptr_t)__wrap_vfork && target != (uintptr_t)__wrap_clone &&
-           target != (uintptr_t)__wrap___clone_internal && target != (uintptr_t)__wrap_setjmp &&
+    return target != (uintptr_t)__wrap_vfork && target != (uintptr_t)__wrap_setjmp &&
            target != (uintptr_t)__wrap__setjmp && target != (uintptr_t)__wrap___sigsetjmp;
 }
 
@@ -87,6 +88,7 @@ uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t s
     return unwind(t, p, sp_call, 1);
 }
 
+/* ra_slot NULL: a call not hooked (returns_hookable) */
 void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call)
 {
     if (!t->shadow) {
@@ -99,17 +101,18 @@ void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call
     }
     if (t->shadow_n == SHADOW_ENTRIES)
         return;
-    t->shadow[t->shadow_n].ra = *ra_slot;
+    t->shadow[t->shadow_n].ra = ra_slot ? *ra_slot : 0;
     t->shadow[t->shadow_n].sp = (uint32_t)sp_call;
     t->shadow_n++;
-    *ra_slot = (uint32_t)(uintptr_t)litifut_return_trampoline;
+    if (ra_slot)
+        *ra_slot = (uint32_t)(uintptr_t)litifut_return_trampoline;
 }
 
 uintptr_t returns_real_address(uintptr_t sp)
 {
     struct litifut_thread *t = thread_self();
     for (uint32_t i = t->shadow_n; i-- > 0;)
-        if (t->shadow[i].sp == sp)
+        if (t->shadow[i].sp == sp && t->shadow[i].ra)
             return t->shadow[i].ra;
     return 0;
 }
@@ -119,8 +122,10 @@ uintptr_t returns_real_address(uintptr_t sp)
 HIDDEN uintptr_t litifut_return(uintptr_t sp)
 {
     struct litifut_thread *t = thread_self();
-    uintptr_t frame = FRAME_ADDRESS();
-    int rec = t->busy == 0 && t->state == THREAD_ON;
+    uintptr_t frame = FRAME_ADDRESS(), busy = t->busy;
+    /* the parent's calls inside vfork or clone are recorded (call.c) */
+    int rec = t->state == THREAD_ON &&
+              (busy == 0 || (busy == BUSY_SPAWN && (uint32_t)sys_getpid() == t->spawn_pid));
     uint32_t *p = NULL;
     if (rec) {
         t->busy = frame;
@@ -130,14 +135,14 @@ HIDDEN uintptr_t litifut_return(uintptr_t sp)
             p = thread_refill(t);
     }
     p = unwind(t, p, sp, 0);
-    if (!t->shadow_n || t->shadow[t->shadow_n - 1].sp != sp)
+    if (!t->shadow_n || t->shadow[t->shadow_n - 1].sp != sp || !t->shadow[t->shadow_n - 1].ra)
         die_unmatched(sp);
     uintptr_t ra = t->shadow[--t->shadow_n].ra;
     if (p)
         returns_put(t, p);
     if (rec && t->busy == frame) {      /* (a thread whose trace failed is BUSY_OFF) */
         __asm__ volatile("" ::: "memory");
-        t->busy = 0;
+        t->busy = busy;
     }
     return ra;
 }

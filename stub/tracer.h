@@ -303,7 +303,7 @@ HIDDEN int tracefile_returns(void);
 /* returns.c */
 HIDDEN int returns_hookable(uintptr_t target);
 HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call);
-HIDDEN void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call);
+HIDDEN void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call);  /* ra_slot NULL: not hookable */
 HIDDEN uint32_t *returns_put(struct litifut_thread *t, uint32_t *p);
 /* The real return address of the thread's hooked call made with stack
  * pointer sp, 0 if none (for unwinders). */

@@ -1,0 +1,371 @@
+/*
+ * returns-compare: checks the calls and returns of a traced run against
+ * the QEMU call oracle run with returns=on.
+ *
+ *   returns-compare [--unordered] [--inferred] [--binary-dir D] TRACE ORACLE.txt
+ *
+ * TRACE       a litifut trace of the run (with its .maps beside it)
+ * ORACLE.txt  calltrace.so output (returns=on) for the unrewritten
+ *             objects: "<vcpu> <site> <target>" per call and
+ *             "<vcpu> r <retaddr>" per return
+ *
+ * Both become, per thread, a sequence of events at rewritten sites:
+ * C(site) for a call, R(site) for the return of a call made at site.
+ * The trace's returns close its thread's innermost open call (exact
+ * return mode); an oracle "r X" line closes its innermost open call
+ * whose return address X is the site + 4 (ARM), + 2 or 4 (Thumb) or + 8
+ * (MIPS).  Calls at sites that are not rewritten, and their returns,
+ * are left out of the oracle's sequence.  Threads and vcpus are paired
+ * in order of their first call.
+ *
+ * The sequences must be equal.  --unordered: the oracle closes frames
+ * that a C++ exception unwound late (when the catching function
+ * returns), so where the sequences differ, the calls must still be
+ * equal and the returns equal as a set; the line says how many were
+ * in another order.
+ *
+ * --inferred: the trace has no returns; they are inferred from the
+ * calls (a call from a site in function F returns every frame above
+ * F's topmost one; postproc's rule) and the line reports how many of
+ * the oracle's returns come at another place in the sequence and by
+ * how many events, instead of failing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "postproc/program.h"
+#include "lib/error.h"
+
+struct event { uint32_t site; char kind; };     /* 'C' or 'R' */
+struct seq {
+    unsigned long id;
+    struct event *v;
+    size_t n, cap;
+    uint32_t *open;                             /* sites of the open calls */
+    size_t n_open, cap_open;
+};
+
+static void push_event(struct seq *q, char kind, uint32_t site)
+{
+    if (q->n == q->cap) {
+        q->cap = q->cap * 2 + 256;
+        q->v = xrealloc(q->v, q->cap * sizeof *q->v);
+    }
+    q->v[q->n].kind = kind;
+    q->v[q->n++].site = site;
+}
+
+static void push_open(struct seq *q, uint32_t site)
+{
+    if (q->n_open == q->cap_open) {
+        q->cap_open = q->cap_open * 2 + 64;
+        q->open = xrealloc(q->open, q->cap_open * sizeof *q->open);
+    }
+    q->open[q->n_open++] = site;
+}
+
+/* the rewritten sites, runtime addresses, sorted */
+static uint32_t *sites;
+static size_t n_sites;
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int rewritten(uint32_t rt)
+{
+    return bsearch(&rt, sites, n_sites, sizeof *sites, cmp_u32) != NULL;
+}
+
+/* The function holding runtime address `rt` in the trace's objects:
+ * its start, or rt itself if none is known. */
+static uint32_t function_of(struct address_space *as, uint32_t rt)
+{
+    struct object *obj;
+    uint32_t link, off;
+    if (resolve_address(as, rt, &obj, &link) != 0 || !obj || object_open(obj) != 0 ||
+        !object_symbol(obj, link, &off))
+        return rt;
+    return rt - off;
+}
+
+static struct seq *seq_for(struct seq **v, size_t *n, unsigned long id)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*v)[i].id == id)
+            return &(*v)[i];
+    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    memset(&(*v)[*n], 0, sizeof **v);
+    (*v)[*n].id = id;
+    return &(*v)[(*n)++];
+}
+
+static void read_oracle(const char *path, struct seq **v, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    char line[256];
+    unsigned long vcpu;
+    char a[32], b[32];
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lu %31s %31s", &vcpu, a, b) != 3)
+            continue;
+        struct seq *q = seq_for(v, n, vcpu);
+        if (strcmp(a, "r") != 0) {
+            uint32_t site = (uint32_t)strtoul(a, NULL, 16);
+            push_open(q, site);
+            if (rewritten(site))
+                push_event(q, 'C', site);
+            continue;
+        }
+        uint32_t ra = (uint32_t)strtoul(b, NULL, 16);
+        for (size_t i = q->n_open; i-- > 0;) {
+            uint32_t d = ra - q->open[i];
+            if (d == 2 || d == 4 || d == 8) {
+                if (rewritten(q->open[i]))
+                    push_event(q, 'R', q->open[i]);
+                memmove(q->open + i, q->open + i + 1, (q->n_open - i - 1) * sizeof *q->open);
+                q->n_open--;
+                break;
+            }
+        }
+    }
+    fclose(f);
+}
+
+/* The trace's events of thread i; with `inferred`, returns made up from
+ * the calls by postproc's rule. */
+static void read_trace(struct trace_file *t, size_t i, const struct program_set *ps,
+                       struct address_space *as, int inferred, struct seq *q)
+{
+    struct trace_cursor c;
+    const struct trace_event *e;
+    uint32_t *fn = NULL;                /* inferred: each open call's callee function */
+    trace_cursor_open(&c, t, i);
+    while ((e = trace_cursor_next(&c))) {
+        if (e->kind == TRACE_RETURN) {
+            if (q->n_open && !inferred)
+                push_event(q, 'R', q->open[--q->n_open]);
+            continue;
+        }
+        const struct program *p = &ps->v[e->object];
+        uint32_t site = p->site_addr[e->site] + p->bias;
+        if (inferred) {
+            uint32_t from = function_of(as, site);
+            size_t k = q->n_open;
+            while (k > 0 && fn[k - 1] != from)
+                k--;
+            if (k > 0)                          /* frames above F's topmost returned */
+                while (q->n_open > k)
+                    push_event(q, 'R', q->open[--q->n_open]);
+            int direct;
+            uint32_t link, target = call_target(p, e, &direct, &link);
+            fn = xrealloc(fn, (q->n_open + 1) * sizeof *fn);
+            fn[q->n_open] = function_of(as, target);
+        }
+        push_open(q, site);
+        push_event(q, 'C', site);
+    }
+    trace_cursor_close(&c);
+    free(fn);
+}
+
+static int same_events(const struct seq *a, const struct seq *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->v[i].kind != b->v[i].kind || a->v[i].site != b->v[i].site)
+            return 0;
+    return 1;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+    const struct event *x = a, *y = b;
+    return x->kind != y->kind ? x->kind - y->kind : cmp_u32(&x->site, &y->site);
+}
+
+/* The oracle's `o` and the trace's `t`: calls equal in order, and every
+ * return of the oracle's in the trace's (the trace may close frames an
+ * exception left that the oracle never closes: the catching function
+ * did not return).  Returns how many returns differ in place or
+ * presence, or -1. */
+static long unordered_equal(const struct seq *o, const struct seq *t)
+{
+    size_t i = 0, j = 0, no = 0, nt = 0;
+    for (;;) {                          /* the calls, in order */
+        while (i < o->n && o->v[i].kind != 'C')
+            i++;
+        while (j < t->n && t->v[j].kind != 'C')
+            j++;
+        if (i == o->n || j == t->n)
+            break;
+        if (o->v[i++].site != t->v[j++].site)
+            return -1;
+    }
+    if (i != o->n || j != t->n)
+        return -1;
+    struct event *x = xcalloc(o->n + 1, sizeof *x), *y = xcalloc(t->n + 1, sizeof *y);
+    for (size_t k = 0; k < o->n; k++)
+        if (o->v[k].kind == 'R')
+            x[no++] = o->v[k];
+    for (size_t k = 0; k < t->n; k++)
+        if (t->v[k].kind == 'R')
+            y[nt++] = t->v[k];
+    qsort(x, no, sizeof *x, cmp_event);
+    qsort(y, nt, sizeof *y, cmp_event);
+    long moved = (long)(nt - no);
+    size_t a = 0, b = 0;
+    for (; a < no && b < nt; b++)       /* x within y, both sorted */
+        if (x[a].site == y[b].site)
+            a++;
+    if (a < no)
+        moved = -1;
+    for (size_t k = 0; moved >= 0 && k < o->n && k < t->n; k++)
+        moved += o->v[k].kind != t->v[k].kind || o->v[k].site != t->v[k].site;
+    free(x);
+    free(y);
+    return moved;
+}
+
+/* Inferred returns: how many of the oracle's returns stand elsewhere,
+ * counted in calls: each return's place is the number of calls made
+ * before it (inferred returns can only come at a call), and the largest
+ * difference. */
+static void inferred_report(const struct seq *o, const struct seq *t, size_t *off, size_t *worst,
+                            size_t *returns)
+{
+    size_t n_calls = 0;
+    for (size_t i = 0; i < o->n; i++)
+        n_calls += o->v[i].kind == 'C';
+    size_t *ro = xcalloc(n_calls + 1, sizeof *ro), *rt = xcalloc(n_calls + 1, sizeof *rt);
+    for (int which = 0; which < 2; which++) {
+        const struct seq *q = which ? t : o;
+        size_t *r = which ? rt : ro;
+        size_t *stack = xcalloc(q->n + 1, sizeof *stack), sp = 0, call = 0;
+        for (size_t i = 0; i < q->n; i++) {
+            if (q->v[i].kind == 'C')
+                stack[sp++] = call++;
+            else if (sp)
+                r[stack[--sp]] = call + 1;  /* (0: never returned) */
+        }
+        free(stack);
+    }
+    *off = *worst = *returns = 0;
+    for (size_t c = 0; c < n_calls; c++) {
+        if (!ro[c])
+            continue;                       /* the oracle saw no return */
+        (*returns)++;
+        size_t d = !rt[c] ? n_calls : ro[c] > rt[c] ? ro[c] - rt[c] : rt[c] - ro[c];
+        if (d) {
+            (*off)++;
+            if (d > *worst)
+                *worst = d;
+        }
+    }
+    free(ro);
+    free(rt);
+}
+
+int main(int argc, char **argv)
+{
+    int unordered = 0, inferred = 0;
+    struct path_options paths = { 0 };
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--unordered") == 0)
+            unordered = 1;
+        else if (strcmp(argv[i], "--inferred") == 0)
+            inferred = 1;
+        else if (strcmp(argv[i], "--binary-dir") == 0 && i + 1 < argc)
+            paths.binary_dir = argv[++i];
+        else
+            break;
+    }
+    if (argc - i != 2) {
+        fprintf(stderr, "usage: returns-compare [--unordered] [--inferred] [--binary-dir D] "
+                        "TRACE ORACLE.txt\n");
+        return 2;
+    }
+    struct trace_file t;
+    struct address_space as;
+    struct program_set ps;
+    if (trace_open(argv[i], &t) != 0)
+        return 2;
+    address_space_init(&as, &paths);
+    address_space_load_maps(&as, t.maps_path);
+    if (programs_load(&ps, &as, &t) != 0)
+        return 2;
+    for (size_t k = 0; k < ps.n; k++) {
+        const struct program *p = &ps.v[k];
+        if (!p->ok)
+            continue;
+        sites = xrealloc(sites, (n_sites + p->db.header.n_sites + 1) * sizeof *sites);
+        for (size_t s = 0; s < p->db.header.n_sites; s++)
+            sites[n_sites++] = p->site_addr[s] + p->bias;
+    }
+    qsort(sites, n_sites, sizeof *sites, cmp_u32);
+
+    struct seq *o = NULL, *tr = xcalloc(t.n_threads + 1, sizeof *tr);
+    size_t n_o = 0;
+    read_oracle(argv[i + 1], &o, &n_o);
+    for (size_t k = 0; k < t.n_threads; k++)
+        read_trace(&t, k, &ps, &as, inferred, &tr[k]);
+    size_t n_t = 0, calls = 0, returns = 0, moved = 0, off = 0, worst = 0, all_returns = 0;
+    for (size_t k = 0; k < t.n_threads; k++)
+        if (tr[k].n)
+            tr[n_t++] = tr[k];
+    size_t n_ov = 0;
+    for (size_t k = 0; k < n_o; k++)
+        if (o[k].n)
+            o[n_ov++] = o[k];
+    if (n_t != n_ov) {
+        printf("returns-compare: %zu traced threads with calls, %zu oracle vcpus\n", n_t, n_ov);
+        return 1;
+    }
+    for (size_t k = 0; k < n_t; k++) {
+        for (size_t e = 0; e < o[k].n; e++) {
+            calls += o[k].v[e].kind == 'C';
+            returns += o[k].v[e].kind == 'R';
+        }
+        if (inferred) {
+            size_t f, w, r;
+            inferred_report(&o[k], &tr[k], &f, &w, &r);
+            off += f;
+            all_returns += r;
+            if (w > worst)
+                worst = w;
+            continue;
+        }
+        if (same_events(&o[k], &tr[k]))
+            continue;
+        long m = unordered ? unordered_equal(&o[k], &tr[k]) : -1;
+        if (m < 0) {
+            size_t e = 0;
+            while (e < o[k].n && e < tr[k].n && o[k].v[e].kind == tr[k].v[e].kind &&
+                   o[k].v[e].site == tr[k].v[e].site)
+                e++;
+            printf("returns-compare: thread %zu differs at event %zu of %zu (oracle %zu): "
+                   "oracle %c %08" PRIx32 ", trace %c %08" PRIx32 "\n", k, e, tr[k].n, o[k].n,
+                   e < o[k].n ? o[k].v[e].kind : '-', e < o[k].n ? o[k].v[e].site : 0,
+                   e < tr[k].n ? tr[k].v[e].kind : '-', e < tr[k].n ? tr[k].v[e].site : 0);
+            return 1;
+        }
+        moved += (size_t)m;
+    }
+    if (inferred)
+        printf("returns-compare: %zu calls, %zu returns, %zu inferred at another place "
+               "(at most %zu calls away)\n", calls, all_returns, off, worst);
+    else
+        printf("returns-compare: %zu calls and %zu returns equal the oracle's in %zu "
+               "thread%s%s\n", calls, returns, n_t, n_t == 1 ? "" : "s",
+               moved ? " (some returns in another order: frames left by exceptions)" : "");
+    return 0;
+}
