@@ -26,7 +26,8 @@
  *
  * --inferred: the trace has no returns; they are inferred from the
  * calls (a call from a site in function F returns every frame above
- * F's topmost one; postproc's rule) and the line reports how many of
+ * F's topmost one; if F has none, it was called from untraced code and
+ * gets a frame that is no call: postproc's rule) and the line reports how many of
  * the oracle's returns come at another place in the sequence and by
  * how many events, instead of failing.
  */
@@ -161,9 +162,16 @@ static void read_trace(struct trace_file *t, size_t i, const struct program_set 
             size_t k = q->n_open;
             while (k > 0 && fn[k - 1] != from)
                 k--;
-            if (k > 0)                          /* frames above F's topmost returned */
+            if (k > 0) {                        /* frames above F's topmost returned */
                 while (q->n_open > k)
-                    push_event(q, 'R', q->open[--q->n_open]);
+                    if ((site = q->open[--q->n_open]))
+                        push_event(q, 'R', site);
+                site = p->site_addr[e->site] + p->bias;
+            } else {                            /* F called from untraced code: a frame */
+                fn = xrealloc(fn, (q->n_open + 1) * sizeof *fn);    /* that is no call */
+                fn[q->n_open] = from;
+                push_open(q, 0);
+            }
             int direct;
             uint32_t link, target = call_target(p, e, &direct, &link);
             fn = xrealloc(fn, (q->n_open + 1) * sizeof *fn);
