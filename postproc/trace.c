@@ -420,7 +420,7 @@ static int control_word_ok(uint32_t w)
     uint32_t n = LITIFUT_REC_PAYLOAD(w);
     switch (LITIFUT_REC_TYPE(w)) {
     case LITIFUT_REC_TIME:
-        return n == 4;
+        return n == 4 || n == 2;
     case LITIFUT_REC_OBJECT:
         return n > LITIFUT_OBJECT_RECORD_WORDS &&
                n <= LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4;
@@ -465,11 +465,11 @@ static void add_mark(struct walk *w, size_t at, uint64_t ns)
     w->mark_ns[w->n_marks++] = ns;
 }
 
-/* The TIME record whose payload is at `pos`. */
-static void time_record(struct reader *r, struct walk *w, size_t pos)
+/* The TIME record whose payload (n words) is at `pos`. */
+static void time_record(struct reader *r, struct walk *w, size_t pos, size_t n)
 {
     const struct trace_file *t = r->t;
-    uint64_t ticks = dword(r, pos), ns = dword(r, pos + 8);
+    uint64_t ticks = n == 4 ? dword(r, pos) : 0, ns = dword(r, pos + 4 * n - 8);
     struct trace_clock *k = &w->clock;
     k->units = k->mark_units = t->header.time_shift < 64 ? ticks >> t->header.time_shift : 0;
     k->mark_ns = ns > t->header.start_ns ? ns - t->header.start_ns : 0;
@@ -512,7 +512,7 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
         memset(cache, 0, LITIFUT_TARGET_CACHE * sizeof *cache);
         break;
     case LITIFUT_REC_TIME:
-        time_record(r, w, pos + 4);
+        time_record(r, w, pos + 4, n);
         break;
     case LITIFUT_REC_OBJECT:
         if (!w->c)
@@ -594,9 +594,17 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
         } else if (tag == LITIFUT_REC_CONTROL) {
             len = control_record(r, w, pos, cache);
         } else {
-            uint32_t *entry = &cache[LITIFUT_CACHE_ENTRY(rec)];
+            /* clock marks: bits 31..24 are no delta, and the cache is
+             * keyed by target (trace-format.h) */
+            int marks = r->t->header.clock == LITIFUT_CLOCK_MARKS;
+            uint32_t *entry = &cache[!marks ? LITIFUT_CACHE_ENTRY_OF_SITE(rec)
+                                     : tag == LITIFUT_REC_CALL_CACHED ? LITIFUT_REC_CACHE_ENTRY(rec)
+                                     : 0];
             len = tag == LITIFUT_REC_CALL_TARGET ? 8 : 4;
-            w->clock.units += LITIFUT_REC_DELTA(rec);
+            if (!marks)
+                w->clock.units += LITIFUT_REC_DELTA(rec);
+            else if (tag == LITIFUT_REC_CALL_TARGET && pos + 8 <= r->size)
+                entry = &cache[LITIFUT_CACHE_ENTRY_OF_TARGET(word(r, pos + 4))];
             w->last_ns = clock_ns(r->t, &w->clock);
             w->calls++;
             if (pos + len > r->size) {
@@ -837,9 +845,11 @@ static int next_chunk_mark(struct trace_cursor *c, size_t k, uint64_t *ns)
         return 0;
     struct reader r = { .data = b, .size = sizeof b, .big = t->header.endian == LITIFUT_BIG_ENDIAN,
                         .t = c->t };
-    if (word(&r, 16) != LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 4))
+    uint32_t cw = word(&r, 16);
+    if (cw != LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 4) &&
+        cw != LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 2))
         return 0;
-    uint64_t v = dword(&r, 28);
+    uint64_t v = dword(&r, LITIFUT_REC_PAYLOAD(cw) == 4 ? 28 : 20);
     *ns = v > t->header.start_ns ? v - t->header.start_ns : 0;
     return 1;
 }

@@ -81,12 +81,15 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
     if (!(p = event_time(t, p, &delta)))
         return 0;
     uint32_t w = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL) | delta << LITIFUT_REC_DELTA_SHIFT;
-    uint32_t e = LITIFUT_CACHE_ENTRY(w);
+    if (!litifut_copy.clock)
+        litifut_copy.clock = tracefile_clock();
+    int marks = litifut_copy.clock == LITIFUT_CLOCK_MARKS;  /* (trace-format.h: the cache) */
+    uint32_t e = marks ? LITIFUT_CACHE_ENTRY_OF_TARGET(target) : LITIFUT_CACHE_ENTRY_OF_SITE(w);
     if (!indirect) {
         p[0] = w;
         t->cur = p + 1;
     } else if (t->cache[e] == (uint32_t)target) {
-        p[0] = w | LITIFUT_REC_CALL_CACHED;
+        p[0] = w | LITIFUT_REC_CALL_CACHED | (marks ? e << LITIFUT_REC_AUX_SHIFT : 0);
         t->cur = p + 1;
     } else {
         p[0] = w | LITIFUT_REC_CALL_TARGET;

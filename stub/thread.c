@@ -133,15 +133,20 @@ struct litifut_thread *thread_self(void)
 
 void thread_put_time_mark(struct litifut_thread *t)
 {
-    uint32_t units;
+    uint32_t units, clock = tracefile_clock();
     uint64_t ticks = clock_ticks(&units);
-    uint64_t ns = tracefile_clock() == LITIFUT_CLOCK_MONOTONIC ? ticks : sys_monotonic_ns();
-    t->cur[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 4);
-    t->cur[1] = (uint32_t)ticks;
-    t->cur[2] = (uint32_t)(ticks >> 32);
-    t->cur[3] = (uint32_t)ns;
-    t->cur[4] = (uint32_t)(ns >> 32);
-    t->cur += TIME_MARK_WORDS;
+    uint64_t ns = clock == LITIFUT_CLOCK_MONOTONIC ? ticks : sys_monotonic_ns();
+    uint32_t *p = t->cur;
+    if (clock == LITIFUT_CLOCK_MARKS) {
+        *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 2);      /* no ticks */
+    } else {
+        *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 4);
+        *p++ = (uint32_t)ticks;
+        *p++ = (uint32_t)(ticks >> 32);
+    }
+    *p++ = (uint32_t)ns;
+    *p++ = (uint32_t)(ns >> 32);
+    t->cur = p;
     t->time_last = units;
 }
 

@@ -262,6 +262,7 @@ struct copy {
     struct litifut_process *proc;
     int ctor_done;              /* our constructor has run (libc is usable) */
     int returns;                /* LITIFUT_RETURNS: 1 hook calls, 0 not, -1 not known yet */
+    uint32_t clock;             /* tracefile_clock(), once asked (0: not yet) */
     int atfork_done;
 };
 HIDDEN extern struct copy litifut_copy;
@@ -356,7 +357,7 @@ HIDDEN void thread_emit_objects(struct litifut_thread *t);
 HIDDEN uint32_t *thread_refill(struct litifut_thread *t);
 HIDDEN void thread_cache_clear(struct litifut_thread *t);
 
-#define TIME_MARK_WORDS 5u
+#define TIME_MARK_WORDS 5u          /* at most (clock marks: 3) */
 #define CALL_MAX_WORDS  2u
 
 /* procfs.c */

@@ -27,6 +27,13 @@
 # the end says exactly what each column is.  Every run's output must
 # equal the plain run's, or the bench fails.
 #
+# Then the post-processor's speed and memory: litifut-postproc --profile
+# on traces of tests/bench/callmix.c (10 calls per iteration, nested,
+# direct, through a table and into libc) made under qemu-arm, of 5.5 and
+# 55 million calls: wall-clock seconds (best of 3), calls per second and
+# peak resident memory (/usr/bin/time), which must not grow with the
+# trace (BENCH_PP_ITERS: the larger trace's iterations, default 5500000).
+#
 # Environment: ARCHES (default "arm armv7 armhf mips mipsel"), BENCH_ROWS
 # (PROGRAM:BUILD words, default all of the above), BENCH_QUICK=1 (ARCHES
 # "arm mips", rows callheavy:pie bzip2:static lua:pie), JOBS (make -j,
@@ -244,6 +251,36 @@ for arch in $ARCHES; do
     awk -f "$ROOT/tests/bench/tables.awk" "$TSV"
 done
 
+# postproc_speed: the post-processor's table (see the top)
+postproc_speed() {
+    local d=$W/postproc big=${BENCH_PP_ITERS:-5500000} iters n calls secs rss
+    set_arch arm
+    mkdir -p "$d"
+    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -o "$d/callmix" "$ROOT/tests/bench/callmix.c" ||
+        die "cannot build tests/bench/callmix.c"
+    echo
+    echo "== post-processor: litifut-postproc --profile, tests/bench/callmix.c traced under $QEMU"
+    printf '%14s %10s %14s %14s\n' calls seconds "M calls/s" "peak RSS (MB)"
+    for iters in $((big / 10)) "$big"; do
+        n=$d/run-$iters
+        mkdir -p "$n"
+        (cd "$n" && LITIFUT_DIR=. "$QEMU" -L "$SYSROOT" ../callmix "$iters" > out) ||
+            die "callmix $iters under $QEMU failed (see $n)"
+        "$BIN/litifut-postproc" --info "$n" > "$n/info" 2> "$n/info.err" ||
+            die "litifut-postproc --info: $(head -c 300 "$n/info.err")"
+        calls=$(info_value "$n" calls)
+        secs=$(best_time "$BIN/litifut-postproc" --profile "$n") ||
+            die "litifut-postproc --profile $n failed"
+        rss=$(/usr/bin/time -f %M "$BIN/litifut-postproc" --profile "$n" 2>&1 > /dev/null | tail -1)
+        printf '%14s %10s %14.1f %14.1f\n' "$calls" "$secs" \
+            "$(echo "$calls / $secs / 1000000" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
+        printf 'postproc\t%s\t%s\t%s\n' "$calls" "$secs" "$rss" >> "$OUT/bench-postproc.tsv"
+        rm -rf "$n"
+    done
+}
+printf '# view\tcalls\tseconds\tpeak_rss_kb\n' > "$OUT/bench-postproc.tsv"
+postproc_speed
+
 cat <<'EOT'
 
 Builds: pie: the toolchain's default (zlib and bzip2 with their static
@@ -276,4 +313,11 @@ link s: wall-clock seconds of the link step (make relinking the
 program, for zlib shared libz.so; callheavy: gcc linking its object),
 plain and litifut, best of 3.
 EOT
-echo "Raw numbers: $OUT/bench-ARCH.tsv."
+cat <<'EOT'
+Post-processor: seconds of one litifut-postproc --profile run (wall
+clock, best of 3; the trace in the page cache), calls in the trace per
+second, and the run's peak resident memory: the reader holds one chunk
+at a time, the call stack and the per-function tables, so the memory
+does not grow with the trace.
+EOT
+echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv."

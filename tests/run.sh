@@ -2,7 +2,7 @@
 # litifut's tests: `make test` runs this after building everything.
 #
 #   tests/run.sh [GROUP...]     groups: unit programs passthrough linking errors hostile install truncated
-#                               postproc fork signals sigjump spawn tracefiles daemon realprog shlib
+#                               postproc views fork signals sigjump spawn tracefiles daemon realprog shlib
 #
 # BIN (the host tools under test, default build/bin), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
@@ -27,7 +27,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking errors hostile install truncated postproc fork signals sigjump spawn tracefiles daemon realprog shlib}
+groups=${*:-unit programs passthrough linking errors hostile install truncated postproc views fork signals sigjump spawn tracefiles daemon realprog shlib}
 for g in $groups; do
     echo "== $g"
     if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi
@@ -41,7 +41,7 @@ if [ -n "${RELEASE_BIN:-}" ]; then
     mkdir -p "$WORK"
     for g in $groups; do
         case $g in
-        errors|hostile|truncated|postproc)
+        errors|hostile|truncated|postproc|views)
             echo "== release/$g"
             BIN=$RELEASE_BIN NAME_PREFIX=release/ "test_$g" ;;
         esac

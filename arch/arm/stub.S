@@ -195,15 +195,17 @@ litifut_arm_common_reg:             @ a call through a register
     HOT_PATH_START .Lreg
     ldr     r9, [sp, r9]            @ rM as the call left it
     str     r9, [sp, #FRAME_PC]
-    and     r8, r3, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the site's cache entry
-    add     r8, r2, r8
-    ldr     r10, [r8, #THREAD_CACHE]
+    and     r8, r9, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the target's cache entry
+    add     r10, r2, r8
+    ldr     r10, [r10, #THREAD_CACHE]
     cmp     r10, r9
+    orreq   r3, r3, r8, lsl #22     @ the entry, in bits 31..24 (clock marks)
     orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
     streq   r3, [r6], #4
     orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
     stmiane r6!, {r3, r9}
-    strne   r9, [r8, #THREAD_CACHE]
+    addne   r10, r2, r8
+    strne   r9, [r10, #THREAD_CACHE]
     HOT_PATH_END
     HOT_PATH_FULL .Lreg
 

@@ -245,14 +245,19 @@
     bnez    $v0, \p\()_slow         /* a register the hot path did not save */
     addu    $v0, $sp, $t9           /* (delay slot) its frame slot */
     lw      $t9, 0($v0)             /* the target */
-    andi    $a0, $a2, 4 * (LITIFUT_TARGET_CACHE - 1)    /* 4 * the site's cache entry */
+    andi    $a0, $t9, 4 * (LITIFUT_TARGET_CACHE - 1)    /* 4 * its cache entry */
+    sll     $v0, $a0, LITIFUT_REC_AUX_SHIFT - 2
+    or      $a2, $a2, $v0           /* the entry, in bits 31..24 (clock marks) */
     addu    $a0, $a0, $a1
     lw      $v0, THREAD_CACHE($a0)
     bne     $v0, $t9, 2f
     sw      $a2, 0($v1)             /* (delay slot) the record, if the cache has it */
     addiu   $v1, $v1, 4
 3:  HOT_PATH_END
-2:  addiu   $a2, $a2, LITIFUT_REC_CALL_TARGET - LITIFUT_REC_CALL_CACHED
+2:  andi    $v0, $t9, 4 * (LITIFUT_TARGET_CACHE - 1)
+    sll     $v0, $v0, LITIFUT_REC_AUX_SHIFT - 2
+    xor     $a2, $a2, $v0
+    addiu   $a2, $a2, LITIFUT_REC_CALL_TARGET - LITIFUT_REC_CALL_CACHED
     sw      $a2, 0($v1)             /* tag 1, and the target after it */
     sw      $t9, 4($v1)
     sw      $t9, THREAD_CACHE($a0)

@@ -39,13 +39,15 @@
  *   tag 0  a call: bits 23..2 = site id + 1; bits 31..24 its time delta
  *   tag 1  a call through a register, as tag 0, and one more word
  *          follows: its runtime target (it goes into the thread's
- *          target cache, entry LITIFUT_CACHE_ENTRY(word))
+ *          target cache)
  *   tag 2  a call through a register, as tag 0, whose target is the one
- *          in its cache entry LITIFUT_CACHE_ENTRY(word)
+ *          in its cache entry (clock marks: that entry in bits 31..24,
+ *          where other clocks have the time delta)
  *   tag 3  bits 7..2 zero: a control record: bits 31..24 type, bits
  *          23..8 number of payload words that follow
  *     LITIFUT_REC_TIME      4 words: the clock's ticks, low then high,
- *                           and CLOCK_MONOTONIC ns, low then high
+ *                           and CLOCK_MONOTONIC ns, low then high; with
+ *                           clock marks 2 words: the ns only
  *     LITIFUT_REC_OBJECT    an instrumented object registered (or had
  *                           registered before this trace began: a fork
  *                           child's trace repeats every loaded object):
@@ -65,9 +67,13 @@
  *          own, usually 0)
  *
  * The target cache.  Each thread keeps the last target its tag 1
- * records gave per entry; the entry is a hash of the call's site id,
- * so a site that calls the same target again is one word, and the
- * reader replays the cache.  Every entry is empty at the start of each
+ * records gave per entry, and the reader replays it.  With clock marks
+ * (every delta 0) the entry is a hash of the target
+ * (LITIFUT_CACHE_ENTRY_OF_TARGET), named in a tag 2 record's bits
+ * 31..24: any recent target is one word.  With a clock per event those
+ * bits are the delta, and the entry is a hash of the call's site id
+ * (LITIFUT_CACHE_ENTRY_OF_SITE): a site that calls the target it
+ * called last is one word.  Every entry is empty at the start of each
  * chunk (so a chunk reads on its own) and after a CACHE_RESET (the
  * tracer writes one when a signal handler left the tracer with
  * siglongjmp: the cache may then hold a target whose record was never
@@ -83,11 +89,12 @@
 #define LITIFUT_REC_CONTROL     3
 #define LITIFUT_REC_SITE_SHIFT  2       /* site id + 1 in bits 23..2: a word address apart */
 #define LITIFUT_REC_DELTA_SHIFT 24      /* bits 31..24: the time delta of a call or return */
+#define LITIFUT_REC_AUX_SHIFT   24      /* clock marks: bits 31..24 of tag 2, its cache entry */
 #define LITIFUT_REC_DELTA_LIMIT 256     /* deltas are below this */
 #define LITIFUT_REC_RETURN_WORD 7       /* tag 3, bits 7..2 = 1 */
 #define LITIFUT_REC_ADVANCE     0xbu    /* tag 3, bits 7..2 = 2: bits 31..8 a longer delta */
 #define LITIFUT_REC_ADVANCE_LIMIT (1u << 24)
-#define LITIFUT_TARGET_CACHE    256     /* entries: (site id + 1) & 255 */
+#define LITIFUT_TARGET_CACHE    256     /* entries */
 /* header.clock */
 #define LITIFUT_CLOCK_MARKS     1       /* no clock per event: TIME marks, interpolated */
 #define LITIFUT_CLOCK_MONOTONIC 2       /* clock_gettime(CLOCK_MONOTONIC) per event; ticks = ns */
@@ -122,7 +129,9 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_UNLOAD      3u
 #define LITIFUT_REC_CACHE_RESET 4u
 
-#define LITIFUT_CACHE_ENTRY(w)  (((w) >> LITIFUT_REC_SITE_SHIFT) & (LITIFUT_TARGET_CACHE - 1))
+#define LITIFUT_CACHE_ENTRY_OF_SITE(w) (((w) >> LITIFUT_REC_SITE_SHIFT) & (LITIFUT_TARGET_CACHE - 1))
+#define LITIFUT_CACHE_ENTRY_OF_TARGET(t) (((uint32_t)(t) >> 2) & (LITIFUT_TARGET_CACHE - 1))
+#define LITIFUT_REC_CACHE_ENTRY(w) ((w) >> LITIFUT_REC_AUX_SHIFT)   /* clock marks, tag 2 */
 
 #define LITIFUT_EXE_MAX 1024
 

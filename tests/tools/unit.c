@@ -246,17 +246,23 @@ static void test_records(void)
           LITIFUT_REC_PAYLOAD(c) == 0xffff && (c & 0xfc) == 0, "records: control word",
           "0x%08" PRIx32, c);
     /* a call's time delta lives in bits 31..24 and changes neither its
-     * site nor its cache entry (a hash of the site) */
+     * site nor its cache entry (with a clock per event, a hash of the site) */
     uint32_t plain = LITIFUT_REC_CALL_WORD(7, LITIFUT_REC_CALL_CACHED);
     uint32_t hit = plain | (uint32_t)(LITIFUT_REC_DELTA_LIMIT - 1) << LITIFUT_REC_DELTA_SHIFT;
-    check(LITIFUT_CACHE_ENTRY(hit) == LITIFUT_CACHE_ENTRY(plain) &&
-          LITIFUT_CACHE_ENTRY(hit) < LITIFUT_TARGET_CACHE && LITIFUT_REC_SITE(hit) == 7 &&
+    check(LITIFUT_CACHE_ENTRY_OF_SITE(hit) == LITIFUT_CACHE_ENTRY_OF_SITE(plain) &&
+          LITIFUT_CACHE_ENTRY_OF_SITE(hit) < LITIFUT_TARGET_CACHE && LITIFUT_REC_SITE(hit) == 7 &&
           LITIFUT_REC_DELTA(hit) == LITIFUT_REC_DELTA_LIMIT - 1 &&
           LITIFUT_REC_TAG(hit) == LITIFUT_REC_CALL_CACHED,
           "records: a call's time delta", "0x%08" PRIx32, hit);
     uint32_t far = LITIFUT_REC_CALL_WORD(7 + LITIFUT_TARGET_CACHE, LITIFUT_REC_CALL);
-    check(LITIFUT_CACHE_ENTRY(far) == LITIFUT_CACHE_ENTRY(plain),
+    check(LITIFUT_CACHE_ENTRY_OF_SITE(far) == LITIFUT_CACHE_ENTRY_OF_SITE(plain),
           "records: sites 256 apart share a cache entry", "0x%08" PRIx32, far);
+    /* clock marks: a cache hit names its entry, a hash of the target */
+    uint32_t target = 0x76543210, e = LITIFUT_CACHE_ENTRY_OF_TARGET(target);
+    uint32_t named = LITIFUT_REC_CALL_WORD(7, LITIFUT_REC_CALL_CACHED) | e << LITIFUT_REC_AUX_SHIFT;
+    check(e < LITIFUT_TARGET_CACHE && LITIFUT_REC_CACHE_ENTRY(named) == e &&
+          LITIFUT_REC_SITE(named) == 7, "records: a cache hit names its entry (clock marks)",
+          "0x%08" PRIx32, named);
     uint32_t ret = LITIFUT_REC_RETURN_WORD | 5u << LITIFUT_REC_DELTA_SHIFT;
     check(LITIFUT_REC_TAG(ret) == LITIFUT_REC_CONTROL && LITIFUT_REC_IS_RETURN(ret) &&
           !LITIFUT_REC_IS_RETURN(c) && LITIFUT_REC_DELTA(ret) == 5,

@@ -1,0 +1,365 @@
+# The post-processor's time views (the log, --profile, --graph,
+# --format=chrome, --format=folded) and their filters, on
+# tests/progs/timeshape.c, a program of known time shape (functions
+# that spin for fixed wall-clock times; see its table), traced with a
+# per-call clock on every architecture: ranking and self time of the
+# dominant functions within 10%, call counts exact, the Chrome JSON
+# valid with begin/end pairs nested per thread, the folded stacks
+# adding up to the profile's self time; a truncated trace and the
+# default clock (interpolated times) still give every view.
+
+# views_tsv_field FILE FUNCTION COLUMN: COLUMN of FUNCTION's row in a
+# --profile --format=tsv file (columns: calls total_ns self_ns avg_ns
+# min_ns max_ns self_pct function object [srcline]).
+views_field() {
+    awk -F '\t' -v f="$2" -v c="$3" 'NR > 1 && $8 == f { print $c; exit }' "$1"
+}
+
+# views_near VALUE EXPECTED PERCENT: VALUE within PERCENT of EXPECTED.
+views_near() {
+    [ -n "$1" ] && awk -v v="$1" -v e="$2" -v p="$3" \
+        'BEGIN { d = v - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }'
+}
+
+# views_functions FILE: the functions of a --profile --format=tsv file, sorted, one line.
+views_functions() {
+    awk -F '\t' 'NR > 1 { print $8 }' "$1" | sort | tr '\n' ' '
+}
+
+# views_chrome FILE: checks Chrome trace JSON: it loads, every event has
+# a known phase, each thread's begin/end events nest and never go back
+# in time.  Prints "<begin events> <processes> <names,...>".
+views_chrome() {
+    python3 - "$1" <<'EOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    doc = json.load(f)
+stacks, last, begins, procs, names = {}, {}, 0, 0, set()
+for e in doc["traceEvents"]:
+    key = (e["pid"], e["tid"])
+    if e["ph"] == "M":
+        procs += e["name"] == "process_name"
+        continue
+    ts = float(e["ts"])
+    if ts < last.get(key, 0):
+        sys.exit("time goes back in thread %s at %s" % (key, ts))
+    last[key] = ts
+    if e["ph"] == "B":
+        stacks.setdefault(key, []).append(e["name"])
+        names.add(e["name"])
+        begins += 1
+    elif e["ph"] == "E":
+        if not stacks.get(key):
+            sys.exit("an end without a begin in thread %s at %s" % (key, ts))
+        stacks[key].pop()
+    else:
+        sys.exit("unknown phase " + e["ph"])
+open_ = [k for k, v in stacks.items() if v]
+if open_:
+    sys.exit("begins without ends in threads %s" % open_)
+print(begins, procs, ",".join(sorted(names)))
+EOF
+}
+
+# views_folded FILE: the total weight of folded stacks, if every line is
+# "frame;frame;... N" (else fails).
+views_folded() {
+    awk '!/^[^;]+(;[^;]+)* [0-9]+$/ { bad = 1; exit } { n += $NF }
+         END { if (bad || NR == 0) exit 1; printf "%.0f\n", n }' "$1"
+}
+
+views_self_total() {   # views_self_total PROFILE_TSV: the sum of self_ns
+    awk -F '\t' 'NR > 1 { n += $3 } END { printf "%.0f\n", n }' "$1"
+}
+
+# views_all NAME DIR: every view of the traces in DIR into $V/NAME.*,
+# stderr of each into NAME.VIEW.err; returns 1 if one failed.
+views_all() {
+    local name=$1 dir=$2 pp=$BIN/litifut-postproc rc=0
+    "$pp" --binary-dir "$V" "$dir" > "$V/$name.log" 2> "$V/$name.log.err" || rc=1
+    "$pp" --binary-dir "$V" --profile --format=tsv "$dir" > "$V/$name.prof" 2> "$V/$name.prof.err" || rc=1
+    "$pp" --binary-dir "$V" --profile "$dir" > "$V/$name.proftxt" 2> "$V/$name.proftxt.err" || rc=1
+    "$pp" --binary-dir "$V" --graph --format=tsv "$dir" > "$V/$name.graph" 2> "$V/$name.graph.err" || rc=1
+    "$pp" --binary-dir "$V" --graph "$dir" > "$V/$name.graphtxt" 2> "$V/$name.graphtxt.err" || rc=1
+    "$pp" --binary-dir "$V" --format=chrome "$dir" > "$V/$name.json" 2> "$V/$name.json.err" || rc=1
+    "$pp" --binary-dir "$V" --format=folded "$dir" > "$V/$name.folded" 2> "$V/$name.folded.err" || rc=1
+    return $rc
+}
+
+# views_errs NAME: the stderr lines of NAME's views (each view's).
+views_errs() {
+    local f n=
+    for f in log prof proftxt graph graphtxt json folded; do
+        n="$n $(wc -l < "$V/$1.$f.err")"
+    done
+    echo "$n"
+}
+
+test_views() {
+    local arch
+    for arch in $ARCHES; do
+        views_arch "$arch"
+    done
+    views_cxx "${ARCHES%% *}"
+    views_options
+}
+
+views_arch() {
+    set_arch "$1"
+    V=$WORK/views/$ARCH
+    local pp=$BIN/litifut-postproc n
+    rm -rf "$V"
+    mkdir -p "$V/run" "$V/run2" "$V/marks"
+    if ! LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -g -Wall -pthread -o "$V/prog" \
+         "$ROOT/tests/progs/timeshape.c" 2> "$V/build.err"; then
+        fail "$ARCH/views: cannot build tests/progs/timeshape.c: $(head -c 300 "$V/build.err")"
+        return
+    fi
+    # a per-call clock: the durations are measured, not interpolated
+    cp "$V/prog" "$V/run/prog"
+    (cd "$V/marks" && cp ../prog . && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" ./prog > out 2> err)
+    # A spin that overran its deadline because the host was busy (the
+    # process descheduled between the deadline and its next call) can
+    # pass 10%: then the runs are made once more.
+    local try
+    for try in 1 2; do
+        views_runs || return
+        views_shape_ok && break
+    done
+    views_durations
+    views_log
+    views_graph
+    views_formats
+    views_filters
+    views_srcline
+    views_processes
+    views_truncated
+    views_marks
+}
+
+# views_runs: two runs of the program with a per-call clock (the second
+# process runs the same file: its functions are the same ones), every
+# view of the first into $V/ts.*.
+views_runs() {
+    local r
+    for r in run run2; do
+        rm -f "$V/$r"/litifut.*
+        (cd "$V/$r" && LITIFUT_DIR=. LITIFUT_CLOCK=monotonic timeout 120 \
+             "$QEMU" -L "$SYSROOT" ../run/prog > out 2> err)
+    done
+    if ! views_all ts "$V/run" || [ "$(views_errs ts)" != " 0 0 0 0 0 0 0" ]; then
+        fail "$ARCH/views: post-processing the trace (stderr lines per view:$(views_errs ts)):" \
+             "$(cat "$V"/ts.*.err | head -c 300)"
+        return 1
+    fi
+}
+
+# timeshape's table: function calls self_ms total_ms
+VIEWS_SHAPE="hot 1 80 80
+side 1 50 50
+inner 1 40 40
+outer 1 20 60
+rec 4 12 12
+tick 10 10 10"
+
+# views_shape_ok: the profile has timeshape's shape; else says why in $VIEWS_BAD.
+views_shape_ok() {
+    local p=$V/ts.prof f calls self total got bad=
+    while read -r f calls self total; do
+        got="$f: $(views_field "$p" "$f" 1) calls, self $(views_field "$p" "$f" 3) ns,"
+        got="$got total $(views_field "$p" "$f" 2) ns"
+        [ "$(views_field "$p" "$f" 1)" = "$calls" ] || bad="$bad; $got (expected $calls calls)"
+        case $f in
+        hot|side|inner|outer)       # the dominant ones: within 10%
+            views_near "$(views_field "$p" "$f" 3)" $((self * 1000000)) 10 &&
+                views_near "$(views_field "$p" "$f" 2)" $((total * 1000000)) 10 ||
+                bad="$bad; $got (expected self $self ms, total $total ms, within 10%)" ;;
+        esac
+    done <<< "$VIEWS_SHAPE"
+    local top
+    top=$(awk -F '\t' 'NR > 1 && NR <= 5 { print $8 }' "$p" | tr '\n' ' ')
+    [ "$top" = "hot side inner outer " ] || bad="$bad; ranking by self time: $top"
+    # rec and tick come next (their 12 and 10 ms are too close to each
+    # other to rank under a loaded host), recursion counted once in rec's total
+    [ "$(awk -F '\t' 'NR > 5 && NR <= 7 { print $8 }' "$p" | sort | tr '\n' ' ')" = "rec tick " ] ||
+        bad="$bad; rec and tick are not 5th and 6th"
+    views_near "$(views_field "$p" rec 2)" 12000000 25 || bad="$bad; rec total $(views_field "$p" rec 2) ns"
+    VIEWS_BAD=$bad
+    [ -z "$bad" ]
+}
+
+views_durations() {
+    if views_shape_ok; then
+        pass "$ARCH/views: --profile: timeshape's ranking, calls and times ($(awk -F '\t' \
+              'NR > 1 && NR <= 5 { printf "%s %.1f ms, ", $8, $3 / 1e6 }' "$V/ts.prof")...)"
+    else
+        fail "$ARCH/views: --profile${VIEWS_BAD} (see $V/ts.proftxt)"
+    fi
+}
+
+views_log() {
+    local l=$V/ts.log
+    # "   0.005827343   80.056 ms    18852    main -> hot"
+    local hot inner_at outer_at
+    hot=$(sed -n 's/^ *[0-9.]* *\([0-9.]*\) ms *[0-9]* *main -> hot$/\1/p' "$l")
+    outer_at=$(grep -n ' main -> outer {$' "$l" | sed 's/:.*//')
+    inner_at=$(grep -n ' outer -> inner$' "$l" | sed 's/:.*//')
+    check "$ARCH/views: log: main -> hot for $hot ms, outer's block holds inner indented, synthetic frames for the thread starts" \
+        eval 'views_near "$hot" 80 10 && [ -n "$outer_at" ] && [ "$inner_at" = $((outer_at + 1)) ] &&
+              [ $(sed -n "${inner_at}p" "$l" | sed "s/ outer -> inner//" | wc -c) = \
+                $(($(sed -n "${outer_at}p" "$l" | sed "s/ main -> outer {//" | wc -c) + 2)) ] &&
+              grep -q " } /\* outer \*/$" "$l" && grep -q " (untraced) -> worker {$" "$l" &&
+              grep -q " (untraced) -> main {$" "$l"'
+}
+
+views_graph() {
+    local g=$V/ts.graph
+    check "$ARCH/views: --graph: edges with calls and times (outer -> inner 40 ms, rec -> rec 3 calls, a thread start from the root)" \
+        eval 'awk -F "\t" "\$1 == \"main\" && \$3 == \"outer\" && \$5 == 1 { n++ } END { exit !n }" "$g" &&
+              views_near "$(awk -F "\t" "\$1 == \"outer\" && \$3 == \"inner\" && \$5 == 1 { print \$6 }" "$g")" 40000000 10 &&
+              awk -F "\t" "\$1 == \"rec\" && \$3 == \"rec\" && \$5 == 3 { n++ } END { exit !n }" "$g" &&
+              awk -F "\t" "\$1 == \"(root)\" && \$3 == \"worker\" && \$5 == 0 { n++ } END { exit !n }" "$g"'
+    "$BIN/litifut-postproc" --binary-dir "$V" --graph=outer "$V/run" > "$V/graph-outer" 2>&1
+    check "$ARCH/views: --graph=outer: one entry, with its caller main and its callee inner" \
+        eval '[ "$(grep -c "^\[" "$V/graph-outer")" = 1 ] &&
+              grep -q "^\[[0-9]*\] .* outer \[[0-9]*\]$" "$V/graph-outer" &&
+              grep -q " 1/1 *main \[[0-9]*\]$" "$V/graph-outer" &&
+              grep -q " 1/1 *inner \[[0-9]*\]$" "$V/graph-outer"'
+}
+
+views_formats() {
+    local chrome total folded
+    chrome=$(views_chrome "$V/ts.json" 2>&1)
+    check "$ARCH/views: --format=chrome: valid JSON, begin/end nested per thread ($chrome)" \
+        eval '[[ "$chrome" =~ ^[0-9]+\ 1\ .*hot ]] && [[ "$chrome" =~ side ]]'
+    total=$(views_self_total "$V/ts.prof")
+    folded=$(views_folded "$V/ts.folded")
+    check "$ARCH/views: --format=folded: frame;frame N lines totalling the profile's self time ($folded ns)" \
+        eval '[ -n "$folded" ] && [ "$folded" = "$total" ] && grep -q "^main;outer;inner [0-9]*$" "$V/ts.folded"'
+}
+
+views_filters() {
+    local pp=$BIN/litifut-postproc o=$V/filter d=$V/run worker hot_at
+    "$pp" --binary-dir "$V" --profile --format=tsv --function=outer "$d" > "$o.function"
+    "$pp" --binary-dir "$V" --profile --format=tsv --exclude=outer "$d" > "$o.exclude"
+    "$pp" --binary-dir "$V" --profile --format=tsv --depth=2 "$d" > "$o.depth"
+    worker=$("$pp" --binary-dir "$V" --format=tsv "$d" | awk -F '\t' '$12 == "side+0x0" { print $2 }')
+    "$pp" --binary-dir "$V" --profile --format=tsv --tid="$worker" "$d" > "$o.tid"
+    # from just after hot started: not hot, but outer
+    hot_at=$(sed -n 's/^ *\([0-9.]*\) .* main -> hot$/\1/p' "$V/ts.log")
+    "$pp" --binary-dir "$V" --profile --format=tsv \
+        --time-range="$(awk -v t="$hot_at" 'BEGIN { printf "%.6f", t + 0.001 }')~" "$d" > "$o.range"
+    check "$ARCH/views: filters --function, --exclude, --depth, --tid, --time-range" \
+        eval '[ "$(views_functions "$o.function")" = "inner outer " ] &&
+              ! grep -q "	\(outer\|inner\)	" "$o.exclude" && grep -q "	hot	" "$o.exclude" &&
+              grep -q "	hot	" "$o.depth" && ! grep -q "	inner	" "$o.depth" &&
+              [ "$(views_functions "$o.tid")" = "side thread_done worker " ] &&
+              ! grep -q "	hot	" "$o.range" && grep -q "	outer	" "$o.range"'
+}
+
+views_srcline() {
+    local pp=$BIN/litifut-postproc
+    "$pp" --binary-dir "$V" --profile --format=tsv --srcline "$V/run" > "$V/srcline.prof"
+    "$pp" --binary-dir "$V" --format=tsv --srcline "$V/run" > "$V/srcline.tsv"
+    check "$ARCH/views: --srcline: file:line of functions (profile) and of call sites and callees (TSV)" \
+        eval 'awk -F "\t" "\$8 == \"hot\" && \$10 ~ /timeshape\\.c:[0-9]+\$/ { n++ } END { exit !n }" "$V/srcline.prof" &&
+              [ "$(head -1 "$V/srcline.tsv" | cut -f 13-)" = "$(printf "site_line\tcallee_line")" ] &&
+              awk -F "\t" "\$12 == \"hot+0x0\" && \$13 ~ /timeshape\\.c:[0-9]+\$/ && \$14 ~ /timeshape\\.c:[0-9]+\$/ { n++ } END { exit !n }" "$V/srcline.tsv"'
+}
+
+# two processes (two traces) in one profile and one Chrome trace
+views_processes() {
+    local d=$V/both
+    mkdir -p "$d"
+    cp "$V"/run/litifut.* "$V"/run2/litifut.* "$d/"
+    views_all both "$d"
+    local chrome
+    chrome=$(views_chrome "$V/both.json" 2>&1)
+    check "$ARCH/views: two processes: their calls and times add up; two processes in the Chrome trace" \
+        eval '[ "$(views_field "$V/both.prof" hot 1)" = 2 ] &&
+              views_near "$(views_field "$V/both.prof" hot 3)" 160000000 10 &&
+              [[ "$chrome" =~ ^[0-9]+\ 2\  ]] &&
+              [ "$(views_folded "$V/both.folded")" = "$(views_self_total "$V/both.prof")" ] &&
+              [ "$(grep -c "^# .*/prog, pid" "$V/both.log")" = 2 ]'
+}
+
+# cut short in the middle of the main thread's records: every view,
+# one warning each
+views_truncated() {
+    local d=$V/cut trace cut
+    mkdir -p "$d"
+    trace=$(ls "$V"/run/litifut.*.trace)
+    cp "$V"/run/litifut.*.maps "$d/litifut.1.maps"
+    # 3/4 of the way through the first chunk's data
+    cut=$(python3 -c '
+import sys
+data = open(sys.argv[1], "rb").read()
+chunk = data[4096:4096 + 4096 * 32]
+end = len(chunk.rstrip(b"\0"))
+print(4096 + end * 3 // 4)' "$trace")
+    head -c "$cut" "$trace" > "$d/litifut.1.trace"
+    views_all cut "$d"
+    local errs chrome
+    errs=$(views_errs cut)
+    chrome=$(views_chrome "$V/cut.json" 2>&1)
+    check "$ARCH/views: a truncated trace (at $cut bytes): every view, one warning each ($errs), valid output" \
+        eval '[ "$errs" = " 1 1 1 1 1 1 1" ] && ! grep -vq "truncated" "$V"/cut.*.err &&
+              [ "$(views_folded "$V/cut.folded")" = "$(views_self_total "$V/cut.prof")" ] &&
+              [[ "$chrome" =~ ^[1-9][0-9]*\ 1\  ]] && grep -q "	main	" "$V/cut.prof"'
+}
+
+# the default clock (time marks, interpolated): the same calls; every
+# view valid
+views_marks() {
+    views_all marks "$V/marks"
+    local chrome f calls self total bad=
+    chrome=$(views_chrome "$V/marks.json" 2>&1)
+    while read -r f calls self total; do
+        [ "$(views_field "$V/marks.prof" "$f" 1)" = "$calls" ] || bad="$bad $f"
+    done <<< "$VIEWS_SHAPE"
+    check "$ARCH/views: the default clock (interpolated times): every view, the same calls${bad:+ (not:$bad)}" \
+        eval '[ -z "$bad" ] && [ "$(views_errs marks)" = " 0 0 0 0 0 0 0" ] &&
+              [[ "$chrome" =~ ^[0-9]+\ 1\  ]] &&
+              [ "$(views_folded "$V/marks.folded")" = "$(views_self_total "$V/marks.prof")" ]'
+}
+
+# C++ names demangled (libiberty)
+views_cxx() {
+    set_arch "$1"
+    local d=$WORK/views/cxx-$ARCH
+    rm -rf "$d"
+    mkdir -p "$d"
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCXX" -B"$BIN/" -O2 -o "$d/prog" "$ROOT/tests/progs/cxx.cc"
+    (cd "$d" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" ./prog > out 2> err)
+    "$BIN/litifut-postproc" --profile --format=tsv "$d" > "$d/prof" 2> "$d/prof.err"
+    "$BIN/litifut-postproc" --function='frame1(int)' --format=folded "$d" > "$d/folded" 2>&1
+    check "$ARCH/views: C++ names demangled (Square::area() const), --function by demangled name" \
+        eval '[ ! -s "$d/prof.err" ] && grep -q "	Square::area() const	" "$d/prof" &&
+              ! awk -F "\t" "NR > 1 && \$8 ~ /^_Z/ { bad = 1 } END { exit !bad }" "$d/prof" &&
+              grep -q "^frame1(int);frame2(int)" "$d/folded"'
+}
+
+# options: wrong ones are one line and exit 2; --help names every option
+views_options() {
+    local pp=$BIN/litifut-postproc d=$WORK/views/options args o bad=
+    mkdir -p "$d"
+    for args in "--format=chrome --profile" "--format=folded --graph" "--sort=self" \
+                "--profile --sort=big" "--depth=0" "--depth=x" "--time-range=abc" \
+                "--time-range=2~1" "--tid=0" "--tid=12,x" "--info --tid=1" "--info --srcline" \
+                "--summary --profile" "--format=xml" "--graph="; do
+        # shellcheck disable=SC2086
+        "$pp" $args "$d" > /dev/null 2> "$d/err"
+        local rc=$?
+        [ "$rc" = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] || bad="$bad; $args: exit $rc, $(head -c 100 "$d/err")"
+    done
+    "$pp" --help > "$d/help"
+    for o in format summary info profile graph sort srcline tid function exclude depth time-range \
+             binary-dir sysroot help; do
+        grep -q -- "--$o" "$d/help" || bad="$bad; --help does not mention --$o"
+    done
+    if [ -z "$bad" ]; then
+        pass "views: bad options are one line and exit 2; --help names every option"
+    else
+        fail "views: options${bad}"
+    fi
+}
