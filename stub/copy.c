@@ -75,8 +75,10 @@ void copy_sleds_ready(void)
         return;                     /* the slow path it is */
     if (on && tracefile_returns())
         return;                     /* every call hooked: the slow path does it */
+    uint32_t clock = on ? tracefile_clock() : 0;
     enum sleds_mode mode = !on ? SLEDS_OFF
-                           : tracefile_clock() == LITIFUT_CLOCK_MARKS ? SLEDS_ON : SLEDS_ON_CLOCK;
+                           : clock == LITIFUT_CLOCK_MARKS ? SLEDS_ON
+                           : clock == LITIFUT_CLOCK_MONOTONIC ? SLEDS_ON_CLOCK : SLEDS_ON_COUNTER;
     if (!arch_sleds_select(mode)) {
         static const char msg[] = "litifut: cannot make the tracer's sled writable "
                                   "(mprotect); every call takes the slow path\n";

@@ -37,7 +37,8 @@ static void apply_setting(struct settings *st, const char *var)
         st->returns = str_eq(v, "1");
     else if ((v = str_after(var, "CLOCK=")))
         st->clock = str_eq(v, "monotonic") ? LITIFUT_CLOCK_MONOTONIC
-                    : str_eq(v, "marks")   ? LITIFUT_CLOCK_MARKS : 0;
+                    : str_eq(v, "marks")   ? LITIFUT_CLOCK_MARKS
+                    : str_eq(v, "counter") ? ARCH_COUNTER_CLOCK : 0;   /* 0: auto */
 }
 
 /* The directory made absolute, so that a program that changes

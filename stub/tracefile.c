@@ -93,7 +93,8 @@ static void fill_header(struct litifut_trace_header *h)
     h->start_ns = sys_monotonic_ns();
     h->clock = (uint8_t)P->clock;
     h->time_shift = (uint8_t)P->time_shift;
-    h->clock_hz = P->clock == LITIFUT_CLOCK_MARKS ? 0 : 1000000000u;
+    h->clock_hz = P->clock == LITIFUT_CLOCK_MONOTONIC ? 1000000000u
+                  : P->clock == ARCH_COUNTER_CLOCK ? P->counter_hz : 0;
     h->flags = P->settings.returns ? LITIFUT_TRACE_RETURNS : 0;
     long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
@@ -214,20 +215,89 @@ static void settings_once(void)
     }
 }
 
-/* Where event times come from.  LITIFUT_CLOCK=monotonic: a
- * clock_gettime system call per event, in units of 32 ns (1e9 / 32 is
- * whole, so units = sec * 31250000 + nsec / 32, as the record deltas
- * need: exact differences).  Otherwise (the default) time marks every
- * time_every record words, interpolated by the reader. */
+/* Where event times come from (trace-format.h, docs/DESIGN.md "Time"):
+ *   counter    the processor's counter (tracer-arch.h), the cheapest
+ *              per-event clock; "auto" (the default) takes it where it
+ *              can be read, else marks;
+ *   monotonic  a clock_gettime system call per event, in units of 32 ns
+ *              (1e9 / 32 is whole, so units = sec * 31250000 + nsec / 32,
+ *              exactly ns >> 5: the deltas are exact);
+ *   marks      time marks every time_every record words, interpolated by
+ *              the reader. */
 #define MONOTONIC_SHIFT 5u
+
+static int counter_usable(void)
+{
+    if (ARCH_HWCAP_COUNTER) {
+        unsigned long len;
+        uint32_t *auxv = (uint32_t *)read_proc_file("/proc/self/auxv", &len);
+        int found = 0;
+        for (unsigned long i = 0; auxv && i + 1 < len / 4; i += 2)
+            if (auxv[i] == 16)          /* AT_HWCAP */
+                found = (auxv[i + 1] & ARCH_HWCAP_COUNTER) != 0;
+        if (auxv)
+            free_proc_file((char *)auxv);
+        return found;
+    }
+    uint64_t c0 = arch_counter();       /* readable: it must also advance */
+    for (int i = 0; i < 3; i++)
+        sys_getpid();
+    return arch_counter() != c0;
+}
+
 static void choose_clock(void)
 {
     if (P->clock)
         return;
+    uint32_t want = P->settings.clock;
     P->time_shift = 0;
-    P->clock = P->settings.clock ? P->settings.clock : LITIFUT_CLOCK_MARKS;
-    if (P->clock == LITIFUT_CLOCK_MONOTONIC)
+    P->clock = LITIFUT_CLOCK_MARKS;
+    if (want == LITIFUT_CLOCK_MONOTONIC) {
+        P->clock = want;
         P->time_shift = MONOTONIC_SHIFT;
+    } else if (want == ARCH_COUNTER_CLOCK || !want) {
+        /* asked for: used unless known to trap (ARM without the bit) */
+        if (counter_usable() || (want && !ARCH_HWCAP_COUNTER)) {
+            P->clock = ARCH_COUNTER_CLOCK;
+            P->time_shift = ARCH_COUNTER_SHIFT;
+            P->counter_hz = arch_counter_hz();
+            P->counter_at[0] = arch_counter();
+            P->counter_at[1] = sys_monotonic_ns();
+        } else if (want) {
+            static const char msg[] = "litifut: LITIFUT_CLOCK=counter: this processor's "
+                                      "counter cannot be read here; using time marks\n";
+            sys_write(2, msg, sizeof msg - 1);
+        }
+    }
+}
+
+/* n / d by shifts: the tracer links after libgcc, so it has no 64-bit
+ * (or, on ARMv5, any) division. */
+static uint64_t udiv64(uint64_t n, uint64_t d)
+{
+    uint64_t q = 0, r = 0;
+    for (int i = 63; i >= 0; i--) {
+        r = r << 1 | (n >> i & 1);
+        if (r >= d) {
+            r -= d;
+            q |= 1ull << i;
+        }
+    }
+    return q;
+}
+
+/* A counter of unknown rate: measured from the first reading to a
+ * later one 0.1 to 2 s after (a 32-bit counter wraps in seconds). */
+void tracefile_measure_counter(void)
+{
+    if (P->clock != ARCH_COUNTER_CLOCK || P->counter_hz || !P->header)
+        return;
+    uint64_t ns = sys_monotonic_ns() - P->counter_at[1];
+    if (ns < 100000000u || ns > 2000000000u)
+        return;
+    uint64_t ticks = (arch_counter() - P->counter_at[0]) & ARCH_COUNTER_MASK;
+    P->counter_hz = udiv64(ticks * 1000000u, udiv64(ns, 1000u));  /* per us: no overflow */
+    P->header->clock_hz = P->counter_hz;
 }
 
 int tracefile_returns(void)
@@ -253,13 +323,13 @@ uint32_t tracefile_clock(void)
 
 uint64_t clock_ticks(uint32_t *units)
 {
-    if (P->clock != LITIFUT_CLOCK_MONOTONIC) {
-        *units = 0;
-        return 0;
-    }
-    uint64_t ns = sys_monotonic_ns();
-    *units = (uint32_t)(ns >> MONOTONIC_SHIFT);
-    return ns;
+    uint64_t ticks = 0;
+    if (P->clock == LITIFUT_CLOCK_MONOTONIC)
+        ticks = sys_monotonic_ns();
+    else if (P->clock == ARCH_COUNTER_CLOCK)
+        ticks = arch_counter();
+    *units = (uint32_t)(ticks >> P->time_shift);
+    return ticks;
 }
 
 int tracefile_disabled(void)
@@ -325,6 +395,7 @@ uint32_t tracefile_time_every(void)
 int tracefile_new_chunk(uint32_t tid, struct chunk *out)
 {
     lock_signals_blocked();
+    tracefile_measure_counter();
     if (P->trace != TRACE_ON) {
         unlock_signals_blocked();
         return 0;

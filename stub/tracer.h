@@ -223,6 +223,8 @@ struct litifut_process {
     uint32_t time_every;
     uint32_t clock;             /* LITIFUT_CLOCK_*, decided once (tracefile_clock) */
     uint32_t time_shift;        /* a unit of the thread clocks is 2^time_shift ticks */
+    uint64_t counter_hz;        /* the counter's rate (0: not known yet) */
+    uint64_t counter_at[2];     /* a first reading: counter, CLOCK_MONOTONIC ns */
     uint32_t next_chunk;
     uint64_t file_size;
     struct litifut_trace_header *header;
@@ -317,6 +319,8 @@ HIDDEN uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *del
 HIDDEN uint32_t tracefile_clock(void);
 /* Now, on that clock: its ticks, and in units of the thread clocks. */
 HIDDEN uint64_t clock_ticks(uint32_t *units);
+/* A counter of unknown rate: its rate into the header, once known. */
+HIDDEN void tracefile_measure_counter(void);
 HIDDEN void tracefile_copy_maps(void);          /* under the lock */
 HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
@@ -324,9 +328,10 @@ HIDDEN void warn(const char *what, const char *path, long err);   /* under the l
 /* arch/<arch>/sleds.c: where this copy's sleds send calls: the slow
  * path (as linked), the hot path, or the code that only finds the
  * target; 0 if they cannot be changed. */
-/* ON_CLOCK: the hot path that reads the clock per call (ARM); an
- * architecture without one leaves such calls to the slow path. */
-enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF, SLEDS_ON_CLOCK };
+/* ON_CLOCK, ON_COUNTER: the hot paths that read the monotonic clock or
+ * the counter per call (ARM); an architecture without them leaves such
+ * calls to the slow path. */
+enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF, SLEDS_ON_CLOCK, SLEDS_ON_COUNTER };
 HIDDEN int arch_sleds_select(enum sleds_mode mode);
 
 /* Runtime minus link-time address of this object's code. */

@@ -17,6 +17,7 @@ extern const char litifut_sled[] HIDDEN;
 extern const char litifut_arm_start[] HIDDEN;
 extern const char litifut_arm_common[] HIDDEN, litifut_arm_common_reg[] HIDDEN;
 extern const char litifut_arm_common_clock[] HIDDEN, litifut_arm_common_reg_clock[] HIDDEN;
+extern const char litifut_arm_common_counter[] HIDDEN, litifut_arm_common_reg_counter[] HIDDEN;
 extern const char litifut_arm_off[] HIDDEN, litifut_arm_off_reg[] HIDDEN;
 
 /* The branch word of entry `b`'s third instruction to `to`. */
@@ -29,9 +30,11 @@ int arch_sleds_select(enum sleds_mode mode)
 {
     const char *to[2] = {       /* per half (sled.h) */
         mode == SLEDS_ON ? litifut_arm_common : mode == SLEDS_ON_CLOCK ? litifut_arm_common_clock
+        : mode == SLEDS_ON_COUNTER ? litifut_arm_common_counter
         : mode == SLEDS_OFF ? litifut_arm_off : litifut_arm_start,
         mode == SLEDS_ON ? litifut_arm_common_reg
         : mode == SLEDS_ON_CLOCK ? litifut_arm_common_reg_clock
+        : mode == SLEDS_ON_COUNTER ? litifut_arm_common_reg_counter
         : mode == SLEDS_OFF ? litifut_arm_off_reg : litifut_arm_start,
     };
     uintptr_t start = (uintptr_t)litifut_sled, end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;

@@ -209,28 +209,44 @@ litifut_arm_common_reg:             @ a call through a register
     HOT_PATH_END
     HOT_PATH_FULL .Lreg
 
-/* The same two with the clock read per call (LITIFUT_CLOCK=monotonic). */
-    .global litifut_arm_common_clock
-    .hidden litifut_arm_common_clock
-    .type litifut_arm_common_clock, %function
-litifut_arm_common_clock:
-    HOT_PATH_START .Lfixedclk
-    HOT_PATH_TIME .Lfixedclk
+/* LITIFUT_CLOCK=counter: as HOT_PATH_TIME with the generic timer's
+ * virtual count (tracer-arch.h), units of one tick. */
+    .macro HOT_PATH_COUNTER name
+    mrrc    p15, 1, r0, r1, c14     @ CNTVCT
+    ldr     r10, [r2, #THREAD_TIME]
+    mov     r1, #0
+    sub     r8, r0, r10             @ the delta
+    cmp     r8, #LITIFUT_REC_DELTA_LIMIT
+    bhs     litifut_arm_slow
+    str     r0, [r2, #THREAD_TIME]
+    orr     r3, r3, r8, lsl #LITIFUT_REC_DELTA_SHIFT
+    .endm
+
+/* Both halves with a clock read per call (LITIFUT_CLOCK=monotonic or
+ * counter: \time is HOT_PATH_TIME or HOT_PATH_COUNTER); the target cache
+ * is keyed by site, as the delta has bits 31..24 (trace-format.h). */
+    .macro CLOCK_HOT_PATHS suffix, time, fixed, reg, literals
+    .global litifut_arm_common_\suffix
+    .hidden litifut_arm_common_\suffix
+    .type litifut_arm_common_\suffix, %function
+litifut_arm_common_\suffix:
+    HOT_PATH_START \fixed
+    \time \fixed
     add     r9, r5, r9
     str     r9, [sp, #FRAME_PC]
     str     r3, [r6], #4
     HOT_PATH_END
-    HOT_PATH_FULL .Lfixedclk, 1
+    HOT_PATH_FULL \fixed, \literals
 
-    .global litifut_arm_common_reg_clock
-    .hidden litifut_arm_common_reg_clock
-    .type litifut_arm_common_reg_clock, %function
-litifut_arm_common_reg_clock:
-    HOT_PATH_START .Lregclk
-    HOT_PATH_TIME .Lregclk
+    .global litifut_arm_common_reg_\suffix
+    .hidden litifut_arm_common_reg_\suffix
+    .type litifut_arm_common_reg_\suffix, %function
+litifut_arm_common_reg_\suffix:
+    HOT_PATH_START \reg
+    \time \reg
     ldr     r9, [sp, r9]
     str     r9, [sp, #FRAME_PC]
-    and     r8, r3, #4 * (LITIFUT_TARGET_CACHE - 1)
+    and     r8, r3, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the site's cache entry
     add     r8, r2, r8
     ldr     r10, [r8, #THREAD_CACHE]
     cmp     r10, r9
@@ -240,7 +256,11 @@ litifut_arm_common_reg_clock:
     stmiane r6!, {r3, r9}
     strne   r9, [r8, #THREAD_CACHE]
     HOT_PATH_END
-    HOT_PATH_FULL .Lregclk, 1
+    HOT_PATH_FULL \reg, \literals
+    .endm
+
+    CLOCK_HOT_PATHS clock, HOT_PATH_TIME, .Lfixedclk, .Lregclk, 1
+    CLOCK_HOT_PATHS counter, HOT_PATH_COUNTER, .Lfixedcnt, .Lregcnt, 0
 
 /* The slow path; also where the sled sends every call until this
  * copy is ready (sleds.c). */

@@ -50,6 +50,29 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
     return i < 13 ? f->r[i] : 0;
 }
 
+/* The hardware counter (LITIFUT_CLOCK=counter or auto): the ARMv7
+ * generic timer's virtual count, 64 bits, CNTFRQ ticks per second.
+ * User space may read it where the kernel allows; Linux's arch timer
+ * driver does (unless an erratum makes it trap), and says the timer is
+ * there with HWCAP_EVTSTRM.  A processor without it (ARMv5, ARM11,
+ * Cortex-A8/A9) has no such bit.  The qemu-user here (7.2) traps it. */
+#define ARCH_COUNTER_CLOCK  LITIFUT_CLOCK_ARM_CNTVCT
+#define ARCH_COUNTER_SHIFT  0u
+#define ARCH_COUNTER_MASK   0xffffffffffffffffull
+#define ARCH_HWCAP_COUNTER  (1u << 21)      /* HWCAP_EVTSTRM */
+static inline uint64_t arch_counter(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("mrrc p15, 1, %0, %1, c14" : "=r"(lo), "=r"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+static inline uint64_t arch_counter_hz(void)
+{
+    uint32_t hz;
+    __asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(hz));
+    return hz;
+}
+
 /* The thread pointer through the kernel's user helper, which every ARM
  * Linux provides (armv5 has no TPIDRURO).  0 until the C library has
  * set up TLS (early in a static program's start-up). */

@@ -31,7 +31,7 @@ static enum sleds_mode sleds_mode = SLEDS_START;
 
 /* A sled copy's code for a mode and a half (sled.h). */
 #define PICK(p, m, half)                                                        \
-    /* (no per-call clock hot path yet: SLEDS_ON_CLOCK is the slow path) */   \
+    /* (no per-call clock hot path yet: SLEDS_ON_CLOCK, _COUNTER: slow path) */\
     ((m) == SLEDS_ON ? ((half) ? p##_common_reg : p##_common)                   \
      : (m) == SLEDS_OFF ? ((half) ? p##_off_reg : p##_off) : p##_start)
 

@@ -52,6 +52,26 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
 
 /* UserLocal, the TLS pointer (0 until libc has set up TLS).  $3 is what
  * kernels that emulate rdhwr expect. */
+/* The hardware counter (LITIFUT_CLOCK=counter or auto): CP0 Count
+ * through rdhwr $2, 32 bits, which Linux lets user space read on
+ * MIPS32r2 processors.  Its rate is not readable: the tracer measures
+ * it.  The qemu-user here (7.2) gives a constant 0: a counter that does
+ * not advance is not used unless asked for. */
+#define ARCH_COUNTER_CLOCK  LITIFUT_CLOCK_MIPS_CC
+#define ARCH_COUNTER_SHIFT  0u
+#define ARCH_COUNTER_MASK   0xffffffffull   /* 32 bits: it wraps in seconds */
+#define ARCH_HWCAP_COUNTER  0u              /* no such bit: it must advance */
+static inline uint64_t arch_counter(void)
+{
+    uint32_t v;
+    __asm__ volatile(".set push\n\t.set mips32r2\n\trdhwr %0, $2\n\t.set pop" : "=r"(v));
+    return v;
+}
+static inline uint64_t arch_counter_hz(void)
+{
+    return 0;
+}
+
 static inline uintptr_t arch_thread_pointer(void)
 {
     register uintptr_t v1 __asm__("$3");
