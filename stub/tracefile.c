@@ -218,7 +218,7 @@ static void settings_once(void)
 /* Where event times come from (trace-format.h, docs/DESIGN.md "Time"):
  *   counter    the processor's counter (tracer-arch.h), the cheapest
  *              per-event clock; "auto" (the default) takes it where it
- *              can be read, else marks;
+ *              can be read and a hot path reads it (ARM), else marks;
  *   monotonic  a clock_gettime system call per event, in units of 32 ns
  *              (1e9 / 32 is whole, so units = sec * 31250000 + nsec / 32,
  *              exactly ns >> 5: the deltas are exact);
@@ -255,7 +255,7 @@ static void choose_clock(void)
     if (want == LITIFUT_CLOCK_MONOTONIC) {
         P->clock = want;
         P->time_shift = MONOTONIC_SHIFT;
-    } else if (want == ARCH_COUNTER_CLOCK || !want) {
+    } else if (want == ARCH_COUNTER_CLOCK || (!want && ARCH_COUNTER_AUTO)) {
         /* asked for: used unless known to trap (ARM without the bit) */
         if (counter_usable() || (want && !ARCH_HWCAP_COUNTER)) {
             P->clock = ARCH_COUNTER_CLOCK;

@@ -60,6 +60,7 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
 #define ARCH_COUNTER_SHIFT  0u
 #define ARCH_COUNTER_MASK   0xffffffffffffffffull
 #define ARCH_HWCAP_COUNTER  (1u << 21)      /* HWCAP_EVTSTRM */
+#define ARCH_COUNTER_AUTO   1               /* the default where readable: a hot path reads it */
 static inline uint64_t arch_counter(void)
 {
     uint32_t lo, hi;
