@@ -238,7 +238,7 @@ static void load_program(const char *path, const struct arch_ops *arch, uint32_t
     if (program_load(&p, &as, &t, &rec) == 0) {
         address_space_add_object(&as, p.obj, p.bias, 0);
         for (uint32_t i = 0; i < p.db.header.n_sites; i++) {
-            struct trace_call c = { 0, i, 0x40001000, 0, 0 };
+            struct trace_call c = { .kind = TRACE_CALL, .site = i, .target = 0x40001000 };
             uint32_t off, link;
             int direct;
             object_symbol(p.obj, p.site_addr[i], &off);

@@ -23,8 +23,10 @@
 #   elfdb/<arch>-demolib, elfdb/<arch>-libwords.so, postproc/<arch>-demolib
 #                                 (arm, mips) tests/progs/demolib: a program
 #                                 and an instrumented library, one trace
-# A post-processor input is a little-endian word (bits 30..0: the
-# trace's length, bit 31: --format=tsv), the trace, then the saved maps.
+# A post-processor input is a little-endian word (bits 28..0: the
+# trace's length, bits 30..29: the time view, bit 31: --format=tsv), the
+# trace, then the saved maps.  mipsel's trace is taken with
+# LITIFUT_CLOCK=monotonic and LITIFUT_RETURNS=1.
 # Each trace names its files /target/<file> (header and OBJECT records);
 # fuzz/postproc.c finds them in elfdb/ by file name.
 # Traces use 4 KB chunks (LITIFUT_CHUNK_KB=4) to stay small.
@@ -213,11 +215,15 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
     case $arch in mips) endian=big ;; *) endian=little ;; esac
     d=$WORK/$arch
     prog=$arch-demo
+    # mipsel's trace has a time per call and its returns (deltas,
+    # ADVANCE words, RETURN words, the cache keyed by site)
+    clock=
+    [ "$arch" = mipsel ] && clock="LITIFUT_CLOCK=monotonic LITIFUT_RETURNS=1"
     mkdir -p "$d"
     (cd "$d" &&
      LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$triple-gcc" -B"$BIN/" -O2 -o "$prog" \
          "$ROOT/tests/progs/demo.c" &&
-     LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 "qemu-$arch" -L "/usr/$triple" "./$prog" > /dev/null)
+     env LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 $clock "qemu-$arch" -L "/usr/$triple" "./$prog" > /dev/null)
 
     "$triple-strip" --strip-debug -o "$OUT/elfdb/$prog" "$d/$prog"
     if [ "$arch" = arm ]; then

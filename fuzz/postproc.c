@@ -2,21 +2,26 @@
  * Fuzzes litifut-postproc whole: the trace reader (postproc/trace.c:
  * header, OBJECT and UNLOAD records, calls), the saved maps reader and
  * symbols (symbols.c), the object loader (program.c) and every view
- * (report.c).  postproc/main.c is compiled with
- * -Dmain=litifut_postproc_main and run as the command would be.
+ * (report.c; the inferred call stack, callstack.c, and the time views).
+ * postproc/main.c is compiled with -Dmain=litifut_postproc_main and
+ * run as the command would be.
  *
  * Input: a 4-byte little-endian word, n bytes of trace (litifut.1.trace),
- * the rest is the saved maps (litifut.1.maps).  The word's bits 30..0
- * are n, bit 31 chooses --format=tsv for every view (else log).
+ * the rest is the saved maps (litifut.1.maps).  The word's bits 28..0
+ * are n, bit 31 chooses --format=tsv for every view that has it (else
+ * log), bits 30..29 the time view run besides the calls (the log with
+ * its call stacks, or the TSV), --summary and --info: 0 --profile,
+ * 1 --graph, 2 --format=chrome, 3 --format=folded (the seeds, whose
+ * bits 30..29 are 0, run --profile).
  * Both go into a scratch directory that also holds every seed program
  * (fuzz/corpus/elfdb, copied once); the post-processor runs on that
  * directory with --binary-dir pointing at it, so an OBJECT record
  * naming /target/arm-demo gets the seed program arm-demo.  Each input
- * is run through every view: the calls, --summary and --info (each
- * reads the trace and loads its objects again, most of the time an
- * input takes: the format is chosen by the input rather than doubling
- * that); stdout goes to /dev/null (FUZZ_SHOW_OUTPUT=1 keeps it, to look
- * at one input).
+ * is run through four views: the calls, --summary, --info and the time
+ * view its word chooses (each reads the trace and loads its objects
+ * again, most of the time an input takes: the format and the time view
+ * are chosen by the input rather than multiplying that); stdout goes to
+ * /dev/null (FUZZ_SHOW_OUTPUT=1 keeps it, to look at one input).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,7 +61,8 @@ static void run(const char *view, const char *format)
     argv[argc++] = (char *)"litifut-postproc";
     if (view)
         argv[argc++] = (char *)view;
-    argv[argc++] = (char *)format;
+    if (format)
+        argv[argc++] = (char *)format;
     argv[argc++] = (char *)"--binary-dir";
     argv[argc++] = (char *)fuzz_dir();
     argv[argc++] = (char *)fuzz_dir();
@@ -83,8 +89,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     uint32_t w = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
                  (uint32_t)data[3] << 24;
-    size_t n = w & 0x7fffffff;
+    static const char *const time_views[] = { "--profile", "--graph", "--format=chrome",
+                                              "--format=folded" };
+    size_t n = w & 0x1fffffff;
     const char *format = w >> 31 ? "--format=tsv" : "--format=log";
+    const char *time_view = time_views[(w >> 29) & 3];
     data += 4;
     size -= 4;
     if (n > size)
@@ -98,6 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run(NULL, format);                  /* the calls */
     run("--summary", format);
     run("--info", format);
+    /* chrome and folded are formats of their own */
+    run(time_view, (w >> 29) & 2 ? NULL : format);
 
     unlink(trace_path);
     unlink(maps_path);

@@ -1,17 +1,22 @@
 /*
  * litifut-postproc: turns raw traces (litifut.<pid>.trace, with the
- * saved litifut.<pid>.maps) into a symbolized call log, a per-callee
- * summary or the trace headers, as text or TSV (report.c has the
- * columns and how callees are named).  The traces and every file they
- * name come from a device and are checked before use: a FIFO or device
- * is never opened for reading, damage is one line per problem.
+ * saved litifut.<pid>.maps) into a call log with durations, a profile,
+ * a call graph, a Chrome trace, folded stacks, a per-callee summary or
+ * the trace headers (report.c and view.h have the formats).  The
+ * traces and every file they name come from a device and are checked
+ * before use: a FIFO or device is never opened for reading, damage is
+ * one line per problem.  Options are in the style of uftrace and gprof.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include "postproc/drive.h"
 #include "postproc/report.h"
 #include "lib/error.h"
 
@@ -19,37 +24,68 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "Usage: litifut-postproc [OPTIONS] DIR|TRACE...\n"
-        "Prints the calls recorded in litifut traces (every litifut.*.trace in DIR).\n"
+        "Shows the calls recorded in litifut traces (every litifut.*.trace in DIR);\n"
+        "several traces (processes) add up in one output.\n"
         "\n"
-        "What to print (one of):\n"
-        "  (default)         the calls, one line (row) per call\n"
-        "  --summary         calls per callee, most called first\n"
-        "  --info            the trace headers and the instrumented objects\n"
+        "What to show (one of):\n"
+        "  (default)          the calls: --format=log (text), tsv, chrome or folded\n"
+        "  --profile          per function: calls, total (inclusive) and self time,\n"
+        "                     average, min, max, self %% of the threads' time (flat, as gprof)\n"
+        "  --graph[=FUNC]     the call graph (as gprof's): each function's callers and\n"
+        "                     callees with calls and time; =FUNC: that function only\n"
+        "  --summary          calls per callee, most called first\n"
+        "  --info             the trace headers and the instrumented objects\n"
         "How:\n"
-        "  --format=log      text for people (default)\n"
-        "  --format=tsv      tab-separated values with a header line:\n"
-        "                      calls:   pid tid seq site_rt target_rt site_obj site_addr\n"
-        "                               site_sym target_obj target_addr target_sym\n"
-        "                               callee_sym\n"
-        "                      summary: calls callee callee_obj\n"
-        "                      info:    trace exe pid arch endian load_bias chunk_size\n"
-        "                               time_every sites threads calls record_bytes\n"
-        "                               db_bytes bridge build_id objects\n"
-        "                    (load_bias db_bytes bridge build_id: the main program's,\n"
-        "                    empty if it is not instrumented; sites: of every object;\n"
-        "                    as text, then a line per object: object=BASE SITES\n"
-        "                    0xLOAD_BIAS PATH, BASE being its first site id)\n"
-        "                    *_rt: runtime addresses; *_addr: link-time addresses in\n"
-        "                    *_obj (the file as the target named it, ? if unknown);\n"
-        "                    *_sym: function+0xoffset (? if none); callee: a function\n"
-        "                    name, or 0x<address> if it has none\n"
+        "  --format=log       text for people (default); the calls: start time,\n"
+        "                     duration, tid, caller -> callee indented by depth\n"
+        "                     (like uftrace replay)\n"
+        "  --format=tsv       tab-separated values with a header line:\n"
+        "                       calls:   pid tid seq site_rt target_rt site_obj site_addr\n"
+        "                                site_sym target_obj target_addr target_sym\n"
+        "                                callee_sym [site_line callee_line]\n"
+        "                       profile: calls total_ns self_ns avg_ns min_ns max_ns\n"
+        "                                self_pct function object [srcline]\n"
+        "                       graph:   caller caller_obj callee callee_obj calls\n"
+        "                                total_ns self_ns\n"
+        "                       summary: calls callee callee_obj\n"
+        "                       info:    trace exe pid arch endian load_bias chunk_size\n"
+        "                                time_every clock clock_hz returns sites threads\n"
+        "                                calls record_bytes\n"
+        "                                db_bytes bridge build_id objects untraced\n"
+        "                     (load_bias db_bytes bridge build_id: the main program's,\n"
+        "                     empty if it is not instrumented; sites: of every object;\n"
+        "                     as text, then a line per object: object=BASE SITES\n"
+        "                     0xLOAD_BIAS PATH, BASE being its first site id)\n"
+        "                     *_rt: runtime addresses; *_addr: link-time addresses in\n"
+        "                     *_obj (the file as the target named it, ? if unknown);\n"
+        "                     *_sym: function+0xoffset (? if none); callee: a function\n"
+        "                     name, or 0x<address> if it has none; *_ns: nanoseconds\n"
+        "  --format=chrome    the calls as Chrome trace events (JSON): open in\n"
+        "                     ui.perfetto.dev or chrome://tracing\n"
+        "  --format=folded    folded stacks weighted by self time in ns, for\n"
+        "                     flamegraph.pl and speedscope\n"
+        "  --sort=KEY         --profile's order: self (default), total or calls\n"
+        "  --srcline          add file:line (DWARF) of call sites and functions\n"
+        "Filters (every view but --info):\n"
+        "  --tid=TID[,TID..]  only these threads\n"
+        "  --function=FUNC    only calls of FUNC and what they call (repeatable)\n"
+        "  --exclude=FUNC     leave out calls of FUNC and what they call (repeatable)\n"
+        "                     (FUNC: a name as shown, a symbol, or a C++ name without\n"
+        "                     its parameters)\n"
+        "  --depth=N          only N levels of calls (from the thread's first, or from\n"
+        "                     FUNC with --function)\n"
+        "  --time-range=A~B   only calls starting from A to B after the trace's start\n"
+        "                     (A or B may be left out; units s (default), ms, us, ns)\n"
         "Where the files are:\n"
-        "  --binary-dir DIR  find the program and libraries here, by file name\n"
-        "  --sysroot DIR     find target paths under DIR (e.g. /usr/arm-linux-gnueabi)\n"
-        "  -h, --help        this help\n"
+        "  --binary-dir DIR   find the program and libraries here, by file name\n"
+        "  --sysroot DIR      find target paths under DIR (e.g. /usr/arm-linux-gnueabi)\n"
+        "  -h, --help         this help\n"
         "\n"
-        "Callees are named \"function\" in the program, \"function (library)\" elsewhere;\n"
-        "a call through a PLT entry counts as a call of the function it imports.\n");
+        "Functions are named \"function\" in the program, \"function (library)\" elsewhere,\n"
+        "C++ names demangled; a call through a PLT entry counts as a call of the\n"
+        "function it imports.  Without return records a call ends when its caller\n"
+        "(or a function below it) makes its next traced call.  Progress goes to\n"
+        "stderr when it is a terminal.\n");
 }
 
 static int is_trace_name(const char *name)
@@ -83,34 +119,42 @@ static int list_traces(const char *dir, char ***out, size_t *n)
     return 0;
 }
 
+/* What the options asked for.  Each may be given once (again with the
+ * same value is fine), but for the repeatable filters; two views at
+ * once make no sense. */
+struct options {
+    struct view_options view;
+    struct path_options paths;
+    const char *format, *sort, *depth, *time_range;
+    int summary, info, profile, graph, filters;
+    const char **functions, **excludes;
+    size_t n_functions, n_excludes;
+    uint32_t *tids;
+    size_t n_tids;
+    struct stack_filters flt;
+};
+
 /* One trace: every object it names that can be loaded is; the calls of
  * one that cannot be are left out (one error line each, exit 1). */
-static int process(struct report *r, const char *path, const struct path_options *paths)
+static int process(const struct options *o, struct drive *d, const char *path)
 {
     struct trace_file t;
     struct address_space as;
     struct program_set ps;
     if (trace_open(path, &t) != 0)
         return -1;
-    address_space_init(&as, paths);
+    address_space_init(&as, &o->paths);
     address_space_load_maps(&as, t.maps_path);
-    int rc = programs_load(&ps, &as, &t);
-    trace_read_records(&t);             /* the objects loaded say which sites there are */
-    report_trace(r, &t, &ps, &as);
+    int rc = programs_load(&ps, &as, &t);      /* the objects say which sites there are */
+    if (o->info)
+        print_info(stdout, o->view.tsv, &t, &ps);
+    else
+        drive_trace(d, &t, &ps, &as);
     programs_free(&ps);
     address_space_free(&as);
     trace_free(&t);
     return rc;
 }
-
-/* What the options asked for.  Each may be given once (again with the
- * same value is fine); two views at once make no sense. */
-struct options {
-    struct report report;
-    struct path_options paths;
-    const char *format;
-    int summary, info;
-};
 
 /* Sets *slot to `value` unless it has another value already. */
 static int set_once(const char **slot, const char *value, const char *option)
@@ -123,41 +167,182 @@ static int set_once(const char **slot, const char *value, const char *option)
     return 0;
 }
 
-static int check_options(struct options *o)
+static void add_name(const char ***v, size_t *n, const char *name)
 {
-    if (o->summary && o->info) {
-        error("--summary and --info: choose one view");
-        return -1;
+    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = name;
+}
+
+/* "123,456": thread ids. */
+static int parse_tids(struct options *o, const char *arg)
+{
+    const char *s = arg;
+    for (;;) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(s, &end, 10);
+        if (end == s || *s == '-' || *s == '+' || errno || v == 0 || v > UINT32_MAX ||
+            (*end && *end != ','))
+            return error("--tid=%s: expected thread ids, separated by commas", arg);
+        o->tids = xrealloc(o->tids, (o->n_tids + 1) * sizeof *o->tids);
+        o->tids[o->n_tids++] = (uint32_t)v;
+        if (!*end)
+            return 0;
+        s = end + 1;
     }
-    if (o->format && strcmp(o->format, "log") != 0 && strcmp(o->format, "tsv") != 0) {
-        error("--format=%s: expected log or tsv", o->format);
+}
+
+/* A time after the trace's start: "1.5", "1.5s", "200ms", "30us", "100ns". */
+static int parse_time(const char *s, size_t len, uint64_t *ns)
+{
+    static const struct { const char *unit; double ns; } units[] = {
+        { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+    };
+    char buf[64];
+    if (len == 0 || len >= sizeof buf || s[0] == '-' || s[0] == '+')
         return -1;
-    }
-    o->report.view = o->summary ? VIEW_SUMMARY : o->info ? VIEW_INFO : VIEW_CALLS;
-    o->report.tsv = o->format && strcmp(o->format, "tsv") == 0;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (end == buf || errno || !(v >= 0) || v > 1e10)
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *ns = (uint64_t)(v * units[i].ns + 0.5);
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_time_range(struct options *o, const char *arg)
+{
+    const char *sep = strchr(arg, '~');
+    o->flt.from_ns = 0;
+    o->flt.to_ns = UINT64_MAX;
+    if (!sep || strchr(sep + 1, '~') || (sep == arg && !sep[1]) ||
+        (sep > arg && parse_time(arg, (size_t)(sep - arg), &o->flt.from_ns) != 0) ||
+        (sep[1] && parse_time(sep + 1, strlen(sep + 1), &o->flt.to_ns) != 0))
+        return error("--time-range=%s: expected START~END (either may be left out), times "
+                     "in s, ms, us or ns (e.g. 1.5~2s, 200ms~)", arg);
+    if (o->flt.from_ns > o->flt.to_ns)
+        return error("--time-range=%s: the range ends before it starts", arg);
     return 0;
 }
+
+static int parse_depth(struct options *o)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(o->depth, &end, 10);
+    if (end == o->depth || *end || errno || o->depth[0] == '-' || v == 0 || v > UINT32_MAX)
+        return error("--depth=%s: expected a number of levels, 1 or more", o->depth);
+    o->flt.max_depth = (uint32_t)v;
+    return 0;
+}
+
+/* The format and the view go together: chrome and folded are views of
+ * the calls of their own. */
+static int check_format(struct options *o)
+{
+    const char *f = o->format ? o->format : "log";
+    int views = o->summary + o->info + o->profile + o->graph;
+    if (strcmp(f, "log") && strcmp(f, "tsv") && strcmp(f, "chrome") && strcmp(f, "folded"))
+        return error("--format=%s: expected log, tsv, chrome or folded", f);
+    if (views && (!strcmp(f, "chrome") || !strcmp(f, "folded")))
+        return error("--format=%s shows the calls: not with --%s", f,
+                     o->summary ? "summary" : o->info ? "info" : o->profile ? "profile" : "graph");
+    o->view.tsv = strcmp(f, "tsv") == 0;
+    return 0;
+}
+
+static int check_sort(struct options *o)
+{
+    if (!o->sort)
+        return 0;
+    if (!o->profile)
+        return error("--sort=%s orders --profile", o->sort);
+    if (!strcmp(o->sort, "self"))
+        o->view.sort = SORT_SELF;
+    else if (!strcmp(o->sort, "total"))
+        o->view.sort = SORT_TOTAL;
+    else if (!strcmp(o->sort, "calls"))
+        o->view.sort = SORT_CALLS;
+    else
+        return error("--sort=%s: expected self, total or calls", o->sort);
+    return 0;
+}
+
+static int check_options(struct options *o)
+{
+    if (o->summary + o->info + o->profile + o->graph > 1)
+        return error("--summary, --info, --profile, --graph: choose one view");
+    if (check_format(o) != 0 || check_sort(o) != 0)
+        return -1;
+    o->flt.max_depth = UINT32_MAX;
+    o->flt.to_ns = UINT64_MAX;
+    if (o->info && (o->filters || o->view.srcline))
+        return error("--info shows the trace headers: the filters and --srcline do not apply");
+    if ((o->depth && parse_depth(o) != 0) ||
+        (o->time_range && parse_time_range(o, o->time_range) != 0))
+        return -1;
+    o->flt.focus = o->n_functions > 0;
+    o->flt.by_function = o->n_functions > 0 || o->n_excludes > 0;
+    return 0;
+}
+
+enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
+       OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
+       OPT_SYSROOT };
 
 /* 0 and the options, 1 after --help, -1 after one error line. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
-        { "format", required_argument, NULL, 'f' },
-        { "summary", no_argument, NULL, 's' },
-        { "info", no_argument, NULL, 'i' },
-        { "binary-dir", required_argument, NULL, 'b' },
-        { "sysroot", required_argument, NULL, 'r' },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "summary", no_argument, NULL, OPT_SUMMARY },
+        { "info", no_argument, NULL, OPT_INFO },
+        { "profile", no_argument, NULL, OPT_PROFILE },
+        { "graph", optional_argument, NULL, OPT_GRAPH },
+        { "sort", required_argument, NULL, OPT_SORT },
+        { "srcline", no_argument, NULL, OPT_SRCLINE },
+        { "tid", required_argument, NULL, OPT_TID },
+        { "function", required_argument, NULL, OPT_FUNCTION },
+        { "exclude", required_argument, NULL, OPT_EXCLUDE },
+        { "depth", required_argument, NULL, OPT_DEPTH },
+        { "time-range", required_argument, NULL, OPT_TIME_RANGE },
+        { "binary-dir", required_argument, NULL, OPT_BINARY_DIR },
+        { "sysroot", required_argument, NULL, OPT_SYSROOT },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int c, rc = 0;
     while (rc == 0 && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'f': rc = set_once(&o->format, optarg, "--format"); break;
-        case 's': o->summary = 1; break;
-        case 'i': o->info = 1; break;
-        case 'b': rc = set_once(&o->paths.binary_dir, optarg, "--binary-dir"); break;
-        case 'r': rc = set_once(&o->paths.sysroot, optarg, "--sysroot"); break;
+        case OPT_FORMAT: rc = set_once(&o->format, optarg, "--format"); break;
+        case OPT_SUMMARY: o->summary = 1; break;
+        case OPT_INFO: o->info = 1; break;
+        case OPT_PROFILE: o->profile = 1; break;
+        case OPT_GRAPH:
+            o->graph = 1;
+            if (optarg && !*optarg)
+                rc = error("--graph=: expected a function name");
+            else if (optarg)
+                rc = set_once(&o->view.graph_func, optarg, "--graph");
+            break;
+        case OPT_SORT: rc = set_once(&o->sort, optarg, "--sort"); break;
+        case OPT_SRCLINE: o->view.srcline = 1; break;
+        case OPT_TID: rc = parse_tids(o, optarg); o->filters = 1; break;
+        case OPT_FUNCTION: add_name(&o->functions, &o->n_functions, optarg); o->filters = 1; break;
+        case OPT_EXCLUDE: add_name(&o->excludes, &o->n_excludes, optarg); o->filters = 1; break;
+        case OPT_DEPTH: rc = set_once(&o->depth, optarg, "--depth"); o->filters = 1; break;
+        case OPT_TIME_RANGE:
+            rc = set_once(&o->time_range, optarg, "--time-range");
+            o->filters = 1;
+            break;
+        case OPT_BINARY_DIR: rc = set_once(&o->paths.binary_dir, optarg, "--binary-dir"); break;
+        case OPT_SYSROOT: rc = set_once(&o->paths.sysroot, optarg, "--sysroot"); break;
         case 'h': usage(stdout); return 1;
         default: return -1;             /* getopt said what */
         }
@@ -165,18 +350,53 @@ static int parse_options(int argc, char **argv, struct options *o)
     return rc == 0 ? check_options(o) : -1;
 }
 
+/* The view the options ask for. */
+static struct view *make_view(const struct options *o, struct func_table *ft)
+{
+    const char *f = o->format ? o->format : "log";
+    if (o->summary)
+        return summary_view(stdout, ft, &o->view);
+    if (o->profile)
+        return profile_view(stdout, ft, &o->view);
+    if (o->graph)
+        return graph_view(stdout, ft, &o->view);
+    if (!strcmp(f, "chrome"))
+        return chrome_view(stdout, ft, &o->view);
+    if (!strcmp(f, "folded"))
+        return folded_view(stdout, ft, &o->view);
+    if (o->view.tsv)
+        return calls_tsv_view(stdout, ft, &o->view);
+    return replay_view(stdout, ft, &o->view);
+}
+
+/* A function name given (--function, --exclude, --graph=) that no
+ * function of the traces has: said, as it is likely a typo. */
+static void warn_unknown(const struct func_table *ft, const char *option, const char *name)
+{
+    for (size_t i = 0; i < ft->n; i++)
+        if (func_matches(&ft->v[i], name))
+            return;
+    warning("%s=%s: no such function in the traces", option, name);
+}
+
+static void free_options(struct options *o)
+{
+    free(o->functions);
+    free(o->excludes);
+    free(o->tids);
+}
+
 int main(int argc, char **argv)
 {
     set_program_name("litifut-postproc");
     struct options o;
     memset(&o, 0, sizeof o);
-    o.report.out = stdout;
     int rc = parse_options(argc, argv, &o);
-    if (rc != 0)
+    if (rc != 0 || optind == argc) {
+        if (rc == 0)
+            usage(stderr);
+        free_options(&o);
         return rc > 0 ? 0 : 2;
-    if (optind == argc) {
-        usage(stderr);
-        return 2;
     }
     char **traces = NULL;
     size_t n = 0;
@@ -194,15 +414,48 @@ int main(int argc, char **argv)
         if (rc == 0)
             error("no litifut.*.trace files in %s", argv[optind]);
         free(traces);
+        free_options(&o);
         return 1;
     }
-    report_begin(&o.report);
+    struct func_table ft;
+    memset(&ft, 0, sizeof ft);
+    ft.focus = o.functions;
+    ft.n_focus = o.n_functions;
+    ft.exclude = o.excludes;
+    ft.n_exclude = o.n_excludes;
+    ft.srcline = o.view.srcline;
+    struct drive d;
+    memset(&d, 0, sizeof d);
+    d.ft = &ft;
+    d.flt = o.flt;
+    d.tids = o.tids;
+    d.n_tids = o.n_tids;
+    d.tid_seen = xcalloc(o.n_tids + 1, 1);
+    d.progress = isatty(STDERR_FILENO);
+    if (o.info && o.view.tsv)
+        print_info_header(stdout);
+    else if (!o.info)
+        d.view = make_view(&o, &ft);
     for (size_t i = 0; i < n; i++) {
-        if (process(&o.report, traces[i], &o.paths) != 0)
+        if (process(&o, &d, traces[i]) != 0)
             rc = 1;
         free(traces[i]);
     }
-    report_end(&o.report);
+    drive_done(&d);
+    for (size_t i = 0; i < o.n_tids; i++)
+        if (!d.tid_seen[i])
+            warning("--tid=%" PRIu32 ": no such thread in the traces", o.tids[i]);
+    for (size_t i = 0; i < o.n_functions; i++)
+        warn_unknown(&ft, "--function", o.functions[i]);
+    for (size_t i = 0; i < o.n_excludes; i++)
+        warn_unknown(&ft, "--exclude", o.excludes[i]);
+    if (o.view.graph_func)
+        warn_unknown(&ft, "--graph", o.view.graph_func);
+    if (d.view)
+        d.view->ops->end(d.view);
+    func_table_free(&ft);
+    free(d.tid_seen);
     free(traces);
+    free_options(&o);
     return rc;
 }

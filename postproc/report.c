@@ -1,14 +1,17 @@
 /*
- * The post-processor's views.  Each has a text form for people and a
- * TSV form for tools: a header line, then rows of tab-separated fields.
+ * The per-call and per-trace views: the calls as TSV, the summary,
+ * the info; and what every view shares (durations, clean strings).
+ * The time views are in their own files (view.h).  Each has a text
+ * form for people and a TSV form for tools: a header line, then rows
+ * of tab-separated fields.
  *
- * calls (the default)
- *   text  "# program, pid: threads, calls", then one line per call:
- *         time (s), tid, caller -> callee
+ * calls (the default view; as text it is the log, replay.c)
  *   TSV   pid tid seq site_rt target_rt site_obj site_addr site_sym
  *         target_obj target_addr target_sym callee_sym
+ *         [site_line callee_line with --srcline]
  *         One row per call, per thread in recording order; seq counts
- *         from 0 per thread.  *_rt are runtime addresses; *_addr
+ *         from 0 per thread (every call, also those a filter hides).
+ *         *_rt are runtime addresses; *_addr
  *         link-time addresses in *_obj, the file as the target named
  *         it ("?" if unknown): site_obj is the instrumented object the
  *         call is in, target_obj whatever file holds the target; *_sym
@@ -16,7 +19,8 @@
  *         call went: a call through a PLT goes to "name@plt+0x0" in the
  *         caller's object.  callee_sym is the function that was called,
  *         as the log names it (below) but without the object: the PLT
- *         hop resolved ("memcpy+0x0").
+ *         hop resolved ("memcpy+0x0").  site_line, callee_line: file:line
+ *         of the call site and of the target (DWARF), empty if unknown.
  * summary (--summary)
  *   text  "calls  callee", most called first, then the total
  *   TSV   calls callee callee_obj
@@ -42,7 +46,7 @@
  *         line per function holding any, most first.
  *   TSV   the same keys as columns, one row per trace (no object lines)
  *
- * Callees in the log and the summary: a function of the main program
+ * Callees in the summary: a function of the main program
  * is "name", one of another object "name (file name)".  A PLT entry
  * (the program's or a library's) is named as the function it stands
  * for, in the object the dynamic linker would bind it to (the program,
@@ -52,6 +56,7 @@
  * as one callee.  "name@plt" remains only where no known object
  * defines the name (no maps file, the library not found, a static
  * program's IFUNC slots).  An address without a symbol is "0x<address>".
+ * The time views name functions the same way (names.c).
  *
  * Strings from the target's files (paths, symbol names) are printed
  * with control characters as '?': a crafted name can neither break a
@@ -61,6 +66,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "postproc/grow.h"
 #include "postproc/report.h"
 #include "lib/arch.h"
 #include "lib/error.h"
@@ -94,17 +100,10 @@ static int is_control(char c)
     return (unsigned char)c < 0x20 || c == 0x7f;
 }
 
-static void put_clean(FILE *out, const char *s)
+void put_clean(FILE *out, const char *s)
 {
     for (; *s; s++)
         fputc(is_control(*s) ? '?' : *s, out);
-}
-
-static void clean(char *s)
-{
-    for (; *s; s++)
-        if (is_control(*s))
-            *s = '?';
 }
 
 static void place_in(struct object *o, uint32_t link, struct place *pl)
@@ -163,77 +162,103 @@ static void callee_function(char *buf, size_t size, const struct callee *c)
         snprintf(buf, size, "%s", c->name);
 }
 
-/* "name", "name+0x1c"; in another object than the program, " (lib)". */
-static void describe(char *buf, size_t size, const struct callee *c,
-                     const struct object *program)
+/* Where a call went, and from where. */
+struct call_places {
+    const struct program *p;
+    uint32_t target_rt;
+    struct place from, to;
+    struct callee callee;
+};
+
+static void call_places(struct address_space *as, const struct program_set *ps,
+                        const struct trace_event *c, struct call_places *cp)
 {
-    callee_function(buf, size, c);
-    size_t n = strlen(buf);
-    if (c->o && c->o != program && n < size)
-        snprintf(buf + n, size - n, " (%s)", base_name(c->obj));
-    clean(buf);
+    uint32_t tlink;
+    int direct;
+    cp->p = &ps->v[c->object];
+    cp->target_rt = call_target(cp->p, c, &direct, &tlink);
+    place_in(cp->p->obj, cp->p->site_addr[c->site], &cp->from);
+    if (direct)
+        place_in(cp->p->obj, tlink, &cp->to);
+    else
+        place_of(as, cp->target_rt, &cp->to);
+    name_callee(as, &cp->to, &cp->callee);
 }
 
 /* --- summary --- */
 
-static size_t hash(const char *s, size_t h)
+/* The entry of callee `name` in `obj`, new with 0 calls if need be. */
+static uint32_t callee_entry(struct report *r, const char *name, const char *obj, int in_program)
 {
-    while (*s)
-        h = h * 33 + (unsigned char)*s++;
-    return h;
+    int added;                          /* the key: (obj, name), unambiguous */
+    size_t i = strmap_intern(&r->callees, xasprintf("%zu:%s%s", strlen(obj), obj, name), &added);
+    if (!added)
+        return (uint32_t)i;
+    r->entries = grow_for_one(r->entries, r->n_entries, &r->cap, sizeof *r->entries);
+    r->entries[r->n_entries++] = (struct summary_entry){ xstrdup(name), xstrdup(obj), in_program, 0 };
+    return (uint32_t)i;
 }
 
-static size_t entry_hash(const char *name, const char *obj)
+/* The summary entry of a call's callee, named as at the top. */
+static uint32_t summary_entry_of(struct report *r, const struct trace_event *call)
 {
-    return hash(obj, hash(name, 5381) * 33 + '\t');
-}
-
-static void rehash(struct report *r)
-{
-    r->n_buckets = r->n_buckets ? r->n_buckets * 2 : 1024;
-    free(r->buckets);
-    r->buckets = xmalloc(r->n_buckets * sizeof *r->buckets);
-    for (size_t i = 0; i < r->n_buckets; i++)
-        r->buckets[i] = SIZE_MAX;
-    for (size_t i = 0; i < r->n_entries; i++) {
-        size_t b = entry_hash(r->entries[i].name, r->entries[i].obj) & (r->n_buckets - 1);
-        while (r->buckets[b] != SIZE_MAX)
-            b = (b + 1) & (r->n_buckets - 1);
-        r->buckets[b] = i;
-    }
-}
-
-static void count_callee(struct report *r, const char *name, const char *obj, int in_program)
-{
-    if (r->n_entries * 2 >= r->n_buckets)
-        rehash(r);
-    size_t b = entry_hash(name, obj) & (r->n_buckets - 1);
-    while (r->buckets[b] != SIZE_MAX) {
-        struct summary_entry *e = &r->entries[r->buckets[b]];
-        if (strcmp(e->name, name) == 0 && strcmp(e->obj, obj) == 0) {
-            e->calls++;
-            return;
-        }
-        b = (b + 1) & (r->n_buckets - 1);
-    }
-    if (r->n_entries == r->cap) {
-        r->cap = r->cap * 2 + 256;
-        r->entries = xrealloc(r->entries, r->cap * sizeof *r->entries);
-    }
-    r->entries[r->n_entries] = (struct summary_entry){ xstrdup(name), xstrdup(obj), in_program, 1 };
-    r->buckets[b] = r->n_entries++;
-}
-
-static void summarize_call(struct report *r, const struct callee *to,
-                           const struct object *program)
-{
+    struct call_places cp;
+    call_places(r->v.trace->as, r->v.trace->ps, call, &cp);
     char name[512];
-    struct callee c = *to;
+    struct callee c = cp.callee;
     if (c.name)
         c.off = 0;                      /* per function, not per entry point */
     callee_function(name, sizeof name, &c);
-    count_callee(r, name, c.obj, c.o && c.o == program);
+    return callee_entry(r, name, c.obj, c.o && c.o == r->v.trace->as->main);
+}
+
+/*
+ * A call counted.  Naming a callee takes lookups and a string: each
+ * call site's (or runtime target's) entry is kept for the trace, so
+ * that most calls cost two array reads.
+ */
+static void summarize_call(struct report *r, const struct trace_event *call)
+{
+    uint32_t *slot = NULL, e;
+    const struct program *p = &r->v.trace->ps->v[call->object];
+    uint32_t target;
+    if (!call->has_target && db_site_target(&p->db, call->site, &target)) {
+        if (!r->site_entry[call->object]) {
+            size_t n = p->db.header.n_sites + 1;
+            r->site_entry[call->object] = xmalloc(n * sizeof **r->site_entry);
+            memset(r->site_entry[call->object], 0xff, n * sizeof **r->site_entry);
+        }
+        slot = &r->site_entry[call->object][call->site];
+        e = *slot;
+    } else {
+        e = u64map_get(&r->target_entry, call->target & ~1u);
+    }
+    if (e == U64MAP_NONE) {
+        e = summary_entry_of(r, call);
+        if (slot)
+            *slot = e;
+        else
+            u64map_put(&r->target_entry, call->target & ~1u, e);
+    }
+    r->entries[e].calls++;
     r->total++;
+}
+
+static void summary_trace_begin(struct view *v)
+{
+    struct report *r = (struct report *)v;
+    r->site_entry = xcalloc(v->trace->t->n_objects + 1, sizeof *r->site_entry);
+    u64map_init(&r->target_entry);
+}
+
+static void summary_trace_end(struct view *v)
+{
+    struct report *r = (struct report *)v;
+    for (size_t i = 0; i < v->trace->t->n_objects; i++)
+        free(r->site_entry[i]);
+    free(r->site_entry);
+    r->site_entry = NULL;
+    u64map_free(&r->target_entry);
 }
 
 static int by_calls(const void *a, const void *b)
@@ -248,37 +273,53 @@ static int by_calls(const void *a, const void *b)
 static void print_callee_counts(const struct report *r)
 {
     if (!r->tsv)
-        fprintf(r->out, "%12s  %s\n", "calls", "callee");
+        fprintf(r->v.out, "%12s  %s\n", "calls", "callee");
     for (size_t i = 0; i < r->n_entries; i++) {
         const struct summary_entry *e = &r->entries[i];
         if (r->tsv) {
-            fprintf(r->out, "%llu\t", e->calls);
-            put_clean(r->out, e->name);
-            fputc('\t', r->out);
-            put_clean(r->out, e->obj);
+            fprintf(r->v.out, "%llu\t", e->calls);
+            put_clean(r->v.out, e->name);
+            fputc('\t', r->v.out);
+            put_clean(r->v.out, e->obj);
         } else {
-            fprintf(r->out, "%12llu  ", e->calls);
-            put_clean(r->out, e->name);
+            fprintf(r->v.out, "%12llu  ", e->calls);
+            put_clean(r->v.out, e->name);
             if (!e->in_program && strcmp(e->obj, "?") != 0) {
-                fputs(" (", r->out);
-                put_clean(r->out, base_name(e->obj));
-                fputc(')', r->out);
+                fputs(" (", r->v.out);
+                put_clean(r->v.out, base_name(e->obj));
+                fputc(')', r->v.out);
             }
         }
-        fputc('\n', r->out);
+        fputc('\n', r->v.out);
     }
     if (!r->tsv)
-        fprintf(r->out, "%12llu  total\n", r->total);
+        fprintf(r->v.out, "%12llu  total\n", r->total);
 }
 
 /* --- info --- */
 
 static const char *const info_keys[] = {
-    "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "sites",
+    "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
+    "clock_hz", "returns", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
     "untraced",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
+
+/* LITIFUT_CLOCK's names (trace_open checked the number). */
+static const char *clock_name(uint8_t clock)
+{
+    switch (clock) {
+    case LITIFUT_CLOCK_MONOTONIC:
+        return "monotonic";
+    case LITIFUT_CLOCK_ARM_CNTVCT:
+        return "counter (ARM CNTVCT)";
+    case LITIFUT_CLOCK_MIPS_CC:
+        return "counter (MIPS CC)";
+    default:
+        return "marks";
+    }
+}
 
 static const char *arch_name(uint32_t trace_arch)
 {
@@ -338,9 +379,14 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = bias;
     v[k++] = xasprintf("%" PRIu32, h->chunk_size);
     v[k++] = xasprintf("%" PRIu32, h->time_every);
+    v[k++] = xstrdup(clock_name(h->clock));
+    v[k++] = t->ns_per_unit > 0 ? xasprintf("%.0f", (double)((uint64_t)1 << h->time_shift) * 1e9 /
+                                                      t->ns_per_unit)
+                                : xstrdup("");
+    v[k++] = xstrdup(h->flags & LITIFUT_TRACE_RETURNS ? "exact" : "inferred");
     v[k++] = xasprintf("%" PRIu64, sites);
     v[k++] = xasprintf("%zu", t->n_threads);
-    v[k++] = xasprintf("%zu", t->n_calls);
+    v[k++] = xasprintf("%" PRIu64, t->n_calls);
     v[k++] = xasprintf("%" PRIu64, t->record_bytes);
     v[k++] = xasprintf("%" PRIu64, db_bytes);
     v[k++] = bridge;
@@ -350,51 +396,55 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
 }
 
 /* Text only: one line per object, by base. */
-static void print_objects(const struct report *r, const struct trace_file *t,
-                          const struct program_set *ps)
+static void print_objects(FILE *out, const struct trace_file *t, const struct program_set *ps)
 {
     for (size_t i = 0; i < t->n_objects; i++) {
         const struct trace_object *o = &t->objects[i];
-        fprintf(r->out, "object=%" PRIu32 " %" PRIu32 " 0x%08" PRIx32 " ", o->base,
+        fprintf(out, "object=%" PRIu32 " %" PRIu32 " 0x%08" PRIx32 " ", o->base,
                 object_sites(t, ps, i), o->load_bias);
-        put_clean(r->out, o->path);
-        fputc('\n', r->out);
+        put_clean(out, o->path);
+        fputc('\n', out);
     }
     for (size_t i = 0; i < ps->n; i++) {
         const struct program *p = &ps->v[i];
         for (size_t j = 0; p->ok && j < p->n_untraced_fn; j++) {
-            fprintf(r->out, "untraced_in=%" PRIu32 " ", p->untraced_fn[j].count);
+            fprintf(out, "untraced_in=%" PRIu32 " ", p->untraced_fn[j].count);
             if (p->untraced_fn[j].name)
-                put_clean(r->out, p->untraced_fn[j].name);
+                put_clean(out, p->untraced_fn[j].name);
             else
-                fprintf(r->out, "0x%08" PRIx32, p->untraced_fn[j].addr);
-            fputc(' ', r->out);
-            put_clean(r->out, t->objects[i].path);
-            fputc('\n', r->out);
+                fprintf(out, "0x%08" PRIx32, p->untraced_fn[j].addr);
+            fputc(' ', out);
+            put_clean(out, t->objects[i].path);
+            fputc('\n', out);
         }
     }
 }
 
-static void print_info(const struct report *r, const struct trace_file *t,
-                       const struct program_set *ps)
+void print_info(FILE *out, int tsv, const struct trace_file *t, const struct program_set *ps)
 {
     char *v[N_INFO];
     info_values(t, ps, v);
     for (size_t k = 0; k < N_INFO; k++) {
-        if (r->tsv) {
-            fputs(k ? "\t" : "", r->out);
+        if (tsv) {
+            fputs(k ? "\t" : "", out);
         } else {
-            fprintf(r->out, "%s=", info_keys[k]);
+            fprintf(out, "%s=", info_keys[k]);
         }
-        put_clean(r->out, v[k]);
-        fputs(r->tsv && k + 1 < N_INFO ? "" : "\n", r->out);
+        put_clean(out, v[k]);
+        fputs(tsv && k + 1 < N_INFO ? "" : "\n", out);
         free(v[k]);
     }
-    if (!r->tsv)
-        print_objects(r, t, ps);
+    if (!tsv)
+        print_objects(out, t, ps);
 }
 
-/* --- calls --- */
+void print_info_header(FILE *out)
+{
+    for (size_t k = 0; k < N_INFO; k++)
+        fprintf(out, "%s%s", info_keys[k], k + 1 < N_INFO ? "\t" : "\n");
+}
+
+/* --- calls (TSV) --- */
 
 static void print_sym(FILE *out, const struct place *pl)
 {
@@ -406,13 +456,20 @@ static void print_sym(FILE *out, const struct place *pl)
     }
 }
 
-static void print_tsv_row(FILE *out, const struct trace_file *t, const struct trace_thread *th,
-                          size_t seq, uint32_t site_rt, const struct place *from,
-                          const struct place *to, uint32_t target_rt,
-                          const struct callee *callee)
+static void put_srcline(FILE *out, struct trace_funcs *tf, const struct place *pl)
 {
-    fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%zu\t0x%08" PRIx32 "\t0x%08" PRIx32 "\t",
-            t->header.pid, th->tid, seq, site_rt, target_rt);
+    const char *line = pl->o ? trace_funcs_srcline(tf, pl->o, pl->addr) : NULL;
+    if (line)
+        put_clean(out, line);
+}
+
+static void print_tsv_row(const struct report *r, const struct callstack *s,
+                          const struct frame *f, const struct call_places *cp)
+{
+    FILE *out = r->v.out;
+    const struct place *from = &cp->from, *to = &cp->to;
+    fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t0x%08" PRIx32 "\t0x%08" PRIx32 "\t",
+            s->t->header.pid, s->th->tid, f->seq, from->addr + cp->p->bias, cp->target_rt);
     put_clean(out, from->obj);
     fprintf(out, "\t0x%08" PRIx32 "\t", from->addr);
     print_sym(out, from);
@@ -426,93 +483,41 @@ static void print_tsv_row(FILE *out, const struct trace_file *t, const struct tr
     fputc('\t', out);
     print_sym(out, to);
     fputc('\t', out);
-    if (callee->name) {
-        put_clean(out, callee->name);
-        fprintf(out, "+0x%" PRIx32, callee->off);
+    if (cp->callee.name) {
+        put_clean(out, cp->callee.name);
+        fprintf(out, "+0x%" PRIx32, cp->callee.off);
     } else {
         fputc('?', out);
+    }
+    if (r->srcline) {
+        struct trace_funcs *tf = r->v.trace->tf;
+        fputc('\t', out);
+        put_srcline(out, tf, from);
+        fputc('\t', out);
+        put_srcline(out, tf, to);
     }
     fputc('\n', out);
 }
 
-static void print_log_head(FILE *out, const struct trace_file *t)
+/* A call the filters show: a row, or counted. */
+static void report_push(struct view *v, struct callstack *s, struct frame *f)
 {
-    const struct litifut_trace_header *h = &t->header;
-    fputs("# ", out);
-    put_clean(out, h->exe);
-    fprintf(out, ", pid %" PRIu32 ": %zu thread%s, %zu calls; times are interpolated between "
-                 "marks every %" PRIu32 " records\n#   time (s)     tid  caller -> callee\n",
-            h->pid, t->n_threads, t->n_threads == 1 ? "" : "s", t->n_calls, h->time_every);
-}
-
-void report_begin(struct report *r)
-{
-    if (!r->tsv)
+    struct report *r = (struct report *)v;
+    if (!f->shown || f->synthetic)
         return;
-    switch (r->view) {
-    case VIEW_CALLS:
-        fprintf(r->out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
-                        "target_obj\ttarget_addr\ttarget_sym\tcallee_sym\n");
-        break;
-    case VIEW_SUMMARY:
-        fprintf(r->out, "calls\tcallee\tcallee_obj\n");
-        break;
-    case VIEW_INFO:
-        for (size_t k = 0; k < N_INFO; k++)
-            fprintf(r->out, "%s%s", info_keys[k], k + 1 < N_INFO ? "\t" : "\n");
-        break;
-    }
-}
-
-/* One call, in the view asked for. */
-static void report_call(struct report *r, const struct trace_file *t,
-                        const struct trace_thread *th, size_t seq,
-                        const struct program_set *ps, struct address_space *as)
-{
-    const struct trace_call *c = &th->calls[seq];
-    const struct program *p = &ps->v[c->object];
-    uint32_t tlink;
-    int direct;
-    uint32_t trt = call_target(p, c, &direct, &tlink);
-    struct place from, to;
-    struct callee caller, callee;
-    place_in(p->obj, p->site_addr[c->site], &from);
-    if (direct)
-        place_in(p->obj, tlink, &to);
-    else
-        place_of(as, trt, &to);
-    name_callee(as, &to, &callee);
-    if (r->view == VIEW_CALLS && r->tsv) {
-        print_tsv_row(r->out, t, th, seq, from.addr + p->bias, &from, &to, trt, &callee);
-    } else if (r->view == VIEW_SUMMARY) {
-        summarize_call(r, &callee, as->main);
+    if (r->summary) {
+        summarize_call(r, &f->call);
     } else {
-        char from_s[512], to_s[512];
-        callee_at(&from, &caller);
-        describe(from_s, sizeof from_s, &caller, as->main);
-        describe(to_s, sizeof to_s, &callee, as->main);
-        fprintf(r->out, "%12.6f %7" PRIu32 "  %s -> %s\n", c->time_ns / 1e9, th->tid,
-                from_s, to_s);
+        struct call_places cp;
+        call_places(v->trace->as, v->trace->ps, &f->call, &cp);
+        print_tsv_row(r, s, f, &cp);
     }
 }
 
-void report_trace(struct report *r, const struct trace_file *t, const struct program_set *ps,
-                  struct address_space *as)
+static void report_end(struct view *v)
 {
-    if (r->view == VIEW_INFO) {
-        print_info(r, t, ps);
-        return;
-    }
-    if (r->view == VIEW_CALLS && !r->tsv)
-        print_log_head(r->out, t);
-    for (size_t ti = 0; ti < t->n_threads; ti++)
-        for (size_t i = 0; i < t->threads[ti].n_calls; i++)
-            report_call(r, t, &t->threads[ti], i, ps, as);
-}
-
-void report_end(struct report *r)
-{
-    if (r->view == VIEW_SUMMARY) {
+    struct report *r = (struct report *)v;
+    if (r->summary) {
         if (r->n_entries)
             qsort(r->entries, r->n_entries, sizeof *r->entries, by_calls);
         print_callee_counts(r);
@@ -522,5 +527,54 @@ void report_end(struct report *r)
         free(r->entries[i].obj);
     }
     free(r->entries);
-    free(r->buckets);
+    strmap_free(&r->callees);
+    free(r);
+}
+
+static struct report *report_new(FILE *out, struct func_table *ft, const struct view_options *o,
+                                 int summary)
+{
+    static const struct view_ops ops = { .push = report_push, .end = report_end };
+    static const struct view_ops summary_ops = {
+        .trace_begin = summary_trace_begin, .push = report_push, .trace_end = summary_trace_end,
+        .end = report_end,
+    };
+    struct report *r = xcalloc(1, sizeof *r);
+    view_init(&r->v, summary ? &summary_ops : &ops, out, ft);
+    r->tsv = o->tsv;
+    r->srcline = o->srcline;
+    r->summary = summary;
+    return r;
+}
+
+struct view *calls_tsv_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    struct report *r = report_new(out, ft, o, 0);
+    fprintf(out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
+                 "target_obj\ttarget_addr\ttarget_sym\tcallee_sym%s\n",
+            o->srcline ? "\tsite_line\tcallee_line" : "");
+    return &r->v;
+}
+
+struct view *summary_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    struct report *r = report_new(out, ft, o, 1);
+    if (o->tsv)
+        fprintf(out, "calls\tcallee\tcallee_obj\n");
+    return &r->v;
+}
+
+/* --- shared by the views --- */
+
+void print_duration(FILE *out, uint64_t ns, int width)
+{
+    static const struct { uint64_t ns; const char *unit; } units[] = {
+        { 1000000000, " s" }, { 1000000, "ms" }, { 1000, "us" },
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (ns >= units[i].ns) {
+            fprintf(out, "%*.3f %s", width - 3, (double)ns / (double)units[i].ns, units[i].unit);
+            return;
+        }
+    fprintf(out, "%*" PRIu64 " ns", width - 3, ns);
 }

@@ -1,29 +1,33 @@
-/* The post-processor's views (calls, summary, info), each as text or
- * TSV; the columns and the naming are described in report.c. */
+/* The per-call and per-trace views (calls as TSV, summary, info) and
+ * the output helpers every view shares; the columns and the naming are
+ * described in report.c. */
 #ifndef LITIFUT_POSTPROC_REPORT_H
 #define LITIFUT_POSTPROC_REPORT_H
 
 #include <stdio.h>
 #include "postproc/program.h"
-
-enum report_view { VIEW_CALLS, VIEW_SUMMARY, VIEW_INFO };
+#include "postproc/strmap.h"
+#include "postproc/view.h"
 
 struct report {
-    enum report_view view;
+    struct view v;                  /* first: a struct view * is a struct report * */
     int tsv;                        /* tab-separated values, else text for people */
-    FILE *out;
-    struct summary_entry *entries;  /* VIEW_SUMMARY: calls per callee */
+    int srcline;                    /* --srcline: TSV's site_line, callee_line */
+    int summary;                    /* --summary: calls per callee (else a row per call) */
+    struct summary_entry *entries;  /* --summary: calls per callee */
     size_t n_entries, cap;
-    size_t *buckets;                /* hash of entries, by callee */
-    size_t n_buckets;
+    struct strmap callees;          /* (callee, object): index in entries */
+    uint32_t **site_entry;          /* this trace's: per object and direct call site,
+                                       its callee's entry (U64MAP_NONE: not yet known) */
+    struct u64map target_entry;     /* this trace's: runtime target -> entry */
     unsigned long long total;
 };
 
-void report_begin(struct report *r);
-/* `t`'s records must have been read (trace_read_records) with the
- * objects of `ps` loaded. */
-void report_trace(struct report *r, const struct trace_file *t, const struct program_set *ps,
-                  struct address_space *as);
-void report_end(struct report *r);
+struct view *calls_tsv_view(FILE *out, struct func_table *ft, const struct view_options *o);
+struct view *summary_view(FILE *out, struct func_table *ft, const struct view_options *o);
+
+/* --info: the TSV header line, and one trace (its objects loaded). */
+void print_info_header(FILE *out);
+void print_info(FILE *out, int tsv, const struct trace_file *t, const struct program_set *ps);
 
 #endif

@@ -127,6 +127,12 @@ struct trace_cursor {
 void trace_cursor_open(struct trace_cursor *c, struct trace_file *t, size_t thread);
 /* The thread's next event, valid until the next call; NULL at its end. */
 const struct trace_event *trace_cursor_next(struct trace_cursor *c);
+/* The time of the last TIME record read so far (ns since the start; 0 if
+ * none): at the thread's end, the latest time its trace gives. */
+static inline uint64_t trace_cursor_mark_ns(const struct trace_cursor *c)
+{
+    return c->clock.have_mark ? c->clock.mark_ns : 0;
+}
 void trace_cursor_close(struct trace_cursor *c);
 
 #endif

@@ -2,7 +2,8 @@
 # litifut's tests: `make test` runs this after building everything.
 #
 #   tests/run.sh [GROUP...]     groups: unit programs passthrough linking errors hostile install truncated
-#                               postproc views fork signals sigjump spawn tracefiles daemon realprog shlib
+#                               postproc views clocks returns fork signals sigjump spawn tracefiles
+#                               daemon realprog shlib
 #
 # BIN (the host tools under test, default build/bin), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
@@ -27,7 +28,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking errors hostile install truncated postproc views fork signals sigjump spawn tracefiles daemon realprog shlib}
+groups=${*:-unit programs passthrough linking errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles daemon realprog shlib}
 for g in $groups; do
     echo "== $g"
     if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi

@@ -5,8 +5,10 @@
 # per-call clock on every architecture: ranking and self time of the
 # dominant functions within 10%, call counts exact, the Chrome JSON
 # valid with begin/end pairs nested per thread, the folded stacks
-# adding up to the profile's self time; a truncated trace and the
-# default clock (interpolated times) still give every view.
+# adding up to the profile's self time; returns recorded
+# (LITIFUT_RETURNS=1) give the same shape; a truncated trace and the
+# default clock (interpolated times) still give every view.  Then C++
+# names (tests/progs/cxx.cc, first arch) and the options.
 
 # views_tsv_field FILE FUNCTION COLUMN: COLUMN of FUNCTION's row in a
 # --profile --format=tsv file (columns: calls total_ns self_ns avg_ns
@@ -109,7 +111,7 @@ views_arch() {
     V=$WORK/views/$ARCH
     local pp=$BIN/litifut-postproc n
     rm -rf "$V"
-    mkdir -p "$V/run" "$V/run2" "$V/marks"
+    mkdir -p "$V/run" "$V/run2" "$V/marks" "$V/returns"
     if ! LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -g -Wall -pthread -o "$V/prog" \
          "$ROOT/tests/progs/timeshape.c" 2> "$V/build.err"; then
         fail "$ARCH/views: cannot build tests/progs/timeshape.c: $(head -c 300 "$V/build.err")"
@@ -135,6 +137,7 @@ views_arch() {
     views_processes
     views_truncated
     views_marks
+    views_returns
 }
 
 # views_runs: two runs of the program with a per-call clock (the second
@@ -162,9 +165,10 @@ outer 1 20 60
 rec 4 12 12
 tick 10 10 10"
 
-# views_shape_ok: the profile has timeshape's shape; else says why in $VIEWS_BAD.
+# views_shape_ok [PROFILE_TSV]: the profile (default $V/ts.prof) has
+# timeshape's shape; else says why in $VIEWS_BAD.
 views_shape_ok() {
-    local p=$V/ts.prof f calls self total got bad=
+    local p=${1:-$V/ts.prof} f calls self total got bad=
     while read -r f calls self total; do
         got="$f: $(views_field "$p" "$f" 1) calls, self $(views_field "$p" "$f" 3) ns,"
         got="$got total $(views_field "$p" "$f" 2) ns"
@@ -249,8 +253,10 @@ views_filters() {
     hot_at=$(sed -n 's/^ *\([0-9.]*\) .* main -> hot$/\1/p' "$V/ts.log")
     "$pp" --binary-dir "$V" --profile --format=tsv \
         --time-range="$(awk -v t="$hot_at" 'BEGIN { printf "%.6f", t + 0.001 }')~" "$d" > "$o.range"
-    check "$ARCH/views: filters --function, --exclude, --depth, --tid, --time-range" \
-        eval '[ "$(views_functions "$o.function")" = "inner outer " ] &&
+    "$pp" --binary-dir "$V" --profile --function=no_such_function "$d" > /dev/null 2> "$o.unknown.err"
+    check "$ARCH/views: filters --function, --exclude, --depth, --tid, --time-range; a name no function has: one warning" \
+        eval '[ "$(wc -l < "$o.unknown.err")" = 1 ] && grep -q "function=no_such_function: no such function" "$o.unknown.err" &&
+              [ "$(views_functions "$o.function")" = "inner outer " ] &&
               ! grep -q "	\(outer\|inner\)	" "$o.exclude" && grep -q "	hot	" "$o.exclude" &&
               grep -q "	hot	" "$o.depth" && ! grep -q "	inner	" "$o.depth" &&
               [ "$(views_functions "$o.tid")" = "side thread_done worker " ] &&
@@ -321,6 +327,25 @@ views_marks() {
         eval '[ -z "$bad" ] && [ "$(views_errs marks)" = " 0 0 0 0 0 0 0" ] &&
               [[ "$chrome" =~ ^[0-9]+\ 1\  ]] &&
               [ "$(views_folded "$V/marks.folded")" = "$(views_self_total "$V/marks.prof")" ]'
+}
+
+# exact returns (LITIFUT_RETURNS=1): the same shape, and each frame
+# ends at its return: the recursion's frames one after another
+views_returns() {
+    local try rec_ends
+    for try in 1 2; do
+        rm -f "$V/returns"/litifut.*
+        (cd "$V/returns" && LITIFUT_DIR=. LITIFUT_CLOCK=monotonic LITIFUT_RETURNS=1 timeout 120 \
+             "$QEMU" -L "$SYSROOT" ../run/prog > out 2> err)
+        views_all returns "$V/returns"
+        views_shape_ok "$V/returns.prof" && break
+    done
+    rec_ends=$(sed -n 's/^ *\([0-9.]*\) .*} \/\* rec \*\/$/\1/p' "$V/returns.log" | sort -u | wc -l)
+    check "$ARCH/views: recorded returns: timeshape's shape, every view, rec's frames end one by one${VIEWS_BAD:+:$VIEWS_BAD}" \
+        eval 'views_shape_ok "$V/returns.prof" && [ "$(views_errs returns)" = " 0 0 0 0 0 0 0" ] &&
+              grep -q "; returns recorded$" "$V/returns.log" && [ "$rec_ends" = 3 ] &&
+              [ "$(views_folded "$V/returns.folded")" = "$(views_self_total "$V/returns.prof")" ] &&
+              [[ "$(views_chrome "$V/returns.json" 2>&1)" =~ ^[0-9]+\ 1\  ]]'
 }
 
 # C++ names demangled (libiberty)

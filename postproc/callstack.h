@@ -1,0 +1,70 @@
+/*
+ * A thread's call stack, rebuilt from its call records (and its return
+ * records, where the trace has them), handed to a view as frames
+ * pushed and popped.  The rules are at the top of callstack.c.
+ */
+#ifndef LITIFUT_POSTPROC_CALLSTACK_H
+#define LITIFUT_POSTPROC_CALLSTACK_H
+
+#include <stdint.h>
+#include "postproc/names.h"
+#include "postproc/trace.h"
+
+/* Deepest stack kept: a deeper frame pops the top first (see callstack.c). */
+#define CALLSTACK_MAX_DEPTH 65536u
+
+struct frame {
+    uint32_t fid;               /* the function (names.h) */
+    uint32_t node;              /* the view's (folded: calling context) */
+    uint64_t start_ns;
+    uint64_t child_ns;          /* its children's time, each child's start to end */
+    int32_t shown_parent;       /* the nearest shown frame below, or -1 */
+    uint32_t depth;             /* from the thread's root, or from the --function frame */
+    uint8_t synthetic;          /* stands for a caller not on the stack: not a call */
+    uint8_t shown;              /* passes the filters: the views show it */
+    uint8_t in_focus;           /* it or a frame below is a --function function */
+    uint8_t excluded;           /* it or a frame below is an --exclude function */
+    uint8_t printed;            /* the log's: its call line is out */
+    uint64_t seq;               /* a call's number in its thread, from 0 */
+    struct trace_event call;    /* the call (not for a synthetic frame) */
+};
+
+/* The filters that act on frames (--tid acts on whole threads). */
+struct stack_filters {
+    int focus;                  /* --function given: show frames inside one of them */
+    int by_function;            /* --function or --exclude given */
+    uint32_t max_depth;         /* --depth: show frames with depth below this */
+    uint64_t from_ns, to_ns;    /* --time-range: show frames starting in [from, to] */
+};
+
+struct view;
+struct callstack {
+    struct frame *f;            /* f[0] is the root */
+    uint32_t n, cap;
+    uint32_t *on_stack;         /* frames per hash of their function: 0 = not there */
+    const struct stack_filters *flt;
+    const struct func_table *ft;
+    struct view *view;
+    /* the thread */
+    const struct trace_file *t;
+    const struct trace_thread *th;
+    uint64_t calls;             /* call events so far */
+    uint64_t last_ns;           /* the latest time so far (times never go back here) */
+    int *warned_depth;          /* shared by a trace's threads: said once */
+};
+
+void callstack_init(struct callstack *s, struct view *view, const struct stack_filters *flt,
+                    const struct func_table *ft, const struct trace_file *t,
+                    const struct trace_thread *th, int *warned_depth);
+void callstack_free(struct callstack *s);
+
+/* A traced call from a site in function `caller` to `callee`. */
+void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
+                    const struct trace_event *e);
+/* A return record: the innermost open call returned. */
+void callstack_return(struct callstack *s, uint64_t time_ns);
+/* The thread's end: every open frame ends at `end_ns` (or the latest
+ * time seen, if later). */
+void callstack_end(struct callstack *s, uint64_t end_ns);
+
+#endif

@@ -1,0 +1,33 @@
+/* Reading a trace's threads into a view: each thread's events through
+ * its call stack (callstack.c), threads one after another or, for a
+ * view that asks (the log), interleaved by time. */
+#ifndef LITIFUT_POSTPROC_DRIVE_H
+#define LITIFUT_POSTPROC_DRIVE_H
+
+#include <stdint.h>
+#include <time.h>
+#include "postproc/view.h"
+
+struct drive {
+    struct view *view;
+    struct func_table *ft;
+    struct stack_filters flt;
+    const uint32_t *tids;       /* --tid: only these threads (n_tids 0: all) */
+    size_t n_tids;
+    unsigned char *tid_seen;    /* per --tid: some trace has it */
+    int progress;               /* say how far on stderr (a terminal) */
+    /* progress */
+    const char *trace_name;
+    uint64_t done, total;
+    struct timespec last_shown;
+    int shown;                  /* a progress line is on stderr */
+};
+
+/* Every thread of `t` (whose objects are loaded) the --tid filter
+ * lets through, into d->view. */
+void drive_trace(struct drive *d, struct trace_file *t, const struct program_set *ps,
+                 struct address_space *as);
+/* Clears the progress line, if any. */
+void drive_done(struct drive *d);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * --format=folded: folded stacks, the input of flamegraph.pl and of
+ * speedscope (and of inferno, and Perfetto's importer):
+ *
+ *   main;work;spin 40012000
+ *
+ * one line per call path (from a thread's first frame to the function,
+ * frames joined by ';'), weighted by the self time spent there, in ns.
+ * Every trace and thread adds up: the weights total the profile's self
+ * time.  The paths are a calling-context tree, built as frames are
+ * pushed: memory grows with the number of distinct paths, not with the
+ * trace.  A ';' in a name (none in C or C++ names) is written as ':'.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "postproc/report.h"
+#include "postproc/view.h"
+#include "lib/error.h"
+
+/* Beyond this many paths, a new path's time goes to its caller's
+ * (one warning): a hostile trace cannot exhaust memory. */
+#define MAX_NODES (1u << 22)
+
+struct node {
+    uint32_t parent;            /* 0: a thread's first frame (node 0 is the root) */
+    uint32_t fid;
+    uint64_t self_ns;
+};
+
+struct folded {
+    struct view v;
+    struct node *nodes;
+    uint32_t n, cap;
+    struct u64map index;        /* (parent, fid) -> node */
+    int warned;
+};
+
+/* The node for `fid` called in the context `parent`. */
+static uint32_t child(struct folded *fo, uint32_t parent, uint32_t fid)
+{
+    uint64_t key = u64map_pair(parent, fid);
+    uint32_t i = u64map_get(&fo->index, key);
+    if (i != U64MAP_NONE)
+        return i;
+    if (fo->n == MAX_NODES) {
+        if (!fo->warned++)
+            warning("more than %u distinct call paths: the time of the others is counted in "
+                    "their callers' paths", MAX_NODES);
+        return parent;
+    }
+    if (fo->n == fo->cap) {
+        fo->cap *= 2;
+        fo->nodes = xrealloc(fo->nodes, fo->cap * sizeof *fo->nodes);
+    }
+    fo->nodes[fo->n] = (struct node){ parent, fid, 0 };
+    u64map_put(&fo->index, key, fo->n);
+    return fo->n++;
+}
+
+static void folded_push(struct view *v, struct callstack *s, struct frame *f)
+{
+    if (!f->shown)
+        return;
+    uint32_t parent = f->shown_parent >= 0 ? s->f[f->shown_parent].node : 0;
+    f->node = child((struct folded *)v, parent, f->fid);
+}
+
+static void folded_pop(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns)
+{
+    (void)s;
+    if (f->shown)
+        ((struct folded *)v)->nodes[f->node].self_ns += end_ns - f->start_ns - f->child_ns;
+}
+
+static void put_frame(FILE *out, const char *name)
+{
+    for (; *name; name++)
+        fputc(*name == ';' ? ':' : *name, out);
+}
+
+static void folded_end(struct view *v)
+{
+    struct folded *fo = (struct folded *)v;
+    uint32_t *path = NULL;
+    size_t cap = 0;
+    for (uint32_t i = 1; i < fo->n; i++) {
+        if (!fo->nodes[i].self_ns)
+            continue;
+        size_t depth = 0;
+        for (uint32_t k = i; k; k = fo->nodes[k].parent) {
+            if (depth == cap) {
+                cap = cap * 2 + 64;
+                path = xrealloc(path, cap * sizeof *path);
+            }
+            path[depth++] = fo->nodes[k].fid;
+        }
+        while (depth--) {
+            put_frame(v->out, v->ft->v[path[depth]].name);
+            fputc(depth ? ';' : ' ', v->out);
+        }
+        fprintf(v->out, "%" PRIu64 "\n", fo->nodes[i].self_ns);
+    }
+    free(path);
+    free(fo->nodes);
+    u64map_free(&fo->index);
+    free(fo);
+}
+
+struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    (void)o;
+    static const struct view_ops ops = { .push = folded_push, .pop = folded_pop,
+                                         .end = folded_end };
+    struct folded *fo = xcalloc(1, sizeof *fo);
+    view_init(&fo->v, &ops, out, ft);
+    fo->cap = 1024;
+    fo->nodes = xcalloc(fo->cap, sizeof *fo->nodes);
+    fo->n = 1;                          /* node 0: the root */
+    u64map_init(&fo->index);
+    return &fo->v;
+}

@@ -1,0 +1,96 @@
+/*
+ * Functions as the time views (log, profile, graph, chrome, folded)
+ * count and name them.  A function is the symbol that holds an
+ * address, in the file that holds it; a call through a PLT entry is a
+ * call of the function the entry imports, in the object that defines
+ * it.  One table serves every trace of a run, so that processes running
+ * the same files add up.  Per trace, each call site's caller (and a
+ * direct call's callee) is looked up once, before the records are read:
+ * the per-record work is then two array reads.
+ */
+#ifndef LITIFUT_POSTPROC_NAMES_H
+#define LITIFUT_POSTPROC_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "postproc/program.h"
+#include "postproc/strmap.h"
+#include "postproc/u64map.h"
+
+#define FUNC_NONE UINT32_MAX
+
+/* What the filters (--function, --exclude) say of a function. */
+enum { FUNC_FOCUS = 1, FUNC_EXCLUDE = 2 };
+
+struct func {
+    char *name;             /* for people: demangled, "name (file)" outside the main
+                               program, "0x<address>" without a symbol; no control characters */
+    char *bare;             /* the same without " (file)" */
+    char *symbol;           /* as the file has it (mangled); NULL without a symbol */
+    char *obj;              /* the file as the target named it, "?" if unknown */
+    uint32_t addr;          /* link-time in obj; runtime if obj is "?"; FUNC_NONE: by name only */
+    unsigned flags;         /* FUNC_FOCUS, FUNC_EXCLUDE */
+    char *srcline;          /* --srcline: "file:line" of its entry, NULL if unknown */
+};
+
+struct func_table {
+    struct func *v;         /* by id */
+    size_t n, cap;
+    struct strmap keys;     /* "obj\naddr" (or "obj\n*\nsymbol"): ids */
+    /* set by the caller before use */
+    const char *const *focus;       /* --function names */
+    size_t n_focus;
+    const char *const *exclude;     /* --exclude names */
+    size_t n_exclude;
+    int srcline;                    /* look up file:line (libdw) */
+};
+
+void func_table_free(struct func_table *ft);
+/* Whether `name` names f (as the filters and --graph=FUNC match):
+ * its name, its bare name, its symbol, or its demangled name without
+ * the parameters ("ns::f" for "ns::f(int)"). */
+int func_matches(const struct func *f, const char *name);
+
+/* One trace's lookups. */
+struct srclines;
+struct trace_funcs {
+    struct func_table *ft;
+    struct address_space *as;
+    const struct program_set *ps;
+    uint32_t **caller;          /* [object][site]: the function holding the call */
+    uint32_t **callee;          /* [object][site]: a direct call's callee, else FUNC_NONE */
+    struct u64map targets;      /* runtime target -> function (calls through registers) */
+    struct u64map imports;      /* PLT entry (its symbol) -> function it imports */
+    struct srclines *lines;     /* --srcline */
+};
+
+/* Looks up every usable object's call sites (ps->v[i].ok). */
+void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct address_space *as,
+                      const struct program_set *ps, const struct trace_file *t);
+void trace_funcs_free(struct trace_funcs *tf);
+
+/* The function a runtime address is in (a PLT entry: the function it
+ * imports); looked up once per address. */
+uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint32_t rt);
+
+/* The callee of call event `e` (a TRACE_CALL of a usable object). */
+static inline uint32_t trace_funcs_callee(struct trace_funcs *tf, const struct trace_event *e)
+{
+    uint32_t f = e->has_target ? FUNC_NONE : tf->callee[e->object][e->site];
+    if (f != FUNC_NONE)
+        return f;
+    int direct;
+    uint32_t link;
+    return trace_funcs_at_runtime(tf, call_target(&tf->ps->v[e->object], e, &direct, &link));
+}
+
+static inline uint32_t trace_funcs_caller(const struct trace_funcs *tf, const struct trace_event *e)
+{
+    return tf->caller[e->object][e->site];
+}
+
+/* --srcline: "file:line" of a call site (link-time address `addr` in
+ * object `o`), or NULL.  Valid until trace_funcs_free. */
+const char *trace_funcs_srcline(struct trace_funcs *tf, struct object *o, uint32_t addr);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * The log (--format=log, the default view as text): every call with its
+ * start time, duration and nesting depth, like `uftrace replay`.  The
+ * threads of a trace are interleaved by time (view.merged); traces come
+ * one after another.
+ *
+ *   # prog, pid 1234: 1 thread, 36 calls; times ...; returns ...
+ *   #     time (s)    duration      tid  caller -> callee
+ *       0.000120                   1234  (untraced) -> main {
+ *       0.000130    12.000 us      1234    main -> init
+ *       0.000142                   1234    main -> work {
+ *       0.000150    40.010 ms      1234      work -> spin
+ *       0.040160    40.018 ms      1234    } ...
+ *
+ * A call that has traced calls of its own opens a block ("{"); its
+ * duration is on the line that closes it ("}" and the function's name
+ * as a C comment, at its end time).  A
+ * call without any is one line with its duration: so a call's line is
+ * printed once the next event of its thread says which it is, and the
+ * memory is the call stack, whatever the trace's length.  "(untraced)"
+ * is a frame pushed for a function entered without a traced call
+ * (callstack.c).  --srcline adds " @ file:line" of the call site.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "postproc/report.h"
+#include "postproc/view.h"
+#include "lib/error.h"
+
+struct replay {
+    struct view v;
+    int srcline;
+};
+
+#define DURATION_WIDTH 11
+
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+static void print_head(struct view *v)
+{
+    const struct trace_file *t = v->trace->t;
+    const struct litifut_trace_header *h = &t->header;
+    FILE *out = v->out;
+    fputs("# ", out);
+    put_clean(out, h->exe);
+    fprintf(out, ", pid %" PRIu32 ": %zu thread%s, %" PRIu64 " call%s; ", h->pid, t->n_threads,
+            plural(t->n_threads), t->n_calls, plural(t->n_calls));
+    if (h->clock == LITIFUT_CLOCK_MARKS)
+        fprintf(out, "times are interpolated between marks every %" PRIu32 " records",
+                h->time_every);
+    else if (h->clock == LITIFUT_CLOCK_MONOTONIC)
+        fputs("times are per call (CLOCK_MONOTONIC)", out);
+    else if (h->clock == LITIFUT_CLOCK_ARM_CNTVCT)
+        fputs("times are per call (the ARM generic timer)", out);
+    else if (h->clock == LITIFUT_CLOCK_MIPS_CC)
+        fputs("times are per call (the MIPS cycle counter)", out);
+    else
+        fprintf(out, "times are per call (clock %u)", h->clock);
+    if (h->flags & LITIFUT_TRACE_RETURNS)
+        fputs("; returns recorded\n", out);
+    else
+        fputs("; a call ends when its caller makes its next call\n", out);
+    fprintf(out, "#%13s %*s %8s  %s\n", "time (s)", DURATION_WIDTH, "duration", "tid",
+            "caller -> callee");
+}
+
+static void print_time(FILE *out, uint64_t ns)
+{
+    fprintf(out, "%4" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+/* The start of a line: time, duration (or blanks), tid, indentation. */
+static void line_start(FILE *out, const struct callstack *s, uint64_t time_ns,
+                       const uint64_t *duration, uint32_t depth)
+{
+    print_time(out, time_ns);
+    fputc(' ', out);
+    if (duration)
+        print_duration(out, *duration, DURATION_WIDTH);
+    else
+        fprintf(out, "%*s", DURATION_WIDTH, "");
+    fprintf(out, " %8" PRIu32 "  %*s", s->th->tid, (int)(2 * depth), "");
+}
+
+/* "caller -> callee", or "(untraced) -> callee" for a synthetic frame. */
+static void print_call(struct replay *r, const struct callstack *s, const struct frame *f)
+{
+    FILE *out = r->v.out;
+    const struct func_table *ft = r->v.ft;
+    const struct frame *below = f > s->f ? f - 1 : NULL;
+    if (f->synthetic || !below)
+        fputs("(untraced)", out);
+    else
+        fputs(ft->v[below->fid].name, out);
+    fputs(" -> ", out);
+    fputs(ft->v[f->fid].name, out);
+    if (r->srcline && !f->synthetic) {
+        const struct program *p = &r->v.trace->ps->v[f->call.object];
+        const char *line = trace_funcs_srcline(r->v.trace->tf, p->obj, p->site_addr[f->call.site]);
+        if (line)
+            fprintf(out, " @ %s", line);
+    }
+}
+
+/* A shown frame with a shown frame above it: its block opens. */
+static void replay_push(struct view *v, struct callstack *s, struct frame *f)
+{
+    struct replay *r = (struct replay *)v;
+    if (!f->shown || f->shown_parent < 0)
+        return;
+    struct frame *parent = &s->f[f->shown_parent];
+    if (parent->printed)
+        return;
+    line_start(v->out, s, parent->start_ns, NULL, parent->depth);
+    print_call(r, s, parent);
+    fputs(" {\n", v->out);
+    parent->printed = 1;
+}
+
+static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns)
+{
+    struct replay *r = (struct replay *)v;
+    if (!f->shown)
+        return;
+    uint64_t duration = end_ns - f->start_ns;
+    if (f->printed) {
+        line_start(v->out, s, end_ns, &duration, f->depth);
+        fprintf(v->out, "} /* %s */\n", v->ft->v[f->fid].name);
+    } else {
+        line_start(v->out, s, f->start_ns, &duration, f->depth);
+        print_call(r, s, f);
+        fputc('\n', v->out);
+    }
+}
+
+static void replay_end(struct view *v)
+{
+    free(v);
+}
+
+struct view *replay_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    static const struct view_ops ops = {
+        .merged = 1, .trace_begin = print_head, .push = replay_push, .pop = replay_pop,
+        .end = replay_end,
+    };
+    struct replay *r = xcalloc(1, sizeof *r);
+    view_init(&r->v, &ops, out, ft);
+    r->srcline = o->srcline;
+    return &r->v;
+}

@@ -1,0 +1,74 @@
+/*
+ * The time views (log, profile, graph, chrome, folded; also the calls
+ * TSV and the summary, which use the filters): each is told of every
+ * trace and thread, and of every frame its thread's call stack pushes
+ * and pops (callstack.c), hidden ones too (frame->shown says which to
+ * show; their time still counts in their parents' self time).
+ */
+#ifndef LITIFUT_POSTPROC_VIEW_H
+#define LITIFUT_POSTPROC_VIEW_H
+
+#include <stdio.h>
+#include "postproc/callstack.h"
+#include "postproc/names.h"
+
+/* One trace, as the views see it. */
+struct view_trace {
+    const struct trace_file *t;
+    const struct program_set *ps;
+    struct address_space *as;
+    struct trace_funcs *tf;
+};
+
+struct view;
+/* What a view does; any callback may be NULL. */
+struct view_ops {
+    int merged;                             /* a trace's threads interleaved by time (log) */
+    void (*trace_begin)(struct view *v);
+    void (*thread_begin)(struct view *v, struct callstack *s);
+    void (*push)(struct view *v, struct callstack *s, struct frame *f);
+    void (*pop)(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns);
+    void (*thread_end)(struct view *v, struct callstack *s);
+    void (*trace_end)(struct view *v);
+    void (*end)(struct view *v);            /* the output's end; frees the view */
+};
+
+/* The part every view's struct starts with. */
+struct view {
+    const struct view_ops *ops;
+    FILE *out;
+    struct func_table *ft;
+    const struct view_trace *trace;         /* the trace being read */
+};
+
+static inline void view_init(struct view *v, const struct view_ops *ops, FILE *out,
+                             struct func_table *ft)
+{
+    v->ops = ops;
+    v->out = out;
+    v->ft = ft;
+    v->trace = NULL;
+}
+
+/* The options the views share. */
+enum profile_sort { SORT_SELF, SORT_TOTAL, SORT_CALLS };
+struct view_options {
+    int tsv;                    /* --format=tsv */
+    int srcline;                /* --srcline */
+    enum profile_sort sort;     /* --profile --sort= */
+    const char *graph_func;     /* --graph=FUNC, or NULL for every function */
+};
+
+/* Each makes its view (freed by its end). */
+struct view *replay_view(FILE *out, struct func_table *ft, const struct view_options *o);
+struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_options *o);
+struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o);
+struct view *profile_view(FILE *out, struct func_table *ft, const struct view_options *o);
+struct view *graph_view(FILE *out, struct func_table *ft, const struct view_options *o);
+
+/* Durations for people: "12.345 ms" (ns, us, ms, s), `width` wide. */
+void print_duration(FILE *out, uint64_t ns, int width);
+/* A string from the target's files, control characters as '?'. */
+void put_clean(FILE *out, const char *s);
+
+#endif
