@@ -74,7 +74,7 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
         if (t->lim <= p && !(p = thread_refill(t)))
             return 0;
     }
-    uintptr_t sp_call = (uintptr_t)frame + sizeof *hook;
+    uintptr_t sp_call = (uintptr_t)frame + sizeof(struct arch_frame);   /* sp at the call */
     if (litifut_copy.returns && !(p = returns_before_call(t, p, sp_call)))
         return 0;
     uint32_t delta;

@@ -312,6 +312,8 @@ int tracefile_returns(void)
 
 uint32_t tracefile_clock(void)
 {
+    if (P->clock)
+        return P->clock;                /* decided once, before any record */
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
     settings_once();

@@ -22,17 +22,7 @@
     .set nomacro
     .text
     .type litifut_return_unwind, @function
-litifut_return_unwind:
-    .cfi_startproc                  /* an unwinder finds the real caller (unwind.c) */
-    .cfi_personality 0x80, litifut_return_personality_ref
-    /* the caller's sp is this sp; its return address is at this sp; the
-     * CFA, which unwinders use as a frame's identity, is sp + 1: the
-     * caller's CFA-based identity (this CFA) must differ from this
-     * frame's (sp, the callee's CFA), or phase 2 takes this frame for
-     * the handler's */
-    .cfi_def_cfa_offset 1
-    .cfi_escape 0x10, 31, 2, 0x8d, 0x00     /* DW_CFA_expression ra: DW_OP_breg29 0 */
-    .cfi_escape 0x16, 29, 2, 0x8d, 0x00     /* DW_CFA_val_expression sp: DW_OP_breg29 0 */
+litifut_return_unwind:                  /* an unwinder finds the real caller: .eh_frame below */
     nop                             /* unwinders look up the return address - 1 */
     .global litifut_return_trampoline
     .hidden litifut_return_trampoline
@@ -98,8 +88,49 @@ litifut_return_trampoline:
     jr      $ra
     addiu   $sp, $sp, 84            /* (delay slot) */
     .size litifut_return_trampoline, . - litifut_return_trampoline
-    .cfi_endproc
+.Lreturn_unwind_end:
     .size litifut_return_unwind, . - litifut_return_unwind
+
+/*
+ * The trampoline's frame description (unwind.c), written out rather
+ * than with .cfi directives so that it can end with a terminator: the
+ * tracer is linked after crtend.o, whose terminator ld then drops as
+ * one in the middle, and a static program's unwinder walks .eh_frame
+ * from its start to a terminator (there is no .eh_frame_hdr).  The
+ * caller's sp is this sp; its return address is at this sp; the CFA,
+ * which unwinders use as a frame's identity, is sp + 1: the caller's
+ * CFA-based identity (this CFA) must differ from this frame's (sp, the
+ * callee's CFA), or phase 2 takes this frame for the handler's.
+ */
+    .section .eh_frame, "a", @progbits
+    .p2align 2
+.Lcie:
+    .4byte  .Lcie_end - .Lcie_start
+.Lcie_start:
+    .4byte  0                       /* a CIE */
+    .byte   1                       /* version */
+    .asciz  "zPR"
+    .uleb128 1                      /* code alignment */
+    .sleb128 -4                     /* data alignment */
+    .byte   31                      /* return address column: ra */
+    .uleb128 6                      /* augmentation data: */
+    .byte   0x9b                    /*   personality: indirect, pc-relative, 4 bytes */
+    .4byte  litifut_return_personality_ref - .
+    .byte   0x1b                    /*   FDE addresses: pc-relative, 4 bytes */
+    .byte   0x0c, 29, 1             /* DW_CFA_def_cfa sp, 1 */
+    .p2align 2                      /* (DW_CFA_nop) */
+.Lcie_end:
+    .4byte  .Lfde_end - .Lfde_start
+.Lfde_start:
+    .4byte  .Lfde_start - .Lcie     /* its CIE */
+    .4byte  litifut_return_unwind - .
+    .4byte  .Lreturn_unwind_end - litifut_return_unwind
+    .uleb128 0                      /* augmentation data */
+    .byte   0x10, 31, 2, 0x8d, 0x00 /* DW_CFA_expression ra: DW_OP_breg29 0 */
+    .byte   0x16, 29, 2, 0x8d, 0x00 /* DW_CFA_val_expression sp: DW_OP_breg29 0 */
+    .p2align 2
+.Lfde_end:
+    .4byte  0                       /* the terminator */
     .section .data.rel.local.litifut_return_personality_ref, "aw", @progbits
     .p2align 2
     .type litifut_return_personality_ref, @object
