@@ -23,7 +23,9 @@
 # (tests/bench/cyg-ringbuf.c) and of a -pg build, each as a ratio to
 # plain and as extra instructions per traced call; trace bytes per
 # call; DB bytes and all added loaded bytes per rewritten site; link
-# time, plain and instrumented (wall clock, best of 3).  The legend at
+# time, plain and instrumented (wall clock, best of 3); the instrumented
+# build's cost and trace bytes per call with a time per call
+# (LITIFUT_CLOCK=monotonic) and with exact returns too.  The legend at
 # the end says exactly what each column is.  Every run's output must
 # equal the plain run's, or the bench fails.
 #
@@ -127,8 +129,9 @@ loaded_bytes() {   # loaded_bytes FILE...: text + data + bss of all
 # same argv and environment, the same stack, whoever runs the bench.
 # (Under qemu-user the tracer reads qemu's /proc/self/environ: the
 # LITIFUT_ variables are qemu's, which the guest inherits.)
-run_insns() {
+run_insns() {    # run_insns DIR EXE LIB TRACE [VAR=VALUE...]: the tracer's settings
     local dir=$1 exe=$2 lib=$3 trace=$4 rc=0 soname qemu genv=()
+    shift 4
     rm -rf "$dir"
     mkdir -p "$dir"
     cp "$exe" "$dir/prog"
@@ -138,7 +141,7 @@ run_insns() {
         genv=(-E LD_LIBRARY_PATH=.)
     fi
     qemu=$(command -v "$QEMU")
-    (cd "$dir" && env -i LITIFUT_DIR=. LITIFUT_TRACE="$trace" \
+    (cd "$dir" && env -i LITIFUT_DIR=. LITIFUT_TRACE="$trace" "$@" \
         "$qemu" -plugin "$PLUGINS/insncount.so,outfile=insns" "${genv[@]}" -L "$SYSROOT" \
         ./prog "${RUN_ARGS[@]}" < "$RUN_STDIN" > out 2> err) || rc=$?
     [ "$rc" = 0 ] || die "$exe exits with $rc (see $dir)"
@@ -173,9 +176,13 @@ measure() {
     n[off]=$(run_insns "$d/run-off" "${exe[litifut]}" "${lib[litifut]}" 0)
     n[finstr]=$(run_insns "$d/run-finstr" "${exe[finstr]}" "${lib[finstr]}" 1)
     n[pg]=$(run_insns "$d/run-pg" "${exe[pg]}" "${lib[pg]}" 1)
+    # a time per call, and exact returns (with it)
+    n[clock]=$(run_insns "$d/run-clock" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_CLOCK=monotonic)
+    n[returns]=$(run_insns "$d/run-returns" "${exe[litifut]}" "${lib[litifut]}" 1 \
+                 LITIFUT_CLOCK=monotonic LITIFUT_RETURNS=1)
 
     # the same work in every run, and each kind what it says it is
-    for k in on off finstr pg; do
+    for k in on off finstr pg clock returns; do
         cmp -s "$d/run-plain/out" "$d/run-$k/out" ||
             die "the $k run's output differs from the plain run's (see $d)"
     done
@@ -184,8 +191,13 @@ measure() {
     "$TRIPLE-nm" "${exe[finstr]}" | grep -q ' __cyg_profile_func_enter$' ||
         die "${exe[finstr]} has no __cyg_profile_func_enter"
     [ -s "$d/run-pg/gmon.out" ] || die "the -pg run wrote no gmon.out (see $d/run-pg)"
-    "$BIN/litifut-postproc" --info "$d/run-on" > "$d/run-on/info" 2> "$d/run-on/info.err" ||
-        die "litifut-postproc --info: $(head -c 300 "$d/run-on/info.err")"
+    for k in on clock returns; do
+        "$BIN/litifut-postproc" --info "$d/run-$k" > "$d/run-$k/info" 2> "$d/run-$k/info.err" ||
+            die "litifut-postproc --info: $(head -c 300 "$d/run-$k/info.err")"
+    done
+    [ "$(info_value "$d/run-clock" calls)" = "$(info_value "$d/run-on" calls)" ] &&
+        [ "$(info_value "$d/run-returns" calls)" = "$(info_value "$d/run-on" calls)" ] ||
+        die "the runs with a time per call or returns recorded other calls (see $d)"
     local calls sites added
     calls=$(info_value "$d/run-on" calls)
     sites=$(info_value "$d/run-on" sites)
@@ -194,11 +206,13 @@ measure() {
     fi
     added=$(( $(loaded_bytes "${exe[litifut]}" ${lib[litifut]:+"${lib[litifut]}"}) -
               $(loaded_bytes "${exe[plain]}" ${lib[plain]:+"${lib[plain]}"}) ))
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
         "$BENCH_ARCH" "$prog" "$build" "$calls" \
         "${n[plain]}" "${n[on]}" "${n[off]}" "${n[finstr]}" "${n[pg]}" \
         "$(info_value "$d/run-on" record_bytes)" "$sites" "$(info_value "$d/run-on" db_bytes)" \
-        "$added" "$link_plain" "$link_litifut" >> "$TSV"
+        "$added" "$link_plain" "$link_litifut" \
+        "${n[clock]}" "${n[returns]}" "$(info_value "$d/run-clock" record_bytes)" \
+        "$(info_value "$d/run-returns" record_bytes)" >> "$TSV"
     [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$d"
 }
 
@@ -242,7 +256,7 @@ for arch in $ARCHES; do
     "$TCC" "${xf[@]}" -O2 -Wall -fPIC -DRING_IN_LIBRARY -c -o "$CYG_PIC_O" \
         "$ROOT/tests/bench/cyg-ringbuf.c"
     TSV=$OUT/bench-$arch.tsv
-    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\n' > "$TSV"
+    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\n' > "$TSV"
     for row in $ROWS; do
         measure "${row%%:*}" "${row#*:}"
     done
@@ -312,6 +326,12 @@ library) per site.
 link s: wall-clock seconds of the link step (make relinking the
 program, for zlib shared libz.so; callheavy: gcc linking its object),
 plain and litifut, best of 3.
+With a time per call: the litifut build run with LITIFUT_CLOCK=monotonic
+(a clock_gettime system call per call; the default clock here is time
+marks: qemu-user traps the ARM counter and keeps the MIPS one at 0),
+then also with LITIFUT_RETURNS=1 (every return recorded; every call
+through the slow path): extra instructions per traced call (a system
+call counts as one instruction) and trace bytes per call.
 EOT
 cat <<'EOT'
 Post-processor: seconds of one litifut-postproc --profile run (wall

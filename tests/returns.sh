@@ -1,4 +1,5 @@
-# Returns: each test program traced with exact returns (LITIFUT_RETURNS=1)
+# Returns: each test program, and a program with shared libraries,
+# traced with exact returns (LITIFUT_RETURNS=1)
 # must behave as the plain build and record exactly the calls and
 # returns the oracle (calltrace.so returns=on) sees at rewritten sites,
 # thread by thread; C++ programs may have returns in another order
@@ -67,14 +68,69 @@ returns_case() {    # returns_case ARCH SOURCE MODE
     pass "$name: ${exact#returns-compare: }; inferred: ${inferred#returns-compare: }"
 }
 
+# returns_shlib ARCH: shmain with its instrumented libraries (C and C++
+# with exceptions, a dlopened plugin, threads; tests/shlib.sh builds
+# them), exact returns against the oracle; a library the oracle's run
+# had elsewhere is moved (the program writes where each one was).
+returns_shlib() {
+    set_arch "$1"
+    local name=returns/$ARCH/shlib b=$WORK/build/$ARCH/shlib-O2
+    [ -e "$b/ok" ] || shlib_build "$ARCH" O2 > /dev/null
+    if [ ! -e "$b/ok" ]; then
+        fail "$name: the shared libraries did not build (see $b)"
+        return
+    fi
+    local r=$WORK/runs/$name run
+    run_in "$r/plain" "$b/plain/shmain" -E LD_LIBRARY_PATH="$b/plain" -- loadmap.txt
+    LITIFUT_RETURNS=1 run_in "$r/exact" "$b/inst/shmain" -E LD_LIBRARY_PATH="$b/inst" -- loadmap.txt
+    run_in "$r/inferred" "$b/inst/shmain" -E LD_LIBRARY_PATH="$b/inst" -- loadmap.txt
+    run_in "$r/oracle" "$b/inst/shmain.litifut/unrewritten" -plugin "$PLUGINS/$ORACLE,returns=on" \
+        -E LD_LIBRARY_PATH="$b/oracle" -- loadmap.txt
+    for run in exact inferred oracle; do
+        if ! same_run "$r/plain" "$r/$run"; then
+            fail "$name: the $run run differs from the plain one: $(head -c 300 "$r/$run/err")"
+            return
+        fi
+    done
+    local exact inferred
+    if ! exact=$("$PLUGINS/returns-compare" --unordered $(returns_moves "$r" exact) \
+                 "$r/exact"/litifut.*.trace "$r/oracle/calls.txt" 2>&1); then
+        fail "$name: exact returns differ from the oracle: $(head -c 600 <<< "$exact")"
+        return
+    fi
+    if ! inferred=$("$PLUGINS/returns-compare" --inferred $(returns_moves "$r" inferred) \
+                    "$r/inferred"/litifut.*.trace "$r/oracle/calls.txt" 2>&1); then
+        fail "$name: inferred returns: $(head -c 600 <<< "$inferred")"
+        return
+    fi
+    pass "$name: ${exact#returns-compare: }; inferred: ${inferred#returns-compare: }"
+}
+
+# returns_moves DIR RUN: --moved arguments for the objects the oracle's
+# run had elsewhere than DIR/RUN (each run loads the plugin where mmap
+# leaves room: the exact run maps shadow stacks)
+returns_moves() {
+    local obj ob olo ohi tb tlo thi
+    while read -r obj ob olo ohi; do
+        read -r tb tlo thi < <(awk -v o="$obj" '$1 == o { print $2, $3, $4 }' "$1/$2/loadmap.txt")
+        [ -n "$tlo" ] && [ "$tlo" != "$olo" ] &&
+            echo "--moved $olo $(printf %x $((0x$ohi - 0x$olo))) $tlo"
+    done < "$1/oracle/loadmap.txt"
+}
+
+returns_one() {     # returns_one ARCH SOURCE MODE, or ARCH shlib
+    if [ "$2" = shlib ]; then returns_shlib "$1"; else returns_case "$@"; fi
+}
+
 test_returns() {
     local arch src mode
     for arch in $ARCHES; do
+        echo "$arch shlib"
         for src in calls.c cxx.cc threads.c; do
             for mode in $(returns_modes "$arch"); do
                 [ "$src" = cxx.cc ] && [ "$mode" = static ] && continue
                 echo "$arch $src $mode"
             done
         done
-    done | parallel returns_case
+    done | parallel returns_one
 }

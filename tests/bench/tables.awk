@@ -1,5 +1,5 @@
 # tables.awk: one architecture's table of `make bench` from its TSV
-# (tests/bench.sh writes it; columns named in its first line): three
+# (tests/bench.sh writes it; columns named in its first line): four
 # blocks, one row per program and build in each, at most 96 columns.
 BEGIN { FS = "\t" }
 /^#/ { next }
@@ -9,6 +9,7 @@ BEGIN { FS = "\t" }
     plain[n] = $5; on[n] = $6; off[n] = $7; fin[n] = $8; pg[n] = $9
     rbytes[n] = $10; sites[n] = $11; dbbytes[n] = $12; added[n] = $13
     lplain[n] = $14; llit[n] = $15
+    clk[n] = $16; ret[n] = $17; rbclk[n] = $18; rbret[n] = $19
 }
 function ratio(x, i) { return sprintf("%.2fx", x / plain[i]) }
 function percall(x, i) { return sprintf("%.1f", (x - plain[i]) / calls[i]) }
@@ -35,4 +36,11 @@ END {
         printf f3, prog[i], build[i], sprintf("%.2f", rbytes[i] / calls[i]), sites[i], \
             sprintf("%.2f", dbbytes[i] / sites[i]), sprintf("%.1f", added[i] / sites[i]), \
             lplain[i], llit[i]
+    print ""
+    f4 = "%-9s %-6s %12s %10s   %12s %10s\n"
+    printf "%-9s %-6s %s\n", "", "", "with a time per call (monotonic)    and exact returns too"
+    printf f4, "program", "build", "extra/call", "B/call", "extra/call", "B/call"
+    for (i = 1; i <= n; i++)
+        printf f4, prog[i], build[i], percall(clk[i], i), sprintf("%.2f", rbclk[i] / calls[i]), \
+            percall(ret[i], i), sprintf("%.2f", rbret[i] / calls[i])
 }

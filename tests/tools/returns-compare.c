@@ -2,7 +2,8 @@
  * returns-compare: checks the calls and returns of a traced run against
  * the QEMU call oracle run with returns=on.
  *
- *   returns-compare [--unordered] [--inferred] [--binary-dir D] TRACE ORACLE.txt
+ *   returns-compare [--unordered] [--inferred] [--binary-dir D]
+ *                   [--moved FROM SIZE TO]... TRACE ORACLE.txt
  *
  * TRACE       a litifut trace of the run (with its .maps beside it)
  * ORACLE.txt  calltrace.so output (returns=on) for the unrewritten
@@ -15,8 +16,11 @@
  * return mode); an oracle "r X" line closes its innermost open call
  * whose return address X is the site + 4 (ARM), + 2 or 4 (Thumb) or + 8
  * (MIPS).  Calls at sites that are not rewritten, and their returns,
- * are left out of the oracle's sequence.  Threads and vcpus are paired
- * in order of their first call.
+ * are left out of the oracle's sequence.  Each oracle vcpu must be the
+ * concatenation of some traced threads, in order (qemu gives a new
+ * thread the index of one that has exited).  --moved FROM SIZE TO: an
+ * object the oracle's run had at [FROM, FROM+SIZE) and the traced run at
+ * TO (hex): the oracle's addresses there are moved by TO - FROM.
  *
  * The sequences must be equal.  --unordered: the oracle closes frames
  * that a C++ exception unwound late (when the catching function
@@ -104,6 +108,18 @@ static struct seq *seq_for(struct seq **v, size_t *n, unsigned long id)
     return &(*v)[(*n)++];
 }
 
+struct move { uint32_t from, size, to; };
+static struct move *moves;
+static size_t n_moves;
+
+static uint32_t moved(uint32_t a)
+{
+    for (size_t i = 0; i < n_moves; i++)
+        if (a - moves[i].from < moves[i].size)
+            return a - moves[i].from + moves[i].to;
+    return a;
+}
+
 static void read_oracle(const char *path, struct seq **v, size_t *n)
 {
     FILE *f = fopen(path, "r");
@@ -119,13 +135,13 @@ static void read_oracle(const char *path, struct seq **v, size_t *n)
             continue;
         struct seq *q = seq_for(v, n, vcpu);
         if (strcmp(a, "r") != 0) {
-            uint32_t site = (uint32_t)strtoul(a, NULL, 16);
+            uint32_t site = moved((uint32_t)strtoul(a, NULL, 16));
             push_open(q, site);
             if (rewritten(site))
                 push_event(q, 'C', site);
             continue;
         }
-        uint32_t ra = (uint32_t)strtoul(b, NULL, 16);
+        uint32_t ra = moved((uint32_t)strtoul(b, NULL, 16));
         for (size_t i = q->n_open; i-- > 0;) {
             uint32_t d = ra - q->open[i];
             if (d == 2 || d == 4 || d == 8) {
@@ -282,6 +298,34 @@ static void inferred_report(const struct seq *o, const struct seq *t, size_t *of
     free(rt);
 }
 
+/* Where the part of vcpu `o` from `at` that holds n_calls calls ends:
+ * after its n_calls-th call and the returns that follow it. */
+static size_t segment_end(const struct seq *o, size_t at, size_t n_calls)
+{
+    size_t e = at, c = 0;
+    while (e < o->n && (o->v[e].kind != 'C' || c < n_calls)) {
+        c += o->v[e].kind == 'C';
+        e++;
+    }
+    return e;
+}
+
+/* The same calls, in order (inferred returns differ anyway). */
+static int calls_equal(const struct seq *a, const struct seq *b)
+{
+    size_t i = 0, j = 0;
+    for (;;) {
+        while (i < a->n && a->v[i].kind != 'C')
+            i++;
+        while (j < b->n && b->v[j].kind != 'C')
+            j++;
+        if (i == a->n || j == b->n)
+            return i == a->n && j == b->n;
+        if (a->v[i++].site != b->v[j++].site)
+            return 0;
+    }
+}
+
 int main(int argc, char **argv)
 {
     int unordered = 0, inferred = 0;
@@ -294,6 +338,13 @@ int main(int argc, char **argv)
             inferred = 1;
         else if (strcmp(argv[i], "--binary-dir") == 0 && i + 1 < argc)
             paths.binary_dir = argv[++i];
+        else if (strcmp(argv[i], "--moved") == 0 && i + 3 < argc) {
+            moves = xrealloc(moves, (n_moves + 1) * sizeof *moves);
+            moves[n_moves].from = (uint32_t)strtoul(argv[i + 1], NULL, 16);
+            moves[n_moves].size = (uint32_t)strtoul(argv[i + 2], NULL, 16);
+            moves[n_moves++].to = (uint32_t)strtoul(argv[i + 3], NULL, 16);
+            i += 3;
+        }
         else
             break;
     }
@@ -326,7 +377,8 @@ int main(int argc, char **argv)
     read_oracle(argv[i + 1], &o, &n_o);
     for (size_t k = 0; k < t.n_threads; k++)
         read_trace(&t, k, &ps, &as, inferred, &tr[k]);
-    size_t n_t = 0, calls = 0, returns = 0, moved = 0, off = 0, worst = 0, all_returns = 0;
+    size_t n_t = 0, calls = 0, returns = 0, moved_returns = 0, off = 0, worst = 0,
+           all_returns = 0;
     for (size_t k = 0; k < t.n_threads; k++)
         if (tr[k].n)
             tr[n_t++] = tr[k];
@@ -334,46 +386,68 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < n_o; k++)
         if (o[k].n)
             o[n_ov++] = o[k];
-    if (n_t != n_ov) {
-        printf("returns-compare: %zu traced threads with calls, %zu oracle vcpus\n", n_t, n_ov);
-        return 1;
-    }
+    /* each traced thread, in order, is the next part of some vcpu */
+    size_t *pos = xcalloc(n_ov + 1, sizeof *pos);
     for (size_t k = 0; k < n_t; k++) {
-        for (size_t e = 0; e < o[k].n; e++) {
-            calls += o[k].v[e].kind == 'C';
-            returns += o[k].v[e].kind == 'R';
+        size_t th_calls = 0;
+        for (size_t e = 0; e < tr[k].n; e++)
+            th_calls += tr[k].v[e].kind == 'C';
+        size_t v, end = 0;
+        long m = -1;
+        for (v = 0; v < n_ov && m < 0; v++) {
+            end = segment_end(&o[v], pos[v], th_calls);
+            struct seq seg = { .v = o[v].v + pos[v], .n = end - pos[v] };
+            if (!seg.n)
+                continue;
+            if (inferred)
+                m = calls_equal(&seg, &tr[k]) ? 0 : -1;
+            else if (same_events(&seg, &tr[k]))
+                m = 0;
+            else if (unordered)
+                m = unordered_equal(&seg, &tr[k]);
+        }
+        if (m < 0) {
+            /* say where the vcpu of the same rank differs */
+            size_t w = k < n_ov ? k : 0, e = 0, at = pos[w];
+            while (at + e < o[w].n && e < tr[k].n && o[w].v[at + e].kind == tr[k].v[e].kind &&
+                   o[w].v[at + e].site == tr[k].v[e].site)
+                e++;
+            printf("returns-compare: traced thread %zu (%zu events) is no vcpu's next part; vcpu %zu "
+                   "differs at its event %zu: oracle %c %08" PRIx32 ", trace %c %08" PRIx32 "\n",
+                   k, tr[k].n, w, at + e, at + e < o[w].n ? o[w].v[at + e].kind : '-',
+                   at + e < o[w].n ? o[w].v[at + e].site : 0, e < tr[k].n ? tr[k].v[e].kind : '-',
+                   e < tr[k].n ? tr[k].v[e].site : 0);
+            return 1;
+        }
+        v--;
+        struct seq seg = { .v = o[v].v + pos[v], .n = end - pos[v] };
+        for (size_t e = 0; e < seg.n; e++) {
+            calls += seg.v[e].kind == 'C';
+            returns += seg.v[e].kind == 'R';
         }
         if (inferred) {
             size_t f, w, r;
-            inferred_report(&o[k], &tr[k], &f, &w, &r);
+            inferred_report(&seg, &tr[k], &f, &w, &r);
             off += f;
             all_returns += r;
             if (w > worst)
                 worst = w;
-            continue;
         }
-        if (same_events(&o[k], &tr[k]))
-            continue;
-        long m = unordered ? unordered_equal(&o[k], &tr[k]) : -1;
-        if (m < 0) {
-            size_t e = 0;
-            while (e < o[k].n && e < tr[k].n && o[k].v[e].kind == tr[k].v[e].kind &&
-                   o[k].v[e].site == tr[k].v[e].site)
-                e++;
-            printf("returns-compare: thread %zu differs at event %zu of %zu (oracle %zu): "
-                   "oracle %c %08" PRIx32 ", trace %c %08" PRIx32 "\n", k, e, tr[k].n, o[k].n,
-                   e < o[k].n ? o[k].v[e].kind : '-', e < o[k].n ? o[k].v[e].site : 0,
-                   e < tr[k].n ? tr[k].v[e].kind : '-', e < tr[k].n ? tr[k].v[e].site : 0);
+        moved_returns += (size_t)m;
+        pos[v] = end;
+    }
+    for (size_t v = 0; v < n_ov; v++)
+        if (pos[v] != o[v].n) {
+            printf("returns-compare: oracle vcpu %zu has %zu events that no traced thread has\n",
+                   v, o[v].n - pos[v]);
             return 1;
         }
-        moved += (size_t)m;
-    }
     if (inferred)
         printf("returns-compare: %zu calls, %zu returns, %zu inferred at another place "
                "(at most %zu calls away)\n", calls, all_returns, off, worst);
     else
         printf("returns-compare: %zu calls and %zu returns equal the oracle's in %zu "
                "thread%s%s\n", calls, returns, n_t, n_t == 1 ? "" : "s",
-               moved ? " (some returns in another order: frames left by exceptions)" : "");
+               moved_returns ? " (some returns in another order: frames left by exceptions)" : "");
     return 0;
 }
