@@ -19,14 +19,8 @@
 
 static void die_no_site(uintptr_t ra)
 {
-    static const char hex[] = "0123456789abcdef";
-    static char msg[] = "litifut: no call site for return address 0x00000000; "
-                 "the instruction DB does not match this program\n";
-    for (int i = 0; i < 8; i++)
-        msg[43 + i] = hex[(ra >> (28 - 4 * i)) & 15];
-    sys_write(2, msg, sizeof msg - 1);
-    arch_syscall6(__NR_kill, sys_getpid(), SIGABRT, 0, 0, 0, 0);
-    arch_syscall6(__NR_exit_group, 134, 0, 0, 0, 0, 0);
+    die_at("no call site for return address ", ra,
+           "; the instruction DB does not match this program");
 }
 
 #define compiler_barrier() __asm__ volatile("" ::: "memory")
@@ -81,9 +75,7 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
     if (!(p = event_time(t, p, &delta)))
         return 0;
     uint32_t w = LITIFUT_REC_CALL_WORD(site, LITIFUT_REC_CALL) | delta << LITIFUT_REC_DELTA_SHIFT;
-    if (!litifut_copy.clock)
-        litifut_copy.clock = tracefile_clock();
-    int marks = litifut_copy.clock == LITIFUT_CLOCK_MARKS;  /* (trace-format.h: the cache) */
+    int marks = tracefile_clock() == LITIFUT_CLOCK_MARKS;   /* (trace-format.h: the cache) */
     uint32_t e = marks ? LITIFUT_CACHE_ENTRY_OF_TARGET(target) : LITIFUT_CACHE_ENTRY_OF_SITE(w);
     if (!indirect) {
         p[0] = w;
@@ -181,7 +173,7 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
         litifut_copy.returns = tracefile_returns();
     if (litifut_copy.returns && target == (uintptr_t)litifut_return_personality)
         return target;      /* an unwinder linked into the program calls the tracer's own code */
-    struct arch_frame *hook = returns_hookable(target) ? frame : NULL;
+    struct arch_frame *hook = litifut_copy.returns && returns_hookable(target) ? frame : NULL;
     if (!busy || busy == (uintptr_t)frame) {
         record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook);
     } else if (busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */

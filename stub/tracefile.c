@@ -48,6 +48,24 @@ static const char *error_text(long err)
 
 /* One line on stderr: "litifut: WHAT PATH: ERROR; tracing disabled".
  * Called under the lock (it uses P->msg). */
+void die_at(const char *before, uintptr_t addr, const char *after)
+{
+    static const char hex[] = "0123456789abcdef";
+    char num[11] = "0x", msg[200], *p = msg, *end = msg + sizeof msg;  /* (no process block yet?) */
+    for (int i = 0; i < 8; i++)
+        num[2 + i] = hex[(addr >> (28 - 4 * i)) & 15];
+    num[10] = 0;
+    p = str_put(p, end, "litifut: ");
+    p = str_put(p, end, before);
+    p = str_put(p, end, num);
+    p = str_put(p, end, after);
+    p = str_put(p, end, "\n");
+    sys_write(2, msg, (unsigned long)(p - msg));
+    arch_syscall6(__NR_kill, sys_getpid(), SIGABRT, 0, 0, 0, 0);
+    for (;;)                            /* (SIGABRT blocked or caught) */
+        arch_syscall6(__NR_exit_group, 134, 0, 0, 0, 0, 0);
+}
+
 void warn(const char *what, const char *path, long err)
 {
     char *msg = P->msg, *p = msg, *end = msg + sizeof P->msg;

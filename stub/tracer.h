@@ -264,7 +264,6 @@ struct copy {
     struct litifut_process *proc;
     int ctor_done;              /* our constructor has run (libc is usable) */
     int returns;                /* LITIFUT_RETURNS: 1 hook calls, 0 not, -1 not known yet */
-    uint32_t clock;             /* tracefile_clock(), once asked (0: not yet) */
     int atfork_done;
 };
 HIDDEN extern struct copy litifut_copy;
@@ -324,6 +323,10 @@ HIDDEN void tracefile_measure_counter(void);
 HIDDEN void tracefile_copy_maps(void);          /* under the lock */
 HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
+/* One line, "litifut: BEFORE0x<addr>AFTER", then the process dies by
+ * SIGABRT: the tracer cannot go on correctly. */
+HIDDEN void die_at(const char *before, uintptr_t addr, const char *after)
+    __attribute__((noreturn));
 
 /* arch/<arch>/sleds.c: where this copy's sleds send calls: the slow
  * path (as linked), the hot path, or the code that only finds the

@@ -136,6 +136,12 @@ litifut_sled_end:
     ldr     r7, \name\()_units
     lsr     r1, r1, #5
     mla     r0, r0, r7, r1          @ now, in units
+    HOT_PATH_DELTA
+    .endm
+
+/* r0 = now, in units: the delta since the thread's last event into the
+ * record word (r3), or the slow path if it does not fit; r1 = 0 after. */
+    .macro HOT_PATH_DELTA
     ldr     r10, [r2, #THREAD_TIME]
     mov     r1, #0
     sub     r8, r0, r10             @ the delta
@@ -213,13 +219,7 @@ litifut_arm_common_reg:             @ a call through a register
  * virtual count (tracer-arch.h), units of one tick. */
     .macro HOT_PATH_COUNTER name
     mrrc    p15, 1, r0, r1, c14     @ CNTVCT
-    ldr     r10, [r2, #THREAD_TIME]
-    mov     r1, #0
-    sub     r8, r0, r10             @ the delta
-    cmp     r8, #LITIFUT_REC_DELTA_LIMIT
-    bhs     litifut_arm_slow
-    str     r0, [r2, #THREAD_TIME]
-    orr     r3, r3, r8, lsl #LITIFUT_REC_DELTA_SHIFT
+    HOT_PATH_DELTA
     .endm
 
 /* Both halves with a clock read per call (LITIFUT_CLOCK=monotonic or
@@ -349,6 +349,17 @@ litifut_return_trampoline:
     .size litifut_return_trampoline, . - litifut_return_trampoline
     .size litifut_return_unwind, . - litifut_return_unwind
 
+/* The start of __wrap_NAME, which goes on to __real_NAME (weak: only
+ * what the program uses is linked in). */
+    .macro WRAPPER_START name
+    .text
+    .global __wrap_\name
+    .hidden __wrap_\name
+    .type __wrap_\name, %function
+    .weak __real_\name
+__wrap_\name:
+    .endm
+
 /*
  * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper
  * links the program's calls of these (and static glibc's) here with
@@ -358,12 +369,7 @@ litifut_return_trampoline:
  * caller left them, so vfork returns straight to the caller.
  */
     .macro SPAWN_WRAPPER name
-    .text
-    .global __wrap_\name
-    .hidden __wrap_\name
-    .type __wrap_\name, %function
-    .weak __real_\name
-__wrap_\name:
+    WRAPPER_START \name
     push    {r0, r1, r2, r3, r12, lr}   @ 24 bytes: sp stays 8-byte aligned
     add     r0, sp, #24                 @ arg: the caller's sp
     bl      litifut_before_spawn
@@ -383,12 +389,7 @@ __wrap_\name:
  * LITIFUT_RETURNS (stub/returns.c).  Every register as it came.
  */
     .macro TWICE_WRAPPER name
-    .text
-    .global __wrap_\name
-    .hidden __wrap_\name
-    .type __wrap_\name, %function
-    .weak __real_\name
-__wrap_\name:
+    WRAPPER_START \name
     b       __real_\name
     .size __wrap_\name, . - __wrap_\name
     .endm

@@ -139,6 +139,21 @@ litifut_return_personality_ref:
     .size litifut_return_personality_ref, 4
     .text
 
+/* The start of __wrap_NAME, which goes on to __real_NAME (weak: only
+ * what the program uses is linked in). */
+    .macro WRAPPER_START name
+    .abicalls
+    .set noreorder
+    .set noat
+    .set nomacro
+    .text
+    .global __wrap_\name
+    .hidden __wrap_\name
+    .type __wrap_\name, @function
+    .weak __real_\name
+__wrap_\name:
+    .endm
+
 /*
  * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper
  * links the program's calls of these (and static glibc's) here with
@@ -150,16 +165,7 @@ litifut_return_personality_ref:
  * in the caller's argument save area, which o32 reserves for this.
  */
     .macro SPAWN_WRAPPER name
-    .abicalls
-    .set noreorder
-    .set noat
-    .set nomacro
-    .text
-    .global __wrap_\name
-    .hidden __wrap_\name
-    .type __wrap_\name, @function
-    .weak __real_\name
-__wrap_\name:
+    WRAPPER_START \name
     addiu   $sp, $sp, -32           /* 16-byte argument area, gp, ra */
     sw      $ra, 28($sp)
     sw      $gp, 24($sp)
@@ -196,16 +202,7 @@ __wrap_\name:
  * object's, which is the caller's: the wrapper is linked into it).
  */
     .macro TWICE_WRAPPER name
-    .abicalls
-    .set noreorder
-    .set noat
-    .set nomacro
-    .text
-    .global __wrap_\name
-    .hidden __wrap_\name
-    .type __wrap_\name, @function
-    .weak __real_\name
-__wrap_\name:
+    WRAPPER_START \name
     move    $at, $ra
     OWN_GP
     lw      $t9, %call16(__real_\name)($gp)
