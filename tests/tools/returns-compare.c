@@ -18,7 +18,8 @@
  * (MIPS).  Calls at sites that are not rewritten, and their returns,
  * are left out of the oracle's sequence.  Each oracle vcpu must be the
  * concatenation of some traced threads, in order (qemu gives a new
- * thread the index of one that has exited).  --moved FROM SIZE TO: an
+ * thread the index of one that has exited; a return there that closes a
+ * call of the earlier thread is left out).  --moved FROM SIZE TO: an
  * object the oracle's run had at [FROM, FROM+SIZE) and the traced run at
  * TO (hex): the oracle's addresses there are moved by TO - FROM.
  *
@@ -310,6 +311,33 @@ static size_t segment_end(const struct seq *o, size_t at, size_t n_calls)
     return e;
 }
 
+/* Events [at, end) of vcpu `o`, as one thread's: without the returns of
+ * calls made before `at` (an earlier thread on this vcpu: the oracle's
+ * stack outlives it, and a later thread returning at the same address
+ * closes its calls).  Returns a copy (freed with the process). */
+static struct seq own_part(const struct seq *o, size_t at, size_t end)
+{
+    struct seq q = { .v = xcalloc(end - at + 1, sizeof *q.v) };
+    uint32_t *open = xcalloc(end - at + 1, sizeof *open);
+    size_t n_open = 0;
+    for (size_t e = at; e < end; e++) {
+        if (o->v[e].kind == 'C') {
+            open[n_open++] = o->v[e].site;
+        } else {
+            size_t i = n_open;
+            while (i > 0 && open[i - 1] != o->v[e].site)
+                i--;
+            if (!i)
+                continue;               /* a call of an earlier thread */
+            memmove(open + i - 1, open + i, (n_open - i) * sizeof *open);
+            n_open--;
+        }
+        q.v[q.n++] = o->v[e];
+    }
+    free(open);
+    return q;
+}
+
 /* The same calls, in order (inferred returns differ anyway). */
 static int calls_equal(const struct seq *a, const struct seq *b)
 {
@@ -396,7 +424,7 @@ int main(int argc, char **argv)
         long m = -1;
         for (v = 0; v < n_ov && m < 0; v++) {
             end = segment_end(&o[v], pos[v], th_calls);
-            struct seq seg = { .v = o[v].v + pos[v], .n = end - pos[v] };
+            struct seq seg = own_part(&o[v], pos[v], end);
             if (!seg.n)
                 continue;
             if (inferred)
@@ -420,7 +448,7 @@ int main(int argc, char **argv)
             return 1;
         }
         v--;
-        struct seq seg = { .v = o[v].v + pos[v], .n = end - pos[v] };
+        struct seq seg = own_part(&o[v], pos[v], end);
         for (size_t e = 0; e < seg.n; e++) {
             calls += seg.v[e].kind == 'C';
             returns += seg.v[e].kind == 'R';
