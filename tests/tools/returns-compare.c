@@ -414,29 +414,62 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < n_o; k++)
         if (o[k].n)
             o[n_ov++] = o[k];
-    /* each traced thread, in order, is the next part of some vcpu */
+    /* each traced thread is the next part of some vcpu: in the order of
+     * their first records, but two threads that start together may have
+     * taken their vcpus the other way round: one that fits nowhere yet
+     * is tried again after the others */
     size_t *pos = xcalloc(n_ov + 1, sizeof *pos);
-    for (size_t k = 0; k < n_t; k++) {
-        size_t th_calls = 0;
-        for (size_t e = 0; e < tr[k].n; e++)
-            th_calls += tr[k].v[e].kind == 'C';
-        size_t v, end = 0;
-        long m = -1;
-        for (v = 0; v < n_ov && m < 0; v++) {
-            end = segment_end(&o[v], pos[v], th_calls);
-            struct seq seg = own_part(&o[v], pos[v], end);
-            if (!seg.n)
+    size_t *left = xcalloc(n_t + 1, sizeof *left), n_left = n_t;
+    for (size_t k = 0; k < n_t; k++)
+        left[k] = k;
+    while (n_left) {
+        int progress = 0;
+        for (size_t li = 0; li < n_left;) {
+            size_t k = left[li];
+            size_t th_calls = 0;
+            for (size_t e = 0; e < tr[k].n; e++)
+                th_calls += tr[k].v[e].kind == 'C';
+            size_t v, end = 0;
+            long m = -1;
+            for (v = 0; v < n_ov && m < 0; v++) {
+                end = segment_end(&o[v], pos[v], th_calls);
+                struct seq seg = own_part(&o[v], pos[v], end);
+                if (!seg.n)
+                    continue;
+                if (inferred)
+                    m = calls_equal(&seg, &tr[k]) ? 0 : -1;
+                else if (same_events(&seg, &tr[k]))
+                    m = 0;
+                else if (unordered)
+                    m = unordered_equal(&seg, &tr[k]);
+            }
+            if (m < 0) {
+                li++;
                 continue;
-            if (inferred)
-                m = calls_equal(&seg, &tr[k]) ? 0 : -1;
-            else if (same_events(&seg, &tr[k]))
-                m = 0;
-            else if (unordered)
-                m = unordered_equal(&seg, &tr[k]);
+            }
+            v--;
+            struct seq seg = own_part(&o[v], pos[v], end);
+            for (size_t e = 0; e < seg.n; e++) {
+                calls += seg.v[e].kind == 'C';
+                returns += seg.v[e].kind == 'R';
+            }
+            if (inferred) {
+                size_t f, w, r;
+                inferred_report(&seg, &tr[k], &f, &w, &r);
+                off += f;
+                all_returns += r;
+                if (w > worst)
+                    worst = w;
+            }
+            moved_returns += (size_t)m;
+            pos[v] = end;
+            memmove(left + li, left + li + 1, (n_left - li - 1) * sizeof *left);
+            n_left--;
+            progress = 1;
         }
-        if (m < 0) {
+        if (!progress) {
             /* say where the vcpu of the same rank differs */
-            size_t w = k < n_ov ? k : 0, e = 0, at = pos[w];
+            size_t k = left[0], w = k < n_ov ? k : 0, e = 0, at = pos[w];
             while (at + e < o[w].n && e < tr[k].n && o[w].v[at + e].kind == tr[k].v[e].kind &&
                    o[w].v[at + e].site == tr[k].v[e].site)
                 e++;
@@ -447,22 +480,6 @@ int main(int argc, char **argv)
                    e < tr[k].n ? tr[k].v[e].site : 0);
             return 1;
         }
-        v--;
-        struct seq seg = own_part(&o[v], pos[v], end);
-        for (size_t e = 0; e < seg.n; e++) {
-            calls += seg.v[e].kind == 'C';
-            returns += seg.v[e].kind == 'R';
-        }
-        if (inferred) {
-            size_t f, w, r;
-            inferred_report(&seg, &tr[k], &f, &w, &r);
-            off += f;
-            all_returns += r;
-            if (w > worst)
-                worst = w;
-        }
-        moved_returns += (size_t)m;
-        pos[v] = end;
     }
     for (size_t v = 0; v < n_ov; v++)
         if (pos[v] != o[v].n) {
