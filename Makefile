@@ -26,9 +26,10 @@ endif
 # include/ holds the formats shared with the target code ("litifut/...")
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) $(SAN_FLAGS) \
                -I. -Iinclude -MMD -MP
-HOST_LDLIBS := -lelf -lcapstone
-# the post-processor also demangles C++ names (libiberty) and reads DWARF lines (libdw)
-POSTPROC_LDLIBS := -ldw -liberty
+# libiberty: C++ names demangled (the rewriter's LITIFUT_EXCLUDE rules, the post-processor)
+HOST_LDLIBS := -lelf -lcapstone -liberty
+# the post-processor also reads DWARF lines (libdw)
+POSTPROC_LDLIBS := -ldw
 
 # lib/: the model of a traced program every host tool shares (ELF
 # images, the instruction DB, call sites and sleds, files, errors), the
@@ -38,7 +39,7 @@ POSTPROC_LDLIBS := -ldw -liberty
 LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c lib/arch-read.c \
                 lib/db.c lib/sites.c \
                 arch/arm/arch-arm.c arch/arm/read-arm.c arch/mips/arch-mips.c arch/mips/read-mips.c
-REWRITER_SRC := src/linkmap.c src/site-report.c src/db.c src/rewrite.c src/rewriter.c \
+REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/rewrite.c src/rewriter.c \
                 src/arch-rewrite.c arch/arm/rewrite-arm.c arch/mips/rewrite-mips.c
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
                 wrapper/install.c wrapper/process.c

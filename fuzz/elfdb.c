@@ -273,7 +273,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
 
     const struct exclusions *ex = arch->elf_machine == EM_ARM ? &excluded_arm : &excluded_mips;
-    struct rewriter_opts o = { ex, devnull, sites_tsv, "prog", NULL };
+    struct rewriter_opts o = { ex, devnull, sites_tsv, "prog", NULL, NULL };
     struct site_list sites = { NULL, 0 }, back = { NULL, 0 };
     if (rewriter_scan(prog, &o, db_c, &sites) == 0) {
         if (read_sites_tsv(arch, sites_tsv, &back) != 0 ||

@@ -25,10 +25,10 @@ FUZZ_OUT    := $(BUILD)/fuzz
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
                -fno-omit-frame-pointer -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra \
                -I. -Iinclude -MMD -MP
-FUZZ_LDLIBS := -lelf -lcapstone
+FUZZ_LDLIBS := -lelf -lcapstone -liberty
 # the code under test, per harness, as the tools link it (lib/ and
 # what uses it; postproc/main.c is kept, as litifut_postproc_main)
-FUZZ_SRC_linkmap  := $(LIB_SRC) src/linkmap.c
+FUZZ_SRC_linkmap  := $(LIB_SRC) src/linkmap.c src/rules.c
 FUZZ_SRC_elfdb    := $(LIB_SRC) $(REWRITER_SRC) $(POSTPROC_SRC)
 FUZZ_SRC_postproc := $(LIB_SRC) $(POSTPROC_SRC)
 fuzz_obj  = $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(1))

@@ -6,13 +6,16 @@
  * programs (fuzz/corpus/elfdb/arm-demo.unrewritten and mips-demo, laid
  * out as the pass-1 maps that are the seeds say; the MIPS one if the
  * map says "mips" anywhere), and the result is checked: sites in
- * address order, none inside an excluded range.
+ * address order, none inside an excluded range.  Then site rules of
+ * every kind (src/rules.h) are resolved through the map and applied:
+ * no site left inside an EXCLUDE rule's ranges, every one counted.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz/common.h"
 #include "src/linkmap.h"
+#include "src/rules.h"
 #include "lib/sites.h"
 #include "lib/error.h"
 
@@ -47,8 +50,29 @@ static int excluded(const struct exclusions *ex, const char *section, uint32_t a
     return 0;
 }
 
+static void check_rules(const struct elf_image *img, struct site_rules *r,
+                        struct site_list *sites, struct scan_stats *st)
+{
+    size_t before = sites->n;
+    site_rules_resolve_functions(r, img);
+    site_rules_apply(r, sites, st);
+    uint32_t removed = 0;
+    for (size_t i = 0; i < r->exclude.n; i++)
+        removed += r->exclude.v[i].sites;
+    for (size_t i = 0; i < sites->n; i++)
+        for (size_t j = 0; j < r->exclude.n; j++)
+            for (size_t k = 0; k < r->exclude.v[j].n_ranges; k++)
+                if (sites->v[i].addr >= r->exclude.v[j].ranges[k].start &&
+                    sites->v[i].addr < r->exclude.v[j].ranges[k].end)
+                    fuzz_fail("linkmap: a call site left in an excluded rule's range");
+    if (!r->only.n && sites->n + removed != before)
+        fuzz_fail("linkmap: the rules' counts do not add up");
+    free(site_rules_describe(r));
+    free(site_rules_text(r));
+}
+
 static void check_scan(const struct arch_ops *arch, const struct elf_image *img,
-                       const struct exclusions *ex)
+                       const struct exclusions *ex, struct site_rules *r)
 {
     struct site_list sites;
     struct scan_stats st;
@@ -61,6 +85,7 @@ static void check_scan(const struct arch_ops *arch, const struct elf_image *img,
         if (excluded(ex, s ? s->name : "", sites.v[i].addr))
             fuzz_fail("linkmap: a call site in an excluded range");
     }
+    check_rules(img, r, &sites, &st);
     site_list_free(&sites);
     scan_stats_free(&st);
 }
@@ -92,7 +117,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* scanning is most of the time: only the program of the map's arch */
     int mips = memmem(data, size, "mips", 4) != NULL;
-    check_scan(arches[mips], &images[mips], &ex);
+    struct site_rules rules;
+    /* every kind of rule, and globs that are not well formed */
+    if (site_rules_parse(&rules, "main,*.o,lib*.a,libc.a(*),*(*),libx.so*,[,x*]",
+                         mips ? "*" : NULL) != 0)
+        fuzz_fail("linkmap: the fixed rules do not parse");
+    site_rules_resolve_files(&rules, &map, "libx.so.1");
+    check_scan(arches[mips], &images[mips], &ex, &rules);
+    site_rules_free(&rules);
     exclusions_free(&ex);
     link_map_free(&map);
     return 0;

@@ -55,6 +55,7 @@ void *xmalloc(unsigned long size) { return check(malloc(size ? size : 1)); }
 void *xcalloc(unsigned long n, unsigned long size) { return check(calloc(n ? n : 1, size ? size : 1)); }
 void *xrealloc(void *p, unsigned long size) { return check(realloc(p, size ? size : 1)); }
 char *xstrdup(const char *s) { return check(strdup(s)); }
+char *xstrndup(const char *s, unsigned long n) { return check(strndup(s, n)); }
 
 char *xasprintf(const char *fmt, ...)
 {

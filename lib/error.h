@@ -11,6 +11,7 @@ void *xmalloc(unsigned long size);
 void *xcalloc(unsigned long n, unsigned long size);
 void *xrealloc(void *p, unsigned long size);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, unsigned long n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

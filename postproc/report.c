@@ -395,7 +395,22 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = xasprintf("%" PRIu64, untraced);
 }
 
-/* Text only: one line per object, by base. */
+/* The site rules the object was linked with (src/rules.h: section
+ * .litifut_rules, text up to a NUL or the section's end), or NULL. */
+static char *site_rules_of(const struct elf_image *img)
+{
+    for (size_t i = 0; i < img->n_sections; i++) {
+        const struct elf_section *s = &img->sections[i];
+        if (strcmp(s->name, ".litifut_rules") != 0 || s->type != SHT_PROGBITS ||
+            s->offset > img->size || s->size > img->size - s->offset)
+            continue;
+        const char *text = (const char *)img->data + s->offset;
+        return xstrndup(text, strnlen(text, s->size));
+    }
+    return NULL;
+}
+
+/* Text only: one line per object, by base, and its site rules if any. */
 static void print_objects(FILE *out, const struct trace_file *t, const struct program_set *ps)
 {
     for (size_t i = 0; i < t->n_objects; i++) {
@@ -404,6 +419,15 @@ static void print_objects(FILE *out, const struct trace_file *t, const struct pr
                 object_sites(t, ps, i), o->load_bias);
         put_clean(out, o->path);
         fputc('\n', out);
+        char *rules = i < ps->n && ps->v[i].ok ? site_rules_of(&ps->v[i].obj->img) : NULL;
+        if (rules && *rules) {
+            fputs("site_rules=", out);
+            put_clean(out, rules);
+            fputc(' ', out);
+            put_clean(out, o->path);
+            fputc('\n', out);
+        }
+        free(rules);
     }
     for (size_t i = 0; i < ps->n; i++) {
         const struct program *p = &ps->v[i];

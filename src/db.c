@@ -72,7 +72,7 @@ static uint32_t file_word(const struct db *db, uint32_t i)
          : db->words[i - LITIFUT_DB_HEADER_WORDS - h->n_pages];
 }
 
-int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *path)
+int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *rules, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -98,6 +98,15 @@ int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *path)
                    "        \".space %" PRIu32 "\\n\"\n"
                    "        \".size litifut_thunks, %" PRIu32 "\\n\"\n"
                    "        \".previous\");\n", thunk_bytes, thunk_bytes);
+    /* The user's site rules, for the post-processor's --info: a section
+     * the program does not load, so no address depends on it. */
+    if (rules && *rules) {
+        fprintf(f, "__asm__(\".section .litifut_rules, \\\"\\\", %%progbits\\n\"\n"
+                   "        \".byte ");
+        for (const char *c = rules; *c; c++)
+            fprintf(f, "%u,", (unsigned char)*c);
+        fprintf(f, "0\\n\"\n        \".previous\");\n");
+    }
     if (fclose(f) != 0)
         return error("%s: write error", path);
     return 0;

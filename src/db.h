@@ -21,8 +21,10 @@ int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
 unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
                        const struct site_list *sites, size_t i);
 /* The DB as C for the target compiler, with a thunk area of
- * `thunk_bytes` (litifut_thunks, .text; none if 0). */
-int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *path);
+ * `thunk_bytes` (litifut_thunks, .text; none if 0) and the user's site
+ * rules as text (src/rules.h; section .litifut_rules, not loaded; none
+ * if NULL or ""). */
+int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *rules, const char *path);
 /* Puts this DB into the litifut_db array `img` links, which pass 1's
  * DB for the same sites sized (pass 2's addresses may differ from pass
  * 1's where a thunk area moved the DB: its words are this DB's), and

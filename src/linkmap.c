@@ -50,7 +50,7 @@ int link_map_read(const char *path, struct link_map *map)
         char *rest;
         if (line[0] && line[0] != ' ') {
             free(output);                       /* ".text   0x.. 0x..": an output section */
-            output = strndup(line, strcspn(line, " \t"));
+            output = xstrndup(line, strcspn(line, " \t"));
             free(pending);
             pending = NULL;
             continue;
@@ -59,7 +59,7 @@ int link_map_read(const char *path, struct link_map *map)
             /* " .text  0x.. 0x.. file", or " .text.long_name" alone */
             free(pending);
             rest = line + 1 + strcspn(line + 1, " \t");
-            pending = strndup(line + 1, (size_t)(rest - line - 1));
+            pending = xstrndup(line + 1, (size_t)(rest - line - 1));
         } else if (pending && strncmp(line, "                0x", 18) == 0) {
             rest = line;
         } else {

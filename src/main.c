@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     const char **objects = xcalloc((size_t)argc + 1, sizeof *objects);
     size_t n_objects = 0;
     struct exclusions ex = { NULL, 0 };
-    struct rewriter_opts o = { &ex, stdout, NULL, NULL, NULL };
+    struct rewriter_opts o = { &ex, stdout, NULL, NULL, NULL, NULL };
     int c;
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (c) {

@@ -40,8 +40,16 @@ static int scan(const char *binary, const struct rewriter_opts *o, struct elf_im
         elf_image_close(img);
         return -1;
     }
+    char *rules = xstrdup("");
+    if (o->rules) {
+        site_rules_resolve_functions(o->rules, img);
+        site_rules_apply(o->rules, sites, &st);
+        free(rules);
+        rules = site_rules_describe(o->rules);
+    }
     if (o->summary)
-        print_summary(o->summary, o->name ? o->name : binary, *arch, img, sites, &st);
+        print_summary(o->summary, o->name ? o->name : binary, *arch, img, sites, &st, rules);
+    free(rules);
     if ((o->sites_tsv && write_sites_tsv(*arch, sites, o->sites_tsv) != 0) ||
         (o->untraced_tsv && write_untraced_tsv(img, &st, o->untraced_tsv) != 0)) {
         scan_stats_free(&st);
@@ -107,7 +115,9 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
         return -1;
     int rc = -1;
     if (plan(arch, &img, sites, &pl) == 0) {
-        rc = db_c ? db_write_c(&pl.db, thunk_area_size(arch, sites), db_c) : 0;
+        char *rules = o->rules ? site_rules_text(o->rules) : NULL;
+        rc = db_c ? db_write_c(&pl.db, thunk_area_size(arch, sites), rules, db_c) : 0;
+        free(rules);
         plan_free(&pl);
     }
     elf_image_close(&img);
@@ -160,7 +170,7 @@ int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
     struct db db;
     if (db_build(arch, arch_rewrite_ops(arch), &none, 0, 0, 0, &db) != 0)
         return -1;
-    int rc = db_write_c(&db, 0, db_c);
+    int rc = db_write_c(&db, 0, NULL, db_c);
     db_free(&db);
     return rc;
 }

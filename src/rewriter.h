@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include "lib/sites.h"
+#include "src/rules.h"
 
 struct rewriter_opts {
     const struct exclusions *excluded;  /* left alone (NULL: none) */
@@ -16,6 +17,7 @@ struct rewriter_opts {
     const char *sites_tsv;      /* write sites.tsv here, or NULL */
     const char *name;           /* the program's name in the summary (NULL: its path) */
     const char *untraced_tsv;   /* write untraced.tsv here, or NULL */
+    struct site_rules *rules;   /* the user's (NULL: none); the file rules resolved */
 };
 
 /* Pass 1.  On success *sites holds the sites found. */

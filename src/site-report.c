@@ -88,7 +88,8 @@ int write_untraced_tsv(const struct elf_image *img, const struct scan_stats *st,
 #define SUMMARY_FUNCTIONS 5
 
 char *format_summary(const char *what, const struct arch_ops *arch, const struct elf_image *img,
-                     const struct site_list *l, const struct scan_stats *st)
+                     const struct site_list *l, const struct scan_stats *st,
+                     const char *rules)
 {
     struct text t = { NULL, 0, 0 };
     add(&t, "%s: %zu call sites (", what, l->n);
@@ -108,15 +109,15 @@ char *format_summary(const char *what, const struct arch_ops *arch, const struct
         add(&t, "%s)", n_fn > SUMMARY_FUNCTIONS ? ", ..." : "");
         free(fn);
     }
-    add(&t, "\n");
+    add(&t, "%s\n", rules);
     return t.s;
 }
 
 void print_summary(FILE *out, const char *what, const struct arch_ops *arch,
                    const struct elf_image *img, const struct site_list *l,
-                   const struct scan_stats *st)
+                   const struct scan_stats *st, const char *rules)
 {
-    char *line = format_summary(what, arch, img, l, st);
+    char *line = format_summary(what, arch, img, l, st, rules);
     fputs(line, out);
     free(line);
 }

@@ -23,14 +23,16 @@ int write_untraced_tsv(const struct elf_image *img, const struct scan_stats *st,
                        const char *path);
 
 /* One line: sites by kind, what was skipped, bytes scanned, the calls
- * left untraced (how many, in how many functions, the first few).
+ * left untraced (how many, in how many functions, the first few), then
+ * `rules` (the user's site rules, src/rules.h: "" if none).
  * format_summary() returns it (with its newline, allocated), so that
  * a caller can send the same text to several places, each with one
  * write; print_summary() writes it to `out`. */
 char *format_summary(const char *what, const struct arch_ops *arch, const struct elf_image *img,
-                     const struct site_list *l, const struct scan_stats *st);
+                     const struct site_list *l, const struct scan_stats *st,
+                     const char *rules);
 void print_summary(FILE *out, const char *what, const struct arch_ops *arch,
                    const struct elf_image *img, const struct site_list *l,
-                   const struct scan_stats *st);
+                   const struct scan_stats *st, const char *rules);
 
 #endif

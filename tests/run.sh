@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # litifut's tests: `make test` runs this after building everything.
 #
-#   tests/run.sh [GROUP...]     groups: unit programs passthrough linking errors hostile install truncated
+#   tests/run.sh [GROUP...]     groups: unit programs passthrough linking rules errors hostile install truncated
 #                               postproc views clocks returns fork signals sigjump spawn tracefiles
 #                               daemon realprog shlib
 #
@@ -28,7 +28,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles daemon realprog shlib}
+groups=${*:-unit programs passthrough linking rules errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles daemon realprog shlib}
 for g in $groups; do
     echo "== $g"
     if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi

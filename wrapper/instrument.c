@@ -30,6 +30,7 @@ struct work {
     const struct link_args *la;
     const struct toolchain *tc;
     char *dir;                  /* mkdtemp */
+    struct site_rules *rules;
 };
 
 static char *work_path(const struct work *w, const char *name)
@@ -192,8 +193,9 @@ static int run_passes(struct work *w, char **summary)
         goto out;
     const char *also[] = { w->tc->tracer_object, w->tc->island_object, NULL };
     exclusions_from_map(&lm, also, &ex);
+    site_rules_resolve_files(w->rules, &lm, w->la->output);
 
-    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output, NULL };
+    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output, NULL, w->rules };
     if (rewriter_scan(pass1, &scan_opts, db_c, &sites) != 0 || compile_db(w, db_c, db_o) != 0 ||
         link_pass(w, db_o, pass2, NULL, "pass2.args") != 0)
         goto out;
@@ -206,7 +208,8 @@ static int run_passes(struct work *w, char **summary)
         goto out;
     }
     char *prefix = xasprintf("%s: %s", program_name(), w->la->output);
-    struct rewriter_opts rw_opts = { &ex, summary_out, sites_tsv, prefix, untraced_tsv };
+    struct rewriter_opts rw_opts = { &ex, summary_out, sites_tsv, prefix, untraced_tsv,
+                                     w->rules };
     rc = rewriter_rewrite(pass2, &rw_opts, &sites, w->la->output);
     free(prefix);
     if (fclose(summary_out) != 0 && rc == 0)
@@ -222,10 +225,17 @@ out:
     return rc;
 }
 
-int instrument_link(const struct link_args *la, const struct toolchain *tc)
+static void warn_unmatched(const char *variable, const char *pattern)
+{
+    report_warning("%s: %s names nothing in this link", variable, pattern);
+}
+
+int instrument_link(const struct link_args *la, const struct toolchain *tc,
+                    struct site_rules *rules)
 {
     const char *tmp = getenv("TMPDIR");
-    struct work w = { la, tc, xasprintf("%s/litifut-XXXXXX", tmp && *tmp ? tmp : "/tmp") };
+    struct work w = { la, tc, xasprintf("%s/litifut-XXXXXX", tmp && *tmp ? tmp : "/tmp"),
+                      rules };
     if (!mkdtemp(w.dir)) {
         error("cannot create a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
               strerror(errno));
@@ -241,6 +251,8 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc)
         rc = -1;                    /* a link stopped by a signal leaves no output */
     if (rc == 0 && summary && *summary)
         report_line(summary);       /* only for a program that is in place */
+    if (rc == 0)
+        site_rules_unmatched(rules, warn_unmatched);
     free(summary);
     if (rc != 0)
         unlink(la->output);         /* as ld does: no stale output after a failed link */

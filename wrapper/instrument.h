@@ -3,12 +3,15 @@
 
 #include "wrapper/linkargs.h"
 #include "wrapper/toolchain.h"
+#include "src/rules.h"
 
 /* The instrumented link (LITIFUT=1): two links, rewrite, rename into
- * place.  On failure: one error line, no output file, non-zero return.
- * On success it is silent, as ld is; the summary line goes where
- * report_line() sends it. */
-int instrument_link(const struct link_args *la, const struct toolchain *tc);
+ * place, with the user's site rules (LITIFUT_EXCLUDE, LITIFUT_ONLY).
+ * On failure: one error line, no output file, non-zero return.  On
+ * success it is silent, as ld is; the summary line, and a warning for
+ * each rule that named nothing, go where report_line() sends them. */
+int instrument_link(const struct link_args *la, const struct toolchain *tc,
+                    struct site_rules *rules);
 
 /* What the wrapper has to say beyond ld's own output (the summary
  * line, a shared library linked plainly, an ignored -s): nothing on

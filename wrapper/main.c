@@ -68,13 +68,25 @@ int main(int argc, char **argv)
         return 1;
     if (!instrument || la.relocatable || !la.has_input)
         return pass_through(&tc, argc, argv);
+    struct site_rules rules;
+    if (site_rules_parse(&rules, getenv("LITIFUT_EXCLUDE"), getenv("LITIFUT_ONLY")) != 0)
+        return 1;
+    const struct site_rule *whole = site_rules_excluded_output(&rules, la.output);
+    if (whole) {
+        char *line = xasprintf("%s: %s: not instrumented (LITIFUT_EXCLUDE: %s)\n",
+                               program_name(), la.output, whole->pattern);
+        report_line(line);
+        free(line);
+        return pass_through(&tc, argc, argv);
+    }
     int rc = 0;
     catch_termination_signals();
-    if (find_instrumenting_tools(&tc, &la) != 0 || instrument_link(&la, &tc) != 0) {
+    if (find_instrumenting_tools(&tc, &la) != 0 || instrument_link(&la, &tc, &rules) != 0) {
         remove(la.output);          /* never leave a stale or half-made program */
         rc = 1;
     }
     die_by_pending_signal();        /* everything temporary is gone by now */
+    site_rules_free(&rules);
     link_args_free(&la);
     toolchain_free(&tc);
     return rc;

@@ -2,7 +2,7 @@
  * unit: small tests of the encoders and decoders both ends must agree
  * on, without a target: DB site words and redirects (each arch, both
  * sled halves), the DB's page table and checksum as built and as read
- * back, and the trace's record words.  One line per check, "ok NAME" or
+ * back, the trace's record words, and the kinds of site rules.  One line per check, "ok NAME" or
  * "FAIL NAME: what", as tests/unit.sh expects; exit 1 if any failed.
  */
 #include <inttypes.h>
@@ -15,6 +15,7 @@
 #include "lib/db.h"
 #include "src/arch-rewrite.h"
 #include "src/db.h"
+#include "src/rules.h"
 #include "litifut/trace-format.h"
 
 static int failures;
@@ -269,11 +270,30 @@ static void test_records(void)
           "records: a return word", "0x%08" PRIx32, ret);
 }
 
+static void test_rule_kinds(void)
+{
+    static const struct { const char *pattern; enum rule_kind kind; } cases[] = {
+        { "libfoo.so", RULE_LIBRARY }, { "libfoo.so.1.2", RULE_LIBRARY },
+        { "libfoo.so*", RULE_LIBRARY }, { "libfoo.a", RULE_ARCHIVE },
+        { "libfoo.a(bar.o)", RULE_MEMBER }, { "lib*.a(*.o)", RULE_MEMBER },
+        { "bar.o", RULE_OBJECT }, { "src/.libs/x.lo", RULE_OBJECT }, { "dir/x", RULE_OBJECT },
+        { "main", RULE_FUNCTION }, { "bz_*", RULE_FUNCTION }, { "Foo::bar", RULE_FUNCTION },
+        { "parse_sonames", RULE_FUNCTION }, { "do_so", RULE_FUNCTION },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "rules: %s", cases[i].pattern);
+        enum rule_kind k = site_rule_kind(cases[i].pattern);
+        check(k == cases[i].kind, name, "kind %d, not %d", (int)k, (int)cases[i].kind);
+    }
+}
+
 int main(void)
 {
     test_site_words();
     test_thumb_pair();
     test_db();
     test_records();
+    test_rule_kinds();
     return failures ? 1 : 0;
 }

@@ -1,0 +1,2 @@
+int a_work(int x);
+int b_work(int x);
