@@ -82,6 +82,7 @@ __attribute__((constructor(101))) static void at_start(void)
         return;
     uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
     register_fork_hooks_once();
+    copyout_catch_signals();
     busy_leave(t, busy);
 }
 
@@ -111,6 +112,7 @@ __attribute__((destructor(101))) static void at_end(void)
     lock(mask);
     if (litifut_copy.proc->trace == TRACE_ON)
         tracefile_copy_maps();
+    copyout_at_end(litifut_copy.base);
     unlock(mask);
     busy_leave(t, busy);
 }

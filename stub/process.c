@@ -331,6 +331,19 @@ void object_unloaded(uint32_t base)
             p->objects[i].live = 0;
 }
 
+int objects_end(uint32_t base)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    int left = 0;
+    for (uint32_t i = 0; i < p->n_objects; i++) {
+        struct object_entry *e = &p->objects[i];
+        if (e->rec.base == base)
+            e->ended = 1;
+        left += e->live && !e->ended;
+    }
+    return !left;
+}
+
 /* A fork child's trace starts afresh: every object still loaded is
  * described again; unloaded ones are not (the child never calls them). */
 void objects_after_fork_child(void)

@@ -1,7 +1,7 @@
 /*
  * The tracer's settings, from the environment: LITIFUT_TRACE,
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
- * LITIFUT_RETURNS.  Read from
+ * LITIFUT_RETURNS, LITIFUT_COPY_TO.  Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
@@ -33,6 +33,10 @@ static void apply_setting(struct settings *st, const char *var)
         st->chunk_kb = str_to_uint(v);
     else if ((v = str_after(var, "TIME_EVERY=")))
         st->time_every = str_to_uint(v);
+    else if ((v = str_after(var, "COPY_TO="))) {
+        str_put(st->copy_to, st->copy_to + sizeof st->copy_to, v);
+        st->copy_to_too_long = str_len(v) >= sizeof st->copy_to;
+    }
     else if ((v = str_after(var, "RETURNS=")))
         st->returns = str_eq(v, "1");
     else if ((v = str_after(var, "CLOCK=")))
@@ -75,6 +79,8 @@ void read_settings(struct settings *st)
     st->clock = 0;
     st->returns = 0;
     st->dir[0] = 0;
+    st->copy_to[0] = 0;
+    st->copy_to_too_long = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);
     if (buf) {
@@ -87,6 +93,11 @@ void read_settings(struct settings *st)
     }
     if (!st->dir_too_long && !make_absolute(st->dir, sizeof st->dir))
         st->dir_too_long = 1;
+    if (st->copy_to[0] && !st->copy_to_too_long &&
+        !make_absolute(st->copy_to, sizeof st->copy_to))
+        st->copy_to_too_long = 1;
+    if (st->copy_to_too_long)
+        st->copy_to[0] = 0;
     if (st->chunk_kb < 4)
         st->chunk_kb = 4;
     if (st->chunk_kb > 65536)

@@ -66,7 +66,7 @@ void die_at(const char *before, uintptr_t addr, const char *after)
         arch_syscall6(__NR_exit_group, 134, 0, 0, 0, 0, 0);
 }
 
-void warn(const char *what, const char *path, long err)
+void say(const char *what, const char *path, long err, const char *tail)
 {
     char *msg = P->msg, *p = msg, *end = msg + sizeof P->msg;
     p = str_put(p, end, "litifut: ");
@@ -85,8 +85,14 @@ void warn(const char *what, const char *path, long err)
             p = str_put_uint(p, end, (uint32_t)-err);
         }
     }
-    p = str_put(p, end, "; tracing disabled\n");
+    p = str_put(p, end, tail);
+    p = str_put(p, end, "\n");
     sys_write(2, msg, (unsigned long)(p - msg));
+}
+
+void warn(const char *what, const char *path, long err)
+{
+    say(what, path, err, "; tracing disabled");
 }
 
 /* --- the header --- */
@@ -233,6 +239,15 @@ static void settings_once(void)
     }
 }
 
+const struct settings *tracefile_settings(void)
+{
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    settings_once();
+    unlock(mask);
+    return &P->settings;
+}
+
 /* Where event times come from (trace-format.h, docs/DESIGN.md "Time"):
  *   counter    the processor's counter (tracer-arch.h), the cheapest
  *              per-event clock; "auto" (the default) takes it where it
@@ -373,6 +388,11 @@ static int open_trace(void)
         warn("LITIFUT_DIR (made absolute) is longer than 535 bytes, the tracer's limit",
              NULL, 0);
         return 0;
+    }
+    if (st->copy_to_too_long) {
+        _Static_assert(sizeof st->copy_to == 536, "the message below names the limit");
+        say("LITIFUT_COPY_TO (made absolute) is longer than 535 bytes, the tracer's limit",
+            NULL, 0, "; no copy");
     }
     P->chunk_size = st->chunk_kb * 1024;
     choose_clock();

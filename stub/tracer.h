@@ -164,6 +164,7 @@ struct chunk {
  * fork child's) can describe every object loaded. */
 struct object_entry {
     uint32_t live;              /* not unloaded */
+    uint32_t ended;             /* its destructor has run (copyout.c) */
     uint32_t emitted;           /* its OBJECT record is in the current trace */
     uint32_t words;             /* payload words of its OBJECT record */
     struct litifut_object_record rec;
@@ -192,7 +193,9 @@ struct settings {
     uint32_t time_every;
     uint32_t clock;             /* LITIFUT_CLOCK: a LITIFUT_CLOCK_* (0: not set) */
     int returns;                /* LITIFUT_RETURNS=1 */
+    int copy_to_too_long;       /* LITIFUT_COPY_TO does not fit: no copy */
     char dir[PATH_SIZE - 64];   /* absolute */
+    char copy_to[PATH_SIZE - 64];   /* LITIFUT_COPY_TO, absolute ("": none) */
 };
 HIDDEN void read_settings(struct settings *st);
 
@@ -210,7 +213,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 3u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 4u           /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -242,6 +245,7 @@ struct litifut_process {
     /* thread states */
     struct pool_page *pool;
     uint32_t bridges;           /* MIPS: 256 MB regions with a run-time bridge */
+    uint32_t copyout_signals;   /* copyout.c: its handlers are installed */
     /* Buffers for code that runs under the lock; here, not on the
      * stack, so that the tracer's stack stays small (it may run in a
      * signal handler on a small alternate stack). */
@@ -293,10 +297,13 @@ HIDDEN void objects_after_fork_child(void);
  * pending, -1 if it does not fit.  Called under the lock. */
 HIDDEN long object_take_pending(uint32_t *to, uint32_t room);
 HIDDEN void object_unloaded(uint32_t base);
+/* The object's destructor has run: 1 if it was the last loaded one's. */
+HIDDEN int objects_end(uint32_t base);
 
 /* tracefile.c */
 HIDDEN int tracefile_start(void);               /* 1: tracing on */
 HIDDEN int tracefile_disabled(void);            /* 1: this process records nothing */
+HIDDEN const struct settings *tracefile_settings(void);     /* read once, from any copy */
 /* Called with every signal blocked (thread.c's next_chunk). */
 HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
 HIDDEN uint32_t tracefile_time_every(void);
@@ -323,6 +330,11 @@ HIDDEN void tracefile_measure_counter(void);
 HIDDEN void tracefile_copy_maps(void);          /* under the lock */
 HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
+/* One line: "litifut: WHAT PATH: ERROR" and `tail`.  Under the lock. */
+HIDDEN void say(const char *what, const char *path, long err, const char *tail);
+/* copyout.c (LITIFUT_COPY_TO) */
+HIDDEN void copyout_at_end(uint32_t base);      /* from each destructor, under the lock */
+HIDDEN void copyout_catch_signals(void);        /* from a constructor */
 /* One line, "litifut: BEFORE0x<addr>AFTER", then the process dies by
  * SIGABRT: the tracer cannot go on correctly. */
 HIDDEN void die_at(const char *before, uintptr_t addr, const char *after)
