@@ -8,7 +8,9 @@
  * Threads one after another (every view but the log): one cursor and
  * one stack at a time.  Interleaved by time (the log): a cursor and a
  * stack per thread, and a heap that picks the thread whose next event
- * is earliest (ties: in thread order).
+ * is earliest (ties: in thread order); several traces (processes) go
+ * into one heap, each trace's times moved by its start after the
+ * first trace's (CLOCK_MONOTONIC: one clock for every process).
  *
  * A thread's frames still open at its end end at its last time: its
  * last event, or its last time mark if later (the program's exit is
@@ -128,12 +130,14 @@ struct lane {
     struct trace_cursor c;
     struct callstack s;
     const struct trace_event *e;    /* its next event */
-    size_t order;                   /* its thread's place in the trace */
+    const struct view_trace *vt;    /* its trace */
+    size_t order;                   /* its thread's place among all */
 };
 
 static int before(const struct lane *a, const struct lane *b)
 {
-    return a->e->time_ns != b->e->time_ns ? a->e->time_ns < b->e->time_ns : a->order < b->order;
+    uint64_t ta = a->e->time_ns + a->vt->offset_ns, tb = b->e->time_ns + b->vt->offset_ns;
+    return ta != tb ? ta < tb : a->order < b->order;
 }
 
 static void sift_down(struct lane **h, size_t n, size_t i)
@@ -153,29 +157,39 @@ static void sift_down(struct lane **h, size_t n, size_t i)
     }
 }
 
-static void interleaved(struct drive *d, struct trace_funcs *tf, struct trace_file *t)
+/* The threads of the n traces vt[], in one time order. */
+static void interleaved(struct drive *d, const struct view_trace *vt, size_t n_traces)
 {
     int warned_depth = 0;
-    struct lane *lanes = xcalloc(t->n_threads + 1, sizeof *lanes);
-    struct lane **heap = xcalloc(t->n_threads + 1, sizeof *heap);
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_threads; i++) {
-        if (!thread_wanted(d, t->threads[i].tid))
-            continue;
-        struct lane *l = &lanes[i];
-        l->order = i;
-        thread_start(d, &l->c, &l->s, t, i, &warned_depth);
-        if ((l->e = trace_cursor_next(&l->c)))
-            heap[n++] = l;
-        else
-            thread_finish(d, &l->c, &l->s);
+    size_t n_lanes = 0;
+    for (size_t k = 0; k < n_traces; k++)
+        n_lanes += vt[k].t->n_threads;
+    struct lane *lanes = xcalloc(n_lanes + 1, sizeof *lanes);
+    struct lane **heap = xcalloc(n_lanes + 1, sizeof *heap);
+    size_t n = 0, order = 0;
+    for (size_t k = 0; k < n_traces; k++) {
+        struct trace_file *t = (struct trace_file *)vt[k].t;
+        d->view->trace = &vt[k];
+        for (size_t i = 0; i < t->n_threads; i++, order++) {
+            if (!thread_wanted(d, t->threads[i].tid))
+                continue;
+            struct lane *l = &lanes[order];
+            l->order = order;
+            l->vt = &vt[k];
+            thread_start(d, &l->c, &l->s, t, i, &warned_depth);
+            if ((l->e = trace_cursor_next(&l->c)))
+                heap[n++] = l;
+            else
+                thread_finish(d, &l->c, &l->s);
+        }
     }
     for (size_t i = n / 2; i-- > 0;)
         sift_down(heap, n, i);
     unsigned count = 0;
     while (n) {
         struct lane *l = heap[0];
-        feed(tf, &l->s, l->e);
+        d->view->trace = l->vt;
+        feed(l->vt->tf, &l->s, l->e);
         if (!(l->e = trace_cursor_next(&l->c))) {
             thread_finish(d, &l->c, &l->s);
             heap[0] = heap[--n];
@@ -197,27 +211,68 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+static void drive_begin(struct drive *d, const char *name, uint64_t total)
+{
+    d->trace_name = name;
+    d->done = 0;
+    d->total = total;
+    if (d->progress)
+        clock_gettime(CLOCK_MONOTONIC, &d->last_shown);
+}
+
 void drive_trace(struct drive *d, struct trace_file *t, const struct program_set *ps,
                  struct address_space *as)
 {
     struct trace_funcs tf;
     trace_funcs_init(&tf, d->ft, as, ps, t);
-    struct view_trace vt = { t, ps, as, &tf };
+    struct view_trace vt = { t, ps, as, &tf, 0 };
     struct view *v = d->view;
     v->trace = &vt;
-    d->trace_name = base_name(t->path);
-    d->done = 0;
-    d->total = t->n_calls;
-    if (d->progress)
-        clock_gettime(CLOCK_MONOTONIC, &d->last_shown);
+    drive_begin(d, base_name(t->path), t->n_calls);
     if (v->ops->trace_begin)
         v->ops->trace_begin(v);
     if (v->ops->merged)
-        interleaved(d, &tf, t);
+        interleaved(d, &vt, 1);
     else
         one_by_one(d, &tf, t);
+    v->trace = &vt;
     if (v->ops->trace_end)
         v->ops->trace_end(v);
     v->trace = NULL;
     trace_funcs_free(&tf);
+}
+
+void drive_traces(struct drive *d, const struct drive_input *in, size_t n)
+{
+    struct trace_funcs *tf = xcalloc(n + 1, sizeof *tf);
+    struct view_trace *vt = xcalloc(n + 1, sizeof *vt);
+    struct view *v = d->view;
+    uint64_t first = UINT64_MAX, total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (in[i].t->header.start_ns < first)
+            first = in[i].t->header.start_ns;
+        total += in[i].t->n_calls;
+    }
+    for (size_t i = 0; i < n; i++) {
+        trace_funcs_init(&tf[i], d->ft, in[i].as, in[i].ps, in[i].t);
+        vt[i] = (struct view_trace){ in[i].t, in[i].ps, in[i].as, &tf[i],
+                                     in[i].t->header.start_ns - first };
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%zu traces", n);
+    drive_begin(d, name, total);
+    for (size_t i = 0; i < n && v->ops->trace_begin; i++) {
+        v->trace = &vt[i];
+        v->ops->trace_begin(v);
+    }
+    interleaved(d, vt, n);
+    for (size_t i = 0; i < n && v->ops->trace_end; i++) {
+        v->trace = &vt[i];
+        v->ops->trace_end(v);
+    }
+    v->trace = NULL;
+    for (size_t i = 0; i < n; i++)
+        trace_funcs_free(&tf[i]);
+    free(tf);
+    free(vt);
 }

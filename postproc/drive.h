@@ -27,6 +27,15 @@ struct drive {
  * lets through, into d->view. */
 void drive_trace(struct drive *d, struct trace_file *t, const struct program_set *ps,
                  struct address_space *as);
+/* Several traces (processes) at once, for a view that interleaves
+ * (view_ops.merged): every thread of all of them in one time order,
+ * each trace's times put after the first trace's start. */
+struct drive_input {
+    struct trace_file *t;
+    const struct program_set *ps;
+    struct address_space *as;
+};
+void drive_traces(struct drive *d, const struct drive_input *in, size_t n);
 /* Clears the progress line, if any. */
 void drive_done(struct drive *d);
 

@@ -69,6 +69,7 @@ static void usage(FILE *f)
         "  --sort=KEY         --profile's order: self (default), total or calls\n"
         "  --srcline          add file:line (DWARF) of call sites and functions\n"
         "Filters (every view but --info):\n"
+        "  --pid=PID[,PID..]  only the traces of these processes\n"
         "  --tid=TID[,TID..]  only these threads\n"
         "  --function=FUNC    only calls of FUNC and what they call (repeatable)\n"
         "  --exclude=FUNC     leave out calls of FUNC and what they call (repeatable)\n"
@@ -128,33 +129,95 @@ struct options {
     struct view_options view;
     struct path_options paths;
     const char *format, *sort, *depth, *time_range;
-    int summary, info, profile, graph, filters;
+    int summary, info, profile, graph, filters, per_process;
     const char **functions, **excludes;
     size_t n_functions, n_excludes;
-    uint32_t *tids;
-    size_t n_tids;
+    uint32_t *tids, *pids;
+    size_t n_tids, n_pids;
+    unsigned char *pid_seen;    /* per --pid: some trace has it */
     struct stack_filters flt;
 };
 
-/* One trace: every object it names that can be loaded is; the calls of
- * one that cannot be are left out (one error line each, exit 1). */
-static int process(const struct options *o, struct drive *d, const char *path)
+static int pid_wanted(const struct options *o, uint32_t pid)
 {
+    if (!o->n_pids)
+        return 1;
+    for (size_t i = 0; i < o->n_pids; i++)
+        if (o->pids[i] == pid) {
+            o->pid_seen[i] = 1;
+            return 1;
+        }
+    return 0;
+}
+
+/* A trace with its objects. */
+struct loaded {
     struct trace_file t;
     struct address_space as;
     struct program_set ps;
-    if (trace_open(path, &t) != 0)
-        return -1;
-    address_space_init(&as, &o->paths);
-    address_space_load_maps(&as, t.maps_path);
-    int rc = programs_load(&ps, &as, &t);      /* the objects say which sites there are */
+};
+
+/* Opens the trace at `path` and loads every object it names that can
+ * be (the calls of one that cannot be are left out: one error line
+ * each, and *rc = -1).  0 if there is no trace to read: it could not
+ * be opened (*rc = -1), or --pid leaves it out. */
+static int load(const struct options *o, const char *path, struct loaded *l, int *rc)
+{
+    if (trace_open(path, &l->t) != 0) {
+        *rc = -1;
+        return 0;
+    }
+    if (!pid_wanted(o, l->t.header.pid)) {
+        trace_free(&l->t);
+        return 0;
+    }
+    address_space_init(&l->as, &o->paths);
+    address_space_load_maps(&l->as, l->t.maps_path);
+    if (programs_load(&l->ps, &l->as, &l->t) != 0)   /* the objects say which sites there are */
+        *rc = -1;
+    return 1;
+}
+
+static void unload(struct loaded *l)
+{
+    programs_free(&l->ps);
+    address_space_free(&l->as);
+    trace_free(&l->t);
+}
+
+/* One trace into d's view (or its --info). */
+static int process(const struct options *o, struct drive *d, const char *path)
+{
+    struct loaded l;
+    int rc = 0;
+    if (!load(o, path, &l, &rc))
+        return rc;
     if (o->info)
-        print_info(stdout, o->view.tsv, &t, &ps);
+        print_info(stdout, o->view.tsv, &l.t, &l.ps);
     else
-        drive_trace(d, &t, &ps, &as);
-    programs_free(&ps);
-    address_space_free(&as);
-    trace_free(&t);
+        drive_trace(d, &l.t, &l.ps, &l.as);
+    unload(&l);
+    return rc;
+}
+
+/* Every trace at once into d's view, which interleaves them (the log). */
+static int process_together(const struct options *o, struct drive *d, char **paths, size_t n)
+{
+    struct loaded *l = xcalloc(n + 1, sizeof *l);
+    struct drive_input *in = xcalloc(n + 1, sizeof *in);
+    size_t k = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (load(o, paths[i], &l[k], &rc)) {
+            in[k] = (struct drive_input){ &l[k].t, &l[k].ps, &l[k].as };
+            k++;
+        }
+    if (k)
+        drive_traces(d, in, k);
+    for (size_t i = 0; i < k; i++)
+        unload(&l[i]);
+    free(in);
+    free(l);
     return rc;
 }
 
@@ -175,8 +238,9 @@ static void add_name(const char ***v, size_t *n, const char *name)
     (*v)[(*n)++] = name;
 }
 
-/* "123,456": thread ids. */
-static int parse_tids(struct options *o, const char *arg)
+/* "123,456": thread or process ids (--tid, --pid) onto ids[]. */
+static int parse_ids(const char *option, const char *what, const char *arg, uint32_t **ids,
+                     size_t *n)
 {
     const char *s = arg;
     for (;;) {
@@ -185,9 +249,9 @@ static int parse_tids(struct options *o, const char *arg)
         unsigned long v = strtoul(s, &end, 10);
         if (end == s || *s == '-' || *s == '+' || errno || v == 0 || v > UINT32_MAX ||
             (*end && *end != ','))
-            return error("--tid=%s: expected thread ids, separated by commas", arg);
-        o->tids = xrealloc(o->tids, (o->n_tids + 1) * sizeof *o->tids);
-        o->tids[o->n_tids++] = (uint32_t)v;
+            return error("%s=%s: expected %s ids, separated by commas", option, arg, what);
+        *ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+        (*ids)[(*n)++] = (uint32_t)v;
         if (!*end)
             return 0;
         s = end + 1;
@@ -286,6 +350,8 @@ static int check_options(struct options *o)
     o->flt.to_ns = UINT64_MAX;
     if (o->info && (o->filters || o->view.srcline))
         return error("--info shows the trace headers: the filters and --srcline do not apply");
+    if (o->per_process && (o->view.tsv || !(o->profile || o->graph || o->summary)))
+        return error("--per-process: for --profile, --graph or --summary, as text");
     if ((o->depth && parse_depth(o) != 0) ||
         (o->time_range && parse_time_range(o, o->time_range) != 0))
         return -1;
@@ -296,7 +362,7 @@ static int check_options(struct options *o)
 
 enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
        OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
-       OPT_SYSROOT };
+       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS };
 
 /* 0 and the options, 1 after --help, -1 after one error line. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -310,6 +376,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "sort", required_argument, NULL, OPT_SORT },
         { "srcline", no_argument, NULL, OPT_SRCLINE },
         { "tid", required_argument, NULL, OPT_TID },
+        { "pid", required_argument, NULL, OPT_PID },
+        { "per-process", no_argument, NULL, OPT_PER_PROCESS },
         { "function", required_argument, NULL, OPT_FUNCTION },
         { "exclude", required_argument, NULL, OPT_EXCLUDE },
         { "depth", required_argument, NULL, OPT_DEPTH },
@@ -335,7 +403,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_SORT: rc = set_once(&o->sort, optarg, "--sort"); break;
         case OPT_SRCLINE: o->view.srcline = 1; break;
-        case OPT_TID: rc = parse_tids(o, optarg); o->filters = 1; break;
+        case OPT_TID:
+            rc = parse_ids("--tid", "thread", optarg, &o->tids, &o->n_tids);
+            o->filters = 1;
+            break;
+        case OPT_PID: rc = parse_ids("--pid", "process", optarg, &o->pids, &o->n_pids); break;
+        case OPT_PER_PROCESS: o->per_process = 1; break;
         case OPT_FUNCTION: add_name(&o->functions, &o->n_functions, optarg); o->filters = 1; break;
         case OPT_EXCLUDE: add_name(&o->excludes, &o->n_excludes, optarg); o->filters = 1; break;
         case OPT_DEPTH: rc = set_once(&o->depth, optarg, "--depth"); o->filters = 1; break;
@@ -371,6 +444,29 @@ static struct view *make_view(const struct options *o, struct func_table *ft)
     return replay_view(stdout, ft, &o->view);
 }
 
+/* --per-process: each trace's own view first, under a heading line
+ * (then main's view adds them all up). */
+static int per_process(const struct options *o, struct drive *d, struct func_table *ft,
+                       char **paths, size_t n)
+{
+    struct view *all = d->view;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct loaded l;
+        if (!load(o, paths[i], &l, &rc))
+            continue;
+        printf("# pid %" PRIu32 ": ", l.t.header.pid);
+        put_clean(stdout, l.t.header.exe);
+        printf(" (%s)\n", l.t.path);
+        d->view = make_view(o, ft);
+        drive_trace(d, &l.t, &l.ps, &l.as);
+        d->view->ops->end(d->view);
+        unload(&l);
+    }
+    d->view = all;
+    return rc;
+}
+
 /* A function name given (--function, --exclude, --graph=) that no
  * function of the traces has: said, as it is likely a typo. */
 static void warn_unknown(const struct func_table *ft, const char *option, const char *name)
@@ -386,6 +482,8 @@ static void free_options(struct options *o)
     free(o->functions);
     free(o->excludes);
     free(o->tids);
+    free(o->pids);
+    free(o->pid_seen);
 }
 
 int main(int argc, char **argv)
@@ -434,16 +532,29 @@ int main(int argc, char **argv)
     d.n_tids = o.n_tids;
     d.tid_seen = xcalloc(o.n_tids + 1, 1);
     d.progress = isatty(STDERR_FILENO);
+    o.pid_seen = xcalloc(o.n_pids + 1, 1);
     if (o.info && o.view.tsv)
         print_info_header(stdout);
     else if (!o.info)
         d.view = make_view(&o, &ft);
-    for (size_t i = 0; i < n; i++) {
-        if (process(&o, &d, traces[i]) != 0)
+    if (o.per_process && per_process(&o, &d, &ft, traces, n) != 0)
+        rc = 1;
+    if (d.view && d.view->ops->merged && n > 1) {
+        if (process_together(&o, &d, traces, n) != 0)
             rc = 1;
-        free(traces[i]);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (process(&o, &d, traces[i]) != 0)
+                rc = 1;
     }
+    if (o.per_process && n > 1)
+        printf("# all %zu processes\n", n);
+    for (size_t i = 0; i < n; i++)
+        free(traces[i]);
     drive_done(&d);
+    for (size_t i = 0; i < o.n_pids; i++)
+        if (!o.pid_seen[i])
+            warning("--pid=%" PRIu32 ": no such process in the traces", o.pids[i]);
     for (size_t i = 0; i < o.n_tids; i++)
         if (!d.tid_seen[i])
             warning("--tid=%" PRIu32 ": no such thread in the traces", o.tids[i]);

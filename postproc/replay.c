@@ -1,8 +1,9 @@
 /*
  * The log (--format=log, the default view as text): every call with its
  * start time, duration and nesting depth, like `uftrace replay`.  The
- * threads of a trace are interleaved by time (view.merged); traces come
- * one after another.
+ * threads are interleaved by time (view.merged): a trace's, and those of
+ * several traces (processes) in one log, times from the first one's
+ * start.
  *
  *   # prog, pid 1234: 1 thread, 36 calls; times ...; returns ...
  *   #     time (s)    duration      tid  caller -> callee
@@ -40,6 +41,11 @@ static const char *plural(uint64_t n)
     return n == 1 ? "" : "s";
 }
 
+static void print_time(FILE *out, uint64_t ns)
+{
+    fprintf(out, "%4" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
 static void print_head(struct view *v)
 {
     const struct trace_file *t = v->trace->t;
@@ -64,20 +70,22 @@ static void print_head(struct view *v)
         fputs("; returns recorded\n", out);
     else
         fputs("; a call ends when its caller makes its next call\n", out);
+    if (v->trace->offset_ns) {
+        fputs("# starts at ", out);
+        print_time(out, v->trace->offset_ns);
+        fputs(" s, after the first trace\n", out);
+    }
     fprintf(out, "#%13s %*s %8s  %s\n", "time (s)", DURATION_WIDTH, "duration", "tid",
             "caller -> callee");
 }
 
-static void print_time(FILE *out, uint64_t ns)
-{
-    fprintf(out, "%4" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
-}
-
-/* The start of a line: time, duration (or blanks), tid, indentation. */
-static void line_start(FILE *out, const struct callstack *s, uint64_t time_ns,
+/* The start of a line: time (after the first trace's start, in a
+ * combined log), duration (or blanks), tid, indentation. */
+static void line_start(const struct view *v, const struct callstack *s, uint64_t time_ns,
                        const uint64_t *duration, uint32_t depth)
 {
-    print_time(out, time_ns);
+    FILE *out = v->out;
+    print_time(out, time_ns + v->trace->offset_ns);
     fputc(' ', out);
     if (duration)
         print_duration(out, *duration, DURATION_WIDTH);
@@ -115,7 +123,7 @@ static void replay_push(struct view *v, struct callstack *s, struct frame *f)
     struct frame *parent = &s->f[f->shown_parent];
     if (parent->printed)
         return;
-    line_start(v->out, s, parent->start_ns, NULL, parent->depth);
+    line_start(v, s, parent->start_ns, NULL, parent->depth);
     print_call(r, s, parent);
     fputs(" {\n", v->out);
     parent->printed = 1;
@@ -128,10 +136,10 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
         return;
     uint64_t duration = end_ns - f->start_ns;
     if (f->printed) {
-        line_start(v->out, s, end_ns, &duration, f->depth);
+        line_start(v, s, end_ns, &duration, f->depth);
         fprintf(v->out, "} /* %s */\n", v->ft->v[f->fid].name);
     } else {
-        line_start(v->out, s, f->start_ns, &duration, f->depth);
+        line_start(v, s, f->start_ns, &duration, f->depth);
         print_call(r, s, f);
         fputc('\n', v->out);
     }

@@ -18,12 +18,14 @@ struct view_trace {
     const struct program_set *ps;
     struct address_space *as;
     struct trace_funcs *tf;
+    uint64_t offset_ns;         /* a combined log: its start after the first trace's (else 0) */
 };
 
 struct view;
 /* What a view does; any callback may be NULL. */
 struct view_ops {
-    int merged;                             /* a trace's threads interleaved by time (log) */
+    int merged;                             /* threads interleaved by time (log): a trace's,
+                                               and several traces' together */
     void (*trace_begin)(struct view *v);
     void (*thread_begin)(struct view *v, struct callstack *s);
     void (*push)(struct view *v, struct callstack *s, struct frame *f);

@@ -37,7 +37,47 @@ test_fork() {
                   [ "$(calls_to before_fork "$parent")" = 10 ] &&
                   [ "$(calls_to child_marker "$child")" = 300 ] &&
                   [ "$(calls_to parent_marker "$child")" = 0 ]'
+        fork_views "$parent" "$child"
     done
+}
+
+# fork_views PARENT CHILD: the post-processor on both processes' traces
+# at once.  The combined log has each process's call lines (its own
+# log's, times moved by the child's start after the parent's), the
+# child's first call after the parent's fork; --pid picks one process;
+# --profile --per-process gives each process's table, then the sum.
+fork_views() {
+    local parent=$1 child=$2 ppid cpid offset
+    ppid=$(sed -n 's/^pid=//p' < <("$BIN/litifut-postproc" --info "$parent"))
+    cpid=$(sed -n 's/^pid=//p' < <("$BIN/litifut-postproc" --info "$child"))
+    "$BIN/litifut-postproc" "$RUN" > "$RUN/combined.log" 2> "$RUN/combined.err"
+    offset=$(sed -n 's/^# starts at *\([0-9.]*\) s, after the first trace$/\1/p' "$RUN/combined.log")
+    local ok=1 p
+    for p in "$parent:$ppid:0" "$child:$cpid:$offset"; do
+        IFS=: read -r file pid off <<< "$p"
+        # the call lines of that process, times moved back to its own start
+        # (a line: time, a duration ("12.5 us") unless it opens a block, tid, ...)
+        awk -v tid="$pid" -v off="${off:-0}" '/^ +[0-9]/ && ($4 == tid || $2 == tid && $3 !~ /s$/) {
+                $1 = sprintf("%.9f", $1 - off); print }' "$RUN/combined.log" > "$RUN/$pid.mine"
+        "$BIN/litifut-postproc" "$file" |
+            awk '/^ +[0-9]/ { $1 = sprintf("%.9f", $1); print }' > "$RUN/$pid.own"
+        cmp -s "$RUN/$pid.mine" "$RUN/$pid.own" || ok=0
+    done
+    check "$ARCH/fork/combined: one log of both processes, each one's calls as its own log has them" \
+        eval '[ "$ok" = 1 ] && [ ! -s "$RUN/combined.err" ] && [ -n "$offset" ] &&
+              [ "$(grep -c "^# .*pid " "$RUN/combined.log")" = 2 ] &&
+              awk -v p="$ppid" "/main -> fork/ && \$4 == p { f = NR }
+                  /-> child_marker/ && !seen { seen = NR } END { exit !(f && seen > f) }" \
+                  "$RUN/combined.log"'
+    check "$ARCH/fork/pid: --pid=CHILD shows the child's calls only" \
+        eval '"$BIN/litifut-postproc" --summary --pid="$cpid" "$RUN" > "$RUN/pid.out" &&
+              grep -q " 300 *child_marker" "$RUN/pid.out" && ! grep -q parent_marker "$RUN/pid.out"'
+    "$BIN/litifut-postproc" --profile --per-process "$RUN" > "$RUN/per-process.out"
+    check "$ARCH/fork/per-process: a profile per process, then both added up" \
+        eval 'awk "/^# pid $ppid: /{s=1} /^# pid $cpid: /{s=2} /^# all 2 processes/{s=3}
+                   s && / parent_marker\$/ { n[s] += \$6 } s && / child_marker\$/ { m[s] += \$6 }
+                   END { exit !(n[1] == 200 && m[2] == 300 && n[3] == 200 && m[3] == 300 &&
+                                !n[2] && !m[1]) }" "$RUN/per-process.out"'
 }
 
 # Signals hitting the tracer anywhere: main's calls all recorded, the
