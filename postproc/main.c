@@ -49,7 +49,7 @@ static void usage(FILE *f)
         "                                total_ns self_ns\n"
         "                       summary: calls callee callee_obj\n"
         "                       info:    trace exe pid arch endian load_bias chunk_size\n"
-        "                                time_every clock clock_hz returns sites threads\n"
+        "                                time_every clock clock_hz returns recording sites threads\n"
         "                                calls record_bytes\n"
         "                                db_bytes bridge build_id objects untraced\n"
         "                     (load_bias db_bytes bridge build_id: the main program's,\n"

@@ -70,6 +70,14 @@ static void print_head(struct view *v)
         fputs("; returns recorded\n", out);
     else
         fputs("; a call ends when its caller makes its next call\n", out);
+    for (size_t i = 0; i < t->n_states; i++) {     /* LITIFUT_SIGNAL, LITIFUT_RECORD */
+        const struct trace_state *st = &t->states[i];
+        fprintf(out, "%s %s at ", i ? "," : "# recording", st->on ? "on" : "off");
+        print_time(out, st->ns + v->trace->offset_ns);
+        fputs(st->why == LITIFUT_STATE_BY_SIGNAL ? " (signal)" : " (start)", out);
+    }
+    if (t->n_states)
+        fputc('\n', out);
     if (v->trace->offset_ns) {
         fputs("# starts at ", out);
         print_time(out, v->trace->offset_ns);

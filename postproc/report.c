@@ -298,9 +298,36 @@ static void print_callee_counts(const struct report *r)
 
 /* --- info --- */
 
+uint64_t recorded_ns(const struct trace_file *t)
+{
+    uint64_t on_ns = 0, from = 0;
+    int on = 1;                         /* until a mark says otherwise */
+    for (size_t i = 0; i < t->n_states; i++) {
+        uint64_t at = t->states[i].ns < t->end_ns ? t->states[i].ns : t->end_ns;
+        if (on && at > from)
+            on_ns += at - from;
+        on = t->states[i].on;
+        from = at;
+    }
+    if (on && t->end_ns > from)
+        on_ns += t->end_ns - from;
+    return on_ns;
+}
+
+/* --info's recording=: "" (always on), or how much of the run was
+ * recorded and how often recording changed (LITIFUT_SIGNAL, LITIFUT_RECORD). */
+static char *recording_text(const struct trace_file *t)
+{
+    if (!t->n_states)
+        return xstrdup("");
+    double pct = t->end_ns ? 100.0 * (double)recorded_ns(t) / (double)t->end_ns : 0;
+    return xasprintf("on %.1f%% of the run, %zu change%s", pct, t->n_states,
+                     t->n_states == 1 ? "" : "s");
+}
+
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
-    "clock_hz", "returns", "sites",
+    "clock_hz", "returns", "recording", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
     "untraced",
 };
@@ -384,6 +411,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
                                                       t->ns_per_unit)
                                 : xstrdup("");
     v[k++] = xstrdup(h->flags & LITIFUT_TRACE_RETURNS ? "exact" : "inferred");
+    v[k++] = recording_text(t);
     v[k++] = xasprintf("%" PRIu64, sites);
     v[k++] = xasprintf("%zu", t->n_threads);
     v[k++] = xasprintf("%" PRIu64, t->n_calls);

@@ -26,6 +26,9 @@ struct report {
 struct view *calls_tsv_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *summary_view(FILE *out, struct func_table *ft, const struct view_options *o);
 
+/* The time (ns) of the trace's run during which recording was on. */
+uint64_t recorded_ns(const struct trace_file *t);
+
 /* --info: the TSV header line, and one trace (its objects loaded). */
 void print_info_header(FILE *out);
 void print_info(FILE *out, int tsv, const struct trace_file *t, const struct program_set *ps);

@@ -428,6 +428,8 @@ static int control_word_ok(uint32_t w)
         return n == 1;
     case LITIFUT_REC_CACHE_RESET:
         return n == 0;
+    case LITIFUT_REC_STATE:
+        return n == 1;
     default:
         return 0;
     }
@@ -491,6 +493,20 @@ static void time_record(struct reader *r, struct walk *w, size_t pos, size_t n)
     }
 }
 
+/* Recording turned on or off at `ns` (a STATE record: at its TIME record). */
+static void add_state(struct trace_file *t, uint64_t ns, uint32_t w)
+{
+    t->states = xrealloc(t->states, (t->n_states + 1) * sizeof *t->states);
+    t->states[t->n_states++] = (struct trace_state){ ns, LITIFUT_STATE_ON(w) != 0,
+                                                     (uint8_t)LITIFUT_STATE_WHY(w) };
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct trace_state *x = a, *y = b;
+    return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
 /* The control record at `pos`.  Returns its length in bytes, or 0
  * where reading the chunk ends. */
 static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint32_t *cache)
@@ -521,6 +537,10 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
     case LITIFUT_REC_UNLOAD:
         if (!w->c)
             add_unload(r, word(r, pos + 4));
+        break;
+    case LITIFUT_REC_STATE:
+        if (!w->c)
+            add_state(r->t, w->clock.mark_ns, word(r, pos + 4));
         break;
     }
     return 4 + 4 * n;
@@ -627,13 +647,14 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
     return pos;
 }
 
-/* Chunk `index`: its header must say so, and name a thread. */
+/* Chunk `index`: its header must say so, and name a thread (or 0: the
+ * process's own). */
 static int chunk_header_ok(struct reader *r, uint32_t index)
 {
     uint32_t magic = word(r, 0), tid = word(r, 4), idx = word(r, 8);
     const char *bad = magic != LITIFUT_CHUNK_MAGIC ? "magic"
                       : idx != index               ? "index"
-                      : tid == 0 || tid > PID_MAX_LIMIT ? "thread id" : NULL;
+                      : tid > PID_MAX_LIMIT        ? "thread id" : NULL;
     if (bad)
         warn_once(r, P_CHUNK_HEADER, "chunk %" PRIu32 " has a bad header (%s); skipped it "
                   "(and any other such chunk)", index, bad);
@@ -730,6 +751,8 @@ static void scan_chunks(struct reader *r)
         t->record_bytes += walk_chunk(r, &w);
         if (w.last_ns > last_ns)
             last_ns = w.last_ns;
+        if (word(r, 4) == 0)
+            continue;               /* the process's own: no thread's */
         if (n_chunks == cap) {
             cap = cap * 2 + 64;
             chunks = xrealloc(chunks, cap * sizeof *chunks);
@@ -738,6 +761,8 @@ static void scan_chunks(struct reader *r)
     }
     set_clock_rate(t);                  /* (a counter's: now known) */
     t->end_ns = last_ns;
+    if (t->n_states)
+        qsort(t->states, t->n_states, sizeof *t->states, by_time);
     make_threads(t, chunks, n_chunks);
     free(chunks);
     free(buf);
@@ -796,6 +821,7 @@ int trace_open(const char *path, struct trace_file *t)
 
 void trace_free(struct trace_file *t)
 {
+    free(t->states);
     for (size_t i = 0; i < t->n_threads; i++)
         free(t->threads[i].chunks);
     free(t->threads);

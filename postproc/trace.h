@@ -57,6 +57,12 @@ struct trace_object {
     uint32_t db_sites;
 };
 
+/* Recording turned on or off (LITIFUT_SIGNAL, LITIFUT_RECORD). */
+struct trace_state {
+    uint64_t ns;                        /* since the trace's start */
+    uint8_t on, why;                    /* LITIFUT_STATE_* */
+};
+
 struct trace_file {
     char *path;
     char *maps_path;                    /* <base>.maps */
@@ -68,6 +74,8 @@ struct trace_file {
     uint64_t n_calls;                   /* call records of every thread */
     uint64_t record_bytes;              /* chunk headers, calls and control records */
     uint64_t end_ns;                    /* the last time the trace gives (since start) */
+    struct trace_state *states;         /* by time; none: recording was always on */
+    size_t n_states;
     double ns_per_unit;                 /* of the thread clocks' units (0: clock MARKS) */
     /* the reader's */
     int fd;

@@ -173,6 +173,11 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
         litifut_copy.returns = tracefile_returns();
     if (litifut_copy.returns && target == (uintptr_t)litifut_return_personality)
         return target;      /* an unwinder linked into the program calls the tracer's own code */
+    if (litifut_copy.proc && litifut_copy.proc->recording_off) {     /* LITIFUT_SIGNAL, LITIFUT_RECORD (control.c) */
+        if (busy == (uintptr_t)frame)
+            t->busy = 0;            /* (the hot path's, begun before it went off) */
+        return target;
+    }
     struct arch_frame *hook = litifut_copy.returns && returns_hookable(target) ? frame : NULL;
     if (!busy || busy == (uintptr_t)frame) {
         record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook);

@@ -68,17 +68,42 @@ int copy_start(void)
 /* From this copy's constructor, once TLS and the C library are set up:
  * its sleds go to the hot path, or while the process records nothing
  * (or this copy cannot), to the code that only finds the target. */
+/* The hot path that reads `clock`. */
+static enum sleds_mode hot_path(uint32_t clock)
+{
+    return clock == LITIFUT_CLOCK_MARKS ? SLEDS_ON
+           : clock == LITIFUT_CLOCK_MONOTONIC ? SLEDS_ON_CLOCK : SLEDS_ON_COUNTER;
+}
+
+/* The sleds' mode: the hot path for the clock, or "off" if the process
+ * records nothing (now, or at all); SLEDS_START (the slow path) in
+ * exact return mode, where every call is hooked. */
+static enum sleds_mode sleds_mode(int on)
+{
+    if (on && tracefile_returns())
+        return SLEDS_START;
+    return on ? hot_path(tracefile_clock()) : SLEDS_OFF;
+}
+
+/* Recording on or off (control.c, under the lock, so the process
+ * block is read directly): the hot path again, or the "off" code, if
+ * this copy is ready and the process traces. */
+void copy_set_recording(int on)
+{
+    const struct litifut_process *p = litifut_copy.proc;
+    if (!litifut_copy.pages || p->trace != TRACE_ON || p->settings.returns)
+        return;                     /* (exact returns: the slow path, which asks) */
+    arch_sleds_select(on ? hot_path(p->clock) : SLEDS_OFF);
+}
+
 void copy_sleds_ready(void)
 {
     int on = copy_start() && !tracefile_disabled();
     if (!litifut_copy.pages)
         return;                     /* the slow path it is */
-    if (on && tracefile_returns())
+    enum sleds_mode mode = sleds_mode(on && !litifut_copy.proc->recording_off);
+    if (mode == SLEDS_START)
         return;                     /* every call hooked: the slow path does it */
-    uint32_t clock = on ? tracefile_clock() : 0;
-    enum sleds_mode mode = !on ? SLEDS_OFF
-                           : clock == LITIFUT_CLOCK_MARKS ? SLEDS_ON
-                           : clock == LITIFUT_CLOCK_MONOTONIC ? SLEDS_ON_CLOCK : SLEDS_ON_COUNTER;
     if (!arch_sleds_select(mode)) {
         static const char msg[] = "litifut: cannot make the tracer's sled writable "
                                   "(mprotect); every call takes the slow path\n";

@@ -83,6 +83,7 @@ __attribute__((constructor(101))) static void at_start(void)
     uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
     register_fork_hooks_once();
     copyout_catch_signals();
+    control_start();
     busy_leave(t, busy);
 }
 

@@ -287,6 +287,7 @@ int copy_register(void)
                 len++;
             e->words = LITIFUT_OBJECT_RECORD_WORDS + (len + 4) / 4;
             e->live = 1;
+            e->set_recording = copy_set_recording;      /* this copy's */
             p->n_objects++;
             p->objects_pending++;
             litifut_copy.base = p->next_base;

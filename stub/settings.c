@@ -1,12 +1,13 @@
 /*
  * The tracer's settings, from the environment: LITIFUT_TRACE,
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
- * LITIFUT_RETURNS, LITIFUT_COPY_TO.  Read from
+ * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD.  Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include "tracer-arch.h"
 #include "tracer.h"
@@ -17,6 +18,24 @@ extern char **__environ __attribute__((weak));
 
 #define DEFAULT_CHUNK_KB   128u
 #define DEFAULT_TIME_EVERY 256u
+
+/* "SIGUSR2", "USR2" or "12": the target's number (0: none or unknown) */
+static int signal_number(const char *v)
+{
+    static const struct { const char *name; int sig; } names[] = {
+        { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "INT", SIGINT },
+        { "QUIT", SIGQUIT }, { "TERM", SIGTERM }, { "ALRM", SIGALRM }, { "WINCH", SIGWINCH },
+        { "PWR", SIGPWR }, { "URG", SIGURG },
+    };
+    const char *name = str_after(v, "SIG");
+    if (!name)
+        name = v;
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (str_eq(name, names[i].name))
+            return names[i].sig;
+    uint32_t n = str_to_uint(v);
+    return n > 0 && n < 64 && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
+}
 
 static void apply_setting(struct settings *st, const char *var)
 {
@@ -37,6 +56,10 @@ static void apply_setting(struct settings *st, const char *var)
         str_put(st->copy_to, st->copy_to + sizeof st->copy_to, v);
         st->copy_to_too_long = str_len(v) >= sizeof st->copy_to;
     }
+    else if ((v = str_after(var, "SIGNAL=")))
+        st->toggle_signal = signal_number(v);
+    else if ((v = str_after(var, "RECORD=")))
+        st->record_off = str_eq(v, "off");
     else if ((v = str_after(var, "RETURNS=")))
         st->returns = str_eq(v, "1");
     else if ((v = str_after(var, "CLOCK=")))
@@ -81,6 +104,8 @@ void read_settings(struct settings *st)
     st->dir[0] = 0;
     st->copy_to[0] = 0;
     st->copy_to_too_long = 0;
+    st->toggle_signal = 0;
+    st->record_off = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);
     if (buf) {

@@ -131,12 +131,11 @@ struct litifut_thread *thread_self(void)
     return t ? t : thread_attach();
 }
 
-void thread_put_time_mark(struct litifut_thread *t)
+uint32_t *put_time_record(uint32_t *p, uint32_t *units)
 {
-    uint32_t units, clock = tracefile_clock();
-    uint64_t ticks = clock_ticks(&units);
+    uint32_t clock = tracefile_clock();
+    uint64_t ticks = clock_ticks(units);
     uint64_t ns = clock == LITIFUT_CLOCK_MONOTONIC ? ticks : sys_monotonic_ns();
-    uint32_t *p = t->cur;
     if (clock == LITIFUT_CLOCK_MARKS) {
         *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 2);      /* no ticks */
     } else {
@@ -146,7 +145,13 @@ void thread_put_time_mark(struct litifut_thread *t)
     }
     *p++ = (uint32_t)ns;
     *p++ = (uint32_t)(ns >> 32);
-    t->cur = p;
+    return p;
+}
+
+void thread_put_time_mark(struct litifut_thread *t)
+{
+    uint32_t units;
+    t->cur = put_time_record(t->cur, &units);
     t->time_last = units;
 }
 

@@ -490,4 +490,5 @@ void tracefile_after_fork_child(void)
     P->next_chunk = 0;
     P->file_size = 0;
     P->pid = (uint32_t)sys_getpid();
+    P->events_cur = P->events_end = NULL;   /* (in the parent's file: not mapped here) */
 }

@@ -164,6 +164,7 @@ struct chunk {
  * fork child's) can describe every object loaded. */
 struct object_entry {
     uint32_t live;              /* not unloaded */
+    void (*set_recording)(int on);  /* its copy's copy_set_recording (control.c) */
     uint32_t ended;             /* its destructor has run (copyout.c) */
     uint32_t emitted;           /* its OBJECT record is in the current trace */
     uint32_t words;             /* payload words of its OBJECT record */
@@ -194,6 +195,8 @@ struct settings {
     uint32_t clock;             /* LITIFUT_CLOCK: a LITIFUT_CLOCK_* (0: not set) */
     int returns;                /* LITIFUT_RETURNS=1 */
     int copy_to_too_long;       /* LITIFUT_COPY_TO does not fit: no copy */
+    int toggle_signal;          /* LITIFUT_SIGNAL: 0, or the signal that toggles recording */
+    int record_off;             /* LITIFUT_RECORD=off */
     char dir[PATH_SIZE - 64];   /* absolute */
     char copy_to[PATH_SIZE - 64];   /* LITIFUT_COPY_TO, absolute ("": none) */
 };
@@ -246,6 +249,10 @@ struct litifut_process {
     struct pool_page *pool;
     uint32_t bridges;           /* MIPS: 256 MB regions with a run-time bridge */
     uint32_t copyout_signals;   /* copyout.c: its handlers are installed */
+    /* control.c: recording on and off */
+    volatile uint32_t recording_off;    /* the slow path records nothing */
+    uint32_t control_started;
+    uint32_t *events_cur, *events_end;  /* the process's own chunk (thread id 0) */
     /* Buffers for code that runs under the lock; here, not on the
      * stack, so that the tracer's stack stays small (it may run in a
      * signal handler on a small alternate stack). */
@@ -332,6 +339,10 @@ HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
 /* One line: "litifut: WHAT PATH: ERROR" and `tail`.  Under the lock. */
 HIDDEN void say(const char *what, const char *path, long err, const char *tail);
+/* control.c (LITIFUT_SIGNAL, LITIFUT_RECORD) */
+HIDDEN void control_start(void);                /* from a constructor */
+/* copy.c: this copy's sleds to the hot path (on) or the "off" code */
+HIDDEN void copy_set_recording(int on);
 /* copyout.c (LITIFUT_COPY_TO) */
 HIDDEN void copyout_at_end(uint32_t base);      /* from each destructor, under the lock */
 HIDDEN void copyout_catch_signals(void);        /* from a constructor */
@@ -367,6 +378,9 @@ HIDDEN void copy_sleds_ready(void); /* from its constructor */
 HIDDEN struct litifut_thread *thread_self(void);
 HIDDEN int thread_is_real(const struct litifut_thread *t);
 HIDDEN void thread_put_time_mark(struct litifut_thread *t);
+/* A TIME record at p (TIME_MARK_WORDS at most); returns the word after
+ * it.  *units: now, in units of the thread clocks. */
+HIDDEN uint32_t *put_time_record(uint32_t *p, uint32_t *units);
 HIDDEN void thread_forget(struct litifut_thread *t);
 /* Appends a control record (type, n payload words) to t's chunks. */
 HIDDEN void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,

@@ -3,7 +3,7 @@
 #
 #   tests/run.sh [GROUP...]     groups: unit programs passthrough linking rules errors hostile install truncated
 #                               postproc views clocks returns fork signals sigjump spawn tracefiles
-#                               copyout daemon realprog shlib
+#                               copyout onoff daemon realprog shlib
 #
 # BIN (the host tools under test, default build/bin), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
@@ -28,7 +28,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking rules errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles copyout daemon realprog shlib}
+groups=${*:-unit programs passthrough linking rules errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles copyout onoff daemon realprog shlib}
 for g in $groups; do
     echo "== $g"
     if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi

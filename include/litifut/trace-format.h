@@ -9,7 +9,8 @@
  *   offset 0            struct litifut_trace_header, padded to header_size
  *   header_size + i*chunk_size   chunk i
  *
- * A chunk belongs to one thread.  Threads claim chunks in order (i is a
+ * A chunk belongs to one thread, or with thread id 0 to the process
+ * itself: its TIME and STATE records (recording turned on or off).  Threads claim chunks in order (i is a
  * global allocation order), so a thread's records are the
  * concatenation of its chunks by increasing i.  A chunk starts with
  * struct litifut_chunk_header and continues with 32-bit record words
@@ -59,6 +60,10 @@
  *                           records before
  *     LITIFUT_REC_CACHE_RESET  no payload: every target cache entry is
  *                           empty again
+ *     LITIFUT_REC_STATE     1 word: recording is on (bit 0 set) or off
+ *                           from this moment on (the TIME record before
+ *                           it), because of bits 15..8: LITIFUT_STATE_*.
+ *                           Only in the process's own chunks
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -128,6 +133,12 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_OBJECT      2u
 #define LITIFUT_REC_UNLOAD      3u
 #define LITIFUT_REC_CACHE_RESET 4u
+#define LITIFUT_REC_STATE       5u
+#define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */
+#define LITIFUT_STATE_BY_SIGNAL 2u      /* LITIFUT_SIGNAL toggled it */
+#define LITIFUT_STATE_WORD(on, why) ((uint32_t)(on) | (uint32_t)(why) << 8)
+#define LITIFUT_STATE_ON(w)     ((w) & 1u)
+#define LITIFUT_STATE_WHY(w)    (((w) >> 8) & 0xffu)
 
 #define LITIFUT_CACHE_ENTRY_OF_SITE(w) (((w) >> LITIFUT_REC_SITE_SHIFT) & (LITIFUT_TARGET_CACHE - 1))
 #define LITIFUT_CACHE_ENTRY_OF_TARGET(t) (((uint32_t)(t) >> 2) & (LITIFUT_TARGET_CACHE - 1))

@@ -268,6 +268,11 @@ static void test_records(void)
     check(LITIFUT_REC_TAG(ret) == LITIFUT_REC_CONTROL && LITIFUT_REC_IS_RETURN(ret) &&
           !LITIFUT_REC_IS_RETURN(c) && LITIFUT_REC_DELTA(ret) == 5,
           "records: a return word", "0x%08" PRIx32, ret);
+    uint32_t st = LITIFUT_STATE_WORD(1, LITIFUT_STATE_BY_SIGNAL);
+    uint32_t off = LITIFUT_STATE_WORD(0, LITIFUT_STATE_AT_START);
+    check(LITIFUT_STATE_ON(st) && LITIFUT_STATE_WHY(st) == LITIFUT_STATE_BY_SIGNAL &&
+          !LITIFUT_STATE_ON(off) && LITIFUT_STATE_WHY(off) == LITIFUT_STATE_AT_START,
+          "records: a state word", "0x%08" PRIx32 " 0x%08" PRIx32, st, off);
 }
 
 static void test_rule_kinds(void)

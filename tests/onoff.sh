@@ -1,0 +1,53 @@
+# Recording on and off while the program runs (stub/control.c), with
+# tests/progs/onoff.c: with LITIFUT_SIGNAL=SIGUSR2 the calls between
+# the two signals (in two threads) are not recorded and all others are;
+# with LITIFUT_RECORD=off as well, only those are.  The trace says when
+# recording changed (--info's recording=, the log's head), PIE and
+# static.
+
+# onoff_counts DIR: "a b c": the recorded calls of each marker
+onoff_counts() {
+    local m out=
+    for m in a_marker b_marker c_marker; do
+        out="$out $("$BIN/litifut-postproc" --summary --format=tsv "$1" |
+                    awk -F'\t' -v f="$m" '$2 == f { n += $1 } END { print n + 0 }')"
+    done
+    echo $out
+}
+
+onoff_case() {      # onoff_case ARCH
+    set_arch "$1" || return
+    local d=$WORK/onoff/$ARCH src=$ROOT/tests/progs/onoff.c build
+    mkdir -p "$d"
+    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -pthread -o "$d/prog" "$src" &&
+        LITIFUT=1 "$TCC" -B"$BIN/" -O2 -pthread -static -o "$d/prog-static" "$src" ||
+        { fail "$ARCH/onoff: cannot build"; return; }
+    for build in "" -static; do
+        local r=$d/signal$build name="$ARCH/onoff/signal$build"
+        LITIFUT_SIGNAL=SIGUSR2 run_target "$r" "$d/prog$build"
+        local got
+        got=$(onoff_counts "$r")
+        if [ "$(cat "$r/rc")" != 0 ] || ! grep -q "^sink " "$r/out" || [ -s "$r/err" ]; then
+            fail "$name: the run failed (exit $(cat "$r/rc")): $(head -c 300 "$r/err")"
+        elif [ "$got" != "100 0 300" ]; then
+            fail "$name: recorded a b c markers: $got, not 100 0 300"
+        elif ! "$BIN/litifut-postproc" --info "$r" | grep -q "^recording=on .*, 3 changes$" ||
+             ! "$BIN/litifut-postproc" "$r" | grep -q "^# recording on at .* (start), off at .* (signal), on at .* (signal)$"; then
+            fail "$name: the trace does not say when recording changed"
+        else
+            pass "$name: the calls between the two signals, in two threads, are not recorded; the others are"
+        fi
+        r=$d/start-off$build name="$ARCH/onoff/start-off$build"
+        LITIFUT_SIGNAL=USR2 LITIFUT_RECORD=off run_target "$r" "$d/prog$build"
+        got=$(onoff_counts "$r")
+        check "$name: LITIFUT_RECORD=off: only the calls between the signals (got $got)" \
+            eval '[ "$(cat "$r/rc")" = 0 ] && [ "$got" = "0 200 0" ] &&
+                  "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at"'
+    done
+}
+
+test_onoff() {
+    for a in $ARCHES; do
+        onoff_case "$a"
+    done
+}
