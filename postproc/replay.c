@@ -74,7 +74,8 @@ static void print_head(struct view *v)
         const struct trace_state *st = &t->states[i];
         fprintf(out, "%s %s at ", i ? "," : "# recording", st->on ? "on" : "off");
         print_time(out, st->ns + v->trace->offset_ns);
-        fputs(st->why == LITIFUT_STATE_BY_SIGNAL ? " (signal)" : " (start)", out);
+        fputs(st->why == LITIFUT_STATE_BY_SIGNAL     ? " (signal)"
+              : st->why == LITIFUT_STATE_BY_FUNCTION ? " (function)" : " (start)", out);
     }
     if (t->n_states)
         fputc('\n', out);

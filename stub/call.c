@@ -173,7 +173,13 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
         litifut_copy.returns = tracefile_returns();
     if (litifut_copy.returns && target == (uintptr_t)litifut_return_personality)
         return target;      /* an unwinder linked into the program calls the tracer's own code */
-    if (litifut_copy.proc && litifut_copy.proc->recording_off) {     /* LITIFUT_SIGNAL, LITIFUT_RECORD (control.c) */
+    /* function triggers: only for a call the thread may record (not a
+     * vfork child's, not one made inside the tracer) */
+    struct litifut_process *proc = litifut_copy.proc;
+    int triggers = proc && proc->n_triggers && (!busy || busy == (uintptr_t)frame);
+    if (triggers)
+        control_before_call(target);    /* LITIFUT_START_AT */
+    if (proc && proc->recording_off) {  /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... (control.c) */
         if (busy == (uintptr_t)frame)
             t->busy = 0;            /* (the hot path's, begun before it went off) */
         return target;
@@ -186,6 +192,8 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
         if (after != BUSY_OFF)
             record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0, hook);
     }
+    if (triggers)
+        control_after_call(target);     /* LITIFUT_STOP_AT */
     return target;
 }
 

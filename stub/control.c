@@ -1,17 +1,23 @@
 /*
  * Recording on and off while the program runs: LITIFUT_SIGNAL=SIG
- * toggles it, LITIFUT_RECORD=off starts with it off.  Off, every copy's
- * sleds go to the "off" code (the cost of finding the target) and the
- * slow path records nothing; on, back to the hot path the copy chose.
- * Each change is a STATE record, after a TIME record, in the process's
- * own chunks (thread id 0; trace-format.h), so the reader knows the
+ * toggles it, LITIFUT_RECORD=off starts with it off, and calls of the
+ * functions LITIFUT_START_AT / LITIFUT_STOP_AT turn it on (that call
+ * recorded first) / off (after that call).  Off, every copy's sleds go
+ * to the "off" code (the cost of finding the target) and the slow path
+ * records nothing; on, back to the hot path the copy chose.  While a
+ * function trigger can fire (off with START_AT, on with STOP_AT), the
+ * sleds go to the slow path, which compares each call's target.  Each
+ * change is a STATE record, after a TIME record, in the process's own
+ * chunks (thread id 0; trace-format.h), so the reader knows the
  * windows.
  */
+#include <elf.h>
 #include <stdint.h>
 #include <signal.h>
 #include "tracer-arch.h"
 #include "tracer.h"
 #include "sys.h"
+#include "text.h"
 #include "litifut/trace-format.h"
 
 #define P (litifut_copy.proc)
@@ -77,6 +83,115 @@ static void set_recording(int on, uint32_t why)
     unlock_signals_blocked();
 }
 
+/* --- function triggers --- */
+
+/* The value of the defined function symbol `name` in the ELF file at
+ * `path` (this copy's object), or 0.  The file is mapped for the look-up
+ * and checked field by field: it is the object the process runs, but
+ * the tracer must not crash on whatever it finds. */
+static uintptr_t symbol_value(const char *path, const char *name)
+{
+    int fd = sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    long size = arch_syscall6(__NR_lseek, fd, 0, 2 /* SEEK_END */, 0, 0, 0);
+    const unsigned char *f = size > 0 ? sys_mmap(NULL, (unsigned long)size, PROT_READ,
+                                                  MAP_PRIVATE, fd, 0) : NULL;
+    sys_close(fd);
+    if (!f || sys_mmap_failed((void *)f))
+        return 0;
+    uintptr_t value = 0;
+    unsigned long n = (unsigned long)size;
+    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)f;
+    if (n >= sizeof *eh && eh->e_shentsize == sizeof(Elf32_Shdr) && eh->e_shoff < n &&
+        eh->e_shnum <= (n - eh->e_shoff) / sizeof(Elf32_Shdr)) {
+        const Elf32_Shdr *sh = (const Elf32_Shdr *)(f + eh->e_shoff);
+        for (unsigned i = 0; i < eh->e_shnum && !value; i++) {
+            if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+                sh[i].sh_offset > n || sh[i].sh_size > n - sh[i].sh_offset)
+                continue;
+            const Elf32_Shdr *str = &sh[sh[i].sh_link];
+            if (str->sh_offset > n || str->sh_size > n - str->sh_offset || !str->sh_size)
+                continue;
+            const char *strings = (const char *)f + str->sh_offset;
+            const Elf32_Sym *sym = (const Elf32_Sym *)(f + sh[i].sh_offset);
+            for (unsigned long k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
+                if (ELF32_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_shndx == SHN_UNDEF ||
+                    sym[k].st_name >= str->sh_size)
+                    continue;
+                const char *s = strings + sym[k].st_name, *end = strings + str->sh_size;
+                const char *q = name;
+                while (s < end && *q && *s == *q)
+                    s++, q++;
+                if (!*q && s < end && !*s) {
+                    value = sym[k].st_value;
+                    break;
+                }
+            }
+        }
+    }
+    sys_munmap((void *)f, n);
+    return value;
+}
+
+/* This copy's functions named by LITIFUT_START_AT / LITIFUT_STOP_AT
+ * into the process's trigger list.  Under the lock. */
+static void add_triggers(const struct settings *st)
+{
+    const char *path = 0;
+    for (uint32_t i = 0; i < P->n_objects; i++)
+        if (P->objects[i].rec.base == litifut_copy.base && P->objects[i].live)
+            path = P->objects[i].path;
+    for (int stop = 0; stop < 2 && path && path[0]; stop++) {
+        const char *name = stop ? st->stop_at : st->start_at;
+        uintptr_t v = name[0] ? symbol_value(path, name) : 0;
+        if (v && P->n_triggers < MAX_TRIGGERS) {
+            P->triggers[P->n_triggers].addr = ARCH_CODE_ADDRESS(v + object_load_bias());
+            P->triggers[P->n_triggers].stop = (uint32_t)stop;
+            P->n_triggers++;
+        }
+    }
+}
+
+/* Whether a call to `target` may change recording now. */
+static int fires(uintptr_t target, int stop)
+{
+    for (uint32_t i = 0; i < P->n_triggers; i++)
+        if (P->triggers[i].addr == ARCH_CODE_ADDRESS(target) && P->triggers[i].stop == (uint32_t)stop)
+            return 1;
+    return 0;
+}
+
+/* Whether the slow path must see every call: a trigger that can fire
+ * in the state `on`. */
+int control_watching(int on)
+{
+    for (uint32_t i = 0; i < P->n_triggers; i++)
+        if (P->triggers[i].stop == (uint32_t)on)
+            return 1;
+    return 0;
+}
+
+void control_before_call(uintptr_t target)
+{
+    if (P->recording_off && fires(target, 0)) {
+        uint32_t saved[SIGSET_WORDS];
+        process_block_signals(saved);
+        set_recording(1, LITIFUT_STATE_BY_FUNCTION);
+        process_restore_signals(saved);
+    }
+}
+
+void control_after_call(uintptr_t target)
+{
+    if (!P->recording_off && fires(target, 1)) {
+        uint32_t saved[SIGSET_WORDS];
+        process_block_signals(saved);
+        set_recording(0, LITIFUT_STATE_BY_FUNCTION);
+        process_restore_signals(saved);
+    }
+}
+
 static void on_toggle_signal(int sig)
 {
     (void)sig;
@@ -89,17 +204,23 @@ static void on_toggle_signal(int sig)
 void control_start(void)
 {
     const struct settings *st = tracefile_settings();
-    if ((!st->toggle_signal && !st->record_off) || !tracefile_start())
+    int triggers = st->start_at[0] || st->stop_at[0];
+    if ((!st->toggle_signal && !st->record_off && !triggers) || !tracefile_start())
         return;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
+    add_triggers(st);                   /* every copy: its own functions */
     int first = !P->control_started;
     P->control_started = 1;
     unlock(mask);
-    if (!first)
+    if (!first) {
+        lock(mask);
+        set_sleds(!P->recording_off);   /* (its triggers may need every copy's slow path) */
+        unlock(mask);
         return;
+    }
     process_block_signals(mask);
-    set_recording(!st->record_off, LITIFUT_STATE_AT_START);
+    set_recording(!st->record_off && !st->start_at[0], LITIFUT_STATE_AT_START);
     process_restore_signals(mask);
     if (st->toggle_signal) {
         /* SA_RESTART: the program's system calls go on as if no signal came */

@@ -93,7 +93,7 @@ void copy_set_recording(int on)
     const struct litifut_process *p = litifut_copy.proc;
     if (!litifut_copy.pages || p->trace != TRACE_ON || p->settings.returns)
         return;                     /* (exact returns: the slow path, which asks) */
-    arch_sleds_select(on ? hot_path(p->clock) : SLEDS_OFF);
+    arch_sleds_select(control_watching(on) ? SLEDS_START : on ? hot_path(p->clock) : SLEDS_OFF);
 }
 
 void copy_sleds_ready(void)
@@ -101,7 +101,12 @@ void copy_sleds_ready(void)
     int on = copy_start() && !tracefile_disabled();
     if (!litifut_copy.pages)
         return;                     /* the slow path it is */
-    enum sleds_mode mode = sleds_mode(on && !litifut_copy.proc->recording_off);
+    struct litifut_process *p = litifut_copy.proc;
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    int watching = control_watching(!p->recording_off);
+    unlock(mask);
+    enum sleds_mode mode = watching ? SLEDS_START : sleds_mode(on && !p->recording_off);
     if (mode == SLEDS_START)
         return;                     /* every call hooked: the slow path does it */
     if (!arch_sleds_select(mode)) {

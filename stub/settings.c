@@ -1,7 +1,8 @@
 /*
  * The tracer's settings, from the environment: LITIFUT_TRACE,
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
- * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD.  Read from
+ * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
+ * LITIFUT_START_AT, LITIFUT_STOP_AT.  Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
@@ -60,6 +61,10 @@ static void apply_setting(struct settings *st, const char *var)
         st->toggle_signal = signal_number(v);
     else if ((v = str_after(var, "RECORD=")))
         st->record_off = str_eq(v, "off");
+    else if ((v = str_after(var, "START_AT=")))
+        str_put(st->start_at, st->start_at + sizeof st->start_at, v);
+    else if ((v = str_after(var, "STOP_AT=")))
+        str_put(st->stop_at, st->stop_at + sizeof st->stop_at, v);
     else if ((v = str_after(var, "RETURNS=")))
         st->returns = str_eq(v, "1");
     else if ((v = str_after(var, "CLOCK=")))
@@ -106,6 +111,7 @@ void read_settings(struct settings *st)
     st->copy_to_too_long = 0;
     st->toggle_signal = 0;
     st->record_off = 0;
+    st->start_at[0] = st->stop_at[0] = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);
     if (buf) {

@@ -185,6 +185,7 @@ enum trace_state { TRACE_NEW = 0, TRACE_ON, TRACE_OFF };
 #define SIGSET_WORDS (ARCH_NSIG / 32)
 
 #define PATH_SIZE       600
+#define MAX_TRIGGERS    16          /* functions LITIFUT_START_AT/STOP_AT name (all objects) */
 
 /* settings.c: from the environment */
 struct settings {
@@ -197,6 +198,7 @@ struct settings {
     int copy_to_too_long;       /* LITIFUT_COPY_TO does not fit: no copy */
     int toggle_signal;          /* LITIFUT_SIGNAL: 0, or the signal that toggles recording */
     int record_off;             /* LITIFUT_RECORD=off */
+    char start_at[128], stop_at[128];   /* LITIFUT_START_AT, LITIFUT_STOP_AT ("": none) */
     char dir[PATH_SIZE - 64];   /* absolute */
     char copy_to[PATH_SIZE - 64];   /* LITIFUT_COPY_TO, absolute ("": none) */
 };
@@ -253,6 +255,8 @@ struct litifut_process {
     volatile uint32_t recording_off;    /* the slow path records nothing */
     uint32_t control_started;
     uint32_t *events_cur, *events_end;  /* the process's own chunk (thread id 0) */
+    uint32_t n_triggers;                /* LITIFUT_START_AT, LITIFUT_STOP_AT: functions */
+    struct { uintptr_t addr; uint32_t stop; } triggers[MAX_TRIGGERS];
     /* Buffers for code that runs under the lock; here, not on the
      * stack, so that the tracer's stack stays small (it may run in a
      * signal handler on a small alternate stack). */
@@ -341,6 +345,13 @@ HIDDEN void warn(const char *what, const char *path, long err);   /* under the l
 HIDDEN void say(const char *what, const char *path, long err, const char *tail);
 /* control.c (LITIFUT_SIGNAL, LITIFUT_RECORD) */
 HIDDEN void control_start(void);                /* from a constructor */
+/* The slow path, while there are function triggers: before it records
+ * a call to `target` (LITIFUT_START_AT) and after (LITIFUT_STOP_AT). */
+HIDDEN void control_before_call(uintptr_t target);
+HIDDEN void control_after_call(uintptr_t target);
+/* Whether the sleds must send every call to the slow path, to see
+ * trigger calls, with recording `on` or off.  Under the lock. */
+HIDDEN int control_watching(int on);
 /* copy.c: this copy's sleds to the hot path (on) or the "off" code */
 HIDDEN void copy_set_recording(int on);
 /* copyout.c (LITIFUT_COPY_TO) */

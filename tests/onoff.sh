@@ -1,15 +1,18 @@
 # Recording on and off while the program runs (stub/control.c), with
 # tests/progs/onoff.c: with LITIFUT_SIGNAL=SIGUSR2 the calls between
 # the two signals (in two threads) are not recorded and all others are;
-# with LITIFUT_RECORD=off as well, only those are.  The trace says when
-# recording changed (--info's recording=, the log's head), PIE and
-# static.
+# with LITIFUT_RECORD=off as well, only those are; with
+# LITIFUT_START_AT and LITIFUT_STOP_AT, the calls from the one's call to
+# the other's.  The trace says when recording changed (--info's
+# recording=, the log's head), PIE and static.
 
-# onoff_counts DIR: "a b c": the recorded calls of each marker
+# onoff_counts DIR [FUNCTION...]: the recorded calls of each marker
+# (default a_marker b_marker c_marker), separated by spaces
 onoff_counts() {
-    local m out=
-    for m in a_marker b_marker c_marker; do
-        out="$out $("$BIN/litifut-postproc" --summary --format=tsv "$1" |
+    local dir=$1 m out=
+    shift
+    for m in ${*:-a_marker b_marker c_marker}; do
+        out="$out $("$BIN/litifut-postproc" --summary --format=tsv "$dir" |
                     awk -F'\t' -v f="$m" '$2 == f { n += $1 } END { print n + 0 }')"
     done
     echo $out
@@ -43,6 +46,13 @@ onoff_case() {      # onoff_case ARCH
         check "$name: LITIFUT_RECORD=off: only the calls between the signals (got $got)" \
             eval '[ "$(cat "$r/rc")" = 0 ] && [ "$got" = "0 200 0" ] &&
                   "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at"'
+        r=$d/functions$build name="$ARCH/onoff/functions$build"
+        LITIFUT_START_AT=boot_start LITIFUT_STOP_AT=boot_done run_target "$r" "$d/prog$build" \
+            functions
+        got=$(onoff_counts "$r" a_marker boot_start b_marker boot_done c_marker)
+        check "$name: from the call of LITIFUT_START_AT to that of LITIFUT_STOP_AT (a, start, b, done, c: $got)" \
+            eval '[ "$(cat "$r/rc")" = 0 ] && [ "$got" = "0 1 200 1 0" ] &&
+                  "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at .* (function), off at .* (function)$"'
     done
 }
 

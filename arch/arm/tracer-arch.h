@@ -23,6 +23,9 @@ struct arch_stack {
 
 #define ARCH_ID            LITIFUT_ARCH_ARM
 
+/* A function's address without its instruction-set bit (Thumb: bit 0). */
+#define ARCH_CODE_ADDRESS(a) ((uintptr_t)(a) & ~(uintptr_t)1)
+
 /* The registers the sled entry pushes (sled.h), in memory order. */
 struct arch_frame {
     uint32_t r[13];         /* r0..r12 */

@@ -23,6 +23,9 @@ struct arch_stack {
 
 #define ARCH_ID LITIFUT_ARCH_MIPS
 
+/* A function's address (MIPS32: no instruction-set bit). */
+#define ARCH_CODE_ADDRESS(a) ((uintptr_t)(a))
+
 /* The frame the sled fills (sled.h), by register number; zero, k0, k1
  * and sp are not saved.  The hot path saves only what it uses; the
  * slow path the rest, before it calls C. */

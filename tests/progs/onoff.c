@@ -1,18 +1,24 @@
-/* Recording on and off by signal (tests/onoff.sh): 100 calls of
- * a_marker, SIGUSR2 to itself, 200 of b_marker (in two threads), SIGUSR2
- * again, 300 of c_marker.  With LITIFUT_SIGNAL=SIGUSR2 the b calls are
- * not recorded; with LITIFUT_RECORD=off as well, only they are.  (No
+/* Recording on and off (tests/onoff.sh): 100 calls of a_marker,
+ * SIGUSR2 to itself, 200 of b_marker (in two threads), SIGUSR2 again,
+ * 300 of c_marker.  With LITIFUT_SIGNAL=SIGUSR2 the b calls are not
+ * recorded; with LITIFUT_RECORD=off as well, only they are.  (No
  * handler of its own: the tracer's takes SIGUSR2, as it would a `kill
- * -USR2` from outside; a plain run ends there.) */
+ * -USR2` from outside; a plain run ends there.)  With the argument
+ * "functions", boot_start() and boot_done() take the signals' places,
+ * for LITIFUT_START_AT and LITIFUT_STOP_AT. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 static volatile int sink;
 
 static __attribute__((noinline)) void a_marker(int i) { sink += i; }
 static __attribute__((noinline)) void b_marker(int i) { sink ^= i; }
 static __attribute__((noinline)) void c_marker(int i) { sink -= 2 * i; }
+
+static __attribute__((noinline)) void boot_start(void) { sink++; }
+static __attribute__((noinline)) void boot_done(void) { sink--; }
 
 static void *b_thread(void *arg)
 {
@@ -22,17 +28,24 @@ static void *b_thread(void *arg)
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int functions = argc > 1 && strcmp(argv[1], "functions") == 0;
     for (int i = 0; i < 100; i++)
         a_marker(i);
-    raise(SIGUSR2);
+    if (functions)
+        boot_start();
+    else
+        raise(SIGUSR2);
     pthread_t t;
     pthread_create(&t, NULL, b_thread, NULL);
     for (int i = 0; i < 100; i++)
         b_marker(i);
     pthread_join(t, NULL);
-    raise(SIGUSR2);
+    if (functions)
+        boot_done();
+    else
+        raise(SIGUSR2);
     for (int i = 0; i < 300; i++)
         c_marker(i);
     printf("sink %d\n", sink);
