@@ -149,6 +149,11 @@ run_insns() {    # run_insns DIR EXE LIB TRACE [VAR=VALUE...]: the tracer's sett
 }
 
 # info_value DIR KEY: KEY= of litifut-postproc --info of the trace in DIR
+# same_calls A B: call counts equal within 1 in 10^4
+same_calls() {
+    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d * 10000 <= b) }'
+}
+
 info_value() {
     sed -n "s/^$2=//p" "$1/info" | head -1
 }
@@ -195,8 +200,11 @@ measure() {
         "$BIN/litifut-postproc" --info "$d/run-$k" > "$d/run-$k/info" 2> "$d/run-$k/info.err" ||
             die "litifut-postproc --info: $(head -c 300 "$d/run-$k/info.err")"
     done
-    [ "$(info_value "$d/run-clock" calls)" = "$(info_value "$d/run-on" calls)" ] &&
-        [ "$(info_value "$d/run-returns" calls)" = "$(info_value "$d/run-on" calls)" ] ||
+    # (lua seeds its string hashes with time and stack addresses: its
+    # string table, and so a few calls of its own, differ from run to
+    # run; 1 in 10^4 is more than that and far less than a lost chunk)
+    same_calls "$(info_value "$d/run-clock" calls)" "$(info_value "$d/run-on" calls)" &&
+        same_calls "$(info_value "$d/run-returns" calls)" "$(info_value "$d/run-on" calls)" ||
         die "the runs with a time per call or returns recorded other calls (see $d)"
     local calls sites added
     calls=$(info_value "$d/run-on" calls)
