@@ -31,9 +31,9 @@ static int names_shared_library(const char *base)
 
 enum rule_kind site_rule_kind(const char *p)
 {
-    const char *base = last_component(p);
-    if (ends_with(p, ")") && strchr(p, '('))
-        return RULE_MEMBER;
+    const char *base = last_component(p), *open = strrchr(p, '(');
+    if (ends_with(p, ")") && open && open - p >= 2 && !strncmp(open - 2, ".a", 2))
+        return RULE_MEMBER;             /* libfoo.a(bar.o), not frame2(int) */
     if (names_shared_library(base))
         return RULE_LIBRARY;
     if (ends_with(base, ".a"))
@@ -64,8 +64,17 @@ static int parse_file(struct site_rule_list *l, const char *path, int depth)
     size_t cap = 0;
     int rc = 0;
     while (rc == 0 && getline(&line, &cap, f) > 0) {
-        line[strcspn(line, "#")] = 0;
-        rc = parse_list(l, line, depth + 1);
+        /* one rule per line, so that it may hold spaces and commas
+         * ("f(int, char)"); '#' starts a comment */
+        line[strcspn(line, "#\r\n")] = 0;
+        char *s = line + strspn(line, " \t"), *e = s + strlen(s);
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        *e = 0;
+        if (*s == '@')
+            rc = parse_list(l, s, depth + 1);
+        else if (*s)
+            add_rule(l, s, (size_t)(e - s));
     }
     if (rc == 0 && ferror(f))
         rc = error("%s: %s: read error", l->variable, path);

@@ -5,7 +5,8 @@
  *   libfoo.so, libfoo.so.1   a shared library being linked: the whole
  *                            output (EXCLUDE: a plain link);
  *   libfoo.a                 every member of that archive;
- *   libfoo.a(bar.o)          one archive member;
+ *   libfoo.a(bar.o)          one archive member (what is before the
+ *                            parenthesis ends in ".a");
  *   bar.o, dir/bar.o, x.lo   an object file (also with a '/'), or an
  *                            archive member of that name;
  *   anything else            a function: its symbol, or its demangled
@@ -55,9 +56,9 @@ struct site_rules {
 };
 
 /* Parses the two lists: rules separated by commas or white space;
- * "@FILE" reads more from FILE (one or more per line, '#' starts a
- * comment).  NULL or "" is an empty list.  -1 and one error line on a
- * problem. */
+ * "@FILE" reads more from FILE, one per line (so a rule there may hold
+ * spaces and commas: "f(int, char)"; '#' starts a comment).  NULL or ""
+ * is an empty list.  -1 and one error line on a problem. */
 int site_rules_parse(struct site_rules *r, const char *exclude, const char *only);
 void site_rules_free(struct site_rules *r);
 int site_rules_empty(const struct site_rules *r);

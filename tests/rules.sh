@@ -135,6 +135,27 @@ rules_case() {      # rules_case ARCH
         eval 'cmp -s "$d/plain.so" "$d/libparts.so.1" && [ ! -s "$d/so.err" ] &&
               grep -q "libparts.so.1: not instrumented (LITIFUT_EXCLUDE: libparts.so\*)" "$d/so.log"'
 
+    # C++: functions named as they read demangled, with or without the
+    # parameters; the expected ones found by the same names through c++filt
+    (cd "$d" && "$TCXX" -O2 -o plain-cxx "$ROOT/tests/progs/cxx.cc" &&
+        LITIFUT=1 LITIFUT_KEEP=1 "$TCXX" -B"$BIN/" -O2 -o allcxx "$ROOT/tests/progs/cxx.cc" &&
+        LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_LOG="$d/cxx.log" \
+            LITIFUT_EXCLUDE='frame2(int),test_virtual' \
+            "$TCXX" -B"$BIN/" -O2 -o cxx "$ROOT/tests/progs/cxx.cc") ||
+        { fail "$ARCH/rules/c++: cannot build"; return; }
+    local syms
+    "$TRIPLE-nm" --defined-only "$d/allcxx" | awk '$2 ~ /^[tT]$/ { print $3 }' > "$d/cxx.syms"
+    syms=$(c++filt < "$d/cxx.syms" | paste "$d/cxx.syms" - |
+           awk -F '\t' '$2 == "frame2(int)" || $2 == "test_virtual()" { print $1 }')
+    rules_sites_in "$d/allcxx" $syms | comm -23 <(rules_all_sites "$d/allcxx") - > "$d/cxx.expect"
+    if [ "$(echo $syms | wc -w)" != 2 ]; then
+        fail "$ARCH/rules/c++: frame2(int) and test_virtual() not found by c++filt: $syms"
+    else
+        rules_expect "$ARCH/rules/c++" "$d" cxx "$d/cxx.expect" \
+            "LITIFUT_EXCLUDE removed $(($(wc -l < "$d/allcxx.litifut/sites.tsv") - 1 - $(wc -l < "$d/cxx.expect")))"
+        check_traced "$ARCH/rules/c++/run" "$d/plain-cxx" "$d/cxx"
+    fi
+
     # a rules file that cannot be read: one line naming it, no output
     rm -f "$d/bad"
     (cd "$d" && LITIFUT=1 LITIFUT_EXCLUDE="@$d/no-such-rules" "$TCC" -B"$BIN/" -o bad main.o \

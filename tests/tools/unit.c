@@ -284,6 +284,8 @@ static void test_rule_kinds(void)
         { "bar.o", RULE_OBJECT }, { "src/.libs/x.lo", RULE_OBJECT }, { "dir/x", RULE_OBJECT },
         { "main", RULE_FUNCTION }, { "bz_*", RULE_FUNCTION }, { "Foo::bar", RULE_FUNCTION },
         { "parse_sonames", RULE_FUNCTION }, { "do_so", RULE_FUNCTION },
+        { "frame2(int)", RULE_FUNCTION }, { "Foo::operator()(int, char)", RULE_FUNCTION },
+        { "*.a(x.o)", RULE_MEMBER },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[96];
