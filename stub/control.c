@@ -139,6 +139,8 @@ static uintptr_t symbol_value(const char *path, const char *name)
 static void add_triggers(const struct settings *st)
 {
     const char *path = 0;
+    if (litifut_copy.state != COPY_READY)
+        return;                 /* not registered: no object entry, no base */
     for (uint32_t i = 0; i < P->n_objects; i++)
         if (P->objects[i].rec.base == litifut_copy.base && P->objects[i].live)
             path = P->objects[i].path;
