@@ -194,6 +194,23 @@ void control_after_call(uintptr_t target)
     }
 }
 
+/* A trigger that named no function: said once, at the end (a library
+ * loaded late may have had it), as nothing may have been recorded. */
+void control_at_end(void)
+{
+    const struct settings *st = &P->settings;
+    int start = 0, stop = 0;
+    for (uint32_t i = 0; i < P->n_triggers; i++)
+        *(P->triggers[i].stop ? &stop : &start) = 1;
+    if (P->trace != TRACE_ON)
+        return;
+    if (st->start_at[0] && !start)
+        say("no instrumented object has the function", st->start_at, 0,
+            " (LITIFUT_START_AT): nothing was recorded");
+    if (st->stop_at[0] && !stop)
+        say("no instrumented object has the function", st->stop_at, 0, " (LITIFUT_STOP_AT)");
+}
+
 static void on_toggle_signal(int sig)
 {
     (void)sig;

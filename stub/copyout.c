@@ -126,9 +126,9 @@ static void copy_out(void)
         say("cannot copy the trace to", dir, rc, "; it stays in LITIFUT_DIR");
 }
 
-void copyout_at_end(uint32_t base)
+void copyout_at_end(void)
 {
-    if (P->settings.copy_to[0] && objects_end(base))
+    if (P->settings.copy_to[0])
         copy_out();
 }
 

@@ -113,7 +113,10 @@ __attribute__((destructor(101))) static void at_end(void)
     lock(mask);
     if (litifut_copy.proc->trace == TRACE_ON)
         tracefile_copy_maps();
-    copyout_at_end(litifut_copy.base);
+    if (objects_end(litifut_copy.base)) {  /* the last instrumented object to end */
+        control_at_end();
+        copyout_at_end();
+    }
     unlock(mask);
     busy_leave(t, busy);
 }

@@ -345,6 +345,7 @@ HIDDEN void warn(const char *what, const char *path, long err);   /* under the l
 HIDDEN void say(const char *what, const char *path, long err, const char *tail);
 /* control.c (LITIFUT_SIGNAL, LITIFUT_RECORD) */
 HIDDEN void control_start(void);                /* from a constructor */
+HIDDEN void control_at_end(void);   /* from the last object's destructor, under the lock */
 /* The slow path, while there are function triggers: before it records
  * a call to `target` (LITIFUT_START_AT) and after (LITIFUT_STOP_AT). */
 HIDDEN void control_before_call(uintptr_t target);
@@ -355,7 +356,7 @@ HIDDEN int control_watching(int on);
 /* copy.c: this copy's sleds to the hot path (on) or the "off" code */
 HIDDEN void copy_set_recording(int on);
 /* copyout.c (LITIFUT_COPY_TO) */
-HIDDEN void copyout_at_end(uint32_t base);      /* from each destructor, under the lock */
+HIDDEN void copyout_at_end(void);       /* from the last object's destructor, under the lock */
 HIDDEN void copyout_catch_signals(void);        /* from a constructor */
 /* One line, "litifut: BEFORE0x<addr>AFTER", then the process dies by
  * SIGABRT: the tracer cannot go on correctly. */

@@ -54,6 +54,12 @@ onoff_case() {      # onoff_case ARCH
             eval '[ "$(cat "$r/rc")" = 0 ] && [ "$got" = "0 1 200 1 0" ] &&
                   "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at .* (function), off at .* (function)$"'
     done
+    r=$d/nosuch
+    LITIFUT_START_AT=no_such_function run_target "$r" "$d/prog" functions
+    check "$ARCH/onoff/nosuch: a LITIFUT_START_AT that names no function is one line at exit" \
+        eval '[ "$(cat "$r/rc")" = 0 ] && [ "$(wc -l < "$r/err")" = 1 ] &&
+              grep -q "^litifut: no instrumented object has the function no_such_function (LITIFUT_START_AT): nothing was recorded$" "$r/err" &&
+              [ "$(onoff_counts "$r")" = "0 0 0" ]'
 }
 
 test_onoff() {
