@@ -62,7 +62,8 @@ static void check_rules(const struct elf_image *img, struct site_rules *r,
     for (size_t i = 0; i < sites->n; i++)
         for (size_t j = 0; j < r->exclude.n; j++)
             for (size_t k = 0; k < r->exclude.v[j].n_ranges; k++)
-                if (sites->v[i].addr >= r->exclude.v[j].ranges[k].start &&
+                if (r->exclude.v[j].ranges[k].code &&
+                    sites->v[i].addr >= r->exclude.v[j].ranges[k].start &&
                     sites->v[i].addr < r->exclude.v[j].ranges[k].end)
                     fuzz_fail("linkmap: a call site left in an excluded rule's range");
     if (!r->only.n && sites->n + removed != before)

@@ -117,11 +117,20 @@ int site_rules_parse(struct site_rules *r, const char *exclude, const char *only
     return 0;
 }
 
+static void free_ranges(struct site_rule *rule)
+{
+    for (size_t i = 0; i < rule->n_ranges; i++)
+        free(rule->ranges[i].section);
+    free(rule->ranges);
+    rule->ranges = NULL;
+    rule->n_ranges = 0;
+}
+
 static void list_free(struct site_rule_list *l)
 {
     for (size_t i = 0; i < l->n; i++) {
         free(l->v[i].pattern);
-        free(l->v[i].ranges);
+        free_ranges(&l->v[i]);
     }
     free(l->v);
     l->v = NULL;
@@ -158,12 +167,34 @@ const struct site_rule *site_rules_excluded_output(const struct site_rules *r, c
     return NULL;
 }
 
-static void add_range(struct site_rule *rule, uint32_t start, uint32_t end)
+static void add_range(struct site_rule *rule, uint32_t start, uint32_t end, const char *section)
 {
     if (start >= end)
         return;
     rule->ranges = xrealloc(rule->ranges, (rule->n_ranges + 1) * sizeof *rule->ranges);
-    rule->ranges[rule->n_ranges++] = (struct rule_range){ start, end };
+    rule->ranges[rule->n_ranges++] = (struct rule_range){ start, end,
+                                                          section ? xstrdup(section) : NULL,
+                                                          !section };
+}
+
+
+/* A file rule's range counts only where it is code of the image: the
+ * link map places every input section, .debug_info at address 0 too. */
+static void check_code(struct site_rule_list *l, const struct elf_image *img)
+{
+    for (size_t i = 0; i < l->n; i++)
+        for (size_t j = 0; j < l->v[i].n_ranges; j++) {
+            struct rule_range *r = &l->v[i].ranges[j];
+            if (!r->section)
+                continue;
+            r->code = 0;
+            for (size_t k = 0; k < img->n_sections && !r->code; k++) {
+                const struct elf_section *s = &img->sections[k];
+                r->code = (s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
+                          strcmp(s->name, r->section) == 0 && r->start >= s->addr &&
+                          r->end <= s->addr + s->size;
+            }
+        }
 }
 
 /* Does the file rule name the map's input file ("path" or "archive(member)")? */
@@ -203,7 +234,7 @@ static void resolve_files(struct site_rule_list *l, const struct link_map *map)
             const struct map_input *in = &map->v[j];
             if (names_input(rule, in->file)) {
                 rule->matched = 1;
-                add_range(rule, in->addr, in->addr + in->size);
+                add_range(rule, in->addr, in->addr + in->size, in->output);
             }
         }
     }
@@ -236,7 +267,7 @@ static void resolve_function_list(struct site_rule_list *l, const struct indexed
         for (int k = 0; k < 3; k++)
             if (fn->names[k] && glob(rule->pattern, fn->names[k])) {
                 rule->matched = 1;
-                add_range(rule, f->start, f->start + f->size);
+                add_range(rule, f->start, f->start + f->size, NULL);
                 break;
             }
     }
@@ -246,9 +277,7 @@ static void forget_functions(struct site_rule_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         if (l->v[i].kind == RULE_FUNCTION) {
-            free(l->v[i].ranges);
-            l->v[i].ranges = NULL;
-            l->v[i].n_ranges = 0;
+            free_ranges(&l->v[i]);
             l->v[i].matched = 0;
         }
 }
@@ -263,6 +292,8 @@ static int has_function_rules(const struct site_rule_list *l)
 
 void site_rules_resolve_functions(struct site_rules *r, const struct elf_image *img)
 {
+    check_code(&r->exclude, img);
+    check_code(&r->only, img);
     forget_functions(&r->exclude);
     forget_functions(&r->only);
     if (!has_function_rules(&r->exclude) && !has_function_rules(&r->only))
@@ -290,7 +321,7 @@ static struct site_rule *rule_at(struct site_rule_list *l, uint32_t addr)
 {
     for (size_t i = 0; i < l->n; i++)
         for (size_t j = 0; j < l->v[i].n_ranges; j++)
-            if (addr - l->v[i].ranges[j].start <
+            if (l->v[i].ranges[j].code && addr - l->v[i].ranges[j].start <
                 l->v[i].ranges[j].end - l->v[i].ranges[j].start)
                 return &l->v[i];
     return NULL;
