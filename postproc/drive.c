@@ -76,6 +76,19 @@ static inline void feed(struct trace_funcs *tf, struct callstack *s, const struc
         callstack_return(s, e->time_ns);
 }
 
+/* Recording went off (LITIFUT_SIGNAL, LITIFUT_STOP_AT, ...) before an
+ * event at `ns`: the frames open then end then (what ran meanwhile is
+ * unknown; calls after it come from "(untraced)" callers).  *next: the
+ * thread's next state change (trace.h). */
+static void cross_states(const struct trace_file *t, size_t *next, struct callstack *s, uint64_t ns)
+{
+    while (*next < t->n_states && t->states[*next].ns <= ns) {
+        const struct trace_state *st = &t->states[(*next)++];
+        if (!st->on)
+            callstack_end(s, st->ns);
+    }
+}
+
 /* The thread's last time: its last event's, or its last time mark's. */
 static uint64_t thread_end_ns(const struct trace_cursor *c, const struct callstack *s)
 {
@@ -92,8 +105,10 @@ static void thread_start(struct drive *d, struct trace_cursor *c, struct callsta
         d->view->ops->thread_begin(d->view, s);
 }
 
-static void thread_finish(struct drive *d, struct trace_cursor *c, struct callstack *s)
+static void thread_finish(struct drive *d, struct trace_cursor *c, struct callstack *s,
+                          const struct trace_file *t, size_t *next_state)
 {
+    cross_states(t, next_state, s, thread_end_ns(c, s));   /* (off before the end) */
     callstack_end(s, thread_end_ns(c, s));
     if (d->view->ops->thread_end)
         d->view->ops->thread_end(d->view, s);
@@ -112,7 +127,10 @@ static void one_by_one(struct drive *d, struct trace_funcs *tf, struct trace_fil
         thread_start(d, &c, &s, t, i, &warned_depth);
         const struct trace_event *e;
         unsigned n = 0;
+        size_t next_state = 0;
         while ((e = trace_cursor_next(&c))) {
+            if (t->n_states)
+                cross_states(t, &next_state, &s, e->time_ns);
             feed(tf, &s, e);
             if (++n == PROGRESS_EVENTS) {
                 progress(d, n);
@@ -120,7 +138,7 @@ static void one_by_one(struct drive *d, struct trace_funcs *tf, struct trace_fil
             }
         }
         progress(d, n);
-        thread_finish(d, &c, &s);
+        thread_finish(d, &c, &s, t, &next_state);
     }
 }
 
@@ -132,6 +150,7 @@ struct lane {
     const struct trace_event *e;    /* its next event */
     const struct view_trace *vt;    /* its trace */
     size_t order;                   /* its thread's place among all */
+    size_t next_state;              /* its trace's next recording change */
 };
 
 static int before(const struct lane *a, const struct lane *b)
@@ -180,7 +199,7 @@ static void interleaved(struct drive *d, const struct view_trace *vt, size_t n_t
             if ((l->e = trace_cursor_next(&l->c)))
                 heap[n++] = l;
             else
-                thread_finish(d, &l->c, &l->s);
+                thread_finish(d, &l->c, &l->s, t, &l->next_state);
         }
     }
     for (size_t i = n / 2; i-- > 0;)
@@ -189,9 +208,11 @@ static void interleaved(struct drive *d, const struct view_trace *vt, size_t n_t
     while (n) {
         struct lane *l = heap[0];
         d->view->trace = l->vt;
+        if (l->vt->t->n_states)
+            cross_states(l->vt->t, &l->next_state, &l->s, l->e->time_ns);
         feed(l->vt->tf, &l->s, l->e);
         if (!(l->e = trace_cursor_next(&l->c))) {
-            thread_finish(d, &l->c, &l->s);
+            thread_finish(d, &l->c, &l->s, l->vt->t, &l->next_state);
             heap[0] = heap[--n];
         }
         sift_down(heap, n, 0);

@@ -70,6 +70,8 @@ static void usage(FILE *f)
         "  --srcline          add file:line (DWARF) of call sites and functions\n"
         "Filters (every view but --info):\n"
         "  --pid=PID[,PID..]  only the traces of these processes\n"
+        "  --per-process      --profile, --graph, --summary (text): each process's\n"
+        "                     table first, then all of them added up\n"
         "  --tid=TID[,TID..]  only these threads\n"
         "  --function=FUNC    only calls of FUNC and what they call (repeatable)\n"
         "  --exclude=FUNC     leave out calls of FUNC and what they call (repeatable)\n"

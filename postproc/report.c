@@ -301,7 +301,8 @@ static void print_callee_counts(const struct report *r)
 uint64_t recorded_ns(const struct trace_file *t)
 {
     uint64_t on_ns = 0, from = 0;
-    int on = 1;                         /* until a mark says otherwise */
+    /* before the first mark: on, unless that mark is the state at start */
+    int on = !t->n_states || t->states[0].why != LITIFUT_STATE_AT_START || t->states[0].on;
     for (size_t i = 0; i < t->n_states; i++) {
         uint64_t at = t->states[i].ns < t->end_ns ? t->states[i].ns : t->end_ns;
         if (on && at > from)
@@ -320,9 +321,13 @@ static char *recording_text(const struct trace_file *t)
 {
     if (!t->n_states)
         return xstrdup("");
+    size_t changes = 0;
+    for (size_t i = 0; i < t->n_states; i++)
+        changes += t->states[i].why != LITIFUT_STATE_AT_START;
     double pct = t->end_ns ? 100.0 * (double)recorded_ns(t) / (double)t->end_ns : 0;
-    return xasprintf("on %.1f%% of the run, %zu change%s", pct, t->n_states,
-                     t->n_states == 1 ? "" : "s");
+    return xasprintf("on %.1f%% of the run, %s at start, %zu change%s", pct,
+                     t->states[0].why == LITIFUT_STATE_AT_START && !t->states[0].on ? "off" : "on",
+                     changes, changes == 1 ? "" : "s");
 }
 
 static const char *const info_keys[] = {

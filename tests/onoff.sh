@@ -34,7 +34,7 @@ onoff_case() {      # onoff_case ARCH
             fail "$name: the run failed (exit $(cat "$r/rc")): $(head -c 300 "$r/err")"
         elif [ "$got" != "100 0 300" ]; then
             fail "$name: recorded a b c markers: $got, not 100 0 300"
-        elif ! "$BIN/litifut-postproc" --info "$r" | grep -q "^recording=on .*, 3 changes$" ||
+        elif ! "$BIN/litifut-postproc" --info "$r" | grep -q "^recording=on .*, on at start, 2 changes$" ||
              ! "$BIN/litifut-postproc" "$r" | grep -q "^# recording on at .* (start), off at .* (signal), on at .* (signal)$"; then
             fail "$name: the trace does not say when recording changed"
         else
@@ -45,21 +45,29 @@ onoff_case() {      # onoff_case ARCH
         got=$(onoff_counts "$r")
         check "$name: LITIFUT_RECORD=off: only the calls between the signals (got $got)" \
             eval '[ "$(cat "$r/rc")" = 0 ] && [ "$got" = "0 200 0" ] &&
-                  "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at"'
+                  "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at" &&
+                  "$BIN/litifut-postproc" --info "$r" | grep -q "^recording=on .*, off at start, 2 changes$"'
         r=$d/functions$build name="$ARCH/onoff/functions$build"
-        LITIFUT_START_AT=boot_start LITIFUT_STOP_AT=boot_done run_target "$r" "$d/prog$build" \
-            functions
+        LITIFUT_CLOCK=monotonic LITIFUT_START_AT=boot_start LITIFUT_STOP_AT=boot_done \
+            run_target "$r" "$d/prog$build" functions
         got=$(onoff_counts "$r" a_marker boot_start b_marker boot_done c_marker)
-        check "$name: from the call of LITIFUT_START_AT to that of LITIFUT_STOP_AT (a, start, b, done, c: $got)" \
+        "$BIN/litifut-postproc" "$r" > "$r/log"
+        # main's frame, open when recording went off, ends then
+        local off main_end
+        off=$(sed -n 's/^# recording .*, off at *\([0-9.]*\) (function)$/\1/p' "$r/log")
+        main_end=$(sed -n 's/^ *\([0-9.]*\) .*} \/\* main \*\/$/\1/p' "$r/log")
+        check "$name: from the call of LITIFUT_START_AT to that of LITIFUT_STOP_AT (a, start, b, done, c: $got; main ends at $main_end, recording off at $off)" \
             eval '[ "$(cat "$r/rc")" = 0 ] && [ "$got" = "0 1 200 1 0" ] &&
-                  "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at .* (function), off at .* (function)$"'
+                  grep -q "^# recording off at .* (start), on at .* (function), off at .* (function)$" "$r/log" &&
+                  [ -n "$off" ] && [ "$main_end" = "$off" ]'
     done
     r=$d/nosuch
     LITIFUT_START_AT=no_such_function run_target "$r" "$d/prog" functions
     check "$ARCH/onoff/nosuch: a LITIFUT_START_AT that names no function is one line at exit" \
         eval '[ "$(cat "$r/rc")" = 0 ] && [ "$(wc -l < "$r/err")" = 1 ] &&
               grep -q "^litifut: no instrumented object has the function no_such_function (LITIFUT_START_AT): nothing was recorded$" "$r/err" &&
-              [ "$(onoff_counts "$r")" = "0 0 0" ]'
+              [ "$(onoff_counts "$r")" = "0 0 0" ] &&
+              "$BIN/litifut-postproc" --info "$r" | grep -q "^recording=on 0.0% of the run, off at start, 0 changes$"'
 }
 
 test_onoff() {
