@@ -449,7 +449,7 @@ static struct view *make_view(const struct options *o, struct func_table *ft)
 /* --per-process: each trace's own view first, under a heading line
  * (then main's view adds them all up). */
 static int per_process(const struct options *o, struct drive *d, struct func_table *ft,
-                       char **paths, size_t n)
+                       char **paths, size_t n, size_t *shown)
 {
     struct view *all = d->view;
     int rc = 0;
@@ -457,6 +457,7 @@ static int per_process(const struct options *o, struct drive *d, struct func_tab
         struct loaded l;
         if (!load(o, paths[i], &l, &rc))
             continue;
+        ++*shown;
         printf("# pid %" PRIu32 ": ", l.t.header.pid);
         put_clean(stdout, l.t.header.exe);
         printf(" (%s)\n", l.t.path);
@@ -539,7 +540,8 @@ int main(int argc, char **argv)
         print_info_header(stdout);
     else if (!o.info)
         d.view = make_view(&o, &ft);
-    if (o.per_process && per_process(&o, &d, &ft, traces, n) != 0)
+    size_t shown = 0;           /* --per-process: the processes shown one by one */
+    if (o.per_process && per_process(&o, &d, &ft, traces, n, &shown) != 0)
         rc = 1;
     if (d.view && d.view->ops->merged && n > 1) {
         if (process_together(&o, &d, traces, n) != 0)
@@ -549,8 +551,8 @@ int main(int argc, char **argv)
             if (process(&o, &d, traces[i]) != 0)
                 rc = 1;
     }
-    if (o.per_process && n > 1)
-        printf("# all %zu processes\n", n);
+    if (o.per_process && shown > 1)
+        printf("# all %zu processes\n", shown);
     for (size_t i = 0; i < n; i++)
         free(traces[i]);
     drive_done(&d);

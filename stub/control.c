@@ -238,6 +238,12 @@ void control_start(void)
         unlock(mask);
         return;
     }
+    if (st->record_off && !st->toggle_signal && !st->start_at[0]) {
+        lock(mask);
+        say("LITIFUT_RECORD=off without LITIFUT_SIGNAL or LITIFUT_START_AT", 0, 0,
+            ": nothing will be recorded");
+        unlock(mask);
+    }
     process_block_signals(mask);
     set_recording(!st->record_off && !st->start_at[0], LITIFUT_STATE_AT_START);
     process_restore_signals(mask);
