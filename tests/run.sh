@@ -29,9 +29,12 @@ for f in "$ROOT"/tests/*.sh; do
 done
 
 groups=${*:-unit programs passthrough linking rules errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles copyout onoff daemon realprog shlib}
+# (each group's wall-clock seconds, to see where make test's time goes)
 for g in $groups; do
     echo "== $g"
+    start=$SECONDS
     if declare -F "test_$g" > /dev/null; then "test_$g"; else fail "no test group $g"; fi
+    echo "== $g: $((SECONDS - start)) s"
 done
 
 # The host tools' groups again against the release build: a sanitizer
