@@ -55,16 +55,21 @@ void drive_done(struct drive *d)
     d->shown = 0;
 }
 
-static int thread_wanted(struct drive *d, uint32_t tid)
+int id_wanted(const uint32_t *ids, size_t n, unsigned char *seen, uint32_t id)
 {
-    if (!d->n_tids)
+    if (!n)
         return 1;
-    for (size_t i = 0; i < d->n_tids; i++)
-        if (d->tids[i] == tid) {
-            d->tid_seen[i] = 1;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id) {
+            seen[i] = 1;
             return 1;
         }
     return 0;
+}
+
+static int thread_wanted(struct drive *d, uint32_t tid)
+{
+    return id_wanted(d->tids, d->n_tids, d->tid_seen, tid);
 }
 
 /* One event into its thread's stack. */

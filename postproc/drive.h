@@ -36,6 +36,8 @@ struct drive_input {
     struct address_space *as;
 };
 void drive_traces(struct drive *d, const struct drive_input *in, size_t n);
+/* --tid, --pid: 1 if `id` is one of ids[n] (then seen[] says so), or n is 0. */
+int id_wanted(const uint32_t *ids, size_t n, unsigned char *seen, uint32_t id);
 /* Clears the progress line, if any. */
 void drive_done(struct drive *d);
 

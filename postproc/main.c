@@ -140,18 +140,6 @@ struct options {
     struct stack_filters flt;
 };
 
-static int pid_wanted(const struct options *o, uint32_t pid)
-{
-    if (!o->n_pids)
-        return 1;
-    for (size_t i = 0; i < o->n_pids; i++)
-        if (o->pids[i] == pid) {
-            o->pid_seen[i] = 1;
-            return 1;
-        }
-    return 0;
-}
-
 /* A trace with its objects. */
 struct loaded {
     struct trace_file t;
@@ -169,7 +157,7 @@ static int load(const struct options *o, const char *path, struct loaded *l, int
         *rc = -1;
         return 0;
     }
-    if (!pid_wanted(o, l->t.header.pid)) {
+    if (!id_wanted(o->pids, o->n_pids, o->pid_seen, l->t.header.pid)) {
         trace_free(&l->t);
         return 0;
     }

@@ -38,6 +38,13 @@ static int signal_number(const char *v)
     return n > 0 && n < 64 && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
 }
 
+/* A path setting into dst; 1 if it does not fit (then it is not used). */
+static int put_path(char *dst, unsigned long size, const char *v)
+{
+    str_put(dst, dst + size, v);
+    return str_len(v) >= size;
+}
+
 static void apply_setting(struct settings *st, const char *var)
 {
     const char *v;
@@ -45,18 +52,14 @@ static void apply_setting(struct settings *st, const char *var)
         return;
     if ((v = str_after(var, "TRACE=")))
         st->off = str_eq(v, "0");
-    else if ((v = str_after(var, "DIR="))) {
-        str_put(st->dir, st->dir + sizeof st->dir, v);
-        st->dir_too_long = str_len(v) >= sizeof st->dir;
-    }
+    else if ((v = str_after(var, "DIR=")))
+        st->dir_too_long = put_path(st->dir, sizeof st->dir, v);
     else if ((v = str_after(var, "CHUNK_KB=")))
         st->chunk_kb = str_to_uint(v);
     else if ((v = str_after(var, "TIME_EVERY=")))
         st->time_every = str_to_uint(v);
-    else if ((v = str_after(var, "COPY_TO="))) {
-        str_put(st->copy_to, st->copy_to + sizeof st->copy_to, v);
-        st->copy_to_too_long = str_len(v) >= sizeof st->copy_to;
-    }
+    else if ((v = str_after(var, "COPY_TO=")))
+        st->copy_to_too_long = put_path(st->copy_to, sizeof st->copy_to, v);
     else if ((v = str_after(var, "SIGNAL=")))
         st->toggle_signal = signal_number(v);
     else if ((v = str_after(var, "RECORD=")))
