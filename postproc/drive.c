@@ -147,6 +147,22 @@ static void one_by_one(struct drive *d, struct trace_funcs *tf, struct trace_fil
     }
 }
 
+/* A dedup or count trace: its pairs, by time, as calls (through a
+ * register as far as the views can tell: call_target reads the DB). */
+static void pairs(struct drive *d, struct trace_file *t, const struct program_set *ps)
+{
+    struct view *v = d->view;
+    for (size_t i = 0; i < t->n_pairs; i++) {
+        const struct trace_pair *p = &t->pairs[i];
+        if (!t->objects[p->object].usable || p->site >= ps->v[p->object].db.header.n_sites)
+            continue;                   /* (said when its object was loaded) */
+        struct trace_event e = { .kind = TRACE_CALL, .has_target = 1, .object = p->object,
+                                 .site = p->site, .target = p->target, .time_ns = p->ns };
+        v->ops->pair(v, &e, p->count);
+    }
+    progress(d, t->n_pairs);
+}
+
 /* --- interleaved by time --- */
 
 struct lane {
@@ -257,7 +273,9 @@ void drive_trace(struct drive *d, struct trace_file *t, const struct program_set
     drive_begin(d, base_name(t->path), t->n_calls);
     if (v->ops->trace_begin)
         v->ops->trace_begin(v);
-    if (v->ops->merged)
+    if (t->header.mode != LITIFUT_MODE_FULL)
+        pairs(d, t, ps);
+    else if (v->ops->merged)
         interleaved(d, &vt, 1);
     else
         one_by_one(d, &tf, t);
@@ -291,6 +309,11 @@ void drive_traces(struct drive *d, const struct drive_input *in, size_t n)
         v->trace = &vt[i];
         v->ops->trace_begin(v);
     }
+    for (size_t i = 0; i < n; i++)
+        if (in[i].t->header.mode != LITIFUT_MODE_FULL) {
+            v->trace = &vt[i];
+            pairs(d, in[i].t, in[i].ps);    /* (no threads: not in the interleaving) */
+        }
     interleaved(d, vt, n);
     for (size_t i = 0; i < n && v->ops->trace_end; i++) {
         v->trace = &vt[i];

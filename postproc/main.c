@@ -131,7 +131,9 @@ struct options {
     struct view_options view;
     struct path_options paths;
     const char *format, *sort, *depth, *time_range;
-    int summary, info, profile, graph, filters, per_process;
+    int summary, info, profile, graph, coverage, filters, per_process;
+    int pairs_ok;               /* the view shows dedup and count traces (view_ops.pair) */
+    int count_traces;           /* the first trace is a count trace */
     const char **functions, **excludes;
     size_t n_functions, n_excludes;
     uint32_t *tids, *pids;
@@ -154,6 +156,19 @@ struct loaded {
 static int load(const struct options *o, const char *path, struct loaded *l, int *rc)
 {
     if (trace_open(path, &l->t) != 0) {
+        *rc = -1;
+        return 0;
+    }
+    uint8_t mode = l->t.header.mode;
+    if (mode != LITIFUT_MODE_FULL && !o->info &&
+        (!o->pairs_ok || (mode == LITIFUT_MODE_DEDUP && (o->summary || o->profile)))) {
+        error("%s: a LITIFUT_MODE=%s trace has (caller, callee) pairs%s, not calls in order: "
+              "%s", path, mode == LITIFUT_MODE_DEDUP ? "dedup" : "count",
+              mode == LITIFUT_MODE_DEDUP ? " without counts" : " with counts",
+              mode == LITIFUT_MODE_DEDUP ? "the log, --format=tsv and --coverage show it"
+                                         : "the log, --format=tsv, --profile, --summary and "
+                                           "--coverage show it");
+        trace_free(&l->t);
         *rc = -1;
         return 0;
     }
@@ -303,12 +318,13 @@ static int parse_depth(struct options *o)
 static int check_format(struct options *o)
 {
     const char *f = o->format ? o->format : "log";
-    int views = o->summary + o->info + o->profile + o->graph;
+    int views = o->summary + o->info + o->profile + o->graph + o->coverage;
     if (strcmp(f, "log") && strcmp(f, "tsv") && strcmp(f, "chrome") && strcmp(f, "folded"))
         return error("--format=%s: expected log, tsv, chrome or folded", f);
     if (views && (!strcmp(f, "chrome") || !strcmp(f, "folded")))
         return error("--format=%s shows the calls: not with --%s", f,
-                     o->summary ? "summary" : o->info ? "info" : o->profile ? "profile" : "graph");
+                     o->summary ? "summary" : o->info ? "info" : o->profile ? "profile"
+                     : o->graph ? "graph" : "coverage");
     o->view.tsv = strcmp(f, "tsv") == 0;
     return 0;
 }
@@ -332,8 +348,8 @@ static int check_sort(struct options *o)
 
 static int check_options(struct options *o)
 {
-    if (o->summary + o->info + o->profile + o->graph > 1)
-        return error("--summary, --info, --profile, --graph: choose one view");
+    if (o->summary + o->info + o->profile + o->graph + o->coverage > 1)
+        return error("--summary, --info, --profile, --graph, --coverage: choose one view");
     if (check_format(o) != 0 || check_sort(o) != 0)
         return -1;
     o->flt.max_depth = UINT32_MAX;
@@ -352,7 +368,7 @@ static int check_options(struct options *o)
 
 enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
        OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
-       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS };
+       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE };
 
 /* 0 and the options, 1 after --help, -1 after one error line. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -360,6 +376,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     static const struct option longopts[] = {
         { "format", required_argument, NULL, OPT_FORMAT },
         { "summary", no_argument, NULL, OPT_SUMMARY },
+        { "coverage", no_argument, NULL, OPT_COVERAGE },
         { "info", no_argument, NULL, OPT_INFO },
         { "profile", no_argument, NULL, OPT_PROFILE },
         { "graph", optional_argument, NULL, OPT_GRAPH },
@@ -382,6 +399,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         switch (c) {
         case OPT_FORMAT: rc = set_once(&o->format, optarg, "--format"); break;
         case OPT_SUMMARY: o->summary = 1; break;
+        case OPT_COVERAGE: o->coverage = 1; break;
         case OPT_INFO: o->info = 1; break;
         case OPT_PROFILE: o->profile = 1; break;
         case OPT_GRAPH:
@@ -419,8 +437,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 static struct view *make_view(const struct options *o, struct func_table *ft)
 {
     const char *f = o->format ? o->format : "log";
-    if (o->summary)
-        return summary_view(stdout, ft, &o->view);
+    if (o->coverage)
+        return coverage_view(stdout, ft, &o->view);
+    if (o->summary || (o->profile && o->count_traces))
+        return summary_view(stdout, ft, &o->view);  /* (a count trace: calls, no times) */
     if (o->profile)
         return profile_view(stdout, ft, &o->view);
     if (o->graph)
@@ -526,8 +546,11 @@ int main(int argc, char **argv)
     o.pid_seen = xcalloc(o.n_pids + 1, 1);
     if (o.info && o.view.tsv)
         print_info_header(stdout);
-    else if (!o.info)
+    else if (!o.info) {
+        o.count_traces = trace_peek_mode(traces[0]) == LITIFUT_MODE_COUNT;
         d.view = make_view(&o, &ft);
+        o.pairs_ok = d.view->ops->pair != NULL;
+    }
     size_t shown = 0;           /* --per-process: the processes shown one by one */
     if (o.per_process && per_process(&o, &d, &ft, traces, n, &shown) != 0)
         rc = 1;

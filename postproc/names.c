@@ -63,8 +63,7 @@ static unsigned filter_flags(const struct func_table *ft, const struct func *f)
     return flags;
 }
 
-/* A C++ name demangled (libiberty), anything else as it is. */
-static char *demangle(const char *symbol)
+char *func_demangle(const char *symbol)
 {
     char *d = strncmp(symbol, "_Z", 2) == 0 ? cplus_demangle(symbol, DMGL_PARAMS | DMGL_ANSI)
                                              : NULL;
@@ -99,7 +98,7 @@ static uint32_t func_intern(struct trace_funcs *tf, struct object *o, uint32_t a
     f->obj = xstrdup(obj);
     f->addr = addr;
     f->symbol = symbol ? xstrdup(symbol) : NULL;
-    f->bare = symbol ? demangle(symbol) : xasprintf("0x%08" PRIx32, addr);
+    f->bare = symbol ? func_demangle(symbol) : xasprintf("0x%08" PRIx32, addr);
     clean(f->bare);
     if (o && o != tf->as->main)
         f->name = xasprintf("%s (%s)", f->bare, base_name(obj));

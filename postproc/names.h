@@ -46,6 +46,8 @@ struct func_table {
 };
 
 void func_table_free(struct func_table *ft);
+/* A C++ name demangled (libiberty), anything else as it is; malloc'd. */
+char *func_demangle(const char *symbol);
 /* Whether `name` names f (as the filters and --graph=FUNC match):
  * its name, its bare name, its symbol, or its demangled name without
  * the parameters ("ns::f" for "ns::f(int)"). */

@@ -53,6 +53,24 @@ static void print_head(struct view *v)
     FILE *out = v->out;
     fputs("# ", out);
     put_clean(out, h->exe);
+    if (h->mode != LITIFUT_MODE_FULL) {     /* dedup, count: pairs */
+        int count = h->mode == LITIFUT_MODE_COUNT;
+        fprintf(out, ", pid %" PRIu32 ": LITIFUT_MODE=%s: %zu (caller, callee) pair%s",
+                h->pid, count ? "count" : "dedup", t->n_pairs, plural(t->n_pairs));
+        if (count)
+            fprintf(out, ", %" PRIu64 " call%s", t->n_calls, plural(t->n_calls));
+        fputs("; each at the time of its first call\n", out);
+        if (v->trace->offset_ns) {
+            fputs("# starts at ", out);
+            print_time(out, v->trace->offset_ns);
+            fputs(" s, after the first trace\n", out);
+        }
+        if (count)
+            fprintf(out, "#%13s %12s  %s\n", "first (s)", "calls", "caller -> callee");
+        else
+            fprintf(out, "#%13s  %s\n", "first (s)", "caller -> callee");
+        return;
+    }
     fprintf(out, ", pid %" PRIu32 ": %zu thread%s, %" PRIu64 " call%s; ", h->pid, t->n_threads,
             plural(t->n_threads), t->n_calls, plural(t->n_calls));
     if (h->clock == LITIFUT_CLOCK_MARKS)
@@ -154,6 +172,26 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
     }
 }
 
+/* A pair of a dedup or count trace: one line. */
+static void replay_pair(struct view *v, const struct trace_event *call, uint32_t calls)
+{
+    struct replay *r = (struct replay *)v;
+    struct trace_funcs *tf = v->trace->tf;
+    FILE *out = v->out;
+    print_time(out, call->time_ns + v->trace->offset_ns);
+    if (v->trace->t->header.mode == LITIFUT_MODE_COUNT)
+        fprintf(out, " %12" PRIu32, calls);
+    fprintf(out, "  %s -> %s", v->ft->v[trace_funcs_caller(tf, call)].name,
+            v->ft->v[trace_funcs_callee(tf, call)].name);
+    if (r->srcline) {
+        const struct program *p = &v->trace->ps->v[call->object];
+        const char *line = trace_funcs_srcline(tf, p->obj, p->site_addr[call->site]);
+        if (line)
+            fprintf(out, " @ %s", line);
+    }
+    fputc('\n', out);
+}
+
 static void replay_end(struct view *v)
 {
     free(v);
@@ -163,7 +201,7 @@ struct view *replay_view(FILE *out, struct func_table *ft, const struct view_opt
 {
     static const struct view_ops ops = {
         .merged = 1, .trace_begin = print_head, .push = replay_push, .pop = replay_pop,
-        .end = replay_end,
+        .pair = replay_pair, .end = replay_end,
     };
     struct replay *r = xcalloc(1, sizeof *r);
     view_init(&r->v, &ops, out, ft);

@@ -217,7 +217,7 @@ static uint32_t summary_entry_of(struct report *r, const struct trace_event *cal
  * call site's (or runtime target's) entry is kept for the trace, so
  * that most calls cost two array reads.
  */
-static void summarize_call(struct report *r, const struct trace_event *call)
+static void summarize_call(struct report *r, const struct trace_event *call, uint64_t n)
 {
     uint32_t *slot = NULL, e;
     const struct program *p = &r->v.trace->ps->v[call->object];
@@ -240,8 +240,8 @@ static void summarize_call(struct report *r, const struct trace_event *call)
         else
             u64map_put(&r->target_entry, call->target & ~1u, e);
     }
-    r->entries[e].calls++;
-    r->total++;
+    r->entries[e].calls += n;
+    r->total += n;
 }
 
 static void summary_trace_begin(struct view *v)
@@ -332,7 +332,7 @@ static char *recording_text(const struct trace_file *t)
 
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
-    "clock_hz", "returns", "recording", "sites",
+    "clock_hz", "returns", "recording", "mode", "pairs", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
     "untraced",
 };
@@ -417,6 +417,9 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
                                 : xstrdup("");
     v[k++] = xstrdup(h->flags & LITIFUT_TRACE_RETURNS ? "exact" : "inferred");
     v[k++] = recording_text(t);
+    v[k++] = xstrdup(h->mode == LITIFUT_MODE_DEDUP ? "dedup"
+                     : h->mode == LITIFUT_MODE_COUNT ? "count" : "full");
+    v[k++] = xasprintf("%zu", t->n_pairs);
     v[k++] = xasprintf("%" PRIu64, sites);
     v[k++] = xasprintf("%zu", t->n_threads);
     v[k++] = xasprintf("%" PRIu64, t->n_calls);
@@ -520,13 +523,29 @@ static void put_srcline(FILE *out, struct trace_funcs *tf, const struct place *p
         put_clean(out, line);
 }
 
+static void print_places(FILE *out, const struct call_places *cp);
+
 static void print_tsv_row(const struct report *r, const struct callstack *s,
                           const struct frame *f, const struct call_places *cp)
 {
     FILE *out = r->v.out;
+    fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t", s->t->header.pid, s->th->tid, f->seq);
+    print_places(out, cp);
+    if (r->srcline) {
+        struct trace_funcs *tf = r->v.trace->tf;
+        fputc('\t', out);
+        put_srcline(out, tf, &cp->from);
+        fputc('\t', out);
+        put_srcline(out, tf, &cp->to);
+    }
+    fputc('\n', out);
+}
+
+/* site_rt ... callee_sym of a calls (or pairs) row */
+static void print_places(FILE *out, const struct call_places *cp)
+{
     const struct place *from = &cp->from, *to = &cp->to;
-    fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t0x%08" PRIx32 "\t0x%08" PRIx32 "\t",
-            s->t->header.pid, s->th->tid, f->seq, from->addr + cp->p->bias, cp->target_rt);
+    fprintf(out, "0x%08" PRIx32 "\t0x%08" PRIx32 "\t", from->addr + cp->p->bias, cp->target_rt);
     put_clean(out, from->obj);
     fprintf(out, "\t0x%08" PRIx32 "\t", from->addr);
     print_sym(out, from);
@@ -546,14 +565,6 @@ static void print_tsv_row(const struct report *r, const struct callstack *s,
     } else {
         fputc('?', out);
     }
-    if (r->srcline) {
-        struct trace_funcs *tf = r->v.trace->tf;
-        fputc('\t', out);
-        put_srcline(out, tf, from);
-        fputc('\t', out);
-        put_srcline(out, tf, to);
-    }
-    fputc('\n', out);
 }
 
 /* A call the filters show: a row, or counted. */
@@ -563,12 +574,39 @@ static void report_push(struct view *v, struct callstack *s, struct frame *f)
     if (!f->shown || f->synthetic)
         return;
     if (r->summary) {
-        summarize_call(r, &f->call);
+        summarize_call(r, &f->call, 1);
     } else {
         struct call_places cp;
         call_places(v->trace->as, v->trace->ps, &f->call, &cp);
         print_tsv_row(r, s, f, &cp);
     }
+}
+
+/* A pair of a dedup or count trace: a row (calls: its count, "-" in
+ * dedup), or its calls counted (the summary of a count trace). */
+static void report_pair(struct view *v, const struct trace_event *call, uint32_t calls)
+{
+    struct report *r = (struct report *)v;
+    int count = v->trace->t->header.mode == LITIFUT_MODE_COUNT;
+    if (r->summary) {
+        summarize_call(r, call, calls);
+        return;
+    }
+    if (!r->pairs_header) {
+        fprintf(v->out, "pid\tcalls\tfirst_ns\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\t"
+                        "site_sym\ttarget_obj\ttarget_addr\ttarget_sym\tcallee_sym\n");
+        r->pairs_header = 1;
+    }
+    struct call_places cp;
+    call_places(v->trace->as, v->trace->ps, call, &cp);
+    fprintf(v->out, "%" PRIu32 "\t", v->trace->t->header.pid);
+    if (count)
+        fprintf(v->out, "%" PRIu32 "\t", calls);
+    else
+        fputs("-\t", v->out);
+    fprintf(v->out, "%" PRIu64 "\t", call->time_ns);
+    print_places(v->out, &cp);
+    fputc('\n', v->out);
 }
 
 static void report_end(struct view *v)
@@ -588,13 +626,29 @@ static void report_end(struct view *v)
     free(r);
 }
 
+/* The calls' header line before a full trace's first row; a dedup or
+ * count trace's pairs have theirs (report_pair). */
+static void calls_trace_begin(struct view *v)
+{
+    struct report *r = (struct report *)v;
+    if (r->calls_header || v->trace->t->header.mode != LITIFUT_MODE_FULL)
+        return;
+    fprintf(v->out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
+                    "target_obj\ttarget_addr\ttarget_sym\tcallee_sym%s\n",
+            r->srcline ? "\tsite_line\tcallee_line" : "");
+    r->calls_header = 1;
+}
+
 static struct report *report_new(FILE *out, struct func_table *ft, const struct view_options *o,
                                  int summary)
 {
-    static const struct view_ops ops = { .push = report_push, .end = report_end };
+    static const struct view_ops ops = {
+        .trace_begin = calls_trace_begin, .push = report_push, .pair = report_pair,
+        .end = report_end,
+    };
     static const struct view_ops summary_ops = {
         .trace_begin = summary_trace_begin, .push = report_push, .trace_end = summary_trace_end,
-        .end = report_end,
+        .pair = report_pair, .end = report_end,
     };
     struct report *r = xcalloc(1, sizeof *r);
     view_init(&r->v, summary ? &summary_ops : &ops, out, ft);
@@ -606,11 +660,7 @@ static struct report *report_new(FILE *out, struct func_table *ft, const struct 
 
 struct view *calls_tsv_view(FILE *out, struct func_table *ft, const struct view_options *o)
 {
-    struct report *r = report_new(out, ft, o, 0);
-    fprintf(out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
-                 "target_obj\ttarget_addr\ttarget_sym\tcallee_sym%s\n",
-            o->srcline ? "\tsite_line\tcallee_line" : "");
-    return &r->v;
+    return &report_new(out, ft, o, 0)->v;
 }
 
 struct view *summary_view(FILE *out, struct func_table *ft, const struct view_options *o)

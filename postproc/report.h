@@ -14,6 +14,7 @@ struct report {
     int tsv;                        /* tab-separated values, else text for people */
     int srcline;                    /* --srcline: TSV's site_line, callee_line */
     int summary;                    /* --summary: calls per callee (else a row per call) */
+    int calls_header, pairs_header; /* the TSV header lines printed */
     struct summary_entry *entries;  /* --summary: calls per callee */
     size_t n_entries, cap;
     struct strmap callees;          /* (callee, object): index in entries */

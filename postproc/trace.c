@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@
 /* Kinds of damage, each warned about once per trace. */
 enum problem {
     P_TRUNCATED, P_GAP, P_CHUNK_HEADER, P_SITE, P_SITE_DB, P_RECORD,
-    P_OBJECT, P_OVERLAP, P_BUILD_ID, P_BIAS, P_UNLOAD, P_CACHE,
+    P_OBJECT, P_OVERLAP, P_BUILD_ID, P_BIAS, P_UNLOAD, P_CACHE, P_PAIR,
 };
 
 struct reader {
@@ -41,6 +42,7 @@ struct reader {
     uint32_t *unloads;          /* bases the UNLOAD records name */
     size_t n_unloads, cap_unloads;
     size_t cap_objects;
+    size_t cap_pairs;
 };
 
 static uint32_t word(const struct reader *r, size_t off)
@@ -146,6 +148,8 @@ static int check_layout(const struct reader *r, const struct litifut_trace_heade
                           h->header_size, MAX_HEADER_SIZE);
     if (h->clock < LITIFUT_CLOCK_MARKS || h->clock > LITIFUT_CLOCK_MIPS_CC)
         return bad_header(r, "unknown clock %u", h->clock);
+    if (h->mode > LITIFUT_MODE_COUNT)
+        return bad_header(r, "unknown mode %u", h->mode);
     if (h->time_shift > 32)
         return bad_header(r, "time_shift %u (at most 32)", h->time_shift);
     if (h->chunk_size < MIN_CHUNK_SIZE || h->chunk_size > MAX_CHUNK_SIZE ||
@@ -654,7 +658,7 @@ static int chunk_header_ok(struct reader *r, uint32_t index)
     uint32_t magic = word(r, 0), tid = word(r, 4), idx = word(r, 8);
     const char *bad = magic != LITIFUT_CHUNK_MAGIC ? "magic"
                       : idx != index               ? "index"
-                      : tid > PID_MAX_LIMIT        ? "thread id" : NULL;
+                      : tid > PID_MAX_LIMIT && tid != LITIFUT_PAIRS_TID ? "thread id" : NULL;
     if (bad)
         warn_once(r, P_CHUNK_HEADER, "chunk %" PRIu32 " has a bad header (%s); skipped it "
                   "(and any other such chunk)", index, bad);
@@ -726,6 +730,35 @@ static void set_clock_rate(struct trace_file *t)
                          (double)(t->last_mark[0] - t->first_mark[0]);
 }
 
+/* A chunk of pairs (modes dedup and count): entries up to a zero
+ * site_plus1 or the chunk's end (a cut one: its whole entries). */
+static void read_pairs(struct reader *r, uint32_t index)
+{
+    struct trace_file *t = r->t;
+    size_t pos = sizeof(struct litifut_chunk_header);
+    if (t->header.mode == LITIFUT_MODE_FULL) {
+        warn_once(r, P_PAIR, "chunk %" PRIu32 " holds pairs, which a full trace has not; "
+                  "skipped it (and any other such chunk)", index);
+        return;
+    }
+    t->record_bytes += pos;
+    for (; pos + sizeof(struct litifut_pair) <= r->size; pos += sizeof(struct litifut_pair)) {
+        uint32_t site_plus1 = word(r, pos);
+        if (!site_plus1)
+            break;
+        if (t->n_pairs == r->cap_pairs) {
+            r->cap_pairs = r->cap_pairs * 2 + 256;
+            t->pairs = xrealloc(t->pairs, r->cap_pairs * sizeof *t->pairs);
+        }
+        uint64_t ns = dword(r, pos + 12);
+        t->pairs[t->n_pairs++] = (struct trace_pair){
+            .site = site_plus1 - 1, .target = word(r, pos + 4), .count = word(r, pos + 8),
+            .ns = ns > t->header.start_ns ? ns - t->header.start_ns : 0,
+        };
+        t->record_bytes += sizeof(struct litifut_pair);
+    }
+}
+
 /* Reads every chunk once: objects, unloads, threads, counts. */
 static void scan_chunks(struct reader *r)
 {
@@ -748,6 +781,10 @@ static void scan_chunks(struct reader *r)
             continue;               /* claimed but never written (lost on power-off) */
         if (!chunk_header_ok(r, index))
             continue;
+        if (word(r, 4) == LITIFUT_PAIRS_TID) {
+            read_pairs(r, index);
+            continue;
+        }
         t->record_bytes += walk_chunk(r, &w);
         if (w.last_ns > last_ns)
             last_ns = w.last_ns;
@@ -766,6 +803,40 @@ static void scan_chunks(struct reader *r)
     make_threads(t, chunks, n_chunks);
     free(chunks);
     free(buf);
+}
+
+static int pair_by_time(const void *a, const void *b)
+{
+    const struct trace_pair *x = a, *y = b;
+    return x->ns != y->ns ? (x->ns < y->ns ? -1 : 1) : (x->site > y->site) - (x->site < y->site);
+}
+
+/* Each pair's site id as object and DB index, once the objects are
+ * known; pairs of no object are dropped (one warning); by time. */
+static void resolve_pairs(struct reader *r)
+{
+    struct trace_file *t = r->t;
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_pairs; i++) {
+        struct trace_pair p = t->pairs[i];
+        struct trace_object *o = object_of_site(t, p.site);
+        if (!o) {
+            warn_once(r, P_SITE, "pair of site id %" PRIu32 " names no object's site; skipped "
+                      "it (and any other such record)", p.site);
+            continue;
+        }
+        p.object = (uint32_t)(o - t->objects);
+        p.site -= o->base;
+        t->pairs[k++] = p;
+    }
+    t->n_pairs = k;
+    if (k)
+        qsort(t->pairs, k, sizeof *t->pairs, pair_by_time);
+    for (size_t i = 0; i < k; i++) {
+        t->n_calls += t->header.mode == LITIFUT_MODE_COUNT ? t->pairs[i].count : 0;
+        if (t->pairs[i].ns > t->end_ns)
+            t->end_ns = t->pairs[i].ns;
+    }
 }
 
 int trace_open(const char *path, struct trace_file *t)
@@ -816,12 +887,28 @@ int trace_open(const char *path, struct trace_file *t)
     for (size_t i = 0; i < t->n_objects; i++)
         if (t->objects[i].n_sites)
             t->with_sites[t->n_with_sites++] = i;
+    resolve_pairs(&r);
     return 0;
+}
+
+int trace_peek_mode(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);     /* (a FIFO: no wait) */
+    struct stat st;
+    unsigned char h[sizeof(struct litifut_trace_header)];
+    ssize_t got = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+                      ? pread(fd, h, sizeof h, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (got != (ssize_t)sizeof h || memcmp(h, LITIFUT_TRACE_MAGIC, 8) != 0)
+        return -1;
+    return h[offsetof(struct litifut_trace_header, mode)];
 }
 
 void trace_free(struct trace_file *t)
 {
     free(t->states);
+    free(t->pairs);
     for (size_t i = 0; i < t->n_threads; i++)
         free(t->threads[i].chunks);
     free(t->threads);

@@ -63,6 +63,15 @@ struct trace_state {
     uint8_t on, why;                    /* LITIFUT_STATE_* */
 };
 
+/* A (site, target) pair of the modes dedup and count. */
+struct trace_pair {
+    uint32_t object;            /* index into the trace's objects */
+    uint32_t site;              /* index into that object's DB (check it against db_sites) */
+    uint32_t target;            /* runtime */
+    uint32_t count;             /* count mode: its calls; dedup: 0 */
+    uint64_t ns;                /* its first call, since the trace's start */
+};
+
 struct trace_file {
     char *path;
     char *maps_path;                    /* <base>.maps */
@@ -71,12 +80,15 @@ struct trace_file {
     size_t n_objects;
     struct trace_thread *threads;       /* ordered by first chunk */
     size_t n_threads;
-    uint64_t n_calls;                   /* call records of every thread */
+    uint64_t n_calls;                   /* call records of every thread (count mode:
+                                           the pairs' counts added up) */
     uint64_t record_bytes;              /* chunk headers, calls and control records */
     uint64_t end_ns;                    /* the last time the trace gives (since start) */
     struct trace_state *states;         /* by time; none: recording was always on */
     size_t n_states;
     double ns_per_unit;                 /* of the thread clocks' units (0: clock MARKS) */
+    struct trace_pair *pairs;           /* modes dedup, count (header.mode): by time */
+    size_t n_pairs;
     /* the reader's */
     int fd;
     uint64_t first_mark[2], last_mark[2];   /* TIME records (ticks, ns): earliest, latest */
@@ -101,6 +113,9 @@ struct trace_file {
  * few words per chunk, never the records. */
 int trace_open(const char *path, struct trace_file *t);
 void trace_free(struct trace_file *t);
+/* The mode (LITIFUT_MODE_*) the header of the trace at `path` names,
+ * -1 if it cannot be read (trace_open says why). */
+int trace_peek_mode(const char *path);
 
 /*
  * Reading one thread's events in order, one chunk in memory at a time.

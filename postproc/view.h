@@ -32,6 +32,11 @@ struct view_ops {
     void (*pop)(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns);
     void (*thread_end)(struct view *v, struct callstack *s);
     void (*trace_end)(struct view *v);
+    /* a pair of a dedup or count trace (LITIFUT_MODE), in place of
+     * threads and frames: `call` its call (time: its first), `calls`
+     * its count (0: dedup, not counted); NULL: the view cannot show
+     * such a trace */
+    void (*pair)(struct view *v, const struct trace_event *call, uint32_t calls);
     void (*end)(struct view *v);            /* the output's end; frees the view */
 };
 
@@ -67,6 +72,7 @@ struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_opt
 struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *profile_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *graph_view(FILE *out, struct func_table *ft, const struct view_options *o);
+struct view *coverage_view(FILE *out, struct func_table *ft, const struct view_options *o);
 
 /* Durations for people: "12.345 ms" (ns, us, ms, s), `width` wide. */
 void print_duration(FILE *out, uint64_t ns, int width);

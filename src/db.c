@@ -72,7 +72,8 @@ static uint32_t file_word(const struct db *db, uint32_t i)
          : db->words[i - LITIFUT_DB_HEADER_WORDS - h->n_pages];
 }
 
-int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *rules, const char *path)
+int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *rules,
+               const uint32_t *other_code, size_t n_other, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -106,6 +107,13 @@ int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *rules, con
         for (const char *c = rules; *c; c++)
             fprintf(f, "%u,", (unsigned char)*c);
         fprintf(f, "0\\n\"\n        \".previous\");\n");
+    }
+    if (n_other) {
+        fprintf(f, "__asm__(\".section .litifut_other_code, \\\"\\\", %%progbits\\n\"\n"
+                   "        \".p2align 2\\n\"");
+        for (size_t i = 0; i < 2 * n_other; i++)
+            fprintf(f, "\n        \".word 0x%08" PRIx32 "\\n\"", other_code[i]);
+        fprintf(f, "\n        \".previous\");\n");
     }
     if (fclose(f) != 0)
         return error("%s: write error", path);

@@ -24,7 +24,12 @@ unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
  * `thunk_bytes` (litifut_thunks, .text; none if 0) and the user's site
  * rules as text (src/rules.h; section .litifut_rules, not loaded; none
  * if NULL or ""). */
-int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *rules, const char *path);
+/* `other_code`: n_other pairs of link-time (start, end) of code that is
+ * not the program's own (the tracer, the C runtime's start files), for
+ * the post-processor's --coverage (section .litifut_other_code, not
+ * loaded, words in the target's byte order). */
+int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *rules,
+               const uint32_t *other_code, size_t n_other, const char *path);
 /* Puts this DB into the litifut_db array `img` links, which pass 1's
  * DB for the same sites sized (pass 2's addresses may differ from pass
  * 1's where a thunk area moved the DB: its words are this DB's), and

@@ -105,6 +105,28 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img,
     return -1;
 }
 
+/* The excluded ranges that are code of the image (the link map also
+ * places .debug_* sections, at 0), as (start, end) pairs. */
+static uint32_t *other_code(const struct exclusions *ex, const struct elf_image *img, size_t *n)
+{
+    uint32_t *v = xcalloc(2 * (ex ? ex->n : 0) + 2, sizeof *v);
+    for (size_t i = 0; ex && i < ex->n; i++) {
+        const struct excluded_range *r = &ex->v[i];
+        for (size_t k = 0; k < img->n_sections; k++) {
+            const struct elf_section *s = &img->sections[k];
+            if ((s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) && r->start < r->end &&
+                (!r->section || strcmp(s->name, r->section) == 0) && r->start >= s->addr &&
+                r->end <= s->addr + s->size) {
+                v[2 * *n] = r->start;
+                v[2 * *n + 1] = r->end;
+                ++*n;
+                break;
+            }
+        }
+    }
+    return v;
+}
+
 int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char *db_c,
                   struct site_list *sites)
 {
@@ -116,7 +138,11 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
     int rc = -1;
     if (plan(arch, &img, sites, &pl) == 0) {
         char *rules = o->rules ? site_rules_text(o->rules) : NULL;
-        rc = db_c ? db_write_c(&pl.db, thunk_area_size(arch, sites), rules, db_c) : 0;
+        size_t n_other = 0;
+        uint32_t *other = other_code(o->excluded, &img, &n_other);
+        rc = db_c ? db_write_c(&pl.db, thunk_area_size(arch, sites), rules, other, n_other, db_c)
+                  : 0;
+        free(other);
         free(rules);
         plan_free(&pl);
     }
@@ -170,7 +196,7 @@ int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
     struct db db;
     if (db_build(arch, arch_rewrite_ops(arch), &none, 0, 0, 0, &db) != 0)
         return -1;
-    int rc = db_write_c(&db, 0, NULL, db_c);
+    int rc = db_write_c(&db, 0, NULL, NULL, 0, db_c);
     db_free(&db);
     return rc;
 }

@@ -143,6 +143,38 @@ static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifu
 }
 
 /*
+ * A call in LITIFUT_MODE dedup or count (pairs.c), or one before this
+ * copy knows its mode (-1: its first calls; a library's before its
+ * constructor has run are not counted, as they are not recorded in the
+ * full trace).  No thread state: nothing is written to a thread's
+ * chunks, so a call from inside the tracer or a vfork child's needs no
+ * telling apart (a vfork child's pairs and counts are its parent's).
+ * 1: done; 0: the mode is full after all.
+ */
+static __attribute__((noinline)) int mode_call(uint32_t index, uint32_t site, uintptr_t target)
+{
+    if (litifut_copy.mode < 0) {
+#ifdef LITIFUT_SHARED
+        if (!litifut_copy.ctor_done)
+            return 1;
+#endif
+        if (!copy_start())
+            return 1;
+        litifut_copy.mode = (int)tracefile_settings()->mode;
+        if (litifut_copy.mode == LITIFUT_MODE_FULL)
+            return 0;
+    }
+    struct litifut_process *proc = litifut_copy.proc;
+    if (proc->n_triggers)
+        control_before_call(target);    /* LITIFUT_START_AT */
+    if (!proc->recording_off)
+        pairs_call(index, site, target);
+    if (proc->n_triggers)
+        control_after_call(target);     /* LITIFUT_STOP_AT */
+    return 1;
+}
+
+/*
  * Called by the hot path (stub.S, sled.S) for every call it does not
  * record itself, with the frame of saved registers and 4k (k: the sled
  * entry).  Returns the address the original instruction would have
@@ -166,8 +198,11 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     int indirect = w < LITIFUT_DB_INDIRECT;
     uintptr_t target = indirect ? arch_frame_register(frame, w) : word_addr + w;
 
-    struct litifut_thread *t = thread_self();
     uint32_t site = litifut_copy.base + index;
+    if (litifut_copy.mode != LITIFUT_MODE_FULL && mode_call(index, site, target))
+        return target;
+
+    struct litifut_thread *t = thread_self();
     uintptr_t busy = t->busy;
     if (litifut_copy.returns < 0)
         litifut_copy.returns = tracefile_returns();

@@ -26,16 +26,13 @@ extern int sigaction(int, const struct sigaction *, struct sigaction *);
 
 #define STATE_MARK_WORDS (TIME_MARK_WORDS + 2)
 
-/* Room for a mark in the process's chunk; a new chunk if not.  With
- * every signal blocked and the lock not held (opening the trace and
- * claiming a chunk take it); two threads claiming at once waste one
- * chunk, nothing else. */
-static int events_room(void)
+/* Two threads claiming a chunk at once waste one chunk, nothing else. */
+int control_events_room(uint32_t words)
 {
     if (!tracefile_start())
         return 0;               /* (a fork child's trace starts here, if not yet) */
     lock_signals_blocked();
-    int room = P->events_cur && (uint32_t)(P->events_end - P->events_cur) >= STATE_MARK_WORDS;
+    int room = P->events_cur && (uint32_t)(P->events_end - P->events_cur) >= words;
     unlock_signals_blocked();
     if (room)
         return 1;
@@ -43,7 +40,7 @@ static int events_room(void)
     if (!tracefile_new_chunk(0, &c))
         return 0;
     lock_signals_blocked();
-    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < STATE_MARK_WORDS) {
+    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {
         P->events_cur = c.base + sizeof(struct litifut_chunk_header) / 4;
         P->events_end = c.end;
     }
@@ -73,7 +70,7 @@ static void set_sleds(int on)
 /* Recording on or off, with its mark.  With every signal blocked. */
 static void set_recording(int on, uint32_t why)
 {
-    if (!events_room())
+    if (!control_events_room(STATE_MARK_WORDS))
         return;
     lock_signals_blocked();
     P->recording_off = !on;

@@ -68,9 +68,15 @@ int copy_start(void)
 /* From this copy's constructor, once TLS and the C library are set up:
  * its sleds go to the hot path, or while the process records nothing
  * (or this copy cannot), to the code that only finds the target. */
-/* The hot path that reads `clock`. */
-static enum sleds_mode hot_path(uint32_t clock)
+/* Where calls go while recording: the mode's path (pairs.c), or the
+ * hot path that reads the process's clock.  p's settings are read. */
+static enum sleds_mode hot_path(const struct litifut_process *p)
 {
+    uint32_t mode = p->settings.mode;
+    if (mode == LITIFUT_MODE_DEDUP || mode == LITIFUT_MODE_COUNT)
+        return !litifut_copy.pair_delta ? SLEDS_START
+               : mode == LITIFUT_MODE_DEDUP ? SLEDS_DEDUP : SLEDS_COUNT;
+    uint32_t clock = tracefile_clock();
     return clock == LITIFUT_CLOCK_MARKS ? SLEDS_ON
            : clock == LITIFUT_CLOCK_MONOTONIC ? SLEDS_ON_CLOCK : SLEDS_ON_COUNTER;
 }
@@ -82,7 +88,7 @@ static enum sleds_mode sleds_mode(int on)
 {
     if (on && tracefile_returns())
         return SLEDS_START;
-    return on ? hot_path(tracefile_clock()) : SLEDS_OFF;
+    return on ? hot_path(litifut_copy.proc) : SLEDS_OFF;
 }
 
 /* Recording on or off (control.c, under the lock, so the process
@@ -93,7 +99,7 @@ void copy_set_recording(int on)
     const struct litifut_process *p = litifut_copy.proc;
     if (!litifut_copy.pages || p->trace != TRACE_ON || p->settings.returns)
         return;                     /* (exact returns: the slow path, which asks) */
-    arch_sleds_select(control_watching(on) ? SLEDS_START : on ? hot_path(p->clock) : SLEDS_OFF);
+    arch_sleds_select(control_watching(on) ? SLEDS_START : on ? hot_path(p) : SLEDS_OFF);
 }
 
 void copy_sleds_ready(void)
@@ -101,6 +107,7 @@ void copy_sleds_ready(void)
     int on = copy_start() && !tracefile_disabled();
     if (!litifut_copy.pages)
         return;                     /* the slow path it is */
+    pairs_prepare();
     struct litifut_process *p = litifut_copy.proc;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);

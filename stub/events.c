@@ -56,6 +56,7 @@ static void after_fork_child(void)
     struct litifut_thread *self = pool_after_fork_child(arch_thread_pointer());
     tracefile_after_fork_child();
     objects_after_fork_child();
+    pairs_after_fork_child();
     p->lock = 0;
     if (self)
         busy_leave(self, busy);

@@ -30,6 +30,7 @@
  * ready; an executable's hot path uses local-exec TLS instead). */
 #define COPY_TLS_OFFSET   4
 #define COPY_PAGES        16    /* struct tls_slot's pages, for every thread */
+#define COPY_PAIR_DELTA   20    /* modes dedup, count: &site's pair pointer - &site word */
 #define COPY_READY_VALUE  1
 
 #endif

@@ -46,7 +46,7 @@ __attribute__((visibility("default"))) struct litifut_process *volatile litifut_
 #define RENDEZVOUS (&litifut_process)
 #endif
 
-struct copy litifut_copy = { .returns = -1 };
+struct copy litifut_copy = { .returns = -1, .mode = -1 };
 
 #define PROCESS_SIZE ((sizeof(struct litifut_process) + 4095) & ~4095u)
 

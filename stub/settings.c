@@ -2,7 +2,7 @@
  * The tracer's settings, from the environment: LITIFUT_TRACE,
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
  * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
- * LITIFUT_START_AT, LITIFUT_STOP_AT.  Read from
+ * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE.  Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
@@ -68,6 +68,10 @@ static void apply_setting(struct settings *st, const char *var)
         str_put(st->start_at, st->start_at + sizeof st->start_at, v);
     else if ((v = str_after(var, "STOP_AT=")))
         str_put(st->stop_at, st->stop_at + sizeof st->stop_at, v);
+    else if ((v = str_after(var, "MODE=")))
+        st->mode = str_eq(v, "full") || !*v ? LITIFUT_MODE_FULL
+                   : str_eq(v, "dedup")     ? LITIFUT_MODE_DEDUP
+                   : str_eq(v, "count")     ? LITIFUT_MODE_COUNT : MODE_UNKNOWN;
     else if ((v = str_after(var, "RETURNS=")))
         st->returns = str_eq(v, "1");
     else if ((v = str_after(var, "CLOCK=")))
@@ -109,12 +113,14 @@ void read_settings(struct settings *st)
     st->time_every = DEFAULT_TIME_EVERY;
     st->clock = 0;
     st->returns = 0;
+    st->returns_ignored = 0;
     st->dir[0] = 0;
     st->copy_to[0] = 0;
     st->copy_to_too_long = 0;
     st->toggle_signal = 0;
     st->record_off = 0;
     st->start_at[0] = st->stop_at[0] = 0;
+    st->mode = LITIFUT_MODE_FULL;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);
     if (buf) {
@@ -132,6 +138,9 @@ void read_settings(struct settings *st)
         st->copy_to_too_long = 1;
     if (st->copy_to_too_long)
         st->copy_to[0] = 0;
+    st->returns_ignored = st->returns && st->mode != LITIFUT_MODE_FULL;
+    if (st->returns_ignored)
+        st->returns = 0;            /* exact returns need the full trace */
     if (st->chunk_kb < 4)
         st->chunk_kb = 4;
     if (st->chunk_kb > 65536)

@@ -120,6 +120,7 @@ static void fill_header(struct litifut_trace_header *h)
     h->clock_hz = P->clock == LITIFUT_CLOCK_MONOTONIC ? 1000000000u
                   : P->clock == ARCH_COUNTER_CLOCK ? P->counter_hz : 0;
     h->flags = P->settings.returns ? LITIFUT_TRACE_RETURNS : 0;
+    h->mode = (uint8_t)P->mode;
     long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
 }
@@ -394,6 +395,13 @@ static int open_trace(void)
         say("LITIFUT_COPY_TO (made absolute) is longer than 535 bytes, the tracer's limit",
             NULL, 0, "; no copy");
     }
+    if (st->mode == MODE_UNKNOWN) {
+        warn("LITIFUT_MODE: expected full, dedup or count", NULL, 0);
+        return 0;
+    }
+    if (st->returns_ignored)
+        say("LITIFUT_RETURNS=1 needs LITIFUT_MODE=full", NULL, 0, "; no return records");
+    P->mode = st->mode;
     P->chunk_size = st->chunk_kb * 1024;
     choose_clock();
     P->time_every = P->clock == LITIFUT_CLOCK_MARKS ? st->time_every : 0;

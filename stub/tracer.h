@@ -166,6 +166,7 @@ struct object_entry {
     uint32_t live;              /* not unloaded */
     void (*set_recording)(int on);  /* its copy's copy_set_recording (control.c) */
     uint32_t ended;             /* its destructor has run (copyout.c) */
+    struct litifut_pair **site_pairs;   /* modes dedup, count: its copy's (pairs.c) */
     uint32_t emitted;           /* its OBJECT record is in the current trace */
     uint32_t words;             /* payload words of its OBJECT record */
     struct litifut_object_record rec;
@@ -184,6 +185,7 @@ enum trace_state { TRACE_NEW = 0, TRACE_ON, TRACE_OFF };
 /* Kernel signal sets: 64 signals on ARM, 128 on MIPS. */
 #define SIGSET_WORDS (ARCH_NSIG / 32)
 
+#define MODE_UNKNOWN    0xffu       /* LITIFUT_MODE names no mode: no trace */
 #define PATH_SIZE       600
 #define MAX_TRIGGERS    16          /* functions LITIFUT_START_AT/STOP_AT name (all objects) */
 
@@ -194,11 +196,13 @@ struct settings {
     uint32_t chunk_kb;
     uint32_t time_every;
     uint32_t clock;             /* LITIFUT_CLOCK: a LITIFUT_CLOCK_* (0: not set) */
-    int returns;                /* LITIFUT_RETURNS=1 */
+    int returns;                /* LITIFUT_RETURNS=1 (never with a LITIFUT_MODE but full) */
+    int returns_ignored;        /* ... it was set, with such a mode */
     int copy_to_too_long;       /* LITIFUT_COPY_TO does not fit: no copy */
     int toggle_signal;          /* LITIFUT_SIGNAL: 0, or the signal that toggles recording */
     int record_off;             /* LITIFUT_RECORD=off */
     char start_at[128], stop_at[128];   /* LITIFUT_START_AT, LITIFUT_STOP_AT ("": none) */
+    uint32_t mode;              /* LITIFUT_MODE: a LITIFUT_MODE_*, or MODE_UNKNOWN */
     char dir[PATH_SIZE - 64];   /* absolute */
     char copy_to[PATH_SIZE - 64];   /* LITIFUT_COPY_TO, absolute ("": none) */
 };
@@ -218,7 +222,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 4u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 5u           /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -257,6 +261,12 @@ struct litifut_process {
     uint32_t *events_cur, *events_end;  /* the process's own chunk (thread id 0) */
     uint32_t n_triggers;                /* LITIFUT_START_AT, LITIFUT_STOP_AT: functions */
     struct { uintptr_t addr; uint32_t stop; } triggers[MAX_TRIGGERS];
+    /* pairs.c: LITIFUT_MODE dedup and count */
+    uint32_t mode;                      /* LITIFUT_MODE_*, decided when the trace opens */
+    struct litifut_pair *pairs_cur, *pairs_end;     /* the current chunk of pairs */
+    uint32_t *volatile pair_table;      /* word 0 its size (a power of 2), then pair pointers */
+    uint32_t n_pairs;
+    struct litifut_pair no_pair;        /* what a site's pointer names before its first call */
     /* Buffers for code that runs under the lock; here, not on the
      * stack, so that the tracer's stack stays small (it may run in a
      * signal handler on a small alternate stack). */
@@ -276,14 +286,20 @@ struct copy {
     uint32_t rec_delta;         /* struct tls_slot's, set before READY */
     volatile uintptr_t pages;   /* struct tls_slot's: into a copy of the page
                                    table holding addresses (copy.c), 0 until made */
+    volatile uintptr_t pair_delta;  /* modes dedup, count: &site_pairs[i] - &sites[i]
+                                       (pairs.c), 0 until made */
     struct litifut_process *proc;
     int ctor_done;              /* our constructor has run (libc is usable) */
     int returns;                /* LITIFUT_RETURNS: 1 hook calls, 0 not, -1 not known yet */
     int atfork_done;
+    int mode;                   /* LITIFUT_MODE_*, -1 until known (call.c) */
 };
 HIDDEN extern struct copy litifut_copy;
 _Static_assert(offsetof(struct copy, tls_offset) == COPY_TLS_OFFSET, "layout.h");
 _Static_assert(offsetof(struct copy, pages) == COPY_PAGES, "layout.h");
+_Static_assert(offsetof(struct copy, pair_delta) == COPY_PAIR_DELTA, "layout.h");
+_Static_assert(offsetof(struct litifut_pair, target) == LITIFUT_PAIR_TARGET, "trace-format.h");
+_Static_assert(offsetof(struct litifut_pair, count) == LITIFUT_PAIR_COUNT, "trace-format.h");
 
 /* process.c */
 HIDDEN int copy_register(void);     /* 1: litifut_copy.state is COPY_READY */
@@ -355,6 +371,14 @@ HIDDEN void control_after_call(uintptr_t target);
 HIDDEN int control_watching(int on);
 /* copy.c: this copy's sleds to the hot path (on) or the "off" code */
 HIDDEN void copy_set_recording(int on);
+/* Room for `words` in the process's own chunk (thread id 0; a new one
+ * if not); 0 if there is no trace.  Signals blocked, lock not held. */
+HIDDEN int control_events_room(uint32_t words);
+/* pairs.c (LITIFUT_MODE dedup and count) */
+HIDDEN void pairs_prepare(void);        /* this copy's site pointers, once READY */
+/* A call of the modes: its pair found or made, and counted. */
+HIDDEN void pairs_call(uint32_t index, uint32_t site, uintptr_t target);
+HIDDEN void pairs_after_fork_child(void);       /* under the lock */
 /* copyout.c (LITIFUT_COPY_TO) */
 HIDDEN void copyout_at_end(void);       /* from the last object's destructor, under the lock */
 HIDDEN void copyout_catch_signals(void);        /* from a constructor */
@@ -369,7 +393,10 @@ HIDDEN void die_at(const char *before, uintptr_t addr, const char *after)
 /* ON_CLOCK, ON_COUNTER: the hot paths that read the monotonic clock or
  * the counter per call (ARM); an architecture without them leaves such
  * calls to the slow path. */
-enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF, SLEDS_ON_CLOCK, SLEDS_ON_COUNTER };
+/* DEDUP, COUNT: the paths of those modes (pairs.c), which need no
+ * thread state. */
+enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF, SLEDS_ON_CLOCK, SLEDS_ON_COUNTER,
+                  SLEDS_DEDUP, SLEDS_COUNT };
 HIDDEN int arch_sleds_select(enum sleds_mode mode);
 
 /* Runtime minus link-time address of this object's code. */

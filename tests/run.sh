@@ -28,7 +28,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking rules errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles copyout onoff daemon realprog shlib}
+groups=${*:-unit programs passthrough linking rules errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles copyout onoff modes daemon realprog shlib}
 # (each group's wall-clock seconds, to see where make test's time goes)
 for g in $groups; do
     echo "== $g"

@@ -1,8 +1,9 @@
 /*
  * Where this copy's sled entries go (sled.h: each entry's third word is
  * its branch): to litifut_arm_start (the slow path in C) as linked, until
- * the copy is ready; then to the hot path (litifut_arm_common), or,
- * while the process records nothing (LITIFUT_TRACE=0), to
+ * the copy is ready; then to the hot path (litifut_arm_common, or one
+ * that reads a clock per call), to a mode's path (litifut_arm_dedup,
+ * litifut_arm_count), or, while the process records nothing, to
  * litifut_arm_off, which only finds the target.  The sled's pages are
  * made writable while the branches change; a thread running through an
  * entry meanwhile takes the old branch or the new one: both are right.
@@ -19,6 +20,8 @@ extern const char litifut_arm_common[] HIDDEN, litifut_arm_common_reg[] HIDDEN;
 extern const char litifut_arm_common_clock[] HIDDEN, litifut_arm_common_reg_clock[] HIDDEN;
 extern const char litifut_arm_common_counter[] HIDDEN, litifut_arm_common_reg_counter[] HIDDEN;
 extern const char litifut_arm_off[] HIDDEN, litifut_arm_off_reg[] HIDDEN;
+extern const char litifut_arm_dedup[] HIDDEN, litifut_arm_dedup_reg[] HIDDEN;
+extern const char litifut_arm_count[] HIDDEN, litifut_arm_count_reg[] HIDDEN;
 
 /* The branch word of entry `b`'s third instruction to `to`. */
 static uint32_t branch(uintptr_t b, const char *to)
@@ -28,15 +31,16 @@ static uint32_t branch(uintptr_t b, const char *to)
 
 int arch_sleds_select(enum sleds_mode mode)
 {
-    const char *to[2] = {       /* per half (sled.h) */
-        mode == SLEDS_ON ? litifut_arm_common : mode == SLEDS_ON_CLOCK ? litifut_arm_common_clock
-        : mode == SLEDS_ON_COUNTER ? litifut_arm_common_counter
-        : mode == SLEDS_OFF ? litifut_arm_off : litifut_arm_start,
-        mode == SLEDS_ON ? litifut_arm_common_reg
-        : mode == SLEDS_ON_CLOCK ? litifut_arm_common_reg_clock
-        : mode == SLEDS_ON_COUNTER ? litifut_arm_common_reg_counter
-        : mode == SLEDS_OFF ? litifut_arm_off_reg : litifut_arm_start,
-    };
+    const char *to[2];          /* per half (sled.h) */
+    switch (mode) {
+    case SLEDS_ON:         to[0] = litifut_arm_common;         to[1] = litifut_arm_common_reg; break;
+    case SLEDS_ON_CLOCK:   to[0] = litifut_arm_common_clock;   to[1] = litifut_arm_common_reg_clock; break;
+    case SLEDS_ON_COUNTER: to[0] = litifut_arm_common_counter; to[1] = litifut_arm_common_reg_counter; break;
+    case SLEDS_OFF:        to[0] = litifut_arm_off;            to[1] = litifut_arm_off_reg; break;
+    case SLEDS_DEDUP:      to[0] = litifut_arm_dedup;          to[1] = litifut_arm_dedup_reg; break;
+    case SLEDS_COUNT:      to[0] = litifut_arm_count;          to[1] = litifut_arm_count_reg; break;
+    default:               to[0] = to[1] = litifut_arm_start; break;
+    }
     uintptr_t start = (uintptr_t)litifut_sled, end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
     uintptr_t lo = start & ~4095u, hi = (end + 4095) & ~4095u;
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),

@@ -315,6 +315,71 @@ litifut_arm_off_reg:                @ a call through a register
     OFF_END .Loffreg
 
 /*
+ * LITIFUT_MODE dedup and count (stub/pairs.c): the site's pair (this
+ * copy's pair pointers, at the site word's address + pair_delta); if it
+ * has the call's target, the call is known: count mode adds one to its
+ * count, atomically (threads share it); then on to the target.  Else
+ * (a first call, or another target) the slow path makes or finds the
+ * pair.  No thread state: no TLS, no busy mark, nothing written but the
+ * count.
+ */
+#ifdef LITIFUT_ARM_V6K
+    .macro COUNT_ONE                @ [r10] += 1; r0, r1, flags
+    .arch   armv6k
+3:  ldrex   r0, [r10]
+    add     r0, r0, #1
+    strex   r1, r0, [r10]
+    cmp     r1, #0
+    bne     3b
+    .arch   armv5te
+    .endm
+#else
+    .macro COUNT_ONE                @ [r10] += 1; r0-r3, r12, lr, flags
+3:  ldr     r0, [r10]
+    add     r1, r0, #1
+    mov     r2, r10
+    mvn     r3, #0xf000             @ 0xffff0fff
+    mov     lr, pc
+    sub     pc, r3, #63             @ __kuser_cmpxchg at 0xffff0fc0: C set if stored
+    bcc     3b
+    .endm
+#endif
+
+    .macro MODE_PATH name, reg, count
+    .global litifut_arm_\name
+    .hidden litifut_arm_\name
+litifut_arm_\name:
+    mrs     r11, APSR
+    OFF_START .L\name
+    .if \reg
+    ldr     r9, [sp, r9]            @ rM as the call left it
+    .else
+    add     r9, r5, r9              @ the fixed target
+    .endif
+    ldr     r10, .L\name\()_delta
+2:  ldr     r10, [pc, r10]          @ litifut_copy.pair_delta
+    ldr     r10, [r5, r10]          @ the site's pair
+    ldr     r8, [r10, #LITIFUT_PAIR_TARGET]
+    cmp     r8, r9
+    bne     litifut_arm_slow
+    str     r9, [sp, #FRAME_PC]
+    .if \count
+    add     r10, r10, #LITIFUT_PAIR_COUNT
+    COUNT_ONE
+    .endif
+    msr     APSR_nzcvq, r11
+    pop     {r0-r12, lr, pc}
+    OFF_END .L\name
+.L\name\()_delta:
+    .word   litifut_copy + COPY_PAIR_DELTA - (2b + 8)
+    .endm
+
+    MODE_PATH dedup, 0, 0
+    MODE_PATH dedup_reg, 1, 0
+    MODE_PATH count, 0, 1
+    MODE_PATH count_reg, 1, 1
+
+/*
  * LITIFUT_RETURNS: a hooked call's callee returns here (stub/returns.c),
  * with sp as at the call.  litifut_return records the return and gives
  * the real return address (Thumb bit included: bx).  Every register

@@ -71,6 +71,20 @@
  *          delta too long for the next record, which follows with its
  *          own, usually 0)
  *
+ * Modes (header.mode, LITIFUT_MODE).  The full trace (LITIFUT_MODE_FULL)
+ * is the records above.  In the other two, calls are not records:
+ * each distinct (site, target) pair the process called is one struct
+ * litifut_pair, in chunks whose thread id is LITIFUT_PAIRS_TID (entries
+ * from the chunk header on, up to a zero site_plus1 or the chunk's end),
+ * written when the pair is first called, with that moment's
+ * CLOCK_MONOTONIC ns:
+ *   LITIFUT_MODE_DEDUP   each pair once (count stays 0);
+ *   LITIFUT_MODE_COUNT   and its calls, counted in place (the file is
+ *                        mapped shared: the counts are current at any
+ *                        moment, a crash or SIGKILL included).
+ * The OBJECT records of both go to the process's own chunks (thread id
+ * 0), with the STATE records.
+ *
  * The target cache.  Each thread keeps the last target its tag 1
  * records gave per entry, and the reader replays it.  With clock marks
  * (every delta 0) the entry is a hash of the target
@@ -106,6 +120,13 @@
 #define LITIFUT_CLOCK_ARM_CNTVCT 3      /* ARMv7 generic timer, virtual count */
 #define LITIFUT_CLOCK_MIPS_CC   4       /* MIPS rdhwr $2 (CC) */
 #define LITIFUT_TRACE_RETURNS   1       /* header.flags: exact return records */
+/* header.mode */
+#define LITIFUT_MODE_FULL       0       /* every call, in order, with its time */
+#define LITIFUT_MODE_DEDUP      1       /* each distinct (site, target) pair once */
+#define LITIFUT_MODE_COUNT      2       /* each pair once, with its number of calls */
+/* struct litifut_pair's words, for assembly */
+#define LITIFUT_PAIR_TARGET     4
+#define LITIFUT_PAIR_COUNT      8
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -113,6 +134,7 @@
 #define LITIFUT_TRACE_MAGIC    "LITIFUT"    /* 8 bytes with the NUL */
 #define LITIFUT_TRACE_VERSION  4u
 #define LITIFUT_CHUNK_MAGIC    0x4b43544cu  /* "LTCK" read as a little-endian word */
+#define LITIFUT_PAIRS_TID      0xffffffffu  /* a chunk of struct litifut_pair */
 
 enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2 };
 enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
@@ -162,7 +184,7 @@ struct litifut_trace_header {
     uint8_t  clock;             /* LITIFUT_CLOCK_*: where event times come from */
     uint8_t  time_shift;        /* a time delta counts 2^time_shift ticks */
     uint8_t  flags;             /* LITIFUT_TRACE_RETURNS */
-    uint8_t  reserved1;
+    uint8_t  mode;              /* LITIFUT_MODE_* */
     uint32_t reserved2;
     uint64_t clock_hz;          /* ticks per second; 0: unknown (from the TIME records) */
     char     exe[LITIFUT_EXE_MAX]; /* the process's program, NUL-terminated
@@ -181,6 +203,15 @@ struct litifut_object_record {
     uint8_t  build_id[LITIFUT_BUILD_ID_MAX]; /* its NT_GNU_BUILD_ID */
 };
 #define LITIFUT_OBJECT_RECORD_WORDS (sizeof(struct litifut_object_record) / 4)
+
+/* A (site, target) pair of the modes dedup and count. */
+struct litifut_pair {
+    uint32_t site_plus1;        /* site id + 1 (0: the chunk's entries end) */
+    uint32_t target;            /* its runtime target (ARM: with the Thumb bit) */
+    uint32_t count;             /* LITIFUT_MODE_COUNT: its calls (wraps at 2^32) */
+    uint32_t ns_lo, ns_hi;      /* CLOCK_MONOTONIC ns at its first call */
+};
+_Static_assert(sizeof(struct litifut_pair) == 20, "5 words");
 
 struct litifut_chunk_header {
     uint32_t magic;             /* LITIFUT_CHUNK_MAGIC */

@@ -1,7 +1,8 @@
 /* LITIFUT_COPY_TO's test program (tests/copyout.sh): some calls, then
  * the process ends as argv[1] says: "exit" (returns from main),
  * "thread-exit" (a second thread calls exit), "term" (SIGTERM to
- * itself, default action), "segv" (a fault, default action). */
+ * itself, default action), "segv" (a fault, default action), "kill"
+ * (SIGKILL to itself: no handler runs; tests/modes.sh). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
         pthread_join(t, NULL);
     } else if (strcmp(how, "term") == 0) {
         kill(getpid(), SIGTERM);
+    } else if (strcmp(how, "kill") == 0) {
+        kill(getpid(), SIGKILL);
     } else if (strcmp(how, "segv") == 0) {
         *(volatile int *)(uintptr_t)calls(0) = 1;
     }

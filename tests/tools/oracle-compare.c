@@ -37,6 +37,14 @@
  * oracle's calls were at those sites: the share of executed calls in
  * the instrumented code that the trace holds.
  *
+ * --pairs, --counts (before SITES.tsv): TRACE.tsv is a dedup or count
+ * trace's pairs (litifut-postproc --format=tsv: pid calls first_ns
+ * site_rt target_rt ...): its (site, target) pairs must be exactly the
+ * distinct pairs of the oracle's calls at rewritten sites, and with
+ * --counts each pair's calls the oracle's number of them.  A site
+ * where a QEMU artefact (below) hides the target is compared as a
+ * site: some pair (dedup), or its calls added up (count).
+ *
  * Two QEMU artefacts are allowed for, both where the oracle takes the
  * wrong block for the call's target:
  *  - a call into the ARM kernel user helpers (0xffff0f60..0xffff0fff)
@@ -228,13 +236,151 @@ static int cmp_u32(const void *a, const void *b)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: oracle-compare SITES.tsv BIAS ORACLE.txt TRACE.tsv [SITES.tsv BIAS]... "
+    fprintf(stderr, "usage: oracle-compare [--pairs|--counts] SITES.tsv BIAS ORACLE.txt TRACE.tsv [SITES.tsv BIAS]... "
                     "[--moved FROM SIZE TO]...\n");
     exit(2);
 }
 
+struct pair { uint32_t site, target; unsigned long long calls; };
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const struct pair *x = a, *y = b;
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return x->target < y->target ? -1 : x->target > y->target;
+}
+
+/* Sorted, equal pairs merged (calls added). */
+static size_t merge_pairs(struct pair *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_pair);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k && !cmp_pair(&v[k - 1], &v[i]))
+            v[k - 1].calls += v[i].calls;
+        else
+            v[k++] = v[i];
+    return k;
+}
+
+/* The calls of site `site` in v[n] (sorted), added up; *first its first index. */
+static unsigned long long site_calls(const struct pair *v, size_t n, uint32_t site, size_t *pairs)
+{
+    unsigned long long c = 0;
+    *pairs = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].site == site) {
+            c += v[i].calls;
+            ++*pairs;
+        }
+    return c;
+}
+
+static int compare_pairs(struct seqs *oracle, const char *trace_tsv, int counts)
+{
+    struct pair *o = NULL, *t = NULL;
+    size_t no = 0, nt = 0, cap = 0;
+    uint32_t *fuzzy = NULL;             /* sites whose oracle target is an artefact */
+    size_t n_fuzzy = 0;
+    for (size_t j = 0; j < oracle->n; j++)
+        for (size_t i = 0; i < oracle->v[j].n; i++) {
+            struct call c = oracle->v[j].v[i];
+            if (c.target == c.site + 4) {
+                fuzzy = realloc(fuzzy, (n_fuzzy + 1) * sizeof *fuzzy);
+                fuzzy[n_fuzzy++] = c.site;
+            }
+            if (no == cap) {
+                cap = cap * 2 + 1024;
+                o = realloc(o, cap * sizeof *o);
+            }
+            o[no++] = (struct pair){ c.site, c.target, 1 };
+        }
+    no = merge_pairs(o, no);
+    FILE *f = open_or_die(trace_tsv);
+    fgets(line, sizeof line, f);                    /* header */
+    cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long pid;
+        char calls[32];
+        unsigned long long ns;
+        uint32_t site, target;
+        if (sscanf(line, "%lu\t%31[^\t]\t%llu\t%" SCNx32 "\t%" SCNx32, &pid, calls, &ns, &site,
+                   &target) != 5)
+            continue;
+        if (nt == cap) {
+            cap = cap * 2 + 1024;
+            t = realloc(t, cap * sizeof *t);
+        }
+        t[nt++] = (struct pair){ site, target, strtoull(calls, NULL, 10) };
+    }
+    fclose(f);
+    size_t nt_all = nt;
+    nt = merge_pairs(t, nt);
+    if (nt != nt_all) {
+        fprintf(stderr, "oracle-compare: the trace has %zu pairs twice\n", nt_all - nt);
+        return 1;
+    }
+    if (n_fuzzy)
+        qsort(fuzzy, n_fuzzy, sizeof *fuzzy, cmp_u32);
+#define IS_FUZZY(s) (n_fuzzy && bsearch(&(s), fuzzy, n_fuzzy, sizeof *fuzzy, cmp_u32))
+    unsigned long long calls = 0;
+    size_t fuzzy_sites = 0;
+    for (size_t i = 0; i < no; i++) {
+        calls += o[i].calls;
+        if (IS_FUZZY(o[i].site)) {
+            if (i && o[i - 1].site == o[i].site)
+                continue;
+            size_t pairs;
+            unsigned long long oc = site_calls(o, no, o[i].site, &pairs);
+            unsigned long long tc = site_calls(t, nt, o[i].site, &pairs);
+            if (!pairs || (counts && oc != tc)) {
+                fprintf(stderr, "oracle-compare: site %08" PRIx32 ": the oracle has %llu calls, "
+                                "the trace %zu pairs with %llu\n", o[i].site, oc, pairs, tc);
+                return 1;
+            }
+            fuzzy_sites++;
+            continue;
+        }
+        struct pair *m = bsearch(&o[i], t, nt, sizeof *t, cmp_pair);
+        if (!m || (counts && m->calls != o[i].calls)) {
+            fprintf(stderr, "oracle-compare: site %08" PRIx32 " target %08" PRIx32 ": the oracle "
+                            "has %llu calls, the trace %s %llu\n", o[i].site, o[i].target,
+                    o[i].calls, m ? "counts" : "has no such pair;", m ? m->calls : 0ull);
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < nt; i++)
+        if (!IS_FUZZY(t[i].site) && !bsearch(&t[i], o, no, sizeof *o, cmp_pair)) {
+            fprintf(stderr, "oracle-compare: the trace has site %08" PRIx32 " target %08" PRIx32
+                            ", which the oracle never called\n", t[i].site, t[i].target);
+            return 1;
+        }
+    for (size_t i = 0; i < n_objects; i++)
+        if (objects[i].n_calls == 0) {
+            fprintf(stderr, "oracle-compare: %s: no call at any of its %zu sites (wrong bias?)\n",
+                    objects[i].name, objects[i].n_sites);
+            return 1;
+        }
+    printf("oracle-compare: %zu distinct pairs%s equal the oracle's (%llu calls)", no,
+           counts ? " and their counts" : "", calls);
+    if (fuzzy_sites)
+        printf("; %zu sites compared as sites (a QEMU artefact hides the target)", fuzzy_sites);
+    printf("\n");
+    free(o);
+    free(t);
+    free(fuzzy);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    int pairs_mode = 0;             /* 1: --pairs, 2: --counts */
+    if (argc > 1 && (strcmp(argv[1], "--pairs") == 0 || strcmp(argv[1], "--counts") == 0)) {
+        pairs_mode = strcmp(argv[1], "--pairs") == 0 ? 1 : 2;
+        argv++;
+        argc--;
+    }
     if (argc < 5)
         usage();
     read_sites(argv[1], hex_arg(argv[2], "bias"));
@@ -282,6 +428,8 @@ int main(int argc, char **argv)
         }
     }
     fclose(f);
+    if (pairs_mode)
+        return compare_pairs(&oracle, argv[4], pairs_mode == 2);
     f = open_or_die(argv[4]);
     fgets(line, sizeof line, f);                    /* header */
     while (fgets(line, sizeof line, f)) {

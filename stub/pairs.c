@@ -1,0 +1,213 @@
+/*
+ * LITIFUT_MODE dedup and count (trace-format.h "Modes"): each distinct
+ * (site, target) pair the process calls is one struct litifut_pair in
+ * the trace file, made on its first call; count mode adds one to its
+ * count at every call.  The sleds' mode paths (arch/<arch>/) find a
+ * site's pair through this copy's array of pair pointers, one per site,
+ * at &sites[i] + pair_delta: if it has the call's target, the call is
+ * known (dedup: nothing to do; count: an atomic increment) and goes on;
+ * else (the site's first call, or a call through a register to another
+ * target than its last) the slow path comes here: the process's table
+ * of pairs, looked up without the lock, added to under it.  Exact: no
+ * pair is made twice, none is missed; the cost of exactness is that a
+ * call through a register whose target changes from call to call takes
+ * the slow path each time.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/trace-format.h"
+
+#define P (litifut_copy.proc)
+
+static struct litifut_pair **site_pairs;    /* this copy's, once made */
+
+/* The mode's paths can run in this copy: its pair pointers, made once
+ * the copy is registered (it then knows its process). */
+void pairs_prepare(void)
+{
+    struct litifut_process *p = P;
+    if (site_pairs || !p || litifut_copy.state != COPY_READY)
+        return;
+    uint32_t mode = tracefile_settings()->mode;
+    uint32_t n = db_header()->n_sites;
+    if ((mode != LITIFUT_MODE_DEDUP && mode != LITIFUT_MODE_COUNT) || !n)
+        return;
+    unsigned long size = ((unsigned long)n * sizeof *site_pairs + 4095) & ~4095ul;
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    if (!site_pairs) {
+        struct litifut_pair **m = sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (!sys_mmap_failed(m)) {
+            p->no_pair.target = 0xffffffffu;    /* (and site_plus1 0): no call's */
+            for (uint32_t i = 0; i < n; i++)
+                m[i] = &p->no_pair;
+            for (uint32_t i = 0; i < p->n_objects; i++)
+                if (p->objects[i].live && p->objects[i].rec.base == litifut_copy.base)
+                    p->objects[i].site_pairs = m;   /* for a fork child to empty */
+            site_pairs = m;
+            litifut_copy.pair_delta = (uintptr_t)m - (uintptr_t)db_sites();
+        }
+    }
+    unlock(mask);
+}
+
+/* --- the process's table of pairs: open addressing, pointers into the
+ * trace file; readers take no lock, so a table outgrown stays mapped --- */
+
+static uint32_t pair_hash(uint32_t site, uint32_t target)
+{
+    uint32_t h = site * 0x9e3779b1u ^ target * 0x85ebca6bu;
+    return h ^ h >> 15;
+}
+
+static struct litifut_pair *pair_find(uint32_t site, uint32_t target)
+{
+    const uint32_t *table = P->pair_table;
+    if (!table)
+        return NULL;
+    uint32_t mask = table[0] - 1;
+    for (uint32_t h = pair_hash(site, target) & mask;; h = (h + 1) & mask) {
+        struct litifut_pair *pr = (struct litifut_pair *)(uintptr_t)table[1 + h];
+        if (!pr)
+            return NULL;
+        if (pr->site_plus1 == site + 1 && pr->target == target)
+            return pr;
+    }
+}
+
+/* pr into `table`, which has room; the slot is published with a
+ * compare-and-swap (a barrier: pr's fields are seen first). */
+static void table_put(uint32_t *table, struct litifut_pair *pr)
+{
+    uint32_t mask = table[0] - 1;
+    uint32_t h = pair_hash(pr->site_plus1 - 1, pr->target) & mask;
+    while (table[1 + h])
+        h = (h + 1) & mask;
+    arch_cmpxchg(&table[1 + h], 0, (uint32_t)(uintptr_t)pr);
+}
+
+/* Room in the table for one more (at most half full); under the lock. */
+static int table_room(void)
+{
+    uint32_t *old = P->pair_table;
+    if (old && 2 * (P->n_pairs + 1) <= old[0])
+        return 1;
+    uint32_t cap = old ? 2 * old[0] : 1024;
+    unsigned long size = ((unsigned long)(cap + 1) * 4 + 4095) & ~4095ul;
+    uint32_t *t = sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (sys_mmap_failed(t))
+        return 0;
+    t[0] = cap;
+    for (uint32_t i = 0; old && i < old[0]; i++)
+        if (old[1 + i])
+            table_put(t, (struct litifut_pair *)(uintptr_t)old[1 + i]);
+    P->pair_table = t;                  /* (published by table_put's barrier) */
+    return 1;
+}
+
+/* Pending OBJECT records into the process's own chunk, before any pair
+ * that names their sites.  Signals blocked, lock not held. */
+static void put_objects(void)
+{
+    for (int i = 0; i < 64 && P->objects_pending; i++) {
+        if (!control_events_room(1 + LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4))
+            return;
+        lock_signals_blocked();
+        long n = P->events_cur ? object_take_pending(P->events_cur,
+                                                     (uint32_t)(P->events_end - P->events_cur))
+                               : -1;
+        if (n > 0)
+            P->events_cur += n;
+        unlock_signals_blocked();
+        if (n == 0)
+            return;
+    }
+}
+
+/* The pair's entry, written once: every field, then site_plus1 (until
+ * then the entry reads as the chunk's end); NULL if the trace has no
+ * room (it is off) or no memory for the table. */
+static struct litifut_pair *pair_make(uint32_t site, uint32_t target)
+{
+    uint32_t mask[SIGSET_WORDS];
+    struct litifut_pair *pr = NULL;
+    process_block_signals(mask);
+    for (int tries = 0; tries < 4; tries++) {
+        put_objects();
+        lock_signals_blocked();
+        int room = P->pairs_cur && P->pairs_cur < P->pairs_end;
+        pr = pair_find(site, target);
+        if (!pr && room && table_room()) {
+            pr = P->pairs_cur++;
+            pr->target = target;
+            pr->count = 0;
+            uint64_t ns = sys_monotonic_ns();
+            pr->ns_lo = (uint32_t)ns;
+            pr->ns_hi = (uint32_t)(ns >> 32);
+            __asm__ volatile("" ::: "memory");
+            pr->site_plus1 = site + 1;
+            table_put(P->pair_table, pr);
+            P->n_pairs++;
+        }
+        unlock_signals_blocked();
+        if (pr || room)
+            break;                      /* (room but no table: no memory) */
+        struct chunk c;
+        if (!tracefile_new_chunk(LITIFUT_PAIRS_TID, &c))
+            break;                      /* the trace is off */
+        lock_signals_blocked();
+        if (!P->pairs_cur || P->pairs_cur >= P->pairs_end) {
+            unsigned long bytes = (unsigned long)(c.end - c.base) * 4 -
+                                  sizeof(struct litifut_chunk_header);
+            P->pairs_cur = (struct litifut_pair *)(c.base + sizeof(struct litifut_chunk_header) / 4);
+            P->pairs_end = P->pairs_cur + bytes / sizeof(struct litifut_pair);
+        }
+        unlock_signals_blocked();
+    }
+    process_restore_signals(mask);
+    return pr;
+}
+
+void pairs_call(uint32_t index, uint32_t site, uintptr_t target)
+{
+    if (!tracefile_start())
+        return;
+    if (!site_pairs)
+        pairs_prepare();
+    struct litifut_pair *pr = site_pairs ? site_pairs[index] : NULL;
+    if (!pr || pr->site_plus1 != site + 1 || pr->target != (uint32_t)target) {
+        pr = pair_find(site, (uint32_t)target);
+        if (!pr && !(pr = pair_make(site, (uint32_t)target)))
+            return;
+        if (site_pairs)
+            site_pairs[index] = pr;     /* the mode's path knows it now */
+    }
+    if (P->mode == LITIFUT_MODE_COUNT) {
+        uint32_t n;
+        do
+            n = pr->count;
+        while (!arch_cmpxchg(&pr->count, n, n + 1));
+    }
+}
+
+/* A fork child's pairs go to its own trace: none is known yet.  Under
+ * the lock, the only thread. */
+void pairs_after_fork_child(void)
+{
+    struct litifut_process *p = P;
+    p->pairs_cur = p->pairs_end = NULL;     /* (the parent's file) */
+    p->n_pairs = 0;
+    uint32_t *table = p->pair_table;
+    for (uint32_t i = 0; table && i < table[0]; i++)
+        table[1 + i] = 0;
+    for (uint32_t i = 0; i < p->n_objects; i++) {
+        struct litifut_pair **sp = p->objects[i].site_pairs;
+        for (uint32_t k = 0; sp && k < p->objects[i].rec.n_sites; k++)
+            sp[k] = &p->no_pair;
+    }
+}
