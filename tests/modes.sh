@@ -4,7 +4,8 @@
 # calls, a dedup trace's the same pairs; the program behaves as
 # before.  tests/progs/calls.c (calls through registers, longjmp,
 # signals, recursion) and threads.c (threads share the counts), PIE
-# and static, on every arch; also SIGKILL (the counts are in the file
+# and static, on every arch, and bigtext.c (a MIPS PIE's far sites go
+# through the run-time bridge); also SIGKILL (the counts are in the file
 # as they are counted), a fork child (its own pairs), --coverage and
 # --profile on a count trace.
 
@@ -79,6 +80,8 @@ test_modes() {
                 echo "$arch $src $link"
             done
         done
+        # far sites: the MIPS run-time bridge's way into the mode paths
+        [ "${arch#mips}" != "$arch" ] && echo "$arch bigtext.c pie"
     done | parallel modes_case
     for arch in $ARCHES; do
         modes_views "$arch"

@@ -335,6 +335,83 @@
     OFF_END \p
     .endm
 
+/*
+ * LITIFUT_MODE dedup and count (stub/pairs.c): the sleds' entries go
+ * here instead while recording.  The site's pair (this copy's pair
+ * pointers, at the site word's address + pair_delta, both from
+ * litifut_copy: no TLS, no thread state); if it has the call's target,
+ * the call is known: count mode adds one to its count (ll/sc: threads
+ * share it); then on to the target.  Else (a first call, another
+ * target, a jalr through another register than t9) everything goes
+ * back as it came and on to the slow path (\p\()_start), which makes
+ * or finds the pair.  \name\()_t9 is where a bridge's dispatcher comes
+ * in (it saved t9).
+ */
+    .macro MODE_START name
+    .global \name\()_t9
+    .hidden \name\()_t9
+\name\()_t9:
+    RESTORE 25
+    .global \name
+    .hidden \name
+\name:
+    SAVE 2
+    SAVE 3
+    SAVE 5
+    srl     $v0, $ra, DB_PAGE_SHIFT
+    sw      $ra, FRAME_R(31)($sp)
+    bal     1f                      /* ra = the word below */
+    sll     $v0, $v0, 2             /* (delay slot) */
+    .word   litifut_copy + COPY_PAGES - .
+1:  lw      $v1, 0($ra)
+    addu    $v1, $v1, $ra           /* &litifut_copy.pages */
+    lw      $a1, COPY_PAIR_DELTA - COPY_PAGES($v1)
+    lw      $v1, 0($v1)             /* (made before the sled came here) */
+    lw      $ra, FRAME_R(31)($sp)
+    addu    $v0, $v0, $v1           /* &page entry */
+    lw      $v0, 0($v0)             /* &sites[first site of the page] */
+    addu    $v0, $v0, $a0           /* &site word */
+    lw      $v1, 0($v0)             /* the site word */
+    addu    $a1, $a1, $v0           /* &the site's pair pointer */
+    .endm
+
+/* The pair (a1) against the target (t9): known, or the slow path. */
+    .macro MODE_END p, count
+    lw      $v1, LITIFUT_PAIR_TARGET($a1)
+    bne     $v1, $t9, 2f
+    nop
+    .if \count
+4:  ll      $v1, LITIFUT_PAIR_COUNT($a1)
+    addiu   $v1, $v1, 1
+    sc      $v1, LITIFUT_PAIR_COUNT($a1)
+    beqz    $v1, 4b
+    nop
+    .endif
+    RESTORE 4
+    RESTORE 2
+    RESTORE 3
+    RESTORE 5
+    jr      $t9
+    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
+2:  RESTORE 2
+    RESTORE 5
+    b       \p\()_start
+    RESTORE 3                       /* (delay slot) */
+    .endm
+
+    .macro MODE_PATHS p, mode, count
+    MODE_START \p\()_\mode
+    addu    $t9, $v0, $v1           /* the fixed target */
+    lw      $a1, 0($a1)             /* the site's pair */
+    MODE_END \p, \count
+
+    MODE_START \p\()_\mode\()_reg
+    addiu   $v1, $v1, -FRAME_R(25)
+    bnez    $v1, 2f                 /* not jalr $t9 */
+    lw      $a1, 0($a1)             /* (delay slot) the site's pair */
+    MODE_END \p, \count
+    .endm
+
 /* A whole sled copy: its entries and its common code, in `section`. */
     .macro SLED_COPY section, name, prefix
     .abicalls
@@ -346,6 +423,8 @@
     SLED \name, \prefix\()_start
     COMMON \prefix
     OFF \prefix
+    MODE_PATHS \prefix, dedup, 0
+    MODE_PATHS \prefix, count, 1
     .section .note.GNU-stack, "", @progbits
     .endm
 

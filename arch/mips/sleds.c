@@ -3,9 +3,9 @@
  * its branch), in both sled copies (the module's and the island's) and
  * in this object's entries of the run-time bridges: to the copy's slow
  * path (*_start) as linked, until the copy is ready; then to its hot
- * path (*_common), or, while the process records nothing
- * (LITIFUT_TRACE=0), to its "off" code (*_off), which only finds the
- * target.  The sleds' pages are made writable while the branches
+ * path (*_common), to a mode's path (*_dedup, *_count), or, while the
+ * process records nothing, to its "off" code (*_off), which only finds
+ * the target.  The sleds' pages are made writable while the branches
  * change; a thread running through an entry meanwhile takes the old
  * branch or the new one: both are right.
  */
@@ -19,7 +19,9 @@
     extern const char p##_start[] WEAK, p##_common[] WEAK, p##_common_reg[] WEAK,   \
         p##_off[] WEAK, p##_off_reg[] WEAK, p##_start_t9[] WEAK,                   \
         p##_common_t9[] WEAK, p##_common_reg_t9[] WEAK, p##_off_t9[] WEAK,         \
-        p##_off_reg_t9[] WEAK
+        p##_off_reg_t9[] WEAK, p##_dedup[] WEAK, p##_dedup_reg[] WEAK, p##_dedup_t9[] WEAK, \
+        p##_dedup_reg_t9[] WEAK, p##_count[] WEAK, p##_count_reg[] WEAK, p##_count_t9[] WEAK, \
+        p##_count_reg_t9[] WEAK
 /* the island (island.o) is in every MIPS object the wrapper links */
 #define WEAK __attribute__((weak, visibility("hidden")))
 extern const char litifut_sled[] HIDDEN;
@@ -33,7 +35,9 @@ static enum sleds_mode sleds_mode = SLEDS_START;
 #define PICK(p, m, half)                                                        \
     /* (no per-call clock hot path yet: SLEDS_ON_CLOCK, _COUNTER: slow path) */\
     ((m) == SLEDS_ON ? ((half) ? p##_common_reg : p##_common)                   \
-     : (m) == SLEDS_OFF ? ((half) ? p##_off_reg : p##_off) : p##_start)
+     : (m) == SLEDS_OFF ? ((half) ? p##_off_reg : p##_off)                      \
+     : (m) == SLEDS_DEDUP ? ((half) ? p##_dedup_reg : p##_dedup)                \
+     : (m) == SLEDS_COUNT ? ((half) ? p##_count_reg : p##_count) : p##_start)
 
 static int retarget(uintptr_t start, const char *fixed, const char *reg)
 {
@@ -75,6 +79,10 @@ uint32_t arch_bridge_common(int half)
                                                     : litifut_mips_common_t9)
                    : sleds_mode == SLEDS_OFF ? (half ? litifut_mips_off_reg_t9
                                                      : litifut_mips_off_t9)
+                   : sleds_mode == SLEDS_DEDUP ? (half ? litifut_mips_dedup_reg_t9
+                                                       : litifut_mips_dedup_t9)
+                   : sleds_mode == SLEDS_COUNT ? (half ? litifut_mips_count_reg_t9
+                                                       : litifut_mips_count_t9)
                    : litifut_mips_start_t9;
     return (uint32_t)(uintptr_t)to;
 }
