@@ -25,7 +25,8 @@
 # call; DB bytes and all added loaded bytes per rewritten site; link
 # time, plain and instrumented (wall clock, best of 3); the instrumented
 # build's cost and trace bytes per call with a time per call
-# (LITIFUT_CLOCK=monotonic) and with exact returns too.  The legend at
+# (LITIFUT_CLOCK=monotonic) and with exact returns too; the cost and
+# the whole trace's bytes of LITIFUT_MODE=count and dedup.  The legend at
 # the end says exactly what each column is.  Every run's output must
 # equal the plain run's, or the bench fails.
 #
@@ -185,9 +186,12 @@ measure() {
     n[clock]=$(run_insns "$d/run-clock" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_CLOCK=monotonic)
     n[returns]=$(run_insns "$d/run-returns" "${exe[litifut]}" "${lib[litifut]}" 1 \
                  LITIFUT_CLOCK=monotonic LITIFUT_RETURNS=1)
+    # the modes
+    n[count]=$(run_insns "$d/run-count" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_MODE=count)
+    n[dedup]=$(run_insns "$d/run-dedup" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_MODE=dedup)
 
     # the same work in every run, and each kind what it says it is
-    for k in on off finstr pg clock returns; do
+    for k in on off finstr pg clock returns count dedup; do
         cmp -s "$d/run-plain/out" "$d/run-$k/out" ||
             die "the $k run's output differs from the plain run's (see $d)"
     done
@@ -196,7 +200,7 @@ measure() {
     "$TRIPLE-nm" "${exe[finstr]}" | grep -q ' __cyg_profile_func_enter$' ||
         die "${exe[finstr]} has no __cyg_profile_func_enter"
     [ -s "$d/run-pg/gmon.out" ] || die "the -pg run wrote no gmon.out (see $d/run-pg)"
-    for k in on clock returns; do
+    for k in on clock returns count dedup; do
         "$BIN/litifut-postproc" --info "$d/run-$k" > "$d/run-$k/info" 2> "$d/run-$k/info.err" ||
             die "litifut-postproc --info: $(head -c 300 "$d/run-$k/info.err")"
     done
@@ -204,8 +208,9 @@ measure() {
     # string table, and so a few calls of its own, differ from run to
     # run; 1 in 10^4 is more than that and far less than a lost chunk)
     same_calls "$(info_value "$d/run-clock" calls)" "$(info_value "$d/run-on" calls)" &&
-        same_calls "$(info_value "$d/run-returns" calls)" "$(info_value "$d/run-on" calls)" ||
-        die "the runs with a time per call or returns recorded other calls (see $d)"
+        same_calls "$(info_value "$d/run-returns" calls)" "$(info_value "$d/run-on" calls)" &&
+        same_calls "$(info_value "$d/run-count" calls)" "$(info_value "$d/run-on" calls)" ||
+        die "the runs with a time per call, returns or counts recorded other calls (see $d)"
     local calls sites added
     calls=$(info_value "$d/run-on" calls)
     sites=$(info_value "$d/run-on" sites)
@@ -214,13 +219,15 @@ measure() {
     fi
     added=$(( $(loaded_bytes "${exe[litifut]}" ${lib[litifut]:+"${lib[litifut]}"}) -
               $(loaded_bytes "${exe[plain]}" ${lib[plain]:+"${lib[plain]}"}) ))
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
         "$BENCH_ARCH" "$prog" "$build" "$calls" \
         "${n[plain]}" "${n[on]}" "${n[off]}" "${n[finstr]}" "${n[pg]}" \
         "$(info_value "$d/run-on" record_bytes)" "$sites" "$(info_value "$d/run-on" db_bytes)" \
         "$added" "$link_plain" "$link_litifut" \
         "${n[clock]}" "${n[returns]}" "$(info_value "$d/run-clock" record_bytes)" \
-        "$(info_value "$d/run-returns" record_bytes)" >> "$TSV"
+        "$(info_value "$d/run-returns" record_bytes)" \
+        "${n[count]}" "${n[dedup]}" "$(info_value "$d/run-count" record_bytes)" \
+        "$(info_value "$d/run-dedup" record_bytes)" "$(info_value "$d/run-dedup" pairs)" >> "$TSV"
     [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$d"
 }
 
@@ -264,7 +271,7 @@ for arch in $ARCHES; do
     "$TCC" "${xf[@]}" -O2 -Wall -fPIC -DRING_IN_LIBRARY -c -o "$CYG_PIC_O" \
         "$ROOT/tests/bench/cyg-ringbuf.c"
     TSV=$OUT/bench-$arch.tsv
-    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\n' > "$TSV"
+    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\tinsns_count\tinsns_dedup\trecord_bytes_count\trecord_bytes_dedup\tpairs\n' > "$TSV"
     for row in $ROWS; do
         measure "${row%%:*}" "${row#*:}"
     done
@@ -340,6 +347,10 @@ marks: qemu-user traps the ARM counter and keeps the MIPS one at 0),
 then also with LITIFUT_RETURNS=1 (every return recorded; every call
 through the slow path): extra instructions per traced call (a system
 call counts as one instruction) and trace bytes per call.
+Modes: the litifut build run with LITIFUT_MODE=count and =dedup: extra
+instructions per traced call (its calls counted must equal on's), the
+distinct (caller site, callee) pairs, and the trace's bytes for the
+whole run (chunk headers and pairs; no maps file).
 EOT
 cat <<'EOT'
 Post-processor: seconds of one litifut-postproc --profile run (wall

@@ -1,5 +1,5 @@
 # tables.awk: one architecture's table of `make bench` from its TSV
-# (tests/bench.sh writes it; columns named in its first line): four
+# (tests/bench.sh writes it; columns named in its first line): five
 # blocks, one row per program and build in each, at most 96 columns.
 BEGIN { FS = "\t" }
 /^#/ { next }
@@ -10,6 +10,7 @@ BEGIN { FS = "\t" }
     rbytes[n] = $10; sites[n] = $11; dbbytes[n] = $12; added[n] = $13
     lplain[n] = $14; llit[n] = $15
     clk[n] = $16; ret[n] = $17; rbclk[n] = $18; rbret[n] = $19
+    cnt[n] = $20; ddp[n] = $21; rbcnt[n] = $22; rbddp[n] = $23; pairs[n] = $24
 }
 function ratio(x, i) { return sprintf("%.2fx", x / plain[i]) }
 function percall(x, i) { return sprintf("%.1f", (x - plain[i]) / calls[i]) }
@@ -43,4 +44,11 @@ END {
     for (i = 1; i <= n; i++)
         printf f4, prog[i], build[i], percall(clk[i], i), sprintf("%.2f", rbclk[i] / calls[i]), \
             percall(ret[i], i), sprintf("%.2f", rbret[i] / calls[i])
+    print ""
+    f5 = "%-9s %-6s %12s %12s   %12s %8s %12s\n"
+    printf "%-9s %-6s %s\n", "", "", "LITIFUT_MODE=count          LITIFUT_MODE=dedup"
+    printf f5, "program", "build", "extra/call", "trace B", "extra/call", "pairs", "trace B"
+    for (i = 1; i <= n; i++)
+        printf f5, prog[i], build[i], percall(cnt[i], i), rbcnt[i], percall(ddp[i], i), \
+            pairs[i], rbddp[i]
 }
