@@ -9,7 +9,7 @@
 #   make all && fuzz/make-seeds.sh
 #
 # BIN (the host tools, default build/bin) and OUT (default fuzz/corpus)
-# may be set in the environment.  What it writes (about 560 KB):
+# may be set in the environment.  What it writes (about 790 KB):
 #   elfdb/<arch>-demo             the instrumented program, debug info
 #                                 stripped (.symtab kept)
 #   elfdb/arm-demo.unrewritten    pass 2 before rewriting
@@ -20,6 +20,7 @@
 #   postproc/arm-demo-2objects    ... whose calls are the program's loaded
 #                                 again as a second object (then unloaded)
 #   postproc/arm-demo-nomaps      the ARM trace without a maps file (tsv)
+#   postproc/arm-demo-count       the ARM program's LITIFUT_MODE=count trace
 #   elfdb/<arch>-demolib, elfdb/<arch>-libwords.so, postproc/<arch>-demolib
 #                                 (arm, mips) tests/progs/demolib: a program
 #                                 and an instrumented library, one trace
@@ -263,6 +264,15 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
         "$WORK/seedtool" relocate "$d/chunk" "$endian"
         cat "$trace" "$d/chunk" > "$d/2objects.trace"
         postproc_input "$d/2objects.trace" "$d/maps" "$OUT/postproc/$prog-2objects"
+        # the same program's run in LITIFUT_MODE=count: pairs chunks
+        mkdir -p "$d/count"
+        (cd "$d/count" && LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 LITIFUT_MODE=count \
+             "qemu-$arch" -L "/usr/$triple" "../$prog" > /dev/null)
+        trace=$(ls "$d"/count/litifut.*.trace)
+        { printf '%s' "$name"; head -c $((1024 - ${#name})) /dev/zero; } |
+            dd of="$trace" bs=1 seek="$EXE_OFF" conv=notrunc status=none
+        rename_object "$trace" "$d/$prog" "$name" "$endian"
+        postproc_input "$trace" "$d/maps" "$OUT/postproc/$prog-count"
     fi
     if [ "$arch" != mipsel ]; then
         demolib_seeds "$triple" "$arch" "$endian"

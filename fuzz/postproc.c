@@ -10,14 +10,14 @@
  * the rest is the saved maps (litifut.1.maps).  The word's bits 28..0
  * are n, bit 31 chooses --format=tsv for every view that has it (else
  * log), bits 30..29 the time view run besides the calls (the log with
- * its call stacks, or the TSV), --summary and --info: 0 --profile,
+ * its call stacks, or the TSV), --summary, --coverage and --info: 0 --profile,
  * 1 --graph, 2 --format=chrome, 3 --format=folded (the seeds, whose
  * bits 30..29 are 0, run --profile).
  * Both go into a scratch directory that also holds every seed program
  * (fuzz/corpus/elfdb, copied once); the post-processor runs on that
  * directory with --binary-dir pointing at it, so an OBJECT record
  * naming /target/arm-demo gets the seed program arm-demo.  Each input
- * is run through four views: the calls, --summary, --info and the time
+ * is run through five views: the calls, --summary, --coverage, --info and the time
  * view its word chooses (each reads the trace and loads its objects
  * again, most of the time an input takes: the format and the time view
  * are chosen by the input rather than multiplying that); stdout goes to
@@ -106,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     run(NULL, format);                  /* the calls */
     run("--summary", format);
+    run("--coverage", format);
     run("--info", format);
     /* chrome and folded are formats of their own */
     run(time_view, (w >> 29) & 2 ? NULL : format);
