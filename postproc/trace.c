@@ -750,9 +750,10 @@ static void read_pairs(struct reader *r, uint32_t index)
             r->cap_pairs = r->cap_pairs * 2 + 256;
             t->pairs = xrealloc(t->pairs, r->cap_pairs * sizeof *t->pairs);
         }
-        uint64_t ns = dword(r, pos + 12);
+        uint64_t ns = dword(r, pos + offsetof(struct litifut_pair, ns_lo));
         t->pairs[t->n_pairs++] = (struct trace_pair){
-            .site = site_plus1 - 1, .target = word(r, pos + 4), .count = word(r, pos + 8),
+            .site = site_plus1 - 1, .target = word(r, pos + offsetof(struct litifut_pair, target)),
+            .count = word(r, pos + offsetof(struct litifut_pair, count)),
             .ns = ns > t->header.start_ns ? ns - t->header.start_ns : 0,
         };
         t->record_bytes += sizeof(struct litifut_pair);

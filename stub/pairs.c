@@ -3,15 +3,15 @@
  * (site, target) pair the process calls is one struct litifut_pair in
  * the trace file, made on its first call; count mode adds one to its
  * count at every call.  The sleds' mode paths (arch/<arch>/) find a
- * site's pair through this copy's array of pair pointers, one per site,
- * at &sites[i] + pair_delta: if it has the call's target, the call is
+ * site's pairs through this copy's array of pair pointers, one per
+ * site, at &sites[i] + pair_delta: the site's newest pair, linked to
+ * the one before (`next`).  If one has the call's target, the call is
  * known (dedup: nothing to do; count: an atomic increment) and goes on;
- * else (the site's first call, or a call through a register to another
- * target than its last) the slow path comes here: the process's table
- * of pairs, looked up without the lock, added to under it.  Exact: no
- * pair is made twice, none is missed; the cost of exactness is that a
- * call through a register whose target changes from call to call takes
- * the slow path each time.
+ * else (the site's first call of that target) the slow path comes here:
+ * the process's table of pairs, looked up without the lock, added to
+ * under it, the new pair linked in front of the site's.  Exact: no pair
+ * is made twice, none is missed; a site with many targets costs a
+ * compare per target in its list.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -129,10 +129,23 @@ static void put_objects(void)
     }
 }
 
+/* pr in front of the site's list (`head`, this copy's pointer), unless
+ * it is there: its fields are seen before the pointer (the
+ * compare-and-swap's barrier).  Under the lock. */
+static void site_link(struct litifut_pair **head, struct litifut_pair *pr)
+{
+    for (struct litifut_pair *q = *head; q; q = (struct litifut_pair *)(uintptr_t)q->next)
+        if (q == pr)
+            return;
+    pr->next = (uint32_t)(uintptr_t)(*head == &P->no_pair ? NULL : *head);
+    arch_cmpxchg((volatile uint32_t *)head, (uint32_t)(uintptr_t)*head, (uint32_t)(uintptr_t)pr);
+}
+
 /* The pair's entry, written once: every field, then site_plus1 (until
- * then the entry reads as the chunk's end); NULL if the trace has no
- * room (it is off) or no memory for the table. */
-static struct litifut_pair *pair_make(uint32_t site, uint32_t target)
+ * then the entry reads as the chunk's end), linked at `head` (if not
+ * NULL); NULL if the trace has no room (it is off) or no memory for the
+ * table. */
+static struct litifut_pair *pair_make(uint32_t site, uint32_t target, struct litifut_pair **head)
 {
     uint32_t mask[SIGSET_WORDS];
     struct litifut_pair *pr = NULL;
@@ -146,6 +159,7 @@ static struct litifut_pair *pair_make(uint32_t site, uint32_t target)
             pr = P->pairs_cur++;
             pr->target = target;
             pr->count = 0;
+            pr->next = 0;
             uint64_t ns = sys_monotonic_ns();
             pr->ns_lo = (uint32_t)ns;
             pr->ns_hi = (uint32_t)(ns >> 32);
@@ -154,6 +168,8 @@ static struct litifut_pair *pair_make(uint32_t site, uint32_t target)
             table_put(P->pair_table, pr);
             P->n_pairs++;
         }
+        if (pr && head)
+            site_link(head, pr);
         unlock_signals_blocked();
         if (pr || room)
             break;                      /* (room but no table: no memory) */
@@ -179,13 +195,17 @@ void pairs_call(uint32_t index, uint32_t site, uintptr_t target)
         return;
     if (!site_pairs)
         pairs_prepare();
-    struct litifut_pair *pr = site_pairs ? site_pairs[index] : NULL;
-    if (!pr || pr->site_plus1 != site + 1 || pr->target != (uint32_t)target) {
-        pr = pair_find(site, (uint32_t)target);
-        if (!pr && !(pr = pair_make(site, (uint32_t)target)))
+    struct litifut_pair **head = site_pairs ? &site_pairs[index] : NULL;
+    struct litifut_pair *pr = head ? *head : NULL;
+    while (pr && pr->target != (uint32_t)target)
+        pr = (struct litifut_pair *)(uintptr_t)pr->next;
+    if (!pr || pr->site_plus1 != site + 1) {
+        /* not in the site's list (a pair made before this copy had its
+         * pointers, or another thread's, not linked yet): made or found,
+         * linked under the lock, so that the mode's path knows it */
+        pr = head ? NULL : pair_find(site, (uint32_t)target);
+        if (!pr && !(pr = pair_make(site, (uint32_t)target, head)))
             return;
-        if (site_pairs)
-            site_pairs[index] = pr;     /* the mode's path knows it now */
     }
     if (P->mode == LITIFUT_MODE_COUNT) {
         uint32_t n;

@@ -315,12 +315,12 @@ litifut_arm_off_reg:                @ a call through a register
     OFF_END .Loffreg
 
 /*
- * LITIFUT_MODE dedup and count (stub/pairs.c): the site's pair (this
- * copy's pair pointers, at the site word's address + pair_delta); if it
- * has the call's target, the call is known: count mode adds one to its
- * count, atomically (threads share it); then on to the target.  Else
- * (a first call, or another target) the slow path makes or finds the
- * pair.  No thread state: no TLS, no busy mark, nothing written but the
+ * LITIFUT_MODE dedup and count (stub/pairs.c): the site's pairs (this
+ * copy's pair pointers, at the site word's address + pair_delta: the
+ * newest, each linked to the one before); if one has the call's target,
+ * the call is known: count mode adds one to its count, atomically
+ * (threads share it); then on to the target.  Else (a target new to the
+ * site) the slow path makes or finds the pair.  No thread state: no TLS, no busy mark, nothing written but the
  * count.
  */
 #ifdef LITIFUT_ARM_V6K
@@ -358,10 +358,21 @@ litifut_arm_\name:
     .endif
     ldr     r10, .L\name\()_delta
 2:  ldr     r10, [pc, r10]          @ litifut_copy.pair_delta
-    ldr     r10, [r5, r10]          @ the site's pair
-    ldr     r8, [r10, #LITIFUT_PAIR_TARGET]
+    ldr     r10, [r5, r10]          @ the site's newest pair
+    .if \reg
+5:  ldr     r8, [r10, #LITIFUT_PAIR_TARGET]
+    cmp     r8, r9
+    beq     6f
+    ldr     r10, [r10, #LITIFUT_PAIR_NEXT]  @ the site's pair before
+    cmp     r10, #0
+    bne     5b
+    b       litifut_arm_slow        @ a target new to the site
+6:
+    .else
+    ldr     r8, [r10, #LITIFUT_PAIR_TARGET]     @ (a fixed target: one pair)
     cmp     r8, r9
     bne     litifut_arm_slow
+    .endif
     str     r9, [sp, #FRAME_PC]
     .if \count
     add     r10, r10, #LITIFUT_PAIR_COUNT

@@ -337,9 +337,10 @@
 
 /*
  * LITIFUT_MODE dedup and count (stub/pairs.c): the sleds' entries go
- * here instead while recording.  The site's pair (this copy's pair
+ * here instead while recording.  The site's pairs (this copy's pair
  * pointers, at the site word's address + pair_delta, both from
- * litifut_copy: no TLS, no thread state); if it has the call's target,
+ * litifut_copy: no TLS, no thread state; the newest, each linked to the
+ * one before); if one has the call's target,
  * the call is known: count mode adds one to its count (ll/sc: threads
  * share it); then on to the target.  Else (a first call, another
  * target, a jalr through another register than t9) everything goes
@@ -375,11 +376,18 @@
     addu    $a1, $a1, $v0           /* &the site's pair pointer */
     .endm
 
-/* The pair (a1) against the target (t9): known, or the slow path. */
+/* The site's pairs (a1: the newest) against the target (t9): known, or
+ * the slow path. */
     .macro MODE_END p, count
-    lw      $v1, LITIFUT_PAIR_TARGET($a1)
-    bne     $v1, $t9, 2f
+5:  lw      $v1, LITIFUT_PAIR_TARGET($a1)
+    beq     $v1, $t9, 6f
     nop
+    lw      $a1, LITIFUT_PAIR_NEXT($a1)     /* the site's pair before */
+    bnez    $a1, 5b
+    nop
+    b       2f                      /* a target new to the site */
+    nop
+6:
     .if \count
 4:  ll      $v1, LITIFUT_PAIR_COUNT($a1)
     addiu   $v1, $v1, 1

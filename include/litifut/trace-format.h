@@ -77,7 +77,8 @@
  * litifut_pair, in chunks whose thread id is LITIFUT_PAIRS_TID (entries
  * from the chunk header on, up to a zero site_plus1 or the chunk's end),
  * written when the pair is first called, with that moment's
- * CLOCK_MONOTONIC ns:
+ * CLOCK_MONOTONIC ns (and a link of the tracer's own, which readers
+ * ignore):
  *   LITIFUT_MODE_DEDUP   each pair once (count stays 0);
  *   LITIFUT_MODE_COUNT   and its calls, counted in place (the file is
  *                        mapped shared: the counts are current at any
@@ -127,6 +128,7 @@
 /* struct litifut_pair's words, for assembly */
 #define LITIFUT_PAIR_TARGET     4
 #define LITIFUT_PAIR_COUNT      8
+#define LITIFUT_PAIR_NEXT       12
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -209,9 +211,11 @@ struct litifut_pair {
     uint32_t site_plus1;        /* site id + 1 (0: the chunk's entries end) */
     uint32_t target;            /* its runtime target (ARM: with the Thumb bit) */
     uint32_t count;             /* LITIFUT_MODE_COUNT: its calls (wraps at 2^32) */
+    uint32_t next;              /* the tracer's own: the run-time address of the
+                                   same site's previous pair (0: none); readers ignore it */
     uint32_t ns_lo, ns_hi;      /* CLOCK_MONOTONIC ns at its first call */
 };
-_Static_assert(sizeof(struct litifut_pair) == 20, "5 words");
+_Static_assert(sizeof(struct litifut_pair) == 24, "6 words");
 
 struct litifut_chunk_header {
     uint32_t magic;             /* LITIFUT_CHUNK_MAGIC */
