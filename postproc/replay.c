@@ -88,15 +88,22 @@ static void print_head(struct view *v)
         fputs("; returns recorded\n", out);
     else
         fputs("; a call ends when its caller makes its next call\n", out);
-    for (size_t i = 0; i < t->n_states; i++) {     /* LITIFUT_SIGNAL, LITIFUT_RECORD */
+    size_t shown = 0;                           /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... */
+    for (size_t i = 0; i < t->n_states; i++) {
         const struct trace_state *st = &t->states[i];
-        fprintf(out, "%s %s at ", i ? "," : "# recording", st->on ? "on" : "off");
+        if (st->why == LITIFUT_STATE_AT_END)
+            continue;                           /* (no change: the count below) */
+        fprintf(out, "%s %s at ", shown++ ? "," : "# recording", st->on ? "on" : "off");
         print_time(out, st->ns + v->trace->offset_ns);
         fputs(st->why == LITIFUT_STATE_BY_SIGNAL     ? " (signal)"
-              : st->why == LITIFUT_STATE_BY_FUNCTION ? " (function)" : " (start)", out);
+              : st->why == LITIFUT_STATE_BY_FUNCTION ? " (function)"
+              : st->why == LITIFUT_STATE_BY_CONTROL  ? " (control file)" : " (start)", out);
     }
-    if (t->n_states)
+    if (shown)
         fputc('\n', out);
+    if (t->n_states && t->states[t->n_states - 1].has_count)
+        fprintf(out, "# %" PRIu32 " calls not recorded while recording was off\n",
+                t->states[t->n_states - 1].unrecorded);
     if (v->trace->offset_ns) {
         fputs("# starts at ", out);
         print_time(out, v->trace->offset_ns);

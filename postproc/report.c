@@ -323,11 +323,19 @@ static char *recording_text(const struct trace_file *t)
         return xstrdup("");
     size_t changes = 0;
     for (size_t i = 0; i < t->n_states; i++)
-        changes += t->states[i].why != LITIFUT_STATE_AT_START;
+        changes += t->states[i].why != LITIFUT_STATE_AT_START &&
+                   t->states[i].why != LITIFUT_STATE_AT_END;
     double pct = t->end_ns ? 100.0 * (double)recorded_ns(t) / (double)t->end_ns : 0;
-    return xasprintf("on %.1f%% of the run, %s at start, %zu change%s", pct,
-                     t->states[0].why == LITIFUT_STATE_AT_START && !t->states[0].on ? "off" : "on",
-                     changes, changes == 1 ? "" : "s");
+    const struct trace_state *last = &t->states[t->n_states - 1];
+    char *counted = last->has_count
+                        ? xasprintf(", %" PRIu32 " call%s not recorded", last->unrecorded,
+                                    last->unrecorded == 1 ? "" : "s")
+                        : xstrdup("");
+    char *s = xasprintf("on %.1f%% of the run, %s at start, %zu change%s%s", pct,
+                        t->states[0].why == LITIFUT_STATE_AT_START && !t->states[0].on ? "off" : "on",
+                        changes, changes == 1 ? "" : "s", counted);
+    free(counted);
+    return s;
 }
 
 static const char *const info_keys[] = {

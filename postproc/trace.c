@@ -433,7 +433,7 @@ static int control_word_ok(uint32_t w)
     case LITIFUT_REC_CACHE_RESET:
         return n == 0;
     case LITIFUT_REC_STATE:
-        return n == 1;
+        return n == 1 || n == 2;
     default:
         return 0;
     }
@@ -498,11 +498,13 @@ static void time_record(struct reader *r, struct walk *w, size_t pos, size_t n)
 }
 
 /* Recording turned on or off at `ns` (a STATE record: at its TIME record). */
-static void add_state(struct trace_file *t, uint64_t ns, uint32_t w)
+static void add_state(struct trace_file *t, uint64_t ns, uint32_t w, int has_count,
+                      uint32_t unrecorded)
 {
     t->states = xrealloc(t->states, (t->n_states + 1) * sizeof *t->states);
     t->states[t->n_states++] = (struct trace_state){ ns, LITIFUT_STATE_ON(w) != 0,
-                                                     (uint8_t)LITIFUT_STATE_WHY(w) };
+                                                     (uint8_t)LITIFUT_STATE_WHY(w),
+                                                     (uint8_t)has_count, unrecorded };
 }
 
 static int by_time(const void *a, const void *b)
@@ -544,7 +546,8 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
         break;
     case LITIFUT_REC_STATE:
         if (!w->c)
-            add_state(r->t, w->clock.mark_ns, word(r, pos + 4));
+            add_state(r->t, w->clock.mark_ns, word(r, pos + 4), n == 2,
+                      n == 2 ? word(r, pos + 8) : 0);
         break;
     }
     return 4 + 4 * n;

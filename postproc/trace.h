@@ -61,6 +61,8 @@ struct trace_object {
 struct trace_state {
     uint64_t ns;                        /* since the trace's start */
     uint8_t on, why;                    /* LITIFUT_STATE_* */
+    uint8_t has_count;                  /* the record has unrecorded: */
+    uint32_t unrecorded;                /* calls not recorded while off, since the start */
 };
 
 /* A (site, target) pair of the modes dedup and count. */

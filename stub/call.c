@@ -142,6 +142,17 @@ static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifu
     return 0;
 }
 
+/* A call made while recording is off: counted (the paused path counts
+ * the others), and the control file polled. */
+static void unrecorded_call(struct litifut_process *proc)
+{
+    uint32_t n;
+    do
+        n = proc->unrecorded;
+    while (!arch_cmpxchg(&proc->unrecorded, n, n + 1));
+    control_poll(1);
+}
+
 /*
  * A call in LITIFUT_MODE dedup or count (pairs.c), or one before this
  * copy knows its mode (-1: its first calls; a library's before its
@@ -169,6 +180,8 @@ static __attribute__((noinline)) int mode_call(uint32_t index, uint32_t site, ui
         control_before_call(target);    /* LITIFUT_START_AT */
     if (!proc->recording_off)
         pairs_call(index, site, target);
+    else
+        unrecorded_call(proc);
     if (proc->n_triggers)
         control_after_call(target);     /* LITIFUT_STOP_AT */
     return 1;
@@ -217,6 +230,8 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     if (proc && proc->recording_off) {  /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... (control.c) */
         if (busy == (uintptr_t)frame)
             t->busy = 0;            /* (the hot path's, begun before it went off) */
+        if (proc->trace == TRACE_ON)
+            unrecorded_call(proc);
         return target;
     }
     struct arch_frame *hook = litifut_copy.returns && returns_hookable(target) ? frame : NULL;
@@ -229,6 +244,7 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     }
     if (triggers)
         control_after_call(target);     /* LITIFUT_STOP_AT */
+    control_poll(64);                   /* (MIPS: a refill comes here) */
     return target;
 }
 
@@ -241,6 +257,7 @@ HIDDEN void litifut_refill(struct litifut_thread *t)
 {
     if (thread_refill(t))
         t->busy = 0;
+    control_poll(64);
 }
 
 /*

@@ -24,7 +24,7 @@
 
 extern int sigaction(int, const struct sigaction *, struct sigaction *);
 
-#define STATE_MARK_WORDS (TIME_MARK_WORDS + 2)
+#define STATE_MARK_WORDS (TIME_MARK_WORDS + 3)
 
 /* Two threads claiming a chunk at once waste one chunk, nothing else. */
 int control_events_room(uint32_t words)
@@ -54,8 +54,9 @@ static void put_state(uint32_t why)
 {
     uint32_t units;
     uint32_t *p = put_time_record(P->events_cur, &units);
-    *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_STATE, 1);
+    *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_STATE, 2);
     *p++ = LITIFUT_STATE_WORD(!P->recording_off, why);
+    *p++ = P->unrecorded;
     P->events_cur = p;
 }
 
@@ -196,6 +197,9 @@ void control_after_call(uintptr_t target)
 void control_at_end(void)
 {
     const struct settings *st = &P->settings;
+    if (P->recording_off && P->control_started && P->events_cur &&
+        (uint32_t)(P->events_end - P->events_cur) >= STATE_MARK_WORDS)
+        put_state(LITIFUT_STATE_AT_END);    /* the calls not recorded since the last mark */
     int start = 0, stop = 0;
     for (uint32_t i = 0; i < P->n_triggers; i++)
         *(P->triggers[i].stop ? &stop : &start) = 1;
@@ -206,6 +210,56 @@ void control_at_end(void)
             " (LITIFUT_START_AT): nothing was recorded");
     if (st->stop_at[0] && !stop)
         say("no instrumented object has the function", st->stop_at, 0, " (LITIFUT_STOP_AT)");
+}
+
+/* --- the control file (LITIFUT_CONTROL) --- */
+
+enum { CONTROL_UNKNOWN, CONTROL_ON, CONTROL_OFF };
+
+/* What the file says: its first word, "on" or "off" (else unknown: a
+ * missing file, another word, a FIFO with no writer, a device). */
+static int control_read(const char *path)
+{
+    char buf[16];
+    int fd = sys_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0);
+    if (fd < 0)
+        return CONTROL_UNKNOWN;
+    long n = sys_read(fd, buf, sizeof buf - 1);
+    sys_close(fd);
+    if (n <= 0)
+        return CONTROL_UNKNOWN;
+    buf[n] = 0;
+    char *w = buf;
+    while (*w == ' ' || *w == '\t' || *w == '\n')
+        w++;
+    char *e = w;
+    while (*e && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r')
+        e++;
+    *e = 0;
+    return str_eq(w, "on") ? CONTROL_ON : str_eq(w, "off") ? CONTROL_OFF : CONTROL_UNKNOWN;
+}
+
+/* A change of the file's word turns recording on or off (a signal or
+ * a trigger may have changed it meanwhile: only changes of the file
+ * count).  Racy counting of `every` is fine: a poll more or less. */
+void control_poll(uint32_t every)
+{
+    struct litifut_process *p = P;
+    if (!p || !p->settings.control[0] || p->trace != TRACE_ON ||
+        (++p->control_polls & (every - 1)))       /* (every: a power of 2) */
+        return;
+    if (p->lock == (uint32_t)sys_gettid())
+        return;                 /* a call made by the tracer itself, under its lock */
+    int said = control_read(p->settings.control);
+    if (said == CONTROL_UNKNOWN || (uint64_t)said == p->control_seen[0])
+        return;
+    p->control_seen[0] = (uint64_t)said;
+    if ((said == CONTROL_ON) == !p->recording_off)
+        return;
+    uint32_t saved[SIGSET_WORDS];
+    process_block_signals(saved);
+    set_recording(said == CONTROL_ON, LITIFUT_STATE_BY_CONTROL);
+    process_restore_signals(saved);
 }
 
 static void on_toggle_signal(int sig)
@@ -221,7 +275,8 @@ void control_start(void)
 {
     const struct settings *st = tracefile_settings();
     int triggers = st->start_at[0] || st->stop_at[0];
-    if ((!st->toggle_signal && !st->record_off && !triggers) || !tracefile_start())
+    if ((!st->toggle_signal && !st->record_off && !triggers && !st->control[0]) ||
+        !tracefile_start())
         return;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
@@ -235,14 +290,18 @@ void control_start(void)
         unlock(mask);
         return;
     }
-    if (st->record_off && !st->toggle_signal && !st->start_at[0]) {
+    if (st->record_off && !st->toggle_signal && !st->start_at[0] && !st->control[0]) {
         lock(mask);
-        say("LITIFUT_RECORD=off without LITIFUT_SIGNAL or LITIFUT_START_AT", 0, 0,
-            ": nothing will be recorded");
+        say("LITIFUT_RECORD=off without LITIFUT_SIGNAL, LITIFUT_START_AT or LITIFUT_CONTROL",
+            0, 0, ": nothing will be recorded");
         unlock(mask);
     }
+    /* the control file, if it says, decides the state at start */
+    int said = st->control[0] ? control_read(st->control) : CONTROL_UNKNOWN;
+    P->control_seen[0] = (uint64_t)said;
+    int on = said == CONTROL_UNKNOWN ? !st->record_off && !st->start_at[0] : said == CONTROL_ON;
     process_block_signals(mask);
-    set_recording(!st->record_off && !st->start_at[0], LITIFUT_STATE_AT_START);
+    set_recording(on, LITIFUT_STATE_AT_START);
     process_restore_signals(mask);
     if (st->toggle_signal) {
         /* SA_RESTART: the program's system calls go on as if no signal came */

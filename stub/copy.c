@@ -81,25 +81,27 @@ static enum sleds_mode hot_path(const struct litifut_process *p)
            : clock == LITIFUT_CLOCK_MONOTONIC ? SLEDS_ON_CLOCK : SLEDS_ON_COUNTER;
 }
 
-/* The sleds' mode: the hot path for the clock, or "off" if the process
- * records nothing (now, or at all); SLEDS_START (the slow path) in
- * exact return mode, where every call is hooked. */
-static enum sleds_mode sleds_mode(int on)
+/* The sleds' mode: "off" if the process records nothing at all; the
+ * paused path (off, counting) while recording is off; the slow path in
+ * exact return mode, where every call is hooked; else the hot path. */
+static enum sleds_mode sleds_mode(int tracing, int recording)
 {
-    if (on && tracefile_returns())
-        return SLEDS_START;
-    return on ? hot_path(litifut_copy.proc) : SLEDS_OFF;
+    if (!tracing)
+        return SLEDS_OFF;
+    if (!recording)
+        return SLEDS_PAUSED;
+    return tracefile_returns() ? SLEDS_START : hot_path(litifut_copy.proc);
 }
 
 /* Recording on or off (control.c, under the lock, so the process
- * block is read directly): the hot path again, or the "off" code, if
+ * block is read directly): the hot path again, or the paused path, if
  * this copy is ready and the process traces. */
 void copy_set_recording(int on)
 {
     const struct litifut_process *p = litifut_copy.proc;
     if (!litifut_copy.pages || p->trace != TRACE_ON || p->settings.returns)
         return;                     /* (exact returns: the slow path, which asks) */
-    arch_sleds_select(control_watching(on) ? SLEDS_START : on ? hot_path(p) : SLEDS_OFF);
+    arch_sleds_select(control_watching(on) ? SLEDS_START : on ? hot_path(p) : SLEDS_PAUSED);
 }
 
 void copy_sleds_ready(void)
@@ -113,7 +115,7 @@ void copy_sleds_ready(void)
     lock(mask);
     int watching = control_watching(!p->recording_off);
     unlock(mask);
-    enum sleds_mode mode = watching ? SLEDS_START : sleds_mode(on && !p->recording_off);
+    enum sleds_mode mode = watching ? SLEDS_START : sleds_mode(on, !p->recording_off);
     if (mode == SLEDS_START)
         return;                     /* every call hooked: the slow path does it */
     if (!arch_sleds_select(mode)) {

@@ -31,6 +31,11 @@
 #define COPY_TLS_OFFSET   4
 #define COPY_PAGES        16    /* struct tls_slot's pages, for every thread */
 #define COPY_PAIR_DELTA   20    /* modes dedup, count: &site's pair pointer - &site word */
+#define COPY_PROC         24    /* the process block (stub/tracer.h) */
+
+/* struct litifut_process: the calls the paused path counts */
+#define PROCESS_UNRECORDED 20
+#define PAUSED_POLL_BITS  12    /* every 2^12th paused call goes to the slow path */
 #define COPY_READY_VALUE  1
 
 #endif

@@ -2,7 +2,7 @@
  * The tracer's settings, from the environment: LITIFUT_TRACE,
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
  * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
- * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE.  Read from
+ * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE, LITIFUT_CONTROL.  Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
@@ -60,6 +60,8 @@ static void apply_setting(struct settings *st, const char *var)
         st->time_every = str_to_uint(v);
     else if ((v = str_after(var, "COPY_TO=")))
         st->copy_to_too_long = put_path(st->copy_to, sizeof st->copy_to, v);
+    else if ((v = str_after(var, "CONTROL=")))
+        st->control_too_long = put_path(st->control, sizeof st->control, v);
     else if ((v = str_after(var, "SIGNAL=")))
         st->toggle_signal = signal_number(v);
     else if ((v = str_after(var, "RECORD=")))
@@ -117,6 +119,8 @@ void read_settings(struct settings *st)
     st->dir[0] = 0;
     st->copy_to[0] = 0;
     st->copy_to_too_long = 0;
+    st->control[0] = 0;
+    st->control_too_long = 0;
     st->toggle_signal = 0;
     st->record_off = 0;
     st->start_at[0] = st->stop_at[0] = 0;
@@ -138,6 +142,11 @@ void read_settings(struct settings *st)
         st->copy_to_too_long = 1;
     if (st->copy_to_too_long)
         st->copy_to[0] = 0;
+    if (st->control[0] && !st->control_too_long &&
+        !make_absolute(st->control, sizeof st->control))
+        st->control_too_long = 1;
+    if (st->control_too_long)
+        st->control[0] = 0;
     st->returns_ignored = st->returns && st->mode != LITIFUT_MODE_FULL;
     if (st->returns_ignored)
         st->returns = 0;            /* exact returns need the full trace */

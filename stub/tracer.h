@@ -205,6 +205,8 @@ struct settings {
     uint32_t mode;              /* LITIFUT_MODE: a LITIFUT_MODE_*, or MODE_UNKNOWN */
     char dir[PATH_SIZE - 64];   /* absolute */
     char copy_to[PATH_SIZE - 64];   /* LITIFUT_COPY_TO, absolute ("": none) */
+    char control[PATH_SIZE - 64];   /* LITIFUT_CONTROL, absolute ("": none) */
+    int control_too_long;
 };
 HIDDEN void read_settings(struct settings *st);
 
@@ -227,6 +229,8 @@ struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
     uint32_t pid;               /* whose block this is (a fork child resets it) */
+    volatile uint32_t unrecorded;   /* calls not recorded while recording was off
+                                       (the paused path's; layout.h) */
     /* the trace file */
     uint32_t trace;             /* enum trace_state */
     uint32_t settings_read;
@@ -260,6 +264,9 @@ struct litifut_process {
     uint32_t control_started;
     uint32_t *events_cur, *events_end;  /* the process's own chunk (thread id 0) */
     uint32_t n_triggers;                /* LITIFUT_START_AT, LITIFUT_STOP_AT: functions */
+    uint64_t control_seen[3];           /* LITIFUT_CONTROL: the file's inode, size, mtime
+                                           as last read */
+    uint32_t control_polls;
     struct { uintptr_t addr; uint32_t stop; } triggers[MAX_TRIGGERS];
     /* pairs.c: LITIFUT_MODE dedup and count */
     uint32_t mode;                      /* LITIFUT_MODE_*, decided when the trace opens */
@@ -298,6 +305,8 @@ HIDDEN extern struct copy litifut_copy;
 _Static_assert(offsetof(struct copy, tls_offset) == COPY_TLS_OFFSET, "layout.h");
 _Static_assert(offsetof(struct copy, pages) == COPY_PAGES, "layout.h");
 _Static_assert(offsetof(struct copy, pair_delta) == COPY_PAIR_DELTA, "layout.h");
+_Static_assert(offsetof(struct copy, proc) == COPY_PROC, "layout.h");
+_Static_assert(offsetof(struct litifut_process, unrecorded) == PROCESS_UNRECORDED, "layout.h");
 _Static_assert(offsetof(struct litifut_pair, target) == LITIFUT_PAIR_TARGET, "trace-format.h");
 _Static_assert(offsetof(struct litifut_pair, count) == LITIFUT_PAIR_COUNT, "trace-format.h");
 
@@ -369,6 +378,10 @@ HIDDEN void control_after_call(uintptr_t target);
 /* Whether the sleds must send every call to the slow path, to see
  * trigger calls, with recording `on` or off.  Under the lock. */
 HIDDEN int control_watching(int on);
+/* LITIFUT_CONTROL: reads the control file at every `every`-th call of
+ * this (a power of 2), turning recording on or off if what it says
+ * changed. */
+HIDDEN void control_poll(uint32_t every);
 /* copy.c: this copy's sleds to the hot path (on) or the "off" code */
 HIDDEN void copy_set_recording(int on);
 /* Room for `words` in the process's own chunk (thread id 0; a new one
@@ -395,8 +408,11 @@ HIDDEN void die_at(const char *before, uintptr_t addr, const char *after)
  * calls to the slow path. */
 /* DEDUP, COUNT: the paths of those modes (pairs.c), which need no
  * thread state. */
+/* PAUSED: recording off while tracing: the "off" code that also counts
+ * the call (process block's `unrecorded`) and every 4096th goes to the
+ * slow path (control_poll). */
 enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF, SLEDS_ON_CLOCK, SLEDS_ON_COUNTER,
-                  SLEDS_DEDUP, SLEDS_COUNT };
+                  SLEDS_DEDUP, SLEDS_COUNT, SLEDS_PAUSED };
 HIDDEN int arch_sleds_select(enum sleds_mode mode);
 
 /* Runtime minus link-time address of this object's code. */

@@ -3,7 +3,8 @@
  * its branch): to litifut_arm_start (the slow path in C) as linked, until
  * the copy is ready; then to the hot path (litifut_arm_common, or one
  * that reads a clock per call), to a mode's path (litifut_arm_dedup,
- * litifut_arm_count), or, while the process records nothing, to
+ * litifut_arm_count), while recording is off to litifut_arm_paused
+ * (which counts the call), or, while the process records nothing, to
  * litifut_arm_off, which only finds the target.  The sled's pages are
  * made writable while the branches change; a thread running through an
  * entry meanwhile takes the old branch or the new one: both are right.
@@ -22,6 +23,7 @@ extern const char litifut_arm_common_counter[] HIDDEN, litifut_arm_common_reg_co
 extern const char litifut_arm_off[] HIDDEN, litifut_arm_off_reg[] HIDDEN;
 extern const char litifut_arm_dedup[] HIDDEN, litifut_arm_dedup_reg[] HIDDEN;
 extern const char litifut_arm_count[] HIDDEN, litifut_arm_count_reg[] HIDDEN;
+extern const char litifut_arm_paused[] HIDDEN, litifut_arm_paused_reg[] HIDDEN;
 
 /* The branch word of entry `b`'s third instruction to `to`. */
 static uint32_t branch(uintptr_t b, const char *to)
@@ -39,6 +41,7 @@ int arch_sleds_select(enum sleds_mode mode)
     case SLEDS_OFF:        to[0] = litifut_arm_off;            to[1] = litifut_arm_off_reg; break;
     case SLEDS_DEDUP:      to[0] = litifut_arm_dedup;          to[1] = litifut_arm_dedup_reg; break;
     case SLEDS_COUNT:      to[0] = litifut_arm_count;          to[1] = litifut_arm_count_reg; break;
+    case SLEDS_PAUSED:     to[0] = litifut_arm_paused;         to[1] = litifut_arm_paused_reg; break;
     default:               to[0] = to[1] = litifut_arm_start; break;
     }
     uintptr_t start = (uintptr_t)litifut_sled, end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;

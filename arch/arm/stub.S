@@ -385,6 +385,43 @@ litifut_arm_\name:
     .word   litifut_copy + COPY_PAIR_DELTA - (2b + 8)
     .endm
 
+/*
+ * Recording off while the process traces (LITIFUT_SIGNAL, LITIFUT_RECORD,
+ * LITIFUT_CONTROL, ...; stub/control.c): the "off" code that also
+ * counts the call in the process block (`unrecorded`, atomically), but
+ * every 2^PAUSED_POLL_BITS-th call goes to the slow path instead, which
+ * counts it and polls the control file.
+ */
+    .macro PAUSED_PATH name, reg
+    .global litifut_arm_\name
+    .hidden litifut_arm_\name
+litifut_arm_\name:
+    mrs     r11, APSR
+    OFF_START .L\name
+    .if \reg
+    ldr     r9, [sp, r9]            @ rM as the call left it
+    .else
+    add     r9, r5, r9              @ the fixed target
+    .endif
+    str     r9, [sp, #FRAME_PC]
+    ldr     r10, .L\name\()_proc
+2:  ldr     r10, [pc, r10]          @ litifut_copy.proc
+    add     r10, r10, #PROCESS_UNRECORDED
+    ldr     r0, [r10]
+    mvn     r0, r0
+    lsls    r0, r0, #32 - PAUSED_POLL_BITS  @ eq: the low bits all set: the poll's turn
+    beq     litifut_arm_slow
+    COUNT_ONE
+    msr     APSR_nzcvq, r11
+    pop     {r0-r12, lr, pc}
+    OFF_END .L\name
+.L\name\()_proc:
+    .word   litifut_copy + COPY_PROC - (2b + 8)
+    .endm
+
+    PAUSED_PATH paused, 0
+    PAUSED_PATH paused_reg, 1
+
     MODE_PATH dedup, 0, 0
     MODE_PATH dedup_reg, 1, 0
     MODE_PATH count, 0, 1

@@ -348,7 +348,7 @@
  * or finds the pair.  \name\()_t9 is where a bridge's dispatcher comes
  * in (it saved t9).
  */
-    .macro MODE_START name
+    .macro MODE_START name, paused=0
     .global \name\()_t9
     .hidden \name\()_t9
 \name\()_t9:
@@ -366,14 +366,22 @@
     .word   litifut_copy + COPY_PAGES - .
 1:  lw      $v1, 0($ra)
     addu    $v1, $v1, $ra           /* &litifut_copy.pages */
+    .if \paused
+    lw      $a1, COPY_PROC - COPY_PAGES($v1)
+    .else
     lw      $a1, COPY_PAIR_DELTA - COPY_PAGES($v1)
+    .endif
     lw      $v1, 0($v1)             /* (made before the sled came here) */
     lw      $ra, FRAME_R(31)($sp)
     addu    $v0, $v0, $v1           /* &page entry */
     lw      $v0, 0($v0)             /* &sites[first site of the page] */
     addu    $v0, $v0, $a0           /* &site word */
     lw      $v1, 0($v0)             /* the site word */
+    .if \paused
+    addiu   $a1, $a1, PROCESS_UNRECORDED    /* &the process's count */
+    .else
     addu    $a1, $a1, $v0           /* &the site's pair pointer */
+    .endif
     .endm
 
 /* The site's pairs (a1: the newest) against the target (t9): known, or
@@ -420,6 +428,48 @@
     MODE_END \p, \count
     .endm
 
+/*
+ * Recording off while the process traces (stub/control.c): the "off"
+ * code that also counts the call in the process block (`unrecorded`,
+ * ll/sc), but every 2^PAUSED_POLL_BITS-th call, and a jalr through
+ * another register than t9, go to the slow path instead, which counts
+ * it (and polls the control file).
+ */
+    .macro PAUSED_END p
+    lw      $v1, 0($a1)
+    nor     $v1, $v1, $zero
+    sll     $v1, $v1, 32 - PAUSED_POLL_BITS
+    beqz    $v1, 2f                 /* the low bits all set: the poll's turn */
+    nop
+4:  ll      $v1, 0($a1)
+    addiu   $v1, $v1, 1
+    sc      $v1, 0($a1)
+    beqz    $v1, 4b
+    nop
+    RESTORE 4
+    RESTORE 2
+    RESTORE 3
+    RESTORE 5
+    jr      $t9
+    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
+2:  RESTORE 2
+    RESTORE 5
+    b       \p\()_start
+    RESTORE 3                       /* (delay slot) */
+    .endm
+
+    .macro PAUSED_PATHS p
+    MODE_START \p\()_paused, 1
+    addu    $t9, $v0, $v1           /* the fixed target */
+    PAUSED_END \p
+
+    MODE_START \p\()_paused_reg, 1
+    addiu   $v1, $v1, -FRAME_R(25)
+    bnez    $v1, 2f                 /* not jalr $t9 */
+    nop
+    PAUSED_END \p
+    .endm
+
 /* A whole sled copy: its entries and its common code, in `section`. */
     .macro SLED_COPY section, name, prefix
     .abicalls
@@ -433,6 +483,7 @@
     OFF \prefix
     MODE_PATHS \prefix, dedup, 0
     MODE_PATHS \prefix, count, 1
+    PAUSED_PATHS \prefix
     .section .note.GNU-stack, "", @progbits
     .endm
 

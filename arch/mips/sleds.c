@@ -3,9 +3,10 @@
  * its branch), in both sled copies (the module's and the island's) and
  * in this object's entries of the run-time bridges: to the copy's slow
  * path (*_start) as linked, until the copy is ready; then to its hot
- * path (*_common), to a mode's path (*_dedup, *_count), or, while the
- * process records nothing, to its "off" code (*_off), which only finds
- * the target.  The sleds' pages are made writable while the branches
+ * path (*_common), to a mode's path (*_dedup, *_count), while
+ * recording is off to its paused path (*_paused: counts the call), or,
+ * while the process records nothing, to its "off" code (*_off), which
+ * only finds the target.  The sleds' pages are made writable while the branches
  * change; a thread running through an entry meanwhile takes the old
  * branch or the new one: both are right.
  */
@@ -21,7 +22,8 @@
         p##_common_t9[] WEAK, p##_common_reg_t9[] WEAK, p##_off_t9[] WEAK,         \
         p##_off_reg_t9[] WEAK, p##_dedup[] WEAK, p##_dedup_reg[] WEAK, p##_dedup_t9[] WEAK, \
         p##_dedup_reg_t9[] WEAK, p##_count[] WEAK, p##_count_reg[] WEAK, p##_count_t9[] WEAK, \
-        p##_count_reg_t9[] WEAK
+        p##_count_reg_t9[] WEAK, p##_paused[] WEAK, p##_paused_reg[] WEAK,                   \
+        p##_paused_t9[] WEAK, p##_paused_reg_t9[] WEAK
 /* the island (island.o) is in every MIPS object the wrapper links */
 #define WEAK __attribute__((weak, visibility("hidden")))
 extern const char litifut_sled[] HIDDEN;
@@ -37,7 +39,8 @@ static enum sleds_mode sleds_mode = SLEDS_START;
     ((m) == SLEDS_ON ? ((half) ? p##_common_reg : p##_common)                   \
      : (m) == SLEDS_OFF ? ((half) ? p##_off_reg : p##_off)                      \
      : (m) == SLEDS_DEDUP ? ((half) ? p##_dedup_reg : p##_dedup)                \
-     : (m) == SLEDS_COUNT ? ((half) ? p##_count_reg : p##_count) : p##_start)
+     : (m) == SLEDS_COUNT ? ((half) ? p##_count_reg : p##_count)                \
+     : (m) == SLEDS_PAUSED ? ((half) ? p##_paused_reg : p##_paused) : p##_start)
 
 static int retarget(uintptr_t start, const char *fixed, const char *reg)
 {
@@ -83,6 +86,8 @@ uint32_t arch_bridge_common(int half)
                                                        : litifut_mips_dedup_t9)
                    : sleds_mode == SLEDS_COUNT ? (half ? litifut_mips_count_reg_t9
                                                        : litifut_mips_count_t9)
+                   : sleds_mode == SLEDS_PAUSED ? (half ? litifut_mips_paused_reg_t9
+                                                        : litifut_mips_paused_t9)
                    : litifut_mips_start_t9;
     return (uint32_t)(uintptr_t)to;
 }

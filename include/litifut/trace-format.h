@@ -60,10 +60,13 @@
  *                           records before
  *     LITIFUT_REC_CACHE_RESET  no payload: every target cache entry is
  *                           empty again
- *     LITIFUT_REC_STATE     1 word: recording is on (bit 0 set) or off
- *                           from this moment on (the TIME record before
- *                           it), because of bits 15..8: LITIFUT_STATE_*.
- *                           Only in the process's own chunks
+ *     LITIFUT_REC_STATE     1 or 2 words: recording is on (bit 0 set) or
+ *                           off from this moment on (the TIME record
+ *                           before it), because of bits 15..8:
+ *                           LITIFUT_STATE_*; then the calls not recorded
+ *                           while it was off, since the trace began
+ *                           (wraps at 2^32).  Only in the process's own
+ *                           chunks
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -161,6 +164,8 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */
 #define LITIFUT_STATE_BY_SIGNAL 2u      /* LITIFUT_SIGNAL toggled it */
 #define LITIFUT_STATE_BY_FUNCTION 3u    /* a call of LITIFUT_START_AT or LITIFUT_STOP_AT */
+#define LITIFUT_STATE_BY_CONTROL 4u     /* the LITIFUT_CONTROL file */
+#define LITIFUT_STATE_AT_END    5u      /* still off at exit: the calls not recorded */
 #define LITIFUT_STATE_WORD(on, why) ((uint32_t)(on) | (uint32_t)(why) << 8)
 #define LITIFUT_STATE_ON(w)     ((w) & 1u)
 #define LITIFUT_STATE_WHY(w)    (((w) >> 8) & 0xffu)
