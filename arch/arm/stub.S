@@ -345,7 +345,9 @@ litifut_arm_off_reg:                @ a call through a register
     .endm
 #endif
 
-    .macro MODE_PATH name, reg, count
+/* The start of the mode and paused paths: the flags kept (they compare),
+ * the site word (r9 at r5), the target in r9. */
+    .macro SITE_TARGET name, reg
     .global litifut_arm_\name
     .hidden litifut_arm_\name
 litifut_arm_\name:
@@ -356,6 +358,10 @@ litifut_arm_\name:
     .else
     add     r9, r5, r9              @ the fixed target
     .endif
+    .endm
+
+    .macro MODE_PATH name, reg, count
+    SITE_TARGET \name, \reg
     ldr     r10, .L\name\()_delta
 2:  ldr     r10, [pc, r10]          @ litifut_copy.pair_delta
     ldr     r10, [r5, r10]          @ the site's newest pair
@@ -393,16 +399,7 @@ litifut_arm_\name:
  * counts it and polls the control file.
  */
     .macro PAUSED_PATH name, reg
-    .global litifut_arm_\name
-    .hidden litifut_arm_\name
-litifut_arm_\name:
-    mrs     r11, APSR
-    OFF_START .L\name
-    .if \reg
-    ldr     r9, [sp, r9]            @ rM as the call left it
-    .else
-    add     r9, r5, r9              @ the fixed target
-    .endif
+    SITE_TARGET \name, \reg
     str     r9, [sp, #FRAME_PC]
     ldr     r10, .L\name\()_proc
 2:  ldr     r10, [pc, r10]          @ litifut_copy.proc

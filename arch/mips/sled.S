@@ -403,6 +403,12 @@
     beqz    $v1, 4b
     nop
     .endif
+    MODE_DONE \p
+    .endm
+
+/* The end of the mode and paused paths: what they saved back, on to the
+ * target (t9); at 2, back as they came and on to the slow path. */
+    .macro MODE_DONE p
     RESTORE 4
     RESTORE 2
     RESTORE 3
@@ -446,16 +452,7 @@
     sc      $v1, 0($a1)
     beqz    $v1, 4b
     nop
-    RESTORE 4
-    RESTORE 2
-    RESTORE 3
-    RESTORE 5
-    jr      $t9
-    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
-2:  RESTORE 2
-    RESTORE 5
-    b       \p\()_start
-    RESTORE 3                       /* (delay slot) */
+    MODE_DONE \p
     .endm
 
     .macro PAUSED_PATHS p
