@@ -189,9 +189,11 @@ measure() {
     # the modes
     n[count]=$(run_insns "$d/run-count" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_MODE=count)
     n[dedup]=$(run_insns "$d/run-dedup" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_MODE=dedup)
+    # recording off all along: the paused path counts each call
+    n[paused]=$(run_insns "$d/run-paused" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_RECORD=off)
 
     # the same work in every run, and each kind what it says it is
-    for k in on off finstr pg clock returns count dedup; do
+    for k in on off finstr pg clock returns count dedup paused; do
         cmp -s "$d/run-plain/out" "$d/run-$k/out" ||
             die "the $k run's output differs from the plain run's (see $d)"
     done
@@ -219,7 +221,7 @@ measure() {
     fi
     added=$(( $(loaded_bytes "${exe[litifut]}" ${lib[litifut]:+"${lib[litifut]}"}) -
               $(loaded_bytes "${exe[plain]}" ${lib[plain]:+"${lib[plain]}"}) ))
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
         "$BENCH_ARCH" "$prog" "$build" "$calls" \
         "${n[plain]}" "${n[on]}" "${n[off]}" "${n[finstr]}" "${n[pg]}" \
         "$(info_value "$d/run-on" record_bytes)" "$sites" "$(info_value "$d/run-on" db_bytes)" \
@@ -227,7 +229,8 @@ measure() {
         "${n[clock]}" "${n[returns]}" "$(info_value "$d/run-clock" record_bytes)" \
         "$(info_value "$d/run-returns" record_bytes)" \
         "${n[count]}" "${n[dedup]}" "$(info_value "$d/run-count" record_bytes)" \
-        "$(info_value "$d/run-dedup" record_bytes)" "$(info_value "$d/run-dedup" pairs)" >> "$TSV"
+        "$(info_value "$d/run-dedup" record_bytes)" "$(info_value "$d/run-dedup" pairs)" \
+        "${n[paused]}" >> "$TSV"
     [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$d"
 }
 
@@ -271,7 +274,7 @@ for arch in $ARCHES; do
     "$TCC" "${xf[@]}" -O2 -Wall -fPIC -DRING_IN_LIBRARY -c -o "$CYG_PIC_O" \
         "$ROOT/tests/bench/cyg-ringbuf.c"
     TSV=$OUT/bench-$arch.tsv
-    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\tinsns_count\tinsns_dedup\trecord_bytes_count\trecord_bytes_dedup\tpairs\n' > "$TSV"
+    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\tinsns_count\tinsns_dedup\trecord_bytes_count\trecord_bytes_dedup\tpairs\tinsns_paused\n' > "$TSV"
     for row in $ROWS; do
         measure "${row%%:*}" "${row#*:}"
     done
@@ -350,7 +353,8 @@ call counts as one instruction) and trace bytes per call.
 Modes: the litifut build run with LITIFUT_MODE=count and =dedup: extra
 instructions per traced call (its calls counted must equal on's), the
 distinct (caller site, callee) pairs, and the trace's bytes for the
-whole run (chunk headers and pairs; no maps file).
+whole run (chunk headers and pairs; no maps file).  paused: recording
+off all along (LITIFUT_RECORD=off): each call counted, not recorded.
 EOT
 cat <<'EOT'
 Post-processor: seconds of one litifut-postproc --profile run (wall

@@ -11,6 +11,7 @@ BEGIN { FS = "\t" }
     lplain[n] = $14; llit[n] = $15
     clk[n] = $16; ret[n] = $17; rbclk[n] = $18; rbret[n] = $19
     cnt[n] = $20; ddp[n] = $21; rbcnt[n] = $22; rbddp[n] = $23; pairs[n] = $24
+    paused[n] = $25
 }
 function ratio(x, i) { return sprintf("%.2fx", x / plain[i]) }
 function percall(x, i) { return sprintf("%.1f", (x - plain[i]) / calls[i]) }
@@ -45,10 +46,11 @@ END {
         printf f4, prog[i], build[i], percall(clk[i], i), sprintf("%.2f", rbclk[i] / calls[i]), \
             percall(ret[i], i), sprintf("%.2f", rbret[i] / calls[i])
     print ""
-    f5 = "%-9s %-6s %12s %12s   %12s %8s %12s\n"
-    printf "%-9s %-6s %s\n", "", "", "LITIFUT_MODE=count          LITIFUT_MODE=dedup"
-    printf f5, "program", "build", "extra/call", "trace B", "extra/call", "pairs", "trace B"
+    f5 = "%-9s %-6s %12s %12s   %12s %8s %12s   %10s\n"
+    printf "%-9s %-6s %s\n", "", "", "LITIFUT_MODE=count          LITIFUT_MODE=dedup                    paused"
+    printf f5, "program", "build", "extra/call", "trace B", "extra/call", "pairs", "trace B", \
+        "extra/call"
     for (i = 1; i <= n; i++)
         printf f5, prog[i], build[i], percall(cnt[i], i), rbcnt[i], percall(ddp[i], i), \
-            pairs[i], rbddp[i]
+            pairs[i], rbddp[i], percall(paused[i], i)
 }
