@@ -272,8 +272,8 @@ hostile_records() {
             [ "$(tsv_rows chunk-index)" = 0 ]
     fi
     t=$(hostile_copy control)
-    poke32 "$t" $((HOSTILE_CHUNK0 + 16)) $(control_word 5 2)
-    if expect_warned control "control record 0x05000203" 1 --format=tsv "$t"; then
+    poke32 "$t" $((HOSTILE_CHUNK0 + 16)) $(control_word 5 3)     # (STATE has 1 or 2 words)
+    if expect_warned control "control record 0x05000303" 1 --format=tsv "$t"; then
         check "hostile: an unknown control record: the rest of its chunk skipped" \
             [ "$(tsv_rows control)" = 0 ]
     fi
