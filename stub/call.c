@@ -164,17 +164,20 @@ static void unrecorded_call(struct litifut_process *proc)
  */
 static __attribute__((noinline)) int mode_call(uint32_t index, uint32_t site, uintptr_t target)
 {
-    if (litifut_copy.mode < 0) {
+    int mode = *(volatile int *)&litifut_copy.mode;   /* once: another thread may set it */
+    if (mode < 0) {
 #ifdef LITIFUT_SHARED
         if (!litifut_copy.ctor_done)
             return 1;
 #endif
         if (!copy_start())
             return 1;
-        litifut_copy.mode = (int)tracefile_settings()->mode;
-        if (litifut_copy.mode == LITIFUT_MODE_FULL)
-            return 0;
+        const struct litifut_process *p = litifut_copy.proc;
+        mode = (int)(p->settings_read ? p->settings.mode : tracefile_settings()->mode);
+        litifut_copy.mode = mode;
     }
+    if (mode == LITIFUT_MODE_FULL)
+        return 0;
     struct litifut_process *proc = litifut_copy.proc;
     if (proc->n_triggers)
         control_before_call(target);    /* LITIFUT_START_AT */
