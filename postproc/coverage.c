@@ -25,6 +25,7 @@
 #include "postproc/grow.h"
 #include "postproc/report.h"
 #include "postproc/view.h"
+#include "lib/elfimage.h"
 #include "lib/error.h"
 
 struct cov_function {
@@ -90,9 +91,7 @@ static size_t other_code(const struct elf_image *img, uint32_t **out)
         const unsigned char *p = img->data + s->offset;
         *out = xcalloc(2 * n + 1, sizeof **out);
         for (size_t k = 0; k < 2 * n; k++, p += 4)
-            (*out)[k] = img->big_endian
-                            ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-                            : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+            (*out)[k] = elf_get32(img, p);
         return n;
     }
     return 0;

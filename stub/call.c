@@ -247,7 +247,6 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     }
     if (triggers)
         control_after_call(target);     /* LITIFUT_STOP_AT */
-    control_poll(64);                   /* (MIPS: a refill comes here) */
     return target;
 }
 
@@ -260,7 +259,6 @@ HIDDEN void litifut_refill(struct litifut_thread *t)
 {
     if (thread_refill(t))
         t->busy = 0;
-    control_poll(64);
 }
 
 /*

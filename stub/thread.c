@@ -278,6 +278,7 @@ uint32_t *thread_refill(struct litifut_thread *t)
         return NULL;
     }
     set_limit(t);
+    control_poll(64);           /* LITIFUT_CONTROL: every 64th refill (a time mark, a chunk) */
     return t->cur;
 }
 

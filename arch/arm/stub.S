@@ -360,9 +360,20 @@ litifut_arm_\name:
     .endif
     .endm
 
+/* The end of the mode and paused paths: the flags and every register
+ * back, on to the target; the PC-relative word of litifut_copy's
+ * `field` that their label 2 loads. */
+    .macro SITE_DONE name, field
+    msr     APSR_nzcvq, r11
+    pop     {r0-r12, lr, pc}
+    OFF_END .L\name
+.L\name\()_field:
+    .word   litifut_copy + \field - (2b + 8)
+    .endm
+
     .macro MODE_PATH name, reg, count
     SITE_TARGET \name, \reg
-    ldr     r10, .L\name\()_delta
+    ldr     r10, .L\name\()_field
 2:  ldr     r10, [pc, r10]          @ litifut_copy.pair_delta
     ldr     r10, [r5, r10]          @ the site's newest pair
     .if \reg
@@ -384,11 +395,7 @@ litifut_arm_\name:
     add     r10, r10, #LITIFUT_PAIR_COUNT
     COUNT_ONE
     .endif
-    msr     APSR_nzcvq, r11
-    pop     {r0-r12, lr, pc}
-    OFF_END .L\name
-.L\name\()_delta:
-    .word   litifut_copy + COPY_PAIR_DELTA - (2b + 8)
+    SITE_DONE \name, COPY_PAIR_DELTA
     .endm
 
 /*
@@ -401,7 +408,7 @@ litifut_arm_\name:
     .macro PAUSED_PATH name, reg
     SITE_TARGET \name, \reg
     str     r9, [sp, #FRAME_PC]
-    ldr     r10, .L\name\()_proc
+    ldr     r10, .L\name\()_field
 2:  ldr     r10, [pc, r10]          @ litifut_copy.proc
     add     r10, r10, #PROCESS_UNRECORDED
     ldr     r0, [r10]
@@ -409,11 +416,7 @@ litifut_arm_\name:
     lsls    r0, r0, #32 - PAUSED_POLL_BITS  @ eq: the low bits all set: the poll's turn
     beq     litifut_arm_slow
     COUNT_ONE
-    msr     APSR_nzcvq, r11
-    pop     {r0-r12, lr, pc}
-    OFF_END .L\name
-.L\name\()_proc:
-    .word   litifut_copy + COPY_PROC - (2b + 8)
+    SITE_DONE \name, COPY_PROC
     .endm
 
     PAUSED_PATH paused, 0
