@@ -97,7 +97,12 @@ static void print_head(struct view *v)
         print_time(out, st->ns + v->trace->offset_ns);
         fputs(st->why == LITIFUT_STATE_BY_SIGNAL     ? " (signal)"
               : st->why == LITIFUT_STATE_BY_FUNCTION ? " (function)"
-              : st->why == LITIFUT_STATE_BY_CONTROL  ? " (control file)" : " (start)", out);
+              : st->why == LITIFUT_STATE_BY_CONTROL  ? " (control file)"
+              : st->why == LITIFUT_STATE_BY_BUDGET   ? " (budget)" : " (start)", out);
+        if (st->why == LITIFUT_STATE_BY_BUDGET && st->on && st->has_count && i &&
+            t->states[i - 1].has_count)     /* a pause's end: what it missed */
+            fprintf(out, " [%" PRIu32 " not recorded]",
+                    st->unrecorded - t->states[i - 1].unrecorded);
     }
     if (shown)
         fputc('\n', out);

@@ -324,7 +324,8 @@ static char *recording_text(const struct trace_file *t)
     size_t changes = 0;
     for (size_t i = 0; i < t->n_states; i++)
         changes += t->states[i].why != LITIFUT_STATE_AT_START &&
-                   t->states[i].why != LITIFUT_STATE_AT_END;
+                   t->states[i].why != LITIFUT_STATE_AT_END &&
+                   t->states[i].why != LITIFUT_STATE_BY_BUDGET;     /* (budget=) */
     double pct = t->end_ns ? 100.0 * (double)recorded_ns(t) / (double)t->end_ns : 0;
     const struct trace_state *last = &t->states[t->n_states - 1];
     char *counted = last->has_count
@@ -338,9 +339,36 @@ static char *recording_text(const struct trace_file *t)
     return s;
 }
 
+/* A time in us, as LITIFUT_BUDGET takes it. */
+static char *duration_text(uint32_t us)
+{
+    return us % 1000000 == 0 ? xasprintf("%" PRIu32 "s", us / 1000000)
+           : us % 1000 == 0  ? xasprintf("%" PRIu32 "ms", us / 1000)
+                             : xasprintf("%" PRIu32 "us", us);
+}
+
+/* --info's budget=: "" (none), or LITIFUT_BUDGET, the cost the tracer
+ * reckoned a recorded word at, and how often the budget paused it. */
+static char *budget_text(const struct trace_file *t)
+{
+    if (!t->budget_us)
+        return xstrdup("");
+    size_t pauses = 0;
+    for (size_t i = 0; i < t->n_states; i++)
+        pauses += t->states[i].why == LITIFUT_STATE_BY_BUDGET && !t->states[i].on;
+    char *b = duration_text(t->budget_us), *p = duration_text(t->period_us);
+    double share = t->end_ns ? 100.0 * (double)t->n_calls * t->word_cost / 1024.0 / (double)t->end_ns : 0;
+    char *s = xasprintf("%s/%s, a recorded call reckoned at %.1f ns (%.1f%% of the run), "
+                        "%zu pause%s", b, p, t->word_cost / 1024.0, share, pauses,
+                        pauses == 1 ? "" : "s");
+    free(b);
+    free(p);
+    return s;
+}
+
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
-    "clock_hz", "returns", "recording", "mode", "pairs", "sites",
+    "clock_hz", "returns", "recording", "budget", "mode", "pairs", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
     "untraced",
 };
@@ -425,6 +453,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
                                 : xstrdup("");
     v[k++] = xstrdup(h->flags & LITIFUT_TRACE_RETURNS ? "exact" : "inferred");
     v[k++] = recording_text(t);
+    v[k++] = budget_text(t);
     v[k++] = xstrdup(h->mode == LITIFUT_MODE_DEDUP ? "dedup"
                      : h->mode == LITIFUT_MODE_COUNT ? "count" : "full");
     v[k++] = xasprintf("%zu", t->n_pairs);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "postproc/grow.h"
 #include "postproc/trace.h"
 #include "lib/elfimage.h"
 #include "lib/error.h"
@@ -434,6 +435,8 @@ static int control_word_ok(uint32_t w)
         return n == 0;
     case LITIFUT_REC_STATE:
         return n == 1 || n == 2;
+    case LITIFUT_REC_BUDGET:
+        return n == 3;
     default:
         return 0;
     }
@@ -501,7 +504,7 @@ static void time_record(struct reader *r, struct walk *w, size_t pos, size_t n)
 static void add_state(struct trace_file *t, uint64_t ns, uint32_t w, int has_count,
                       uint32_t unrecorded)
 {
-    t->states = xrealloc(t->states, (t->n_states + 1) * sizeof *t->states);
+    t->states = grow_for_one(t->states, t->n_states, &t->cap_states, sizeof *t->states);
     t->states[t->n_states++] = (struct trace_state){ ns, LITIFUT_STATE_ON(w) != 0,
                                                      (uint8_t)LITIFUT_STATE_WHY(w),
                                                      (uint8_t)has_count, unrecorded };
@@ -548,6 +551,13 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
         if (!w->c)
             add_state(r->t, w->clock.mark_ns, word(r, pos + 4), n == 2,
                       n == 2 ? word(r, pos + 8) : 0);
+        break;
+    case LITIFUT_REC_BUDGET:
+        if (!w->c) {
+            r->t->budget_us = word(r, pos + 4);
+            r->t->period_us = word(r, pos + 8);
+            r->t->word_cost = word(r, pos + 12);
+        }
         break;
     }
     return 4 + 4 * n;

@@ -87,7 +87,9 @@ struct trace_file {
     uint64_t record_bytes;              /* chunk headers, calls and control records */
     uint64_t end_ns;                    /* the last time the trace gives (since start) */
     struct trace_state *states;         /* by time; none: recording was always on */
-    size_t n_states;
+    size_t n_states, cap_states;
+    uint32_t budget_us, period_us;      /* LITIFUT_BUDGET (a BUDGET record; 0: none) */
+    uint32_t word_cost;                 /* ... its cost of a recorded word, ns/1024 */
     double ns_per_unit;                 /* of the thread clocks' units (0: clock MARKS) */
     struct trace_pair *pairs;           /* modes dedup, count (header.mode): by time */
     size_t n_pairs;

@@ -143,14 +143,16 @@ static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifu
 }
 
 /* A call made while recording is off: counted (the paused path counts
- * the others), and the control file polled. */
+ * the others), the control file polled (every 4th time), and the
+ * budget's next period looked for. */
 static void unrecorded_call(struct litifut_process *proc)
 {
     uint32_t n;
     do
         n = proc->unrecorded;
     while (!arch_cmpxchg(&proc->unrecorded, n, n + 1));
-    control_poll(1);
+    control_poll(4);
+    budget_poll();              /* LITIFUT_BUDGET: a new period resumes */
 }
 
 /*

@@ -68,17 +68,35 @@ static void set_sleds(int on)
             P->objects[i].set_recording(on);
 }
 
-/* Recording on or off, with its mark.  With every signal blocked. */
+/* Recording on or off for `why`, with its mark: the user's state, or
+ * the budget's pause; the process records while neither is off.  A
+ * budget change that changes nothing leaves no mark.  With every
+ * signal blocked. */
 static void set_recording(int on, uint32_t why)
 {
     if (!control_events_room(STATE_MARK_WORDS))
         return;
     lock_signals_blocked();
-    P->recording_off = !on;
-    set_sleds(on);
-    if ((uint32_t)(P->events_end - P->events_cur) >= STATE_MARK_WORDS)
-        put_state(why);
+    if (why == LITIFUT_STATE_BY_BUDGET)
+        P->budget_paused = !on;
+    else
+        P->user_off = !on;
+    uint32_t off = P->user_off || P->budget_paused;
+    if (off != P->recording_off || why != LITIFUT_STATE_BY_BUDGET) {
+        P->recording_off = off;
+        set_sleds(!off);
+        if ((uint32_t)(P->events_end - P->events_cur) >= STATE_MARK_WORDS)
+            put_state(why);
+    }
     unlock_signals_blocked();
+}
+
+void control_set(int on, uint32_t why)
+{
+    uint32_t saved[SIGSET_WORDS];
+    process_block_signals(saved);
+    set_recording(on, why);
+    process_restore_signals(saved);
 }
 
 /* --- function triggers --- */
@@ -174,7 +192,7 @@ int control_watching(int on)
 
 void control_before_call(uintptr_t target)
 {
-    if (P->recording_off && fires(target, 0)) {
+    if (P->user_off && fires(target, 0)) {
         uint32_t saved[SIGSET_WORDS];
         process_block_signals(saved);
         set_recording(1, LITIFUT_STATE_BY_FUNCTION);
@@ -184,7 +202,7 @@ void control_before_call(uintptr_t target)
 
 void control_after_call(uintptr_t target)
 {
-    if (!P->recording_off && fires(target, 1)) {
+    if (!P->user_off && fires(target, 1)) {
         uint32_t saved[SIGSET_WORDS];
         process_block_signals(saved);
         set_recording(0, LITIFUT_STATE_BY_FUNCTION);
@@ -254,7 +272,7 @@ void control_poll(uint32_t every)
     if (said == CONTROL_UNKNOWN || (uint64_t)said == p->control_seen[0])
         return;
     p->control_seen[0] = (uint64_t)said;
-    if ((said == CONTROL_ON) == !p->recording_off)
+    if ((said == CONTROL_ON) == !p->user_off)
         return;
     uint32_t saved[SIGSET_WORDS];
     process_block_signals(saved);
@@ -267,7 +285,7 @@ static void on_toggle_signal(int sig)
     (void)sig;
     uint32_t saved[SIGSET_WORDS];
     process_block_signals(saved);
-    set_recording(P->recording_off, LITIFUT_STATE_BY_SIGNAL);
+    set_recording(P->user_off, LITIFUT_STATE_BY_SIGNAL);
     process_restore_signals(saved);
 }
 
@@ -275,8 +293,8 @@ void control_start(void)
 {
     const struct settings *st = tracefile_settings();
     int triggers = st->start_at[0] || st->stop_at[0];
-    if ((!st->toggle_signal && !st->record_off && !triggers && !st->control[0]) ||
-        !tracefile_start())
+    if ((!st->toggle_signal && !st->record_off && !triggers && !st->control[0] &&
+         !st->budget_us) || !tracefile_start())
         return;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
@@ -303,6 +321,7 @@ void control_start(void)
     process_block_signals(mask);
     set_recording(on, LITIFUT_STATE_AT_START);
     process_restore_signals(mask);
+    budget_start();
     if (st->toggle_signal) {
         /* SA_RESTART: the program's system calls go on as if no signal came */
         struct sigaction sa = { .sa_handler = on_toggle_signal, .sa_flags = SA_RESTART };

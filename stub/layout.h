@@ -35,7 +35,7 @@
 
 /* struct litifut_process: the calls the paused path counts */
 #define PROCESS_UNRECORDED 20
-#define PAUSED_POLL_BITS  12    /* every 2^12th paused call goes to the slow path */
+#define PAUSED_POLL_BITS  10    /* every 2^10th paused call goes to the slow path */
 #define COPY_READY_VALUE  1
 
 #endif

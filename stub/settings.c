@@ -2,7 +2,8 @@
  * The tracer's settings, from the environment: LITIFUT_TRACE,
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
  * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
- * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE, LITIFUT_CONTROL.  Read from
+ * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE, LITIFUT_CONTROL,
+ * LITIFUT_BUDGET.  Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
@@ -36,6 +37,43 @@ static int signal_number(const char *v)
             return names[i].sig;
     uint32_t n = str_to_uint(v);
     return n > 0 && n < 64 && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
+}
+
+/* "250us", "2ms", "1s" at *s (advanced past it): microseconds; 0 if
+ * not such.  (No division: the tracer has no libgcc.) */
+static uint64_t duration_us(const char **s)
+{
+    static const struct { const char *unit; uint32_t us; } units[] = {
+        { "us", 1 }, { "ms", 1000 }, { "s", 1000000 },
+    };
+    uint64_t v = 0;
+    const char *p = *s;
+    for (; *p >= '0' && *p <= '9' && v < 1000000000ull; p++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    if (p == *s || (*p >= '0' && *p <= '9'))
+        return 0;
+    for (unsigned i = 0; i < sizeof units / sizeof units[0]; i++) {
+        const char *rest = str_after(p, units[i].unit);
+        if (rest && (*rest == '/' || !*rest)) {
+            *s = rest;
+            return v * units[i].us;
+        }
+    }
+    return 0;
+}
+
+/* LITIFUT_BUDGET=B/T: 1 if it is one the tracer keeps (B from 1 us,
+ * below T; T up to a minute: spent time is counted in 32 bits). */
+static int parse_budget(struct settings *st, const char *v)
+{
+    uint64_t b = duration_us(&v), t = 0;
+    if (*v++ == '/')
+        t = duration_us(&v);
+    if (*v || !b || b >= t || t > 60000000)
+        return 0;
+    st->budget_us = (uint32_t)b;
+    st->period_us = (uint32_t)t;
+    return 1;
 }
 
 /* A path setting into dst; 1 if it does not fit (then it is not used). */
@@ -74,6 +112,8 @@ static void apply_setting(struct settings *st, const char *var)
         st->mode = str_eq(v, "full") || !*v ? LITIFUT_MODE_FULL
                    : str_eq(v, "dedup")     ? LITIFUT_MODE_DEDUP
                    : str_eq(v, "count")     ? LITIFUT_MODE_COUNT : MODE_UNKNOWN;
+    else if ((v = str_after(var, "BUDGET=")))
+        st->budget_bad = *v && !parse_budget(st, v);
     else if ((v = str_after(var, "RETURNS=")))
         st->returns = str_eq(v, "1");
     else if ((v = str_after(var, "CLOCK=")))
@@ -125,6 +165,8 @@ void read_settings(struct settings *st)
     st->record_off = 0;
     st->start_at[0] = st->stop_at[0] = 0;
     st->mode = LITIFUT_MODE_FULL;
+    st->budget_us = st->period_us = 0;
+    st->budget_bad = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);
     if (buf) {
@@ -147,6 +189,11 @@ void read_settings(struct settings *st)
         st->control_too_long = 1;
     if (st->control_too_long)
         st->control[0] = 0;
+    if (st->budget_bad)
+        st->budget_us = st->period_us = 0;
+    st->budget_ignored = st->budget_us && st->mode != LITIFUT_MODE_FULL;
+    if (st->budget_ignored)
+        st->budget_us = st->period_us = 0;  /* the modes have no refill to check it at */
     st->returns_ignored = st->returns && st->mode != LITIFUT_MODE_FULL;
     if (st->returns_ignored)
         st->returns = 0;            /* exact returns need the full trace */

@@ -14,6 +14,8 @@
 #include "litifut/db-format.h"
 #include "litifut/trace-format.h"
 
+#define BUDGET_EVERY 256u           /* LITIFUT_BUDGET: record words between refills */
+
 static struct litifut_thread early_thread;  /* before TLS exists: one thread only */
 static struct litifut_thread thread_off = { .busy = BUSY_OFF, .state = THREAD_OFF };
 /* What a thread's slot points to until its first call through this copy
@@ -159,6 +161,8 @@ void thread_put_time_mark(struct litifut_thread *t)
 static void set_limit(struct litifut_thread *t)
 {
     uint32_t every = tracefile_time_every();
+    if (!every && litifut_copy.proc->budget_units)
+        every = BUDGET_EVERY;   /* (a clock per call has no marks: the budget's refills) */
     uint32_t room = (uint32_t)(t->chunk_end - t->cur) - (CALL_MAX_WORDS - 1);
     t->lim = t->cur + (every && every < room ? every : room);
 }
@@ -263,6 +267,9 @@ void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t 
  * it is marked BUSY_OFF for good. */
 uint32_t *thread_refill(struct litifut_thread *t)
 {
+    uint64_t budget_start = budget_refill_start();     /* LITIFUT_BUDGET: 0 if none */
+    uint32_t words = budget_start && t->budget_from && t->budget_from >= t->chunk &&
+                     t->budget_from <= t->cur ? (uint32_t)(t->cur - t->budget_from) : 0;
     if (t->state == THREAD_NEW && !thread_start(t))
         t->state = THREAD_OFF;
     if (t->state == THREAD_ON) {
@@ -278,6 +285,8 @@ uint32_t *thread_refill(struct litifut_thread *t)
         return NULL;
     }
     set_limit(t);
+    if (budget_start)
+        budget_refill_end(t, words, budget_start);      /* (may pause recording) */
     control_poll(64);           /* LITIFUT_CONTROL: every 64th refill (a time mark, a chunk) */
     return t->cur;
 }

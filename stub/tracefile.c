@@ -399,6 +399,13 @@ static int open_trace(void)
         warn("LITIFUT_MODE: expected full, dedup or count", NULL, 0);
         return 0;
     }
+    if (st->budget_bad) {
+        warn("LITIFUT_BUDGET: expected B/T such as 2ms/100ms (us, ms, s; B from 1us, "
+             "below T; T up to 60s)", NULL, 0);
+        return 0;
+    }
+    if (st->budget_ignored)
+        say("LITIFUT_BUDGET needs LITIFUT_MODE=full", NULL, 0, "; no budget");
     if (st->returns_ignored)
         say("LITIFUT_RETURNS=1 needs LITIFUT_MODE=full", NULL, 0, "; no return records");
     P->mode = st->mode;
@@ -465,7 +472,9 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
     }
     unlock_signals_blocked();
     void *p = err ? (void *)err
-                  : sys_mmap(NULL, P->chunk_size, PROT_READ | PROT_WRITE, MAP_SHARED, P->fd, off);
+                  : sys_mmap(NULL, P->chunk_size, PROT_READ | PROT_WRITE,
+                             /* LITIFUT_BUDGET: its page faults now, in refill time */
+                             MAP_SHARED | (P->budget_units ? MAP_POPULATE : 0), P->fd, off);
     if (sys_mmap_failed(p)) {
         lock_signals_blocked();
         if (P->trace == TRACE_ON)

@@ -95,7 +95,8 @@ struct litifut_thread {
     uint32_t timespec[2];       /* the ARM hot path's clock_gettime result */
     struct shadow_entry *shadow;    /* LITIFUT_RETURNS: the hooked calls (returns.c) */
     uint32_t shadow_n;
-    uint32_t pad[(THREAD_CACHE - 64) / 4];
+    uint32_t *budget_from;      /* LITIFUT_BUDGET: cur when the records were last charged */
+    uint32_t pad[(THREAD_CACHE - 68) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
 };
@@ -203,6 +204,9 @@ struct settings {
     int record_off;             /* LITIFUT_RECORD=off */
     char start_at[128], stop_at[128];   /* LITIFUT_START_AT, LITIFUT_STOP_AT ("": none) */
     uint32_t mode;              /* LITIFUT_MODE: a LITIFUT_MODE_*, or MODE_UNKNOWN */
+    uint32_t budget_us, period_us;  /* LITIFUT_BUDGET=B/T (0: none) */
+    int budget_bad;             /* ... not one the tracer keeps: no trace */
+    int budget_ignored;         /* ... set, with a LITIFUT_MODE but full */
     char dir[PATH_SIZE - 64];   /* absolute */
     char copy_to[PATH_SIZE - 64];   /* LITIFUT_COPY_TO, absolute ("": none) */
     char control[PATH_SIZE - 64];   /* LITIFUT_CONTROL, absolute ("": none) */
@@ -224,7 +228,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 5u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 6u           /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -260,7 +264,9 @@ struct litifut_process {
     uint32_t bridges;           /* MIPS: 256 MB regions with a run-time bridge */
     uint32_t copyout_signals;   /* copyout.c: its handlers are installed */
     /* control.c: recording on and off */
-    volatile uint32_t recording_off;    /* the slow path records nothing */
+    volatile uint32_t recording_off;    /* the slow path records nothing: user_off
+                                           or budget_paused */
+    uint32_t user_off;                  /* off by LITIFUT_RECORD, _SIGNAL, _CONTROL, triggers */
     uint32_t control_started;
     uint32_t *events_cur, *events_end;  /* the process's own chunk (thread id 0) */
     uint32_t n_triggers;                /* LITIFUT_START_AT, LITIFUT_STOP_AT: functions */
@@ -268,6 +274,13 @@ struct litifut_process {
                                            as last read */
     uint32_t control_polls;
     struct { uintptr_t addr; uint32_t stop; } triggers[MAX_TRIGGERS];
+    /* budget.c: LITIFUT_BUDGET */
+    uint32_t budget_units;              /* B, in units of 16 ns (0: no budget) */
+    uint32_t budget_paused;             /* this period's budget is spent */
+    uint32_t word_cost;                 /* the estimated cost of a recorded word, ns/1024 */
+    volatile uint32_t spent;            /* this period's tracer time, units of 16 ns */
+    volatile uint64_t period_end;       /* CLOCK_MONOTONIC ns; written under the lock */
+    uint64_t period_ns;
     /* pairs.c: LITIFUT_MODE dedup and count */
     uint32_t mode;                      /* LITIFUT_MODE_*, decided when the trace opens */
     struct litifut_pair *pairs_cur, *pairs_end;     /* the current chunk of pairs */
@@ -382,6 +395,20 @@ HIDDEN int control_watching(int on);
  * this (a power of 2), turning recording on or off if what it says
  * changed. */
 HIDDEN void control_poll(uint32_t every);
+/* Recording on or off for `why` (a LITIFUT_STATE_*): the user's state,
+ * or the budget's pause (LITIFUT_STATE_BY_BUDGET); it records only if
+ * neither is off.  Blocks signals itself; lock not held. */
+HIDDEN void control_set(int on, uint32_t why);
+/* budget.c (LITIFUT_BUDGET) */
+HIDDEN void budget_start(void);         /* from control_start, once */
+/* thread_refill's: the time at its start (0: no budget), and at its end
+ * the refill's time and the records since the last one charged. */
+HIDDEN uint64_t budget_refill_start(void);
+HIDDEN void budget_refill_end(struct litifut_thread *t, uint32_t words, uint64_t start);
+HIDDEN void budget_poll(void);          /* paused: a new period resumes */
+/* arch/<arch>/stub.S: `rounds` rounds of a recorded call's instructions
+ * on `scratch` (8 words: its own address, 0, 0, 0, 0, 0, 1, 0) */
+HIDDEN void litifut_calibrate(uint32_t rounds, uint32_t *scratch);
 /* copy.c: this copy's sleds to the hot path (on) or the "off" code */
 HIDDEN void copy_set_recording(int on);
 /* Room for `words` in the process's own chunk (thread id 0; a new one

@@ -44,6 +44,39 @@ onoff_control() {
               "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at .* (control file), off at .* (control file)$"'
 }
 
+# LITIFUT_BUDGET=1ms/10ms on callheavy (CPU-bound, a call every few
+# instructions: recording it all would take far more than 10% of the
+# time).  Checked without timing anything: the budget paused recording,
+# every call was recorded or counted (their sum is a full run's calls),
+# the tracer's reckoned time (recorded calls at the calibrated cost) is
+# within the budget and its overshoot, and the log shows the pauses.
+# (`make bench` measures the time share.)
+onoff_budget() {
+    local d=$WORK/onoff/$ARCH/budget name=$ARCH/onoff/budget
+    mkdir -p "$d"
+    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -o "$d/prog" "$ROOT/tests/progs/callheavy.c" ||
+        { fail "$name: cannot build"; return; }
+    run_target "$d/full" "$d/prog" 10
+    LITIFUT_BUDGET=1ms/10ms run_target "$d/run" "$d/prog" 10
+    local all got budget share pauses
+    all=$("$BIN/litifut-postproc" --info "$d/full" | sed -n 's/^calls=//p')
+    got=$(onoff_all "$d/run")
+    budget=$("$BIN/litifut-postproc" --info "$d/run" | sed -n 's/^budget=//p')
+    share=$(sed -n 's/.*(\([0-9.]*\)% of the run).*/\1/p' <<< "$budget")
+    pauses=$(sed -n 's/.*, \([0-9]*\) pauses*$/\1/p' <<< "$budget")
+    "$BIN/litifut-postproc" "$d/run" > "$d/log" 2> "$d/log.err"
+    check "$name: paused $pauses times, every call recorded or counted ($got, a full run's $all), reckoned tracer time $share% of the run (budget 10%, overshoot 5% at most)" \
+        eval 'same_run "$d/full" "$d/run" && [ "$(cat "$d/run/rc")" = 0 ] && [ ! -s "$d/run/err" ] &&
+              [ -n "$all" ] && [ "$got" = "$all" ] && [ "${pauses:-0}" -ge 1 ] &&
+              [ -n "$share" ] && awk -v s="$share" "BEGIN { exit !(s <= 15) }" && [ ! -s "$d/log.err" ] &&
+              grep -q "^# recording on at .* (start), off at .* (budget), on at .* (budget) \[[1-9][0-9]* not recorded\]" "$d/log"'
+    LITIFUT_BUDGET=10ms/5ms run_target "$d/bad" "$d/prog" 10
+    check "$name: a budget above its period is one line, and no trace" \
+        eval 'same_run "$d/full" "$d/bad" && [ "$(wc -l < "$d/bad/err")" = 1 ] &&
+              grep -q "^litifut: LITIFUT_BUDGET: expected B/T such as 2ms/100ms" "$d/bad/err" &&
+              ! ls "$d/bad"/litifut.*.trace > /dev/null 2>&1'
+}
+
 onoff_case() {      # onoff_case ARCH
     set_arch "$1" || return
     local d=$WORK/onoff/$ARCH src=$ROOT/tests/progs/onoff.c build
@@ -105,6 +138,7 @@ onoff_case() {      # onoff_case ARCH
               [ "$(onoff_counts "$r")" = "0 0 0" ] &&
               "$BIN/litifut-postproc" --info "$r" | grep -q "^recording=on 0.0% of the run, off at start, 0 changes, [1-9][0-9]* calls not recorded$"'
     onoff_control
+    onoff_budget
 }
 
 test_onoff() {

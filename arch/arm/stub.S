@@ -511,4 +511,50 @@ __wrap_\name:
     TWICE_WRAPPER _setjmp
     TWICE_WRAPPER __sigsetjmp
 
+/*
+ * void litifut_calibrate(uint32_t rounds, uint32_t *scratch): `rounds`
+ * rounds of what the hot path executes to record a call (the sled's
+ * push, the thread pointer, its loads, tests and record store, the pop
+ * and an indirect jump), on `scratch` (its own address, then 0, 0, 0,
+ * 0, 0, 1, 0) instead of the thread's state: LITIFUT_BUDGET times it to
+ * reckon a call's cost on this machine (stub/budget.c).
+ */
+    .text
+    .p2align 2
+    .global litifut_calibrate
+    .hidden litifut_calibrate
+    .type litifut_calibrate, %function
+litifut_calibrate:
+    push    {r4-r11, lr}
+    adr     r10, 3f                 @ the "target" (kept in the frame below)
+1:  push    {r0-r12, lr}            @ the sled's frame
+    mov     r12, #4
+    b       2f
+2:  mrs     r11, APSR
+    ldr     r2, [r1]
+    THREAD_POINTER                  @ (its result unused)
+    mov     r0, r2
+    ldm     r0, {r2, r3, r4}        @ scratch, 0, 0
+    ldr     r5, [r2, #16]           @ "busy": 0
+    cmp     r5, #0
+    streq   sp, [r2, #16]
+    ldmibeq r2, {r6, r7}            @ 0, 0
+    cmpeq   r6, r7
+    bhi     3f                      @ (not taken, as the hot path's bhs)
+    RELOAD_RA
+    bic     r8, lr, #0x3fc
+    ldr     r5, [r2, #20]
+    ldr     r9, [r2, #24]
+    add     r3, r3, r5
+    str     r3, [r2, #28]           @ the "record"
+    mov     r1, #0
+    str     r1, [r2, #16]           @ not busy
+    msr     APSR_nzcvq, r11
+    pop     {r0-r12, lr}
+    mov     pc, r10                 @ the indirect jump
+3:  subs    r0, r0, #1
+    bne     1b
+    pop     {r4-r11, pc}
+    .size litifut_calibrate, . - litifut_calibrate
+
     .section .note.GNU-stack, "", %progbits

@@ -215,4 +215,68 @@ __wrap_\name:
     TWICE_WRAPPER _setjmp
     TWICE_WRAPPER __sigsetjmp
 
+/*
+ * void litifut_calibrate(uint32_t rounds, uint32_t *scratch): `rounds`
+ * rounds of what the hot path executes to record a call (the sled's
+ * frame, the thread pointer, its loads, tests and record store, the
+ * restores and an indirect jump), on `scratch` (its own address, then
+ * 0, 0, 0, 0, 0, 1, 0) instead of the thread's state: LITIFUT_BUDGET
+ * times it to reckon a call's cost on this machine (stub/budget.c).
+ */
+    .text
+    .global litifut_calibrate
+    .hidden litifut_calibrate
+    .type litifut_calibrate, @function
+litifut_calibrate:
+    move    $t7, $ra
+    bal     1f
+    nop
+1:  addiu   $t8, $ra, 3f - 1b       /* the "target" */
+    move    $ra, $t7
+    move    $t6, $a0
+2:  addiu   $sp, $sp, -32           /* the sled's entry */
+    sw      $a0, 0($sp)
+    b       4f
+    addiu   $a0, $zero, 4
+4:  sw      $v0, 4($sp)
+    sw      $v1, 8($sp)
+    sw      $a2, 12($sp)
+    sw      $t9, 16($sp)
+    rdhwr   $v1, $29                /* (its result unused) */
+    lw      $v0, 0($a1)
+    lw      $a2, 4($a1)
+    lw      $v0, 8($a1)
+    srl     $t9, $ra, 10
+    lw      $v1, 16($a1)            /* "busy": 0 */
+    bnez    $v1, 3f
+    sll     $t9, $t9, 2
+    sw      $sp, 16($a1)
+    lw      $v1, 20($a1)            /* "cur", "lim": 0, 1 */
+    addu    $v0, $v0, $t9
+    lw      $t9, 24($a1)
+    sltu    $t9, $v1, $t9
+    beqz    $t9, 3f
+    lw      $v0, 0($a1)
+    addu    $v0, $v0, $a0
+    lw      $t9, 0($v0)
+    addu    $t9, $v0, $t9
+    addu    $a2, $a2, $v0
+    sw      $a2, 28($a1)            /* the "record" */
+    addiu   $v1, $v1, 4
+    sw      $zero, 20($a1)
+    sw      $zero, 16($a1)          /* not busy */
+    lw      $a0, 0($sp)
+    lw      $v0, 4($sp)
+    lw      $v1, 8($sp)
+    lw      $a2, 12($sp)
+    lw      $t9, 16($sp)
+    jr      $t8                     /* the indirect jump */
+    addiu   $sp, $sp, 32
+3:  addiu   $t6, $t6, -1
+    bnez    $t6, 2b
+    nop
+    jr      $ra
+    nop
+    .size litifut_calibrate, . - litifut_calibrate
+
     .section .note.GNU-stack, "", @progbits

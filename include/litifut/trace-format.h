@@ -67,6 +67,11 @@
  *                           while it was off, since the trace began
  *                           (wraps at 2^32).  Only in the process's own
  *                           chunks
+ *     LITIFUT_REC_BUDGET    3 words: LITIFUT_BUDGET=B/T was kept: B and T
+ *                           in us, then the cost the tracer reckons a
+ *                           recorded call word at, in units of 1/1024 ns
+ *                           (calibrated at start).  Once, in the process's own chunks,
+ *                           before any STATE record of the budget
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -161,11 +166,14 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_UNLOAD      3u
 #define LITIFUT_REC_CACHE_RESET 4u
 #define LITIFUT_REC_STATE       5u
+#define LITIFUT_REC_BUDGET      6u
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */
 #define LITIFUT_STATE_BY_SIGNAL 2u      /* LITIFUT_SIGNAL toggled it */
 #define LITIFUT_STATE_BY_FUNCTION 3u    /* a call of LITIFUT_START_AT or LITIFUT_STOP_AT */
 #define LITIFUT_STATE_BY_CONTROL 4u     /* the LITIFUT_CONTROL file */
 #define LITIFUT_STATE_AT_END    5u      /* still off at exit: the calls not recorded */
+#define LITIFUT_STATE_BY_BUDGET 6u      /* LITIFUT_BUDGET: the period's budget spent (off),
+                                           a new period (on) */
 #define LITIFUT_STATE_WORD(on, why) ((uint32_t)(on) | (uint32_t)(why) << 8)
 #define LITIFUT_STATE_ON(w)     ((w) & 1u)
 #define LITIFUT_STATE_WHY(w)    (((w) >> 8) & 0xffu)

@@ -1,0 +1,130 @@
+/*
+ * LITIFUT_BUDGET=B/T, a time budget as in DIME (seed 002): in each
+ * period of T the tracer's own time may not exceed B; once it has,
+ * recording pauses (the sleds go to the paused path: the "off" cost and
+ * a count of the calls) until the next period begins.
+ *
+ * The tracer's time is reckoned, not clocked per call: a clock read
+ * costs more than recording a call.  Each thread's refill (every
+ * LITIFUT_TIME_EVERY record words, or a full chunk) charges the words
+ * recorded since its last refill at a cost per word calibrated at start
+ * (litifut_calibrate runs a call's worth of the hot path's instructions
+ * and memory accesses), and its own time, clocked.  Chunks are mapped
+ * with their pages populated, so that their page faults are refill
+ * time, clocked too.  The budget is the process's: its threads' tracer
+ * time together.  A pause starts at the refill that finds the budget
+ * spent (the overshoot: at most one refill interval per thread) and
+ * ends at the first paused-path poll of the next period (every
+ * 2^PAUSED_POLL_BITS calls, or a slow-path call).  Each pause and
+ * resumption is a STATE record (LITIFUT_STATE_BY_BUDGET) with the count
+ * of calls not recorded; a BUDGET record says B, T and the cost.
+ */
+#include <stdint.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/trace-format.h"
+
+#define P (litifut_copy.proc)
+
+#define UNIT_SHIFT         4        /* spent time is counted in units of 16 ns */
+#define CALIBRATE_ROUNDS   1024u    /* so that ns for them all is ns/1024 per round */
+#define CALIBRATE_RUNS     3
+#define CATCH_UP_PERIODS   16       /* further behind (an idle program): a new phase */
+
+/* The cost of a recorded call word, in ns/1024: the fastest of a few
+ * runs (the first translates or faults its code in; a run may be
+ * interrupted).  (No division anywhere: the tracer has no libgcc.) */
+static uint32_t calibrate_word_cost(void)
+{
+    uint32_t scratch[8] = { 0, 0, 0, 0, 0, 0, 1, 0 };
+    scratch[0] = (uint32_t)(uintptr_t)scratch;
+    uint64_t best = ~(uint64_t)0;
+    for (int i = 0; i < CALIBRATE_RUNS; i++) {
+        uint64_t t0 = sys_monotonic_ns();
+        litifut_calibrate(CALIBRATE_ROUNDS, scratch);
+        uint64_t d = sys_monotonic_ns() - t0;
+        if (d < best)
+            best = d;
+    }
+    return best > 0xffffffffu ? 0xffffffffu : (uint32_t)best;
+}
+
+void budget_start(void)
+{
+    const struct settings *st = &P->settings;
+    if (!st->budget_us || P->mode != LITIFUT_MODE_FULL)
+        return;
+    uint32_t cost = calibrate_word_cost();
+    uint32_t words = 4;
+    if (!control_events_room(words))
+        return;
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    P->word_cost = cost;
+    P->period_ns = (uint64_t)st->period_us * 1000;
+    P->period_end = sys_monotonic_ns() + P->period_ns;
+    P->spent = 0;
+    if ((uint32_t)(P->events_end - P->events_cur) >= words) {
+        uint32_t *p = P->events_cur;
+        *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_BUDGET, 3);
+        *p++ = st->budget_us;
+        *p++ = st->period_us;
+        *p++ = cost;
+        P->events_cur = p;
+        /* (below 2^32: B < T <= 60 s) */
+        P->budget_units = (uint32_t)((uint64_t)st->budget_us * 1000 >> UNIT_SHIFT);
+    }
+    unlock(mask);
+}
+
+/* A new period if `now` is past the current one's end: nothing spent
+ * yet, and recording again if the budget had paused it.  Lock-free
+ * reads of period_end may see it half-written: then this takes the
+ * lock for nothing, or looks again at the next refill or poll. */
+static void budget_period(uint64_t now)
+{
+    if (now < P->period_end)
+        return;
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    int resume = 0;
+    if (now >= P->period_end) {
+        if (now - P->period_end >= CATCH_UP_PERIODS * P->period_ns)
+            P->period_end = now;
+        while (P->period_end <= now)
+            P->period_end += P->period_ns;
+        P->spent = 0;
+        resume = P->budget_paused;
+    }
+    unlock(mask);
+    if (resume)
+        control_set(1, LITIFUT_STATE_BY_BUDGET);
+}
+
+uint64_t budget_refill_start(void)
+{
+    const struct litifut_process *p = P;
+    return p && p->budget_units ? sys_monotonic_ns() : 0;
+}
+
+void budget_refill_end(struct litifut_thread *t, uint32_t words, uint64_t start)
+{
+    uint64_t now = sys_monotonic_ns();
+    budget_period(now);
+    uint64_t ns = ((uint64_t)words * P->word_cost >> 10) + (now - start);
+    uint32_t add = ns >> UNIT_SHIFT > P->budget_units ? P->budget_units : (uint32_t)(ns >> UNIT_SHIFT);
+    uint32_t n;
+    do
+        n = P->spent;
+    while (n < P->budget_units && !arch_cmpxchg(&P->spent, n, n + add));   /* (no wrap) */
+    t->budget_from = t->cur;
+    if (n + add >= P->budget_units && !P->budget_paused && !P->recording_off)
+        control_set(0, LITIFUT_STATE_BY_BUDGET);
+}
+
+void budget_poll(void)
+{
+    if (P->budget_paused)
+        budget_period(sys_monotonic_ns());
+}
