@@ -21,6 +21,7 @@
 #                                 again as a second object (then unloaded)
 #   postproc/arm-demo-nomaps      the ARM trace without a maps file (tsv)
 #   postproc/arm-demo-count       the ARM program's LITIFUT_MODE=count trace
+#   postproc/arm-demo-budget      ... and its LITIFUT_BUDGET=1us/1ms trace
 #   elfdb/<arch>-demolib, elfdb/<arch>-libwords.so, postproc/<arch>-demolib
 #                                 (arm, mips) tests/progs/demolib: a program
 #                                 and an instrumented library, one trace
@@ -273,6 +274,15 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
             dd of="$trace" bs=1 seek="$EXE_OFF" conv=notrunc status=none
         rename_object "$trace" "$d/$prog" "$name" "$endian"
         postproc_input "$trace" "$d/maps" "$OUT/postproc/$prog-count"
+        # and with a tiny time budget: BUDGET and budget STATE records
+        mkdir -p "$d/budget"
+        (cd "$d/budget" && LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 LITIFUT_BUDGET=1us/1ms \
+             "qemu-$arch" -L "/usr/$triple" "../$prog" > /dev/null)
+        trace=$(ls "$d"/budget/litifut.*.trace)
+        { printf '%s' "$name"; head -c $((1024 - ${#name})) /dev/zero; } |
+            dd of="$trace" bs=1 seek="$EXE_OFF" conv=notrunc status=none
+        rename_object "$trace" "$d/$prog" "$name" "$endian"
+        postproc_input "$trace" "$d/maps" "$OUT/postproc/$prog-budget"
     fi
     if [ "$arch" != mipsel ]; then
         demolib_seeds "$triple" "$arch" "$endian"

@@ -313,6 +313,55 @@ postproc_speed() {
 printf '# view\tcalls\tseconds\tpeak_rss_kb\n' > "$OUT/bench-postproc.tsv"
 postproc_speed
 
+# budget_share: LITIFUT_BUDGET's table (see the legend): callheavy with
+# 40 dispatch rounds (8 million calls), wall clock, best of 3
+budget_share() {
+    local d=$W/budget arch t k
+    echo
+    echo "== LITIFUT_BUDGET: tests/progs/callheavy.c 40 (8 million calls), seconds (best of 3)"
+    printf '%-7s %7s %7s %7s %7s %7s %10s %10s %9s %7s %9s\n' arch plain off paused budget full \
+        "share" "share/off" reckoned pauses "ns/call"
+    printf '# arch\tbudget\tplain_s\toff_s\tpaused_s\tbudget_s\tfull_s\treckoned\tpauses\n' \
+        > "$OUT/bench-budget.tsv"
+    for arch in $ARCHES; do
+        set_bench_arch "$arch"
+        mkdir -p "$d/$arch"
+        "$TCC" $XFLAGS -O2 -o "$d/$arch/plain" "$ROOT/tests/progs/callheavy.c" &&
+            LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$d/$arch/prog" "$ROOT/tests/progs/callheavy.c" ||
+            die "cannot build tests/progs/callheavy.c for $arch"
+        declare -A t=()
+        cd "$d/$arch"
+        t[plain]=$(best_time "$QEMU" -L "$SYSROOT" ./plain 40) || die "callheavy $arch"
+        for k in off paused budget full; do
+            local envs=(LITIFUT_DIR=.)
+            case $k in
+            off) envs+=(LITIFUT_TRACE=0) ;;
+            paused) envs+=(LITIFUT_RECORD=off) ;;
+            budget) envs+=(LITIFUT_BUDGET=1ms/10ms) ;;
+            esac
+            t[$k]=$(best_time env "${envs[@]}" "$QEMU" -L "$SYSROOT" ./prog 40) || die "callheavy $arch $k"
+            rm -f litifut.*
+        done
+        env LITIFUT_DIR=. LITIFUT_BUDGET=1ms/10ms "$QEMU" -L "$SYSROOT" ./prog 40 > /dev/null
+        local budget calls reckoned pauses
+        budget=$("$BIN/litifut-postproc" --info . | sed -n 's/^budget=//p')
+        calls=$("$BIN/litifut-postproc" --info . | sed -n 's/^calls=//p')
+        reckoned=$(sed -n 's/.*(\([0-9.]*%\) of the run).*/\1/p' <<< "$budget")
+        pauses=$(sed -n 's/.*, \([0-9]*\) pauses*$/\1/p' <<< "$budget")
+        rm -f litifut.*
+        cd "$ROOT"
+        printf '%-7s %7s %7s %7s %7s %7s %9.1f%% %9.1f%% %9s %7s %9.1f\n' "$arch" "${t[plain]}" \
+            "${t[off]}" "${t[paused]}" "${t[budget]}" "${t[full]}" \
+            "$(echo "100 * (${t[budget]} - ${t[plain]}) / ${t[budget]}" | bc -l)" \
+            "$(echo "100 * (${t[budget]} - ${t[paused]}) / ${t[budget]}" | bc -l)" \
+            "$reckoned" "$pauses" "$(echo "(${t[full]} - ${t[plain]}) * 1000000000 / 8075024" | bc -l)"
+        printf '%s\t1ms/10ms\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arch" "${t[plain]}" "${t[off]}" \
+            "${t[paused]}" "${t[budget]}" "${t[full]}" "$reckoned" "$pauses" >> "$OUT/bench-budget.tsv"
+        unset t
+    done
+}
+budget_share
+
 cat <<'EOT'
 
 Builds: pie: the toolchain's default (zlib and bzip2 with their static
@@ -357,10 +406,21 @@ whole run (chunk headers and pairs; no maps file).  paused: recording
 off all along (LITIFUT_RECORD=off): each call counted, not recorded.
 EOT
 cat <<'EOT'
+LITIFUT_BUDGET=1ms/10ms (10% of the time for the tracer): callheavy, a
+call every few instructions, run plain; litifut with LITIFUT_TRACE=0
+(off); recording off all along (paused: every call through the paused
+path, counted); with the budget; tracing in full.  share: (budget -
+plain) / budget, all the tracer's time, the paused path's included;
+share/off: (budget - paused) / budget, the time recording took beyond
+the paused path, which the budget bounds.  reckoned: the tracer's own
+estimate (recorded calls at its calibrated cost, --info budget=).
+ns/call: (full - plain) per call, what recording everything costs here.
+EOT
+cat <<'EOT'
 Post-processor: seconds of one litifut-postproc --profile run (wall
 clock, best of 3; the trace in the page cache), calls in the trace per
 second, and the run's peak resident memory: the reader holds one chunk
 at a time, the call stack and the per-function tables, so the memory
 does not grow with the trace.
 EOT
-echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv."
+echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv."

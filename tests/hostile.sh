@@ -277,6 +277,18 @@ hostile_records() {
         check "hostile: an unknown control record: the rest of its chunk skipped" \
             [ "$(tsv_rows control)" = 0 ]
     fi
+    t=$(hostile_copy budget-length)
+    append_chunk "$t" $(control_word 6 2) 1 2                   # (BUDGET has 3 words)
+    if expect_warned budget-length "control record 0x06000203" 1 --format=tsv "$t"; then
+        check "hostile: a BUDGET record of the wrong length: the rest of its chunk skipped" \
+            cmp -s "$HD/ref.tsv" "$HD/budget-length.out"
+    fi
+    t=$(hostile_copy budget-values)
+    append_chunk "$t" $(control_word 6 3) 1 4294967295 4294967295
+    hostile_pp budget-values --info "$t"
+    check "hostile: a BUDGET record with absurd values is shown as it is" \
+        eval '[ "$(cat "$HD/budget-values.rc")" = 0 ] && [ ! -s "$HD/budget-values.err" ] &&
+              grep -q "^budget=1us/4294967295us, a recorded call reckoned at 4194304.0 ns" "$HD/budget-values.out"'
     t=$(hostile_copy object-length)
     append_chunk "$t" $(control_word 2 5) 1 2 3 4 5
     if expect_warned object-length "control record 0x02000503" 1 --format=tsv "$t"; then
