@@ -190,6 +190,21 @@ postproc_input() {
 # an instrumented library it calls (and that calls back), as
 # elfdb/<arch>-demolib, elfdb/<arch>-libwords.so and their trace,
 # postproc/<arch>-demolib: two OBJECT records, renamed as above.
+# run_seed NAME VAR=VALUE...: the program ($d/$prog, as $name) run
+# again with these settings (4 KB chunks), its trace as the seed NAME
+run_seed() {
+    local seed=$1 r=$d/$1 t
+    shift
+    mkdir -p "$r"
+    (cd "$r" && env LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 "$@" \
+         "qemu-$arch" -L "/usr/$triple" "../$prog" > /dev/null)
+    t=$(ls "$r"/litifut.*.trace)
+    { printf '%s' "$name"; head -c $((1024 - ${#name})) /dev/zero; } |
+        dd of="$t" bs=1 seek="$EXE_OFF" conv=notrunc status=none
+    rename_object "$t" "$d/$prog" "$name" "$endian"
+    postproc_input "$t" "$d/maps" "$OUT/postproc/$seed"
+}
+
 demolib_seeds() {
     local triple=$1 arch=$2 endian=$3 d=$WORK/$2/lib
     local main=$arch-demolib lib=$arch-libwords.so trace f
@@ -265,24 +280,10 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
         "$WORK/seedtool" relocate "$d/chunk" "$endian"
         cat "$trace" "$d/chunk" > "$d/2objects.trace"
         postproc_input "$d/2objects.trace" "$d/maps" "$OUT/postproc/$prog-2objects"
-        # the same program's run in LITIFUT_MODE=count: pairs chunks
-        mkdir -p "$d/count"
-        (cd "$d/count" && LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 LITIFUT_MODE=count \
-             "qemu-$arch" -L "/usr/$triple" "../$prog" > /dev/null)
-        trace=$(ls "$d"/count/litifut.*.trace)
-        { printf '%s' "$name"; head -c $((1024 - ${#name})) /dev/zero; } |
-            dd of="$trace" bs=1 seek="$EXE_OFF" conv=notrunc status=none
-        rename_object "$trace" "$d/$prog" "$name" "$endian"
-        postproc_input "$trace" "$d/maps" "$OUT/postproc/$prog-count"
-        # and with a tiny time budget: BUDGET and budget STATE records
-        mkdir -p "$d/budget"
-        (cd "$d/budget" && LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 LITIFUT_BUDGET=1us/1ms \
-             "qemu-$arch" -L "/usr/$triple" "../$prog" > /dev/null)
-        trace=$(ls "$d"/budget/litifut.*.trace)
-        { printf '%s' "$name"; head -c $((1024 - ${#name})) /dev/zero; } |
-            dd of="$trace" bs=1 seek="$EXE_OFF" conv=notrunc status=none
-        rename_object "$trace" "$d/$prog" "$name" "$endian"
-        postproc_input "$trace" "$d/maps" "$OUT/postproc/$prog-budget"
+        # the same program's run in LITIFUT_MODE=count (pairs chunks),
+        # and with a tiny time budget (BUDGET and budget STATE records)
+        run_seed "$prog-count" LITIFUT_MODE=count
+        run_seed "$prog-budget" LITIFUT_BUDGET=1us/1ms
     fi
     if [ "$arch" != mipsel ]; then
         demolib_seeds "$triple" "$arch" "$endian"
