@@ -9,7 +9,8 @@
  * LITIFUT_TIME_EVERY record words, or a full chunk) charges the words
  * recorded since its last refill at a cost per word calibrated at start
  * (litifut_calibrate runs a call's worth of the hot path's instructions
- * and memory accesses), and its own time, clocked.  Chunks are mapped
+ * and memory accesses), and its own time, clocked (and a clock read's
+ * calibrated cost: the part of its two reads outside that time).  Chunks are mapped
  * with their pages populated, so that their page faults are refill
  * time, clocked too.  The budget is the process's: its threads' tracer
  * time together.  A pause starts at the refill that finds the budget
@@ -50,18 +51,30 @@ static uint32_t calibrate_word_cost(void)
     return best > 0xffffffffu ? 0xffffffffu : (uint32_t)best;
 }
 
+/* A clock read's cost in ns: each refill's two reads add about one
+ * read that falls outside the time between them. */
+static uint32_t calibrate_clock_cost(void)
+{
+    uint64_t t0 = sys_monotonic_ns();
+    for (int i = 0; i < 8; i++)
+        sys_monotonic_ns();
+    uint64_t d = (sys_monotonic_ns() - t0) >> 3;
+    return d > 1000000 ? 1000000 : (uint32_t)d;
+}
+
 void budget_start(void)
 {
     const struct settings *st = &P->settings;
     if (!st->budget_us || P->mode != LITIFUT_MODE_FULL)
         return;
-    uint32_t cost = calibrate_word_cost();
+    uint32_t cost = calibrate_word_cost(), clock_cost = calibrate_clock_cost();
     uint32_t words = 4;
     if (!control_events_room(words))
         return;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
     P->word_cost = cost;
+    P->clock_cost = clock_cost;
     P->period_ns = (uint64_t)st->period_us * 1000;
     P->period_end = sys_monotonic_ns() + P->period_ns;
     P->spent = 0;
@@ -112,7 +125,7 @@ void budget_refill_end(struct litifut_thread *t, uint32_t words, uint64_t start)
 {
     uint64_t now = sys_monotonic_ns();
     budget_period(now);
-    uint64_t ns = ((uint64_t)words * P->word_cost >> 10) + (now - start);
+    uint64_t ns = ((uint64_t)words * P->word_cost >> 10) + (now - start) + P->clock_cost;
     uint32_t add = ns >> UNIT_SHIFT > P->budget_units ? P->budget_units : (uint32_t)(ns >> UNIT_SHIFT);
     uint32_t n;
     do

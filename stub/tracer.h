@@ -278,6 +278,7 @@ struct litifut_process {
     uint32_t budget_units;              /* B, in units of 16 ns (0: no budget) */
     uint32_t budget_paused;             /* this period's budget is spent */
     uint32_t word_cost;                 /* the estimated cost of a recorded word, ns/1024 */
+    uint32_t clock_cost;                /* ... of a clock read, ns */
     volatile uint32_t spent;            /* this period's tracer time, units of 16 ns */
     volatile uint64_t period_end;       /* CLOCK_MONOTONIC ns; written under the lock */
     uint64_t period_ns;

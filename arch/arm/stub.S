@@ -58,7 +58,11 @@
 #endif
 
     .section .text.litifut_sled, "ax", %progbits
-    .p2align 3
+    /* A page of its own at the start: the code that rewrites the sled's
+     * branches (sleds.c) must not share a page with it, or qemu-user
+     * retranslates that code after every store into the page, turning a
+     * switch into hundreds of faults. */
+    .p2align 12
     .global litifut_sled
     .hidden litifut_sled
     .type litifut_sled, %function

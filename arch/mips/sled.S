@@ -43,7 +43,9 @@
     .endm
 
     .macro SLED name, start
-    .p2align 4
+    /* a page of its own at the start (see arch/arm/stub.S: qemu-user
+     * and code that rewrites its own page) */
+    .p2align 12
     .global \name
     .hidden \name
     .type \name, @function
