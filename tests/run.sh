@@ -8,8 +8,11 @@
 # BIN (the host tools under test, default build/bin), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
-# "arm armhf mips mipsel"; armhf builds Thumb-2, its default), JOBS (default: number of CPUs) and KEEP_WORK=1 (keep the
-# scratch directory) may be set in the environment.
+# "arm armhf mips mipsel"; armhf builds Thumb-2, its default), JOBS (default: number of CPUs), KEEP_WORK=1 (keep the
+# scratch directory) and TEST_FULL=1 (the whole matrix, about 5 minutes
+# more: mipsel's programs in every link mode and at -O0, -O0 shared
+# libraries on armhf and mipsel, the xz-utils build on mips too) may be
+# set in the environment.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
