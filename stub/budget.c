@@ -62,15 +62,34 @@ static uint32_t calibrate_clock_cost(void)
     return d > 1000000 ? 1000000 : (uint32_t)d;
 }
 
+/* The BUDGET record, once per trace (a fork child's trace too: its
+ * first refill or poll writes it). */
+static void put_budget(void)
+{
+    const struct settings *st = &P->settings;
+    uint32_t words = 4;
+    if (!control_events_room(words))
+        return;
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    if (!P->budget_emitted && (uint32_t)(P->events_end - P->events_cur) >= words) {
+        uint32_t *p = P->events_cur;
+        *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_BUDGET, 3);
+        *p++ = st->budget_us;
+        *p++ = st->period_us;
+        *p++ = P->word_cost;
+        P->events_cur = p;
+        P->budget_emitted = 1;
+    }
+    unlock(mask);
+}
+
 void budget_start(void)
 {
     const struct settings *st = &P->settings;
     if (!st->budget_us || P->mode != LITIFUT_MODE_FULL)
         return;
     uint32_t cost = calibrate_word_cost(), clock_cost = calibrate_clock_cost();
-    uint32_t words = 4;
-    if (!control_events_room(words))
-        return;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
     P->word_cost = cost;
@@ -78,17 +97,10 @@ void budget_start(void)
     P->period_ns = (uint64_t)st->period_us * 1000;
     P->period_end = sys_monotonic_ns() + P->period_ns;
     P->spent = 0;
-    if ((uint32_t)(P->events_end - P->events_cur) >= words) {
-        uint32_t *p = P->events_cur;
-        *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_BUDGET, 3);
-        *p++ = st->budget_us;
-        *p++ = st->period_us;
-        *p++ = cost;
-        P->events_cur = p;
-        /* (below 2^32: B < T <= 60 s) */
-        P->budget_units = (uint32_t)((uint64_t)st->budget_us * 1000 >> UNIT_SHIFT);
-    }
+    /* (below 2^32: B < T <= 60 s) */
+    P->budget_units = (uint32_t)((uint64_t)st->budget_us * 1000 >> UNIT_SHIFT);
     unlock(mask);
+    put_budget();
 }
 
 /* A new period if `now` is past the current one's end: nothing spent
@@ -123,6 +135,8 @@ uint64_t budget_refill_start(void)
 
 void budget_refill_end(struct litifut_thread *t, uint32_t words, uint64_t start)
 {
+    if (!P->budget_emitted)
+        put_budget();
     uint64_t now = sys_monotonic_ns();
     budget_period(now);
     uint64_t ns = ((uint64_t)words * P->word_cost >> 10) + (now - start) + P->clock_cost;
@@ -138,6 +152,8 @@ void budget_refill_end(struct litifut_thread *t, uint32_t words, uint64_t start)
 
 void budget_poll(void)
 {
+    if (P->budget_units && !P->budget_emitted)
+        put_budget();
     if (P->budget_paused)
         budget_period(sys_monotonic_ns());
 }

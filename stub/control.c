@@ -99,6 +99,23 @@ void control_set(int on, uint32_t why)
     process_restore_signals(saved);
 }
 
+/* A fork child whose recording is off: its own trace starts now and
+ * says so, and the budget's record with it, so that the calls it makes
+ * are accounted for (counted from 0) even if it never records one. */
+void control_after_fork_child(void)
+{
+    if (!P->control_started || !P->recording_off || !control_events_room(STATE_MARK_WORDS))
+        return;
+    uint32_t saved[SIGSET_WORDS];
+    process_block_signals(saved);
+    lock_signals_blocked();
+    if ((uint32_t)(P->events_end - P->events_cur) >= STATE_MARK_WORDS)
+        put_state(LITIFUT_STATE_AT_START);
+    unlock_signals_blocked();
+    process_restore_signals(saved);
+    budget_poll();
+}
+
 /* --- function triggers --- */
 
 /* The value of the defined function symbol `name` in the ELF file at

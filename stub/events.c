@@ -61,6 +61,7 @@ static void after_fork_child(void)
     if (self)
         busy_leave(self, busy);
     process_restore_signals(p->fork_sigmask);
+    control_after_fork_child();
 }
 
 /* pthread_atfork needs an initialised C library: from our constructor. */

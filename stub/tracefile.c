@@ -508,4 +508,6 @@ void tracefile_after_fork_child(void)
     P->file_size = 0;
     P->pid = (uint32_t)sys_getpid();
     P->events_cur = P->events_end = NULL;   /* (in the parent's file: not mapped here) */
+    P->budget_emitted = 0;
+    P->unrecorded = 0;                      /* (the child's trace counts its own) */
 }

@@ -228,7 +228,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 6u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 7u           /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -277,6 +277,7 @@ struct litifut_process {
     /* budget.c: LITIFUT_BUDGET */
     uint32_t budget_units;              /* B, in units of 16 ns (0: no budget) */
     uint32_t budget_paused;             /* this period's budget is spent */
+    uint32_t budget_emitted;            /* the BUDGET record is in the current trace */
     uint32_t word_cost;                 /* the estimated cost of a recorded word, ns/1024 */
     uint32_t clock_cost;                /* ... of a clock read, ns */
     volatile uint32_t spent;            /* this period's tracer time, units of 16 ns */
@@ -400,6 +401,7 @@ HIDDEN void control_poll(uint32_t every);
  * or the budget's pause (LITIFUT_STATE_BY_BUDGET); it records only if
  * neither is off.  Blocks signals itself; lock not held. */
 HIDDEN void control_set(int on, uint32_t why);
+HIDDEN void control_after_fork_child(void);     /* once the child's lock is free */
 /* budget.c (LITIFUT_BUDGET) */
 HIDDEN void budget_start(void);         /* from control_start, once */
 /* thread_refill's: the time at its start (0: no budget), and at its end

@@ -38,7 +38,23 @@ test_fork() {
                   [ "$(calls_to child_marker "$child")" = 300 ] &&
                   [ "$(calls_to parent_marker "$child")" = 0 ]'
         fork_views "$parent" "$child"
+        fork_off "$parent" "$child"
     done
+}
+
+# fork_off PARENT CHILD (a full run's traces): with recording off, the
+# child's calls are still accounted for: its own trace says off from its
+# start, and counts exactly the calls the full run's child recorded.
+fork_off() {
+    local full_p full_c d=$WORK/runs/$ARCH/fork-off counts
+    full_p=$("$BIN/litifut-postproc" --info "$1" | sed -n 's/^calls=//p')
+    full_c=$("$BIN/litifut-postproc" --info "$2" | sed -n 's/^calls=//p')
+    LITIFUT_RECORD=off LITIFUT_SIGNAL=SIGUSR2 run_target "$d" "$RUN/prog"
+    counts=$(for t in "$d"/litifut.*.trace; do
+                 "$BIN/litifut-postproc" --info "$t" | sed -n 's/^recording=.*, \([0-9]*\) calls* not recorded$/\1/p'
+             done | sort -n | paste -sd' ')
+    check "$ARCH/fork: recording off, the child's calls counted in its own trace ($counts; a full run's $full_p and $full_c)" \
+        eval '[ "$(cat "$d/rc")" = 0 ] && [ "$counts" = "$(printf "%s\n" "$full_p" "$full_c" | sort -n | paste -sd" ")" ]'
 }
 
 # fork_views PARENT CHILD: the post-processor on both processes' traces
