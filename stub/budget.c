@@ -6,12 +6,12 @@
  *
  * The tracer's time is reckoned, not clocked per call: a clock read
  * costs more than recording a call.  Each thread's refill (every
- * LITIFUT_TIME_EVERY record words, or a full chunk) charges the words
+ * LITIFUT_TIME_EVERY record words, 256 with a clock per call) charges the words
  * recorded since its last refill at a cost per word calibrated at start
  * (litifut_calibrate runs a call's worth of the hot path's instructions
  * and memory accesses), and its own time, clocked (and a clock read's
- * calibrated cost: the part of its two reads outside that time).  Chunks are mapped
- * with their pages populated, so that their page faults are refill
+ * calibrated cost: the part of its two reads outside that time).
+ * Chunks are mapped with their pages populated, so that their page faults are refill
  * time, clocked too.  The budget is the process's: its threads' tracer
  * time together.  A pause starts at the refill that finds the budget
  * spent (the overshoot: at most one refill interval per thread) and
@@ -87,7 +87,7 @@ static void put_budget(void)
 void budget_start(void)
 {
     const struct settings *st = &P->settings;
-    if (!st->budget_us || P->mode != LITIFUT_MODE_FULL)
+    if (!st->budget_us)         /* (none with a LITIFUT_MODE but full: settings.c) */
         return;
     uint32_t cost = calibrate_word_cost(), clock_cost = calibrate_clock_cost();
     uint32_t mask[SIGSET_WORDS];

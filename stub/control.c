@@ -49,9 +49,13 @@ int control_events_room(uint32_t words)
 }
 
 /* A TIME and a STATE record: the process records (or not) from now on,
- * because of `why`.  Under the lock, with room made. */
+ * because of `why`.  Under the lock; nothing if there is no room (no
+ * trace, or another thread took it: then the mark is lost, not the
+ * state). */
 static void put_state(uint32_t why)
 {
+    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < STATE_MARK_WORDS)
+        return;
     uint32_t units;
     uint32_t *p = put_time_record(P->events_cur, &units);
     *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_STATE, 2);
@@ -85,8 +89,7 @@ static void set_recording(int on, uint32_t why)
     if (off != P->recording_off || why != LITIFUT_STATE_BY_BUDGET) {
         P->recording_off = off;
         set_sleds(!off);
-        if ((uint32_t)(P->events_end - P->events_cur) >= STATE_MARK_WORDS)
-            put_state(why);
+        put_state(why);
     }
     unlock_signals_blocked();
 }
@@ -109,8 +112,7 @@ void control_after_fork_child(void)
     uint32_t saved[SIGSET_WORDS];
     process_block_signals(saved);
     lock_signals_blocked();
-    if ((uint32_t)(P->events_end - P->events_cur) >= STATE_MARK_WORDS)
-        put_state(LITIFUT_STATE_AT_START);
+    put_state(LITIFUT_STATE_AT_START);
     unlock_signals_blocked();
     process_restore_signals(saved);
     budget_poll();
@@ -209,22 +211,14 @@ int control_watching(int on)
 
 void control_before_call(uintptr_t target)
 {
-    if (P->user_off && fires(target, 0)) {
-        uint32_t saved[SIGSET_WORDS];
-        process_block_signals(saved);
-        set_recording(1, LITIFUT_STATE_BY_FUNCTION);
-        process_restore_signals(saved);
-    }
+    if (P->user_off && fires(target, 0))
+        control_set(1, LITIFUT_STATE_BY_FUNCTION);
 }
 
 void control_after_call(uintptr_t target)
 {
-    if (!P->user_off && fires(target, 1)) {
-        uint32_t saved[SIGSET_WORDS];
-        process_block_signals(saved);
-        set_recording(0, LITIFUT_STATE_BY_FUNCTION);
-        process_restore_signals(saved);
-    }
+    if (!P->user_off && fires(target, 1))
+        control_set(0, LITIFUT_STATE_BY_FUNCTION);
 }
 
 /* A trigger that named no function: said once, at the end (a library
@@ -232,8 +226,7 @@ void control_after_call(uintptr_t target)
 void control_at_end(void)
 {
     const struct settings *st = &P->settings;
-    if (P->recording_off && P->control_started && P->events_cur &&
-        (uint32_t)(P->events_end - P->events_cur) >= STATE_MARK_WORDS)
+    if (P->recording_off && P->control_started)
         put_state(LITIFUT_STATE_AT_END);    /* the calls not recorded since the last mark */
     int start = 0, stop = 0;
     for (uint32_t i = 0; i < P->n_triggers; i++)
@@ -291,19 +284,13 @@ void control_poll(uint32_t every)
     p->control_seen[0] = (uint64_t)said;
     if ((said == CONTROL_ON) == !p->user_off)
         return;
-    uint32_t saved[SIGSET_WORDS];
-    process_block_signals(saved);
-    set_recording(said == CONTROL_ON, LITIFUT_STATE_BY_CONTROL);
-    process_restore_signals(saved);
+    control_set(said == CONTROL_ON, LITIFUT_STATE_BY_CONTROL);
 }
 
 static void on_toggle_signal(int sig)
 {
     (void)sig;
-    uint32_t saved[SIGSET_WORDS];
-    process_block_signals(saved);
-    set_recording(P->user_off, LITIFUT_STATE_BY_SIGNAL);
-    process_restore_signals(saved);
+    control_set(P->user_off, LITIFUT_STATE_BY_SIGNAL);     /* (its own signal is blocked) */
 }
 
 void control_start(void)
@@ -335,9 +322,7 @@ void control_start(void)
     int said = st->control[0] ? control_read(st->control) : CONTROL_UNKNOWN;
     P->control_seen[0] = (uint64_t)said;
     int on = said == CONTROL_UNKNOWN ? !st->record_off && !st->start_at[0] : said == CONTROL_ON;
-    process_block_signals(mask);
-    set_recording(on, LITIFUT_STATE_AT_START);
-    process_restore_signals(mask);
+    control_set(on, LITIFUT_STATE_AT_START);
     budget_start();
     if (st->toggle_signal) {
         /* SA_RESTART: the program's system calls go on as if no signal came */

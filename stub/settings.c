@@ -189,8 +189,6 @@ void read_settings(struct settings *st)
         st->control_too_long = 1;
     if (st->control_too_long)
         st->control[0] = 0;
-    if (st->budget_bad)
-        st->budget_us = st->period_us = 0;
     st->budget_ignored = st->budget_us && st->mode != LITIFUT_MODE_FULL;
     if (st->budget_ignored)
         st->budget_us = st->period_us = 0;  /* the modes have no refill to check it at */
