@@ -87,6 +87,8 @@ static void set_recording(int on, uint32_t why)
         P->user_off = !on;
     uint32_t off = P->user_off || P->budget_paused;
     if (off != P->recording_off || why != LITIFUT_STATE_BY_BUDGET) {
+        if (!off && P->recording_off)
+            pool_mark_due();    /* (before the sleds: the next record marks the time) */
         P->recording_off = off;
         set_sleds(!off);
         put_state(why);

@@ -457,3 +457,17 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
     }
     return self;
 }
+
+/* Recording resumes: each thread's next record goes to the slow path
+ * first, which puts a time mark before it, so that its calls are not
+ * placed (interpolated between marks) inside the time recording was
+ * off.  A lower limit is always safe: the thread may have moved on
+ * (then its next record refills anyway), or be setting its own limit
+ * (then that one wins, and its marks stay as before). */
+void pool_mark_due(void)
+{
+    for (struct pool_page *pg = litifut_copy.proc->pool; pg; pg = pg->next)
+        for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++)
+            if (pg->t[i].tid)
+                pg->t[i].lim = pg->t[i].cur;
+}

@@ -342,6 +342,7 @@ HIDDEN struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp);
  * returns it (NULL if it has none).  Called under the lock. */
 HIDDEN struct litifut_thread *pool_after_fork_child(uintptr_t tp);
 HIDDEN void process_unmap_chunk(uint32_t *base);
+HIDDEN void pool_mark_due(void);        /* under the lock */
 HIDDEN void objects_after_fork_child(void);
 /* Copies the next object record not yet in the trace to `to` if it
  * fits in `room` words; returns the words written, 0 if none is

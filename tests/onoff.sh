@@ -65,6 +65,15 @@ onoff_budget() {
     share=$(sed -n 's/.*(\([0-9.]*\)% of the run).*/\1/p' <<< "$budget")
     pauses=$(sed -n 's/.*, \([0-9]*\) pauses*$/\1/p' <<< "$budget")
     "$BIN/litifut-postproc" "$d/run" > "$d/log" 2> "$d/log.err"
+    # calls placed inside a pause (times interpolated across it): none
+    local inside
+    inside=$(grep -o "off at *[0-9.]* (budget), on at *[0-9.]*" "$d/log" |
+             awk '{ print $3, $7 }' > "$d/pauses"
+             awk 'NR == FNR { lo[NR] = $1; hi[NR] = $2; n = NR; next }
+                  /^#/ { next }
+                  { for (i = 1; i <= n; i++) if ($1 + 0 > lo[i] && $1 + 0 < hi[i]) { c++; break } }
+                  END { print c + 0 }' "$d/pauses" "$d/log")
+    check "$name: no call placed inside a pause ($inside)" [ "$inside" = 0 ]
     check "$name: paused $pauses times, every call recorded or counted ($got, a full run's $all), reckoned tracer time $share% of the run (budget 10%, overshoot 5% at most)" \
         eval 'same_run "$d/full" "$d/run" && [ "$(cat "$d/run/rc")" = 0 ] && [ ! -s "$d/run/err" ] &&
               [ -n "$all" ] && [ "$got" = "$all" ] && [ "${pauses:-0}" -ge 1 ] &&
