@@ -204,6 +204,15 @@ struct litifut_trace_header {
     uint64_t clock_hz;          /* ticks per second; 0: unknown (from the TIME records) */
     char     exe[LITIFUT_EXE_MAX]; /* the process's program, NUL-terminated
                                       (/proc/self/exe; for people only) */
+    /* A fork child's trace: where its history branched off its
+     * parent's, so that a reader with the parent's trace can start the
+     * child's call stacks from the frames live at the fork (they were
+     * 0 before this field existed: not known). */
+    uint32_t parent_pid;        /* the parent process (0: not a fork child) */
+    uint32_t parent_tid;        /* its thread that forked (0: it had no records) */
+    uint32_t parent_chunk;      /* that thread's chunk (its index) at the fork */
+    uint32_t parent_words;      /* ... and the words of that chunk written before
+                                   the fork, its header included */
 };
 
 /* Payload of LITIFUT_REC_OBJECT, before the path. */
