@@ -86,6 +86,8 @@ install_arch() {
     fi
     install_snapshot "$dir" > "$d/before.snap"
     "$TCC" -o "$d/plain-before" "$src"
+    warn_objects "$d/warn"                      # (tests/errors.sh)
+    (cd "$d/warn" && "$TCC" -Wl,--warn-common -o plain w1.o w2.o c1.o c2.o 2> plain.err)
 
     INSTALL_TRIPLES="$INSTALL_TRIPLES $TRIPLE"
     check "$ARCH/install: --install $TRIPLE succeeds silently" \
@@ -111,6 +113,11 @@ install_arch() {
               ls "$d/run"/litifut.*.trace > /dev/null 2>&1 &&
               "$BIN/litifut-postproc" "$d/run" > "$d/trace.txt" 2> "$d/postproc.err" &&
               grep -q main "$d/trace.txt"'
+
+    (cd "$d/warn" && LITIFUT=1 "$TCC" -Wl,--warn-common -o traced w1.o w2.o c1.o c2.o 2> traced.err)
+    check "$ARCH/install: an instrumented link's warnings are a plain link's, byte for byte (once, not named ld.litifut-real)" \
+        eval '[ -s "$d/warn/plain.err" ] && cmp -s "$d/warn/plain.err" "$d/warn/traced.err" &&
+              "$TRIPLE-nm" "$d/warn/traced" | grep -q " litifut_sled$"'
 
     LITIFUT=1 "$TCC" -O2 -fuse-ld=bfd -o "$d/bfd" "$src" 2> "$d/bfd.err"
     check "$ARCH/install: gcc -fuse-ld=bfd (ld.bfd) instruments too" \
@@ -190,6 +197,16 @@ install_refusals() {
         eval '"${fake[@]}" "$L" --install arm-linux-gnueabi &&
               [ "$(readlink "$tc/ld.bfd")" = "$(readlink -f "$L")" ] &&
               "$tc/ld" --version | grep -q "^GNU ld" && "$tc/ld.bfd" --version | grep -q "^GNU ld"'
+    # an instrumented link run as $tc/ld (gcc's command line for it):
+    # ld's messages name $tc/ld, not the ld.litifut-real it really runs
+    set_arch arm
+    warn_objects "$d/scratch-warn"              # (tests/errors.sh)
+    ld_args "$TCC" -Wl,--warn-common -o "$d/scratch-warn/out" "$d/scratch-warn/"{w1,w2,c1,c2}.o
+    LITIFUT=1 COLLECT_GCC=$TCC "$tc/ld" "${LD_ARGS[@]}" 2> "$d/scratch-warn/err"   # (ld_args: tests/passthrough.sh)
+    check "install: scratch toolchain: an instrumented link's warnings, once, name $tc/ld" \
+        eval '[ "$(grep -c "g is deprecated" "$d/scratch-warn/err")" = 1 ] &&
+              [ "$(grep -cF "$tc/ld: " "$d/scratch-warn/err")" = 2 ] &&
+              ! grep -q litifut-real "$d/scratch-warn/err" && [ -x "$d/scratch-warn/out" ]'
     cp "$L" "$F/litifut-ld"
     ln -sfn "$F/litifut-ld" "$tc/ld"
     check "install: an install of another litifut-ld build is re-pointed" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # litifut's tests: `make test` runs this after building everything.
 #
-#   tests/run.sh [GROUP...]     groups: unit programs passthrough linking rules errors hostile install truncated
+#   tests/run.sh [GROUP...]     groups: unit programs passthrough linking inputs rules errors hostile install truncated
 #                               postproc views clocks returns fork signals sigjump spawn tracefiles
 #                               copyout onoff daemon realprog shlib
 #
@@ -31,7 +31,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking rules errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles copyout onoff modes daemon realprog shlib}
+groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views clocks returns fork signals sigjump spawn tracefiles copyout onoff modes daemon realprog shlib}
 # (each group's wall-clock seconds, to see where make test's time goes)
 for g in $groups; do
     echo "== $g"

@@ -7,10 +7,17 @@
  *   3. link again with that DB (pass 2); the DB lies after all code, so
  *      every call site must be where it was (checked);
  *   4. rewrite pass 2's call sites into a temporary file next to the
- *      output and rename it into place.
- * LITIFUT_KEEP=1 keeps the intermediate files in OUTPUT.litifut/.
+ *      output and rename it into place (an output that is not a file,
+ *      -o /dev/null, is written into: lib/files.h).
+ * ld's stdout and stderr go to files of the work directory; pass 1's
+ * are shown once, as ld itself would have shown them, pass 2's only if
+ * it fails.  A first link that fails is the user's link failing: its
+ * messages and exit status only, as without litifut.
+ * LITIFUT_KEEP=1 keeps the intermediate files in OUTPUT.litifut/ (a
+ * real directory of this user's, next to a regular output only).
  * Silent on success; LITIFUT_VERBOSE and LITIFUT_LOG (report_line).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +38,7 @@ struct work {
     const struct toolchain *tc;
     char *dir;                  /* mkdtemp */
     struct site_rules *rules;
+    int one_stream;             /* our stdout and stderr are one file (>out 2>&1) */
 };
 
 static char *work_path(const struct work *w, const char *name)
@@ -60,9 +68,77 @@ static const char *const spawn_functions[] = { "vfork", "clone", "__clone_intern
                                                /* and what returns twice (stub/returns.c) */
                                                "setjmp", "_setjmp", "__sigsetjmp", NULL };
 
+/* Whether `s` (before `end`) goes on with a file name's characters:
+ * "pass1" is followed by ':' or ' ' in a message, "pass1.map" is
+ * another file. */
+static int name_goes_on(const char *s, const char *end)
+{
+    return s < end && (isalnum((unsigned char)*s) || *s == '_' || *s == '-' ||
+                       (*s == '.' && s + 1 < end && isalnum((unsigned char)s[1])));
+}
+
+/* Copies what ld wrote to the file `capture` to `fd`, as ld would have
+ * written it to the user: a message's prefix, the real linker's path
+ * (ld prints its argv[0], which stays the real linker's so that ld
+ * finds its sysroot and plugins), becomes the name we were run as, and
+ * the work directory's `linked` (the output ld was given) the user's
+ * output.  Line by line through a buffer: ld may print hundreds of MB
+ * (-M, --verbose). */
+static void replay_output(const struct work *w, const char *capture, int fd, const char *linked)
+{
+    if (fcntl(fd, F_GETFD) < 0)
+        return;                     /* closed: ld's writes would have failed */
+    FILE *in = fopen(capture, "re");
+    int out_fd = in ? dup(fd) : -1;
+    FILE *out = out_fd >= 0 ? fdopen(out_fd, "w") : NULL;
+    if (!out) {
+        if (out_fd >= 0)
+            close(out_fd);
+        if (in)
+            fclose(in);
+        return;                     /* nothing captured */
+    }
+    const char *real = w->tc->real_ld, *output = w->la->output;
+    size_t real_len = strlen(real), linked_len = strlen(linked);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        const char *p = line, *end = line + len;
+        if ((size_t)len > real_len + 2 && memcmp(line, real, real_len) == 0 &&
+            memcmp(line + real_len, ": ", 2) == 0) {
+            fputs(w->la->invoked_as, out);
+            p += real_len;
+        }
+        const char *at;
+        while ((at = memmem(p, (size_t)(end - p), linked, linked_len))) {
+            fwrite(p, 1, (size_t)(at - p), out);
+            p = at + linked_len;
+            fputs(name_goes_on(p, end) ? linked : output, out);
+        }
+        fwrite(p, 1, (size_t)(end - p), out);
+    }
+    free(line);
+    fclose(in);
+    fclose(out);                    /* as for any diagnostic: best effort */
+}
+
+/* What a link printed, replayed (replay_output): one file for both
+ * streams if ours are one file, so that their order is kept. */
+static void replay_link(const struct work *w, const char *out, const char *err,
+                        const char *linked)
+{
+    replay_output(w, out, STDOUT_FILENO, linked);
+    if (err)
+        replay_output(w, err, STDERR_FILENO, linked);
+}
+
 /* One link: the user's arguments (without the output and strip
  * options), the tracer and the DB; through a response file, so that
- * huge command lines work. */
+ * huge command lines work.  What ld prints goes to files: pass 1's is
+ * shown once, as ld would have shown it (replay_output), pass 2's only
+ * if pass 2 fails (else it repeats pass 1's).  Returns ld's exit
+ * status, or -1 with one error line. */
 static int link_pass(const struct work *w, const char *db_o, const char *out,
                      const char *map, const char *args_name)
 {
@@ -106,35 +182,57 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
     argv_push(&a, "-o");
     argv_push(&a, out);
     char *rsp = work_path(w, args_name);
-    int rc = write_response_file(rsp, a.v, a.n);
+    int st = write_response_file(rsp, a.v, a.n);
     argv_free(&a);
-    if (rc == 0) {
+    if (st == 0) {
         char *at = xasprintf("@%s", rsp);
+        char *said = xasprintf("%s.out", out), *said_err = xasprintf("%s.err", out);
         char *argv[] = { w->tc->real_ld, at, NULL };
-        int st = run_command(argv);
-        if (st > 0)
-            error("%s: %s link failed (%s exit %d)", la->output, map ? "first" : "second",
-                  w->tc->real_ld, st);
-        rc = st == 0 ? 0 : -1;
+        st = run_command_captured(argv, said, w->one_stream ? NULL : said_err);
+        if (map || st != 0)
+            replay_link(w, said, w->one_stream ? NULL : said_err, out);
+        if (st > 0 && !map)
+            st = error("%s: second link failed (%s exit %d)", la->output, w->tc->real_ld, st);
+        free(said);
+        free(said_err);
         free(at);
     }
     free(rsp);
-    return rc;
+    return st;
 }
 
-static int copy_file(const char *from, const char *to)
+/* One file of OUTPUT.litifut/ (the directory `dfd`): made afresh, never
+ * through a symlink. */
+static int keep_file(const struct work *w, int dfd, const char *dir, const char *from,
+                     const char *to)
 {
-    unsigned char *data;
-    size_t size;
+    char *src = work_path(w, from);
+    int in = open(src, O_RDONLY | O_CLOEXEC), out = -1;
     struct stat st;
-    if (stat(from, &st) != 0 || read_file(from, &data, &size) != 0)
-        return error("%s: cannot read", from);
-    int rc = write_file_atomic(to, data, size, st.st_mode & 07777);
-    free(data);
-    return rc;
+    int err = in < 0 || fstat(in, &st) != 0 ? errno : 0;
+    if (!err && unlinkat(dfd, to, 0) != 0 && errno != ENOENT)
+        err = errno;
+    if (!err && (out = openat(dfd, to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                              0600)) < 0)
+        err = errno;
+    if (!err)
+        err = copy_fd(in, out);
+    if (!err && fchmod(out, st.st_mode & 07777) != 0)
+        err = errno;
+    if (out >= 0 && close(out) != 0 && !err)
+        err = errno;
+    if (in >= 0)
+        close(in);
+    free(src);
+    if (err)
+        return error("%s/%s: cannot write: %s", dir, to, strerror(err));
+    return 0;
 }
 
-/* OUTPUT.litifut/: what a user needs to check or redo the rewrite. */
+/* OUTPUT.litifut/: what a user needs to check or redo the rewrite.
+ * Only for an output that is a regular file (not -o /dev/null), and
+ * only into a directory that is not a symlink and is this user's: made
+ * now, or by an earlier link. */
 static int keep_intermediates(const struct work *w)
 {
     static const char *const files[][2] = {
@@ -143,16 +241,24 @@ static int keep_intermediates(const struct work *w)
         { "pass1.map", "pass1.map" }, { "pass1", "pass1" },
         { "pass1.args", "pass1.args" }, { "pass2.args", "pass2.args" },
     };
+    struct stat st;
+    if (lstat(w->la->output, &st) != 0 || !S_ISREG(st.st_mode)) {
+        report_warning("%s: not a regular file, LITIFUT_KEEP keeps nothing for it",
+                       w->la->output);
+        return 0;
+    }
     char *dir = xasprintf("%s.litifut", w->la->output);
-    int rc = 0;
+    int rc = 0, dfd = -1;
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         rc = error("%s: cannot create: %s", dir, strerror(errno));
-    for (size_t i = 0; rc == 0 && i < sizeof files / sizeof files[0]; i++) {
-        char *from = work_path(w, files[i][0]), *to = xasprintf("%s/%s", dir, files[i][1]);
-        rc = copy_file(from, to);
-        free(from);
-        free(to);
-    }
+    else if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+             fstat(dfd, &st) != 0 || st.st_uid != geteuid())
+        rc = error("%s: not a directory of this user's (a symlink is not followed); "
+                   "LITIFUT_KEEP keeps nothing there", dir);
+    for (size_t i = 0; rc == 0 && i < sizeof files / sizeof files[0]; i++)
+        rc = keep_file(w, dfd, dir, files[i][0], files[i][1]);
+    if (dfd >= 0)
+        close(dfd);
     free(dir);
     return rc;
 }
@@ -173,7 +279,9 @@ static void remove_work_dir(const char *dir)
     rmdir(dir);
 }
 
-/* On success *summary is the rewriter's summary line (allocated). */
+/* On success *summary is the rewriter's summary line (allocated).
+ * Returns 0, pass 1's exit status if it failed (ld has said why), or
+ * -1 after one error line. */
 static int run_passes(struct work *w, char **summary)
 {
     const struct arch_ops *arch = w->tc->arch;
@@ -188,8 +296,12 @@ static int run_passes(struct work *w, char **summary)
     size_t summary_len = 0;
     int rc = -1;
 
-    if (rewriter_placeholder_db(arch, db0_c) != 0 || compile_db(w, db0_c, db0_o) != 0 ||
-        link_pass(w, db0_o, pass1, map, "pass1.args") != 0 || link_map_read(map, &lm) != 0)
+    if (rewriter_placeholder_db(arch, db0_c) != 0 || compile_db(w, db0_c, db0_o) != 0)
+        goto out;
+    int st = link_pass(w, db0_o, pass1, map, "pass1.args");
+    if (st > 0)
+        rc = st;                    /* the user's link fails: as it would with ld alone */
+    if (st != 0 || link_map_read(map, &lm) != 0)
         goto out;
     const char *also[] = { w->tc->tracer_object, w->tc->island_object, NULL };
     exclusions_from_map(&lm, also, &ex);
@@ -230,17 +342,25 @@ static void warn_unmatched(const char *variable, const char *pattern)
     report_warning("%s: %s names nothing in this link", variable, pattern);
 }
 
+/* Two descriptors open on one file (a terminal, >out 2>&1). */
+static int same_file(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 int instrument_link(const struct link_args *la, const struct toolchain *tc,
                     struct site_rules *rules)
 {
     const char *tmp = getenv("TMPDIR");
     struct work w = { la, tc, xasprintf("%s/litifut-XXXXXX", tmp && *tmp ? tmp : "/tmp"),
-                      rules };
+                      rules, same_file(STDOUT_FILENO, STDERR_FILENO) };
     if (!mkdtemp(w.dir)) {
         error("cannot create a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
               strerror(errno));
         free(w.dir);
-        return -1;
+        return 1;
     }
     if (la->strip_option)
         report_warning("%s: ignoring %s: the post-processor needs the symbols", la->output,
@@ -254,11 +374,9 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
     if (rc == 0)
         site_rules_unmatched(rules, warn_unmatched);
     free(summary);
-    if (rc != 0)
-        unlink(la->output);         /* as ld does: no stale output after a failed link */
     remove_work_dir(w.dir);
     free(w.dir);
-    return rc;
+    return rc < 0 ? 1 : rc;
 }
 
 static int env_is_1(const char *name)

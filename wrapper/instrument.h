@@ -7,9 +7,13 @@
 
 /* The instrumented link (LITIFUT=1): two links, rewrite, rename into
  * place, with the user's site rules (LITIFUT_EXCLUDE, LITIFUT_ONLY).
- * On failure: one error line, no output file, non-zero return.  On
- * success it is silent, as ld is; the summary line, and a warning for
- * each rule that named nothing, go where report_line() sends them. */
+ * What ld prints is shown once, as if ld alone had run (pass 1's).
+ * Returns the exit status: 0; if the first link fails, ld's status,
+ * and ld's messages are the only ones, as without litifut; else 1
+ * after one error line.  On failure the caller removes the output as
+ * ld would (unlink_if_ordinary).  On success it is silent, as ld is;
+ * the summary line, and a warning for each rule that named nothing, go
+ * where report_line() sends them. */
 int instrument_link(const struct link_args *la, const struct toolchain *tc,
                     struct site_rules *rules);
 

@@ -1,8 +1,9 @@
 /*
  * Reading an ld command line just enough to instrument the link: the
- * output file, the emulation, the kind of link, strip options.  Option
- * values that are separate arguments are skipped so that they are not
- * taken for options or input files.
+ * output file, the emulation, the kind of link, strip options, which
+ * arguments are input files.  Option values that are separate
+ * arguments are skipped so that they are not taken for options or
+ * input files.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -106,6 +107,7 @@ int link_args_parse(struct link_args *la, int argc, char **argv)
 {
     memset(la, 0, sizeof *la);
     la->output = "a.out";
+    la->invoked_as = argv[0];
     for (int i = 1; i < argc; i++) {
         FILE *probe;
         /* like ld: an @file that cannot be opened is an ordinary argument */
@@ -120,11 +122,13 @@ int link_args_parse(struct link_args *la, int argc, char **argv)
     char **a = la->args.v;
     int n = la->args.n;
     la->drop = xcalloc((size_t)n + 1, 1);
+    la->input = xcalloc((size_t)n + 1, 1);
     for (int i = 0; i < n; i++) {
         const char *arg = a[i], *name = long_name(arg);
         const char *next = i + 1 < n ? a[i + 1] : NULL;
         if (!name || !*name) {
             la->has_input = 1;                  /* an input file (or "-") */
+            la->input[i] = !name;
             continue;
         }
         const char *eq = strchr(name, '=');
@@ -174,6 +178,7 @@ void link_args_free(struct link_args *la)
 {
     argv_free(&la->args);
     free(la->drop);
+    free(la->input);
     memset(la, 0, sizeof *la);
 }
 

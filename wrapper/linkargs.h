@@ -7,6 +7,9 @@
 struct link_args {
     struct argv_builder args;   /* argv[1..], response files expanded */
     unsigned char *drop;        /* per arg: left out of the instrumented links */
+    unsigned char *input;       /* per arg: an input file's name (ld decides what
+                                 * it is by its contents, whatever its name) */
+    const char *invoked_as;     /* our argv[0]: the name ld's messages carry */
     const char *output;         /* -o, default a.out */
     const char *emulation;      /* -m, or NULL */
     int relocatable;            /* -r / -Ur / -i */

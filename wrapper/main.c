@@ -4,8 +4,11 @@
  * Without LITIFUT=1 in the environment it runs the real linker with
  * the same arguments, so the output is exactly a plain link's.  With
  * LITIFUT=1 it instruments the program or shared library
- * (wrapper/instrument.c).  Relocatable links always pass through.  Silent on success, as ld is: libtool's configure checks
- * that the linker prints nothing.
+ * (wrapper/instrument.c).  Relocatable links always pass through.
+ * Silent on success, as ld is: libtool's configure checks that the
+ * linker prints nothing.  A failed instrumented link exits with ld's
+ * status if ld failed (the user's own link error), else 1, and
+ * removes the output only as ld does (unlink_if_ordinary).
  *
  * Its own options, taken only as the first argument because GNU ld has
  * none of that name: --install/--uninstall TRIPLE (wrapper/install.c).
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/error.h"
+#include "lib/files.h"
 #include "wrapper/install.h"
 #include "wrapper/instrument.h"
 #include "wrapper/linkargs.h"
@@ -79,12 +83,12 @@ int main(int argc, char **argv)
         free(line);
         return pass_through(&tc, argc, argv);
     }
-    int rc = 0;
     catch_termination_signals();
-    if (find_instrumenting_tools(&tc, &la) != 0 || instrument_link(&la, &tc, &rules) != 0) {
-        remove(la.output);          /* never leave a stale or half-made program */
-        rc = 1;
-    }
+    int rc = find_instrumenting_tools(&tc, &la) != 0 ? 1 : instrument_link(&la, &tc, &rules);
+    if (rc != 0 || pending_signal())
+        /* never a stale or half-made program; but, as ld, only a file
+         * or a symlink is removed (never -o /dev/null) */
+        unlink_if_ordinary(la.output);
     die_by_pending_signal();        /* everything temporary is gone by now */
     site_rules_free(&rules);
     link_args_free(&la);

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <spawn.h>
@@ -59,13 +60,13 @@ void die_by_pending_signal(void)
     _exit(128 + sig);
 }
 
-int run_command(char *const argv[])
+static int spawn_and_wait(char *const argv[], const posix_spawn_file_actions_t *fa)
 {
     pid_t pid;
     if (caught_signal)
         return error("interrupted by signal %d", (int)caught_signal);
-    int err = strchr(argv[0], '/') ? posix_spawn(&pid, argv[0], NULL, NULL, argv, environ)
-                                   : posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    int err = strchr(argv[0], '/') ? posix_spawn(&pid, argv[0], fa, NULL, argv, environ)
+                                   : posix_spawnp(&pid, argv[0], fa, NULL, argv, environ);
     if (err != 0)
         return error("cannot run %s: %s", argv[0], strerror(err));
     running_child = pid;
@@ -83,6 +84,26 @@ int run_command(char *const argv[])
     if (WIFSIGNALED(status))
         return error("%s died from signal %d", argv[0], WTERMSIG(status));
     return WEXITSTATUS(status);
+}
+
+int run_command(char *const argv[])
+{
+    return spawn_and_wait(argv, NULL);
+}
+
+int run_command_captured(char *const argv[], const char *out, const char *err)
+{
+    const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY;
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return error("cannot run %s: %s", argv[0], strerror(errno));
+    int e = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out, flags, 0600);
+    if (!e)
+        e = err ? posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err, flags, 0600)
+                : posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    int st = e ? error("cannot run %s: %s", argv[0], strerror(e)) : spawn_and_wait(argv, &fa);
+    posix_spawn_file_actions_destroy(&fa);
+    return st;
 }
 
 int exec_command(char *const argv[])

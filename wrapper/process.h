@@ -6,6 +6,11 @@
  * Returns its exit status, or -1 with one error line if it could not
  * be run or died from a signal. */
 int run_command(char *const argv[]);
+/* The same, with the command's stdout written to the file `out` and
+ * its stderr to the file `err` (each created afresh, mode 0600, never
+ * through a symlink: files of a private directory); `err` NULL: both
+ * into `out`, so that their order is kept. */
+int run_command_captured(char *const argv[], const char *out, const char *err);
 
 /* SIGHUP, SIGINT and SIGTERM (unless ignored) are noted, passed on to
  * the command run_command is waiting for, and make run_command fail;

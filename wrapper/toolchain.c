@@ -1,3 +1,11 @@
+/*
+ * The tools an instrumented link needs (toolchain.h): the real linker,
+ * never this program; the architecture and the tracer module, chosen
+ * by the ELF relocatable objects on the command line, recognised by
+ * their contents as ld recognises its inputs (archives, linker scripts
+ * and the rest are left to ld, whatever their names); the compiler
+ * for the instruction DB.
+ */
 #include <elf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -132,30 +140,80 @@ static void add_driver_machine_options(struct argv_builder *cc)
     }
 }
 
-/* The first input object file (`*.o`, not crt*.o: those come with
- * the toolchain, not from the user's compiler options), or NULL. */
-/* A program's own object file (not the toolchain's crt*.o): *.o, or
- * *.lo as zlib's Makefile names the objects of its shared library. */
-static int is_program_object(const char *arg)
+/* e_machine of `path` if it is an ELF relocatable object (32- or
+ * 64-bit), else -1: decided by its contents, as ld decides, never by
+ * its name.  So an archive (empty, thin, or named *.o as BusyBox's
+ * built-in.o), a linker script (libc.so, or one named *.o), a shared
+ * library, a file that cannot be read (ld will say so) or is not a
+ * regular one: none of these is looked at further. */
+static int relocatable_machine(const char *path)
 {
-    size_t n = strlen(arg);
-    return arg[0] != '-' && ((n >= 3 && strcmp(arg + n - 2, ".o") == 0) ||
-                             (n >= 4 && strcmp(arg + n - 3, ".lo") == 0)) &&
-           !is_crt_object(arg);
+    unsigned char eh[20];
+    int fd = try_open_regular_file(path);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, eh, sizeof eh);
+    close(fd);
+    if (got != (ssize_t)sizeof eh || memcmp(eh, ELFMAG, SELFMAG) != 0)
+        return -1;
+    int big = eh[EI_DATA] == ELFDATA2MSB;
+    unsigned type = big ? eh[16] << 8 | eh[17] : eh[17] << 8 | eh[16];
+    if (type != ET_REL)
+        return -1;
+    return big ? eh[18] << 8 | eh[19] : eh[19] << 8 | eh[18];
+}
+
+/* The relocatable objects on the command line that choose the
+ * architecture and the tracer module: the program's own (`v`, in
+ * order) and, if there is none, the toolchain's first crt object,
+ * whose build attributes may say less (armhf's crti.o does not say its
+ * float ABI).  Archives' members are not looked at: which of them are
+ * linked only ld knows, and without them the choice is as safe as
+ * before (the ARMv6K variant needs every object looked at to allow it;
+ * the program's own objects make it need that CPU anyway). */
+struct program_objects {
+    const char **v;
+    int n;
+    const char *first;          /* v[0], else the first crt object, else NULL */
+    int machine;                /* first's e_machine, or -1 */
+};
+
+static void find_program_objects(const struct link_args *la, struct program_objects *po)
+{
+    const char *crt = NULL;
+    int crt_machine = -1;
+    memset(po, 0, sizeof *po);
+    po->v = xcalloc((size_t)la->args.n + 1, sizeof *po->v);
+    po->machine = -1;
+    for (int i = 0; i < la->args.n; i++) {
+        const char *a = la->args.v[i];
+        int machine = la->input[i] ? relocatable_machine(a) : -1;
+        if (machine < 0)
+            continue;
+        if (!is_crt_object(a)) {
+            if (!po->n)
+                po->machine = machine;
+            po->v[po->n++] = a;
+        } else if (!crt) {
+            crt = a;
+            crt_machine = machine;
+        }
+    }
+    po->first = po->n ? po->v[0] : crt;
+    if (!po->n)
+        po->machine = crt_machine;
 }
 
 /* The tracer module variant every program object allows ("" if they
  * differ, or there is none); NULL with one error line. */
 static const char *module_variant(const struct arch_rewrite_ops *rw,
-                                  const struct link_args *la)
+                                  const struct program_objects *po)
 {
     const char *all = NULL;
     if (!rw->module_variant)
         return "";
-    for (int i = 0; i < la->args.n; i++) {
-        if (!is_program_object(la->args.v[i]))
-            continue;
-        const char *v = rw->module_variant(la->args.v[i]);
+    for (int i = 0; i < po->n; i++) {
+        const char *v = rw->module_variant(po->v[i]);
         if (!v)
             return NULL;
         if (!all)
@@ -164,22 +222,6 @@ static const char *module_variant(const struct arch_rewrite_ops *rw,
             return "";
     }
     return all ? all : "";
-}
-
-/* The first program object (*.o, *.lo: not the toolchain's crt
- * files, whose build attributes may say less), else the first crt. */
-static const char *first_object(const struct link_args *la)
-{
-    const char *any = NULL;
-    for (int i = 0; i < la->args.n; i++) {
-        const char *a = la->args.v[i];
-        size_t n = strlen(a);
-        if (is_program_object(a))
-            return a;
-        if (!any && a[0] != '-' && n >= 3 && strcmp(a + n - 2, ".o") == 0)
-            any = a;
-    }
-    return any;
 }
 
 /* A name for an ELF machine litifut has no tracer for. */
@@ -198,20 +240,6 @@ static const char *machine_name(int machine)
 }
 
 #define SUPPORTED "arm-linux-gnueabi, arm-linux-gnueabihf, mips-linux-gnu, mipsel-linux-gnu"
-
-/* e_machine of an ELF file (32- or 64-bit), or -1. */
-static int elf_machine_of(const char *path)
-{
-    unsigned char eh[20];
-    int fd = open_regular_file(path);
-    if (fd < 0)
-        return -1;
-    ssize_t got = read(fd, eh, sizeof eh);
-    close(fd);
-    if (got != (ssize_t)sizeof eh || memcmp(eh, "\177ELF", 4) != 0)
-        return -1;
-    return eh[5] == 2 ? eh[18] << 8 | eh[19] : eh[19] << 8 | eh[18];
-}
 
 /* One error line naming what the link is for, which litifut cannot
  * instrument. */
@@ -237,16 +265,28 @@ static int unsupported_target(const struct toolchain *tc, const struct link_args
                  "litifut supports " SUPPORTED, la->output);
 }
 
+static int choose_tools(struct toolchain *tc, const struct link_args *la,
+                        const struct program_objects *po);
+
 int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
+{
+    struct program_objects po;
+    find_program_objects(la, &po);
+    int rc = choose_tools(tc, la, &po);
+    free(po.v);
+    return rc;
+}
+
+static int choose_tools(struct toolchain *tc, const struct link_args *la,
+                        const struct program_objects *po)
 {
     /* The objects decide: a link run for one triple may be handed
      * objects of another (a bad -m, a mixed-up PATH). */
-    const char *object = first_object(la);
-    int machine = object ? elf_machine_of(object) : -1;
+    int machine = po->machine;
     if (machine >= 0) {
         const struct arch_ops *by_object = arch_by_machine(machine);
         if (!by_object || (tc->arch && tc->arch != by_object))
-            return unsupported_target(tc, la, object, machine);
+            return unsupported_target(tc, la, po->first, machine);
         tc->arch = by_object;
     }
     if (!tc->arch && tc->triple)
@@ -256,7 +296,7 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
     /* the tracer module that fits the objects' ABI (ARM: float ABI) */
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(tc->arch);
     if (machine >= 0 && tc->triple && rw && rw->module_triple) {
-        const char *fit = rw->module_triple(object, tc->triple);
+        const char *fit = rw->module_triple(po->first, tc->triple);
         if (!fit)
             return -1;
         if (strcmp(fit, tc->triple) != 0) {
@@ -283,7 +323,7 @@ int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
     if (!tc->triple)
         return error("cannot tell the target triple (set LITIFUT_REAL_LD and LITIFUT_CC, "
                      "or link through <triple>-gcc)");
-    const char *variant = machine >= 0 && rw ? module_variant(rw, la) : "";
+    const char *variant = machine >= 0 && rw ? module_variant(rw, po) : "";
     if (!variant)
         return -1;
     const char *libdir = getenv("LITIFUT_LIBDIR");

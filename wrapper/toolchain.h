@@ -20,9 +20,12 @@ struct toolchain {
  * driver that runs us ($COLLECT_GCC), or from the -m emulation. */
 int find_real_linker(struct toolchain *tc, const char *argv0, const struct link_args *la);
 
-/* The rest, needed only to instrument: the architecture, the compiler
- * for the DB ($LITIFUT_CC, else $COLLECT_GCC with the -m options of
- * $COLLECT_GCC_OPTIONS, else <triple>-gcc) and the tracer module. */
+/* The rest, needed only to instrument: the architecture and the
+ * tracer module (by the input files that are ELF relocatable objects,
+ * by content: never by name), the compiler for the DB ($LITIFUT_CC,
+ * else $COLLECT_GCC with the -m options of $COLLECT_GCC_OPTIONS, else
+ * <triple>-gcc).  -1 with one error line (an object for a machine
+ * without a tracer: "cannot instrument for aarch64 ..."). */
 int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la);
 
 void toolchain_free(struct toolchain *tc);
