@@ -217,6 +217,7 @@ deps:
 sources: deps
 	tests/get-source.sh zlib $(BUILD)/src
 	tests/get-source.sh xz-utils $(BUILD)/src
+	tests/get-source.sh busybox $(BUILD)/src
 	tests/get-source.sh bzip2 $(BUILD)/src
 	tests/get-source.sh lua5.4 $(BUILD)/src
 

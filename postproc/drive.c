@@ -253,6 +253,15 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* Every view says when a trace stopped before its process did. */
+static void say_stopped(const struct trace_file *t)
+{
+    char *text = trace_stop_text(t);
+    if (text)
+        warning("%s: %s", t->path, text);
+    free(text);
+}
+
 static void drive_begin(struct drive *d, const char *name, uint64_t total)
 {
     d->trace_name = name;
@@ -271,6 +280,7 @@ void drive_trace(struct drive *d, struct trace_file *t, const struct program_set
     struct view *v = d->view;
     v->trace = &vt;
     drive_begin(d, base_name(t->path), t->n_calls);
+    say_stopped(t);
     if (v->ops->trace_begin)
         v->ops->trace_begin(v);
     if (t->header.mode != LITIFUT_MODE_FULL)
@@ -298,6 +308,7 @@ void drive_traces(struct drive *d, const struct drive_input *in, size_t n)
         total += in[i].t->n_calls;
     }
     for (size_t i = 0; i < n; i++) {
+        say_stopped(in[i].t);
         trace_funcs_init(&tf[i], d->ft, in[i].as, in[i].ps, in[i].t);
         vt[i] = (struct view_trace){ in[i].t, in[i].ps, in[i].as, &tf[i],
                                      in[i].t->header.start_ns - first };

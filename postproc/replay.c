@@ -91,14 +91,15 @@ static void print_head(struct view *v)
     size_t shown = 0;                           /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... */
     for (size_t i = 0; i < t->n_states; i++) {
         const struct trace_state *st = &t->states[i];
-        if (st->why == LITIFUT_STATE_AT_END)
-            continue;                           /* (no change: the count below) */
+        if (st->why == LITIFUT_STATE_AT_END || st->why == TRACE_STATE_STOPPED)
+            continue;                           /* (no change: the count below; said below) */
         fprintf(out, "%s %s at ", shown++ ? "," : "# recording", st->on ? "on" : "off");
         print_time(out, st->ns + v->trace->offset_ns);
         fputs(st->why == LITIFUT_STATE_BY_SIGNAL     ? " (signal)"
               : st->why == LITIFUT_STATE_BY_FUNCTION ? " (function)"
               : st->why == LITIFUT_STATE_BY_CONTROL  ? " (control file)"
-              : st->why == LITIFUT_STATE_BY_BUDGET   ? " (budget)" : " (start)", out);
+              : st->why == LITIFUT_STATE_BY_BUDGET   ? " (budget)"
+              : st->why == TRACE_STATE_STOPPED       ? " (stopped for good)" : " (start)", out);
         if (st->why == LITIFUT_STATE_BY_BUDGET && st->on && st->has_count && i &&
             t->states[i - 1].has_count)     /* a pause's end: what it missed */
             fprintf(out, " [%" PRIu32 " not recorded]",
@@ -106,6 +107,10 @@ static void print_head(struct view *v)
     }
     if (shown)
         fputc('\n', out);
+    char *stopped = trace_stop_text(t);
+    if (stopped)
+        fprintf(out, "# %s\n", stopped);
+    free(stopped);
     if (t->n_states && t->states[t->n_states - 1].has_count)
         fprintf(out, "# %" PRIu32 " calls not recorded while recording was off\n",
                 t->states[t->n_states - 1].unrecorded);

@@ -368,7 +368,7 @@ static char *budget_text(const struct trace_file *t)
 
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
-    "clock_hz", "returns", "recording", "budget", "mode", "pairs", "sites",
+    "clock_hz", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
     "untraced",
 };
@@ -453,6 +453,8 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
                                 : xstrdup("");
     v[k++] = xstrdup(h->flags & LITIFUT_TRACE_RETURNS ? "exact" : "inferred");
     v[k++] = recording_text(t);
+    char *stopped = trace_stop_text(t);
+    v[k++] = stopped ? stopped : xstrdup("");
     v[k++] = budget_text(t);
     v[k++] = xstrdup(h->mode == LITIFUT_MODE_DEDUP ? "dedup"
                      : h->mode == LITIFUT_MODE_COUNT ? "count" : "full");

@@ -117,6 +117,9 @@ static void decode_header(const struct reader *r, struct litifut_trace_header *h
     size_t so = offsetof(struct litifut_trace_header, start_ns);
     h->start_ns = header_u64(r, so);
     h->clock_hz = header_u64(r, offsetof(struct litifut_trace_header, clock_hz));
+    h->stopped = word(r, offsetof(struct litifut_trace_header, stopped));
+    h->stop_errno = word(r, offsetof(struct litifut_trace_header, stop_errno));
+    h->stop_ns = header_u64(r, offsetof(struct litifut_trace_header, stop_ns));
 }
 
 /* The program path: a NUL-terminated string without control characters
@@ -134,9 +137,9 @@ static int check_exe(const struct reader *r, const struct litifut_trace_header *
 /* Fields without which nothing can be read: each is an error. */
 static int check_layout(const struct reader *r, const struct litifut_trace_header *h)
 {
-    if (h->version != LITIFUT_TRACE_VERSION)
+    if (h->version != LITIFUT_TRACE_VERSION && h->version != 4)
         return error("%s: trace format version %" PRIu32 " (%s litifut's tracer); this "
-                     "post-processor reads version %u", r->t->path, h->version,
+                     "post-processor reads versions 4 and %u", r->t->path, h->version,
                      h->version < LITIFUT_TRACE_VERSION ? "an older" : "a newer",
                      LITIFUT_TRACE_VERSION);
     if (h->arch != LITIFUT_ARCH_ARM && h->arch != LITIFUT_ARCH_MIPS)
@@ -187,26 +190,33 @@ static int read_header(struct reader *r, struct litifut_trace_header *h)
 
 /* --- walking the chunks --- */
 
-/* Reads chunk `index` into r->data (the buffer `buf`, chunk_size
- * bytes).  Returns the whole words read, 0 if the file ends before the
- * chunk's header; *whole says whether the file holds all of it. */
-static size_t load_chunk(struct reader *r, unsigned char *buf, uint32_t index, int *whole)
+/* Reads the chunk at (off, size) into r->data (the buffer `buf`,
+ * chunk_size bytes).  Returns the whole words read, 0 if the file ends
+ * before the chunk's header; *whole says whether the file holds all of
+ * it. */
+static size_t load_chunk_at(struct reader *r, unsigned char *buf, uint64_t off, uint32_t size,
+                            int *whole)
 {
     const struct trace_file *t = r->t;
-    const struct litifut_trace_header *h = &t->header;
-    uint64_t off = h->header_size + (uint64_t)index * h->chunk_size;
     r->data = buf;
     r->size = 0;
     *whole = 0;
     if (off >= t->size || t->size - off < sizeof(struct litifut_chunk_header))
         return 0;
-    size_t len = t->size - off < h->chunk_size ? (size_t)(t->size - off) : h->chunk_size;
+    size_t len = t->size - off < size ? (size_t)(t->size - off) : size;
     ssize_t got = pread(t->fd, buf, len, (off_t)off);
     if (got < (ssize_t)sizeof(struct litifut_chunk_header))
         return 0;                       /* (the file shrank while read) */
-    *whole = (size_t)got == h->chunk_size;
+    *whole = (size_t)got == size;
     r->size = (size_t)got & ~(size_t)3;
     return r->size / 4;
+}
+
+/* Chunk number `pos` of the file, as trace_open found it. */
+static size_t load_chunk(struct reader *r, unsigned char *buf, uint32_t pos, int *whole)
+{
+    const struct trace_chunk *ch = &r->t->chunks[pos];
+    return load_chunk_at(r, buf, ch->off, ch->size, whole);
 }
 
 /* A record that needs more words than its chunk has left: the file
@@ -437,6 +447,8 @@ static int control_word_ok(uint32_t w)
         return n == 1 || n == 2;
     case LITIFUT_REC_BUDGET:
         return n == 3;
+    case LITIFUT_REC_STOPPED:
+        return n == 2;
     default:
         return 0;
     }
@@ -516,6 +528,28 @@ static int by_time(const void *a, const void *b)
     return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
+/* Recording stopped for good (the header says so, and each thread
+ * that found out has a STOPPED record): the first time and why, the
+ * threads, and an "off" state then, so that views end open frames
+ * there, as at any off window. */
+static void stop_at(struct trace_file *t, uint64_t ns, uint32_t why, uint32_t err)
+{
+    if (!t->stop_why || ns < t->stop_ns) {
+        t->stop_ns = ns;
+        t->stop_why = why;
+        t->stop_errno = err;
+    }
+}
+
+static void stopped_record(struct reader *r, struct walk *w, uint32_t why, uint32_t err)
+{
+    struct trace_file *t = r->t;
+    stop_at(t, w->clock.mark_ns, why, err);
+    t->stopped_tids = grow_for_one(t->stopped_tids, t->n_stopped_tids, &t->cap_stopped_tids,
+                                   sizeof *t->stopped_tids);
+    t->stopped_tids[t->n_stopped_tids++] = word(r, 4);
+}
+
 /* The control record at `pos`.  Returns its length in bytes, or 0
  * where reading the chunk ends. */
 static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint32_t *cache)
@@ -558,6 +592,10 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
             r->t->period_us = word(r, pos + 8);
             r->t->word_cost = word(r, pos + 12);
         }
+        break;
+    case LITIFUT_REC_STOPPED:
+        if (!w->c)
+            stopped_record(r, w, word(r, pos + 4), word(r, pos + 8));
         break;
     }
     return 4 + 4 * n;
@@ -664,8 +702,9 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
     return pos;
 }
 
-/* Chunk `index`: its header must say so, and name a thread (or 0: the
- * process's own). */
+/* The chunk in r->data: its header must be the one trace_open found
+ * there (the file may have changed since), and name a thread (or 0:
+ * the process's own). */
 static int chunk_header_ok(struct reader *r, uint32_t index)
 {
     uint32_t magic = word(r, 0), tid = word(r, 4), idx = word(r, 8);
@@ -680,7 +719,8 @@ static int chunk_header_ok(struct reader *r, uint32_t index)
 
 /* --- the trace --- */
 
-/* A readable chunk, as trace_open found it. */
+/* A readable chunk, as trace_open found it (index: its position in
+ * t->chunks, which is the order of the chunks' indices). */
 struct chunk_info {
     uint32_t tid, index;
     uint64_t calls;
@@ -773,6 +813,72 @@ static void read_pairs(struct reader *r, uint32_t index)
     }
 }
 
+/* A chunk's size, as its header says (version 4: all chunk_size):
+ * LITIFUT_MIN_CHUNK times a power of 2, at most chunk_size; 0 if not
+ * such. */
+static uint32_t chunk_size_of(const struct trace_file *t, uint32_t size)
+{
+    if (t->header.version == 4)
+        return t->header.chunk_size;
+    return size >= LITIFUT_MIN_CHUNK && size <= t->header.chunk_size && !(size & (size - 1))
+               ? size : 0;
+}
+
+/* Finds the chunks: each right after the one before (version 4: every
+ * chunk_size bytes).  Where a header is not there (its page lost on
+ * power-off, a chunk claimed but never mapped), the next one is looked
+ * for at each multiple of LITIFUT_MIN_CHUNK: a header with the magic, a
+ * later index and a size.
+ * Fills t->chunks. */
+static void find_chunks(struct reader *r)
+{
+    struct trace_file *t = r->t;
+    size_t cap = 0;
+    uint64_t off = t->header.header_size;
+    uint32_t next_index = 0;
+    int lost = 0;
+    while (off < t->size && t->size - off >= sizeof(struct litifut_chunk_header)) {
+        unsigned char b[sizeof(struct litifut_chunk_header)];
+        struct reader h = { .data = b, .big = r->big, .t = t };
+        uint32_t size = 0, index = 0;
+        if (pread(t->fd, b, sizeof b, (off_t)off) == (ssize_t)sizeof b &&
+            word(&h, 0) == LITIFUT_CHUNK_MAGIC) {
+            index = word(&h, 8);
+            size = chunk_size_of(t, word(&h, 12));
+            if (index < next_index || (t->header.version == 4 && index != next_index))
+                size = 0;
+        }
+        if (!size) {
+            /* version 4: the slot is known, whatever its header says;
+             * version 5: look for the next header a page further */
+            if (t->header.version == 4) {
+                if (word(&h, 0) != 0)   /* (all zero: claimed but never written) */
+                    lost = 1;
+                next_index++;
+                off += t->header.chunk_size;
+            } else {
+                if (word(&h, 0) != 0)
+                    lost = 1;
+                off += LITIFUT_MIN_CHUNK;   /* (chunks lie at its multiples) */
+            }
+            continue;
+        }
+        t->chunks = grow_for_one(t->chunks, t->n_chunks, &cap, sizeof *t->chunks);
+        t->chunks[t->n_chunks++] = (struct trace_chunk){ off, size, index };
+        next_index = index + 1;
+        off += size;
+    }
+    if (lost)
+        warn_once(r, P_CHUNK_HEADER, "a chunk header is damaged or missing (a page lost?); "
+                  "skipped to the next chunk");
+    if (t->n_chunks) {
+        const struct trace_chunk *last = &t->chunks[t->n_chunks - 1];
+        if (last->off + last->size > t->size)
+            warn_once(r, P_TRUNCATED, "truncated: the file ends inside a chunk; "
+                                      "kept every whole record");
+    }
+}
+
 /* Reads every chunk once: objects, unloads, threads, counts. */
 static void scan_chunks(struct reader *r)
 {
@@ -780,20 +886,18 @@ static void scan_chunks(struct reader *r)
     const struct litifut_trace_header *h = &t->header;
     if (t->size < h->header_size)
         warn_once(r, P_TRUNCATED, "truncated: the file ends inside the header page");
-    else if ((t->size - h->header_size) % h->chunk_size)
-        warn_once(r, P_TRUNCATED, "truncated: the file ends inside a chunk; "
-                                  "kept every whole record");
+    find_chunks(r);
+    if (h->stopped)
+        stop_at(t, h->stop_ns > h->start_ns ? h->stop_ns - h->start_ns : 0, h->stopped,
+                h->stop_errno);
     unsigned char *buf = xmalloc(h->chunk_size);
     struct chunk_info *chunks = NULL;
     size_t n_chunks = 0, cap = 0;
     uint64_t last_ns = 0;
-    for (uint32_t index = 0;; index++) {
+    for (uint32_t pos = 0; pos < t->n_chunks; pos++) {
+        uint32_t index = t->chunks[pos].index;
         struct walk w = { .index = index };
-        if (!load_chunk(r, buf, index, &w.whole))
-            break;
-        if (word(r, 0) == 0)
-            continue;               /* claimed but never written (lost on power-off) */
-        if (!chunk_header_ok(r, index))
+        if (!load_chunk(r, buf, pos, &w.whole) || !chunk_header_ok(r, index))
             continue;
         if (word(r, 4) == LITIFUT_PAIRS_TID) {
             read_pairs(r, index);
@@ -808,10 +912,12 @@ static void scan_chunks(struct reader *r)
             cap = cap * 2 + 64;
             chunks = xrealloc(chunks, cap * sizeof *chunks);
         }
-        chunks[n_chunks++] = (struct chunk_info){ word(r, 4), index, w.calls };
+        chunks[n_chunks++] = (struct chunk_info){ word(r, 4), pos, w.calls };
     }
     set_clock_rate(t);                  /* (a counter's: now known) */
     t->end_ns = last_ns;
+    if (t->stop_why)                    /* every thread is off from then on */
+        add_state(t, t->stop_ns, LITIFUT_STATE_WORD(0, TRACE_STATE_STOPPED), 0, 0);
     if (t->n_states)
         qsort(t->states, t->n_states, sizeof *t->states, by_time);
     make_threads(t, chunks, n_chunks);
@@ -905,6 +1011,44 @@ int trace_open(const char *path, struct trace_file *t)
     return 0;
 }
 
+/* The text of a target's error number (Linux's; MIPS numbers some of
+ * them otherwise). */
+static const char *target_error_text(const struct trace_file *t, uint32_t err)
+{
+    if (t->header.arch == LITIFUT_ARCH_MIPS) {
+        if (err == 1133)
+            return "Disk quota exceeded";
+        if (err > 34)
+            return NULL;                /* (the numbers below 35 are the same everywhere) */
+    }
+    return err && err < 134 ? strerror((int)err) : NULL;
+}
+
+char *trace_stop_text(const struct trace_file *t)
+{
+    if (!t->stop_why)
+        return NULL;
+    const char *what = t->stop_why == LITIFUT_STOP_EXTEND  ? "the trace file could not grow"
+                       : t->stop_why == LITIFUT_STOP_MAP   ? "a chunk could not be mapped"
+                       : t->stop_why == LITIFUT_STOP_REPLACED
+                           ? "the trace file was removed or replaced" : "an unknown failure";
+    const char *err = target_error_text(t, t->stop_errno);
+    char num[32] = "";
+    if (!err && t->stop_errno)
+        snprintf(num, sizeof num, "error %" PRIu32, t->stop_errno);
+    size_t len = 0;
+    char tids[96] = "";
+    for (size_t i = 0; i < t->n_stopped_tids && len + 16 < sizeof tids; i++)
+        len += (size_t)snprintf(tids + len, sizeof tids - len, "%s%" PRIu32, i ? ", " : "",
+                                t->stopped_tids[i]);
+    if (t->n_stopped_tids > 0 && len + 16 >= sizeof tids)
+        snprintf(tids + len, sizeof tids - len, ", ...");
+    return xasprintf("recording stopped for good at %.6f s: %s%s%s; nothing after it is in "
+                     "the trace (found by thread%s %s)", (double)t->stop_ns / 1e9, what,
+                     err || *num ? ": " : "", err ? err : num,
+                     t->n_stopped_tids == 1 ? "" : "s", t->n_stopped_tids ? tids : "none");
+}
+
 int trace_peek_mode(const char *path)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);     /* (a FIFO: no wait) */
@@ -921,6 +1065,8 @@ int trace_peek_mode(const char *path)
 
 void trace_free(struct trace_file *t)
 {
+    free(t->chunks);
+    free(t->stopped_tids);
     free(t->states);
     free(t->pairs);
     for (size_t i = 0; i < t->n_threads; i++)
@@ -967,7 +1113,7 @@ static int next_chunk_mark(struct trace_cursor *c, size_t k, uint64_t *ns)
         return 0;
     const struct trace_file *t = c->t;
     unsigned char b[36];
-    uint64_t off = t->header.header_size + (uint64_t)c->th->chunks[k] * t->header.chunk_size;
+    uint64_t off = t->chunks[c->th->chunks[k]].off;
     if (pread(t->fd, b, sizeof b, (off_t)off) != (ssize_t)sizeof b)
         return 0;
     struct reader r = { .data = b, .size = sizeof b, .big = t->header.endian == LITIFUT_BIG_ENDIAN,
@@ -1003,11 +1149,12 @@ static int next_chunk(struct trace_cursor *c)
 {
     struct reader r = { .big = c->t->header.endian == LITIFUT_BIG_ENDIAN, .t = c->t };
     while (c->next_chunk < c->th->n_chunks) {
-        struct walk w = { .c = c, .clock = c->clock, .index = c->th->chunks[c->next_chunk++],
+        uint32_t pos = c->th->chunks[c->next_chunk++];
+        struct walk w = { .c = c, .clock = c->clock, .index = c->t->chunks[pos].index,
                           .mark_at = c->mark_at, .mark_ns = c->mark_ns,
                           .cap_marks = c->cap_marks };
         c->n_ev = c->pos = 0;
-        if (load_chunk(&r, c->buf, w.index, &w.whole) && chunk_header_ok(&r, w.index))
+        if (load_chunk(&r, c->buf, pos, &w.whole) && chunk_header_ok(&r, w.index))
             walk_chunk(&r, &w);
         if (c->t->header.clock == LITIFUT_CLOCK_MARKS)
             interpolate(c, &w);

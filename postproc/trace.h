@@ -30,11 +30,17 @@ struct trace_event {
 /* Kept for the views that still take one call at a time. */
 #define trace_call trace_event
 
+/* A chunk of the file: where, its bytes, its index (ascending). */
+struct trace_chunk {
+    uint64_t off;
+    uint32_t size, index;
+};
+
 /* A thread: its chunks, read one at a time through a cursor. */
 struct trace_thread {
     uint32_t tid;
-    uint32_t first_chunk;
-    uint32_t *chunks;           /* its chunks' indices, ascending */
+    uint32_t first_chunk;       /* (positions in trace_file.chunks) */
+    uint32_t *chunks;           /* its chunks' positions, ascending */
     size_t n_chunks;
     uint64_t n_calls;           /* call records (also ones a cursor will skip as bad) */
 };
@@ -56,6 +62,10 @@ struct trace_object {
     int usable;
     uint32_t db_sites;
 };
+
+/* A state the reader makes (struct trace_state.why): recording stopped
+ * for good (the trace file failed: trace_file.stop_why). */
+#define TRACE_STATE_STOPPED 0x80u
 
 /* Recording turned on or off (LITIFUT_SIGNAL, LITIFUT_RECORD). */
 struct trace_state {
@@ -93,6 +103,13 @@ struct trace_file {
     double ns_per_unit;                 /* of the thread clocks' units (0: clock MARKS) */
     struct trace_pair *pairs;           /* modes dedup, count (header.mode): by time */
     size_t n_pairs;
+    struct trace_chunk *chunks;         /* every chunk found, in file order */
+    size_t n_chunks;
+    uint32_t stop_why, stop_errno;      /* recording stopped for good (LITIFUT_STOP_*;
+                                           0: it did not), first at stop_ns */
+    uint64_t stop_ns;                   /* (since the trace's start) */
+    uint32_t *stopped_tids;             /* the threads whose STOPPED record says so */
+    size_t n_stopped_tids, cap_stopped_tids;
     /* the reader's */
     int fd;
     uint64_t first_mark[2], last_mark[2];   /* TIME records (ticks, ns): earliest, latest */
@@ -117,6 +134,9 @@ struct trace_file {
  * few words per chunk, never the records. */
 int trace_open(const char *path, struct trace_file *t);
 void trace_free(struct trace_file *t);
+/* NULL if recording never stopped for good; else one line's text (to
+ * free) saying when, why and which threads found out. */
+char *trace_stop_text(const struct trace_file *t);
 /* The mode (LITIFUT_MODE_*) the header of the trace at `path` names,
  * -1 if it cannot be read (trace_open says why). */
 int trace_peek_mode(const char *path);

@@ -15,15 +15,22 @@
  * time, clocked too.  The budget is the process's: its threads' tracer
  * time together.  A pause starts at the refill that finds the budget
  * spent (the overshoot: at most one refill interval per thread) and
- * ends at the first paused-path poll of the next period (every
- * 2^PAUSED_POLL_BITS calls, or a slow-path call).  Each pause and
- * resumption is a STATE record (LITIFUT_STATE_BY_BUDGET) with the count
- * of calls not recorded; a BUDGET record says B, T and the cost.
+ * ends at the first paused-path poll of a period that has budget left
+ * (every 2^PAUSED_POLL_BITS calls, or a slow-path call).  Pausing and
+ * resuming (every sled rewritten) are tracer time too, clocked and
+ * charged; what a period spends beyond B is owed, and paid off by the
+ * periods after it, B each: so whatever B and T are, even B below what
+ * one switch costs, the tracer's time stays within B per T on average
+ * and the program goes on (a budget too small for the machine only
+ * makes the pauses longer).  Each pause and resumption is a STATE
+ * record (LITIFUT_STATE_BY_BUDGET) with the count of calls not
+ * recorded; a BUDGET record says B, T and the cost.
  */
 #include <stdint.h>
 #include "tracer-arch.h"
 #include "tracer.h"
 #include "sys.h"
+#include "text.h"
 #include "litifut/trace-format.h"
 
 #define P (litifut_copy.proc)
@@ -31,7 +38,7 @@
 #define UNIT_SHIFT         4        /* spent time is counted in units of 16 ns */
 #define CALIBRATE_ROUNDS   1024u    /* so that ns for them all is ns/1024 per round */
 #define CALIBRATE_RUNS     3
-#define CATCH_UP_PERIODS   16       /* further behind (an idle program): a new phase */
+#define SPENT_MAX          0x7fffffffu  /* units: 34 s of debt at most */
 
 /* The cost of a recorded call word, in ns/1024: the fastest of a few
  * runs (the first translates or faults its code in; a run may be
@@ -103,8 +110,31 @@ void budget_start(void)
     put_budget();
 }
 
-/* A new period if `now` is past the current one's end: nothing spent
- * yet, and recording again if the budget had paused it.  Lock-free
+/* Adds `ns` of tracer time to this period's; returns the total. */
+static uint32_t charge(uint64_t ns)
+{
+    uint64_t units = ns >> UNIT_SHIFT;
+    uint32_t add = units > SPENT_MAX ? SPENT_MAX : (uint32_t)units, n;
+    do
+        n = P->spent;
+    while (!arch_cmpxchg(&P->spent, n, n + add > SPENT_MAX ? SPENT_MAX : n + add));
+    return n + add > SPENT_MAX ? SPENT_MAX : n + add;
+}
+
+/* Recording paused or resumed by the budget: the switch (every copy's
+ * sleds rewritten, their caches flushed) is tracer time too, clocked
+ * and charged, so that however small B is next to what a switch costs
+ * on this machine, the tracer stays within B per T on average. */
+static void budget_switch(int on)
+{
+    uint64_t t0 = sys_monotonic_ns();
+    control_set(on, LITIFUT_STATE_BY_BUDGET);
+    charge(sys_monotonic_ns() - t0 + P->clock_cost);
+}
+
+/* The periods that have passed by `now` pay off what was spent beyond
+ * the budget (B each; what a period leaves unspent is not saved up),
+ * and recording resumes once this period has budget left.  Lock-free
  * reads of period_end may see it half-written: then this takes the
  * lock for nothing, or looks again at the next refill or poll. */
 static void budget_period(uint64_t now)
@@ -115,16 +145,18 @@ static void budget_period(uint64_t now)
     lock(mask);
     int resume = 0;
     if (now >= P->period_end) {
-        if (now - P->period_end >= CATCH_UP_PERIODS * P->period_ns)
-            P->period_end = now;
-        while (P->period_end <= now)
-            P->period_end += P->period_ns;
-        P->spent = 0;
-        resume = P->budget_paused;
+        uint64_t periods = udiv64(now - P->period_end, P->period_ns) + 1;
+        P->period_end += periods * P->period_ns;
+        uint64_t paid = periods * P->budget_units;
+        uint32_t n;
+        do
+            n = P->spent;
+        while (!arch_cmpxchg(&P->spent, n, n > paid ? n - (uint32_t)paid : 0));
+        resume = P->budget_paused && P->spent < P->budget_units;
     }
     unlock(mask);
     if (resume)
-        control_set(1, LITIFUT_STATE_BY_BUDGET);
+        budget_switch(1);
 }
 
 uint64_t budget_refill_start(void)
@@ -139,15 +171,11 @@ void budget_refill_end(struct litifut_thread *t, uint32_t words, uint64_t start)
         put_budget();
     uint64_t now = sys_monotonic_ns();
     budget_period(now);
-    uint64_t ns = ((uint64_t)words * P->word_cost >> 10) + (now - start) + P->clock_cost;
-    uint32_t add = ns >> UNIT_SHIFT > P->budget_units ? P->budget_units : (uint32_t)(ns >> UNIT_SHIFT);
-    uint32_t n;
-    do
-        n = P->spent;
-    while (n < P->budget_units && !arch_cmpxchg(&P->spent, n, n + add));   /* (no wrap) */
+    uint32_t spent = charge(((uint64_t)words * P->word_cost >> 10) + (now - start) +
+                            P->clock_cost);
     t->budget_from = t->cur;
-    if (n + add >= P->budget_units && !P->budget_paused && !P->recording_off)
-        control_set(0, LITIFUT_STATE_BY_BUDGET);
+    if (spent >= P->budget_units && !P->budget_paused && !P->recording_off)
+        budget_switch(0);
 }
 
 void budget_poll(void)

@@ -37,7 +37,7 @@ int control_events_room(uint32_t words)
     if (room)
         return 1;
     struct chunk c;
-    if (!tracefile_new_chunk(0, &c))
+    if (!tracefile_new_chunk(0, 4096 + 4 * words, &c))
         return 0;
     lock_signals_blocked();
     if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {
@@ -64,14 +64,6 @@ static void put_state(uint32_t why)
     P->events_cur = p;
 }
 
-/* Every live copy's sleds as `on` says.  Under the lock. */
-static void set_sleds(int on)
-{
-    for (uint32_t i = 0; i < P->n_objects; i++)
-        if (P->objects[i].live && P->objects[i].set_recording)
-            P->objects[i].set_recording(on);
-}
-
 /* Recording on or off for `why`, with its mark: the user's state, or
  * the budget's pause; the process records while neither is off.  A
  * budget change that changes nothing leaves no mark.  With every
@@ -90,7 +82,7 @@ static void set_recording(int on, uint32_t why)
         if (!off && P->recording_off)
             pool_mark_due();    /* (before the sleds: the next record marks the time) */
         P->recording_off = off;
-        set_sleds(!off);
+        objects_set_recording(!off);
         put_state(why);
     }
     unlock_signals_blocked();
@@ -310,7 +302,7 @@ void control_start(void)
     unlock(mask);
     if (!first) {
         lock(mask);
-        set_sleds(!P->recording_off);   /* (its triggers may need every copy's slow path) */
+        objects_set_recording(!P->recording_off);   /* (its triggers may need every copy's slow path) */
         unlock(mask);
         return;
     }

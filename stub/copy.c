@@ -95,11 +95,19 @@ static enum sleds_mode sleds_mode(int tracing, int recording)
 
 /* Recording on or off (control.c, under the lock, so the process
  * block is read directly): the hot path again, or the paused path, if
- * this copy is ready and the process traces. */
+ * this copy is ready and the process traces; the "off" code for good
+ * once the trace has stopped (tracefile.c), so that a failed trace
+ * costs what LITIFUT_TRACE=0 does. */
 void copy_set_recording(int on)
 {
     const struct litifut_process *p = litifut_copy.proc;
-    if (!litifut_copy.pages || p->trace != TRACE_ON || p->settings.returns)
+    if (!litifut_copy.pages || !litifut_copy.ctor_done)
+        return;                     /* (its constructor will choose: copy_sleds_ready) */
+    if (p->trace == TRACE_OFF) {
+        arch_sleds_select(SLEDS_OFF);
+        return;
+    }
+    if (p->trace != TRACE_ON || p->settings.returns)
         return;                     /* (exact returns: the slow path, which asks) */
     arch_sleds_select(control_watching(on) ? SLEDS_START : on ? hot_path(p) : SLEDS_PAUSED);
 }

@@ -37,8 +37,9 @@ static const int fatal_signals[] = {
 #define COPY_CHUNK (1ul << 20)      /* bytes per sendfile */
 
 /* Copies all of `in` to `out`: sendfile, or read and write where the
- * kernel cannot send between these files.  0 or -errno. */
-static long copy_fd(int in, int out)
+ * kernel cannot send between these files.  0 or -errno.  (A file size
+ * limit makes it fail, never sends the program SIGXFSZ: copy_fd.) */
+static long copy_fd_raw(int in, int out)
 {
     long n;
     while ((n = arch_syscall6(__NR_sendfile, out, in, 0, (long)COPY_CHUNK, 0, 0)) > 0)
@@ -51,6 +52,14 @@ static long copy_fd(int in, int out)
             return w < 0 ? w : -ENOSPC;     /* a short write: the disk is full */
     }
     return n;
+}
+
+static long copy_fd(int in, int out)
+{
+    int was = xfsz_pending();
+    long rc = copy_fd_raw(in, out);
+    xfsz_undo(rc, was);
+    return rc;
 }
 
 /* `from` to DIR/name, through DIR/.name.tmp.  0 or -errno. */

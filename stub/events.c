@@ -16,28 +16,49 @@ extern int pthread_atfork(void (*)(void), void (*)(void), void (*)(void));
 /* --- fork: the child must not write into the parent's file ---
  * glibc runs every copy's prepare handler, then every copy's parent
  * (or child) handler: the first prepare takes the lock, the last
- * parent or child handler lets it go. */
+ * parent or child handler lets it go.  Since glibc 2.35 two threads'
+ * forks may interleave their handlers (glibc lets its own fork lock go
+ * while a handler runs), so the count of copies in this fork is the
+ * lock holder's alone: a prepare that finds the lock its own adds
+ * itself; any other waits for the lock, so a second fork starts only
+ * once the first one's last handler has run.  Each copy notes whether
+ * its prepare took part, so a copy that registered during the fork
+ * (its prepare skipped) does not take part in the rest. */
 
 static void before_fork(void)
 {
     struct litifut_process *p = litifut_copy.proc;
     if (!p)
         return;
-    if (p->fork_depth++ == 0) {
-        struct litifut_thread *t = thread_self();
-        uintptr_t busy = thread_is_real(t) ? busy_enter(t, FRAME_ADDRESS()) : 0;
-        uint32_t mask[SIGSET_WORDS];
-        lock(mask);
-        for (unsigned i = 0; i < SIGSET_WORDS; i++)
-            p->fork_sigmask[i] = mask[i];
-        p->fork_busy = busy;
+    if (p->fork_depth && p->lock == (uint32_t)sys_gettid()) {
+        p->fork_depth++;            /* a later copy's prepare, in the same fork */
+        litifut_copy.in_fork = 1;
+        return;
     }
+    struct litifut_thread *t = thread_self();
+    uintptr_t busy = thread_is_real(t) ? busy_enter(t, FRAME_ADDRESS()) : 0;
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    for (unsigned i = 0; i < SIGSET_WORDS; i++)
+        p->fork_sigmask[i] = mask[i];
+    p->fork_busy = busy;
+    p->fork_depth = 1;
+    litifut_copy.in_fork = 1;
+}
+
+/* The lock holder's: 1 if this was the fork's last copy. */
+static int fork_copy_done(struct litifut_process *p)
+{
+    if (!p || !litifut_copy.in_fork)
+        return 0;
+    litifut_copy.in_fork = 0;
+    return --p->fork_depth == 0;
 }
 
 static void after_fork_parent(void)
 {
     struct litifut_process *p = litifut_copy.proc;
-    if (!p || --p->fork_depth)
+    if (!fork_copy_done(p))
         return;
     uintptr_t busy = p->fork_busy;
     unlock(p->fork_sigmask);
@@ -49,7 +70,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
     struct litifut_process *p = litifut_copy.proc;
-    if (!p || --p->fork_depth)
+    if (!fork_copy_done(p))
         return;
     uintptr_t busy = p->fork_busy;
     /* (thread_self would take the lock for a thread new to this copy) */

@@ -174,7 +174,7 @@ static struct litifut_pair *pair_make(uint32_t site, uint32_t target, struct lit
         if (pr || room)
             break;                      /* (room but no table: no memory) */
         struct chunk c;
-        if (!tracefile_new_chunk(LITIFUT_PAIRS_TID, &c))
+        if (!tracefile_new_chunk(LITIFUT_PAIRS_TID, ~0u, &c))  /* (the largest) */
             break;                      /* the trace is off */
         lock_signals_blocked();
         if (!P->pairs_cur || P->pairs_cur >= P->pairs_end) {

@@ -360,10 +360,13 @@ void objects_after_fork_child(void)
 
 /* --- thread states --- */
 
-/* Unmaps a chunk of the trace file (its size is the block's). */
-void process_unmap_chunk(uint32_t *base)
+/* Unmaps a chunk of the trace file, [base, end) and the STOP_RESERVE
+ * words after end that every thread chunk keeps. */
+void process_unmap_chunk(uint32_t *base, uint32_t *end)
 {
-    sys_munmap(base, litifut_copy.proc->chunk_size);
+    uintptr_t page = litifut_copy.proc->page;       /* (mapped as whole pages) */
+    uintptr_t from = (uintptr_t)base & ~(page - 1), to = (uintptr_t)(end + STOP_RESERVE);
+    sys_munmap((void *)from, ((to - from) + page - 1) & ~(page - 1));
 }
 
 static void pool_entry_reset(struct litifut_thread *t)
@@ -371,11 +374,26 @@ static void pool_entry_reset(struct litifut_thread *t)
     if (t->shadow)
         sys_munmap(t->shadow, SHADOW_ENTRIES * sizeof *t->shadow);
     if (t->chunk)
-        process_unmap_chunk(t->chunk);
+        process_unmap_chunk(t->chunk, t->chunk_end);
     if (t->prev_chunk)
-        process_unmap_chunk(t->prev_chunk);
+        process_unmap_chunk(t->prev_chunk, t->prev_chunk_end);
+    if (t->stale)
+        process_unmap_chunk(t->stale, t->stale_end);
     for (unsigned long i = 0; i < sizeof *t; i++)
         ((char *)t)[i] = 0;
+}
+
+/* A fork child's copy of the forking thread's chunk [base, end): it
+ * belongs to the parent's file, yet a record store the fork interrupted
+ * (a handler forked) may still be made to it: private memory at the
+ * same place takes it instead. */
+static void chunk_to_private(uint32_t *base, uint32_t *end)
+{
+    uintptr_t page = litifut_copy.proc->page;
+    uintptr_t from = (uintptr_t)base & ~(page - 1), to = (uintptr_t)(end + STOP_RESERVE);
+    if (base)
+        sys_mmap((void *)from, ((to - from) + page - 1) & ~(page - 1), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 }
 
 static int thread_alive(uint32_t tid)
@@ -447,15 +465,44 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
         uintptr_t busy = self->busy;
         struct shadow_entry *shadow = self->shadow;   /* its calls return in the child too */
         uint32_t shadow_n = self->shadow_n;
+        /* the child's history branches off here (the trace header) */
+        struct litifut_process *p = litifut_copy.proc;
+        p->fork_from[0] = p->pid;
+        p->fork_from[1] = self->chunk ? self->tid : 0;
+        p->fork_from[2] = self->chunk ? ((struct litifut_chunk_header *)self->chunk)->index : 0;
+        p->fork_from[3] = self->chunk ? (uint32_t)(self->cur - self->chunk) : 0;
+        /* the old chunks become private memory, unmapped at its next chunk */
+        chunk_to_private(self->chunk, self->chunk_end);
+        chunk_to_private(self->prev_chunk, self->prev_chunk_end);
+        if (self->stale)
+            process_unmap_chunk(self->stale, self->stale_end);
+        uint32_t *stale = self->chunk, *stale_end = self->chunk_end;
+        uint32_t *prev = self->prev_chunk, *prev_end = self->prev_chunk_end;
         self->shadow = NULL;
+        self->chunk = self->prev_chunk = self->stale = NULL;
         pool_entry_reset(self);
+        self->stale = stale;
+        self->stale_end = stale_end;
+        self->prev_chunk = prev;
+        self->prev_chunk_end = prev_end;
         self->shadow = shadow;
         self->shadow_n = shadow_n;
         self->busy = busy;
         self->tp = tp;
         self->tid = (uint32_t)sys_gettid();
+    } else {
+        litifut_copy.proc->fork_from[0] = litifut_copy.proc->pid;
+        litifut_copy.proc->fork_from[1] = 0;
     }
     return self;
+}
+
+void objects_set_recording(int on)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    for (uint32_t i = 0; i < p->n_objects; i++)
+        if (p->objects[i].live && p->objects[i].set_recording)
+            p->objects[i].set_recording(on);
 }
 
 /* Recording resumes: each thread's next record goes to the slow path

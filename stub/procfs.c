@@ -36,6 +36,18 @@ void free_proc_file(char *buf)
     sys_munmap(buf, PROC_FILE_MAX);
 }
 
+uint32_t auxv_value(uint32_t type)
+{
+    unsigned long len;
+    uint32_t *auxv = (uint32_t *)read_proc_file("/proc/self/auxv", &len), v = 0;
+    for (unsigned long i = 0; auxv && i + 1 < len / 4; i += 2)
+        if (auxv[i] == type)
+            v = auxv[i + 1];
+    if (auxv)
+        free_proc_file((char *)auxv);
+    return v;
+}
+
 /* From the maps line "start-end perms offset dev inode   path". */
 int own_path(char *out, unsigned long size)
 {

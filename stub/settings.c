@@ -3,7 +3,9 @@
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
  * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
  * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE, LITIFUT_CONTROL,
- * LITIFUT_BUDGET.  Read from
+ * LITIFUT_BUDGET.  A value a setting does not take is one line at
+ * start (what it takes) and no trace, never a default taken silently.
+ * Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
  * static program's first calls); `__environ` is the fallback without
  * /proc.  No libc.
@@ -21,22 +23,39 @@ extern char **__environ __attribute__((weak));
 #define DEFAULT_CHUNK_KB   128u
 #define DEFAULT_TIME_EVERY 256u
 
-/* "SIGUSR2", "USR2" or "12": the target's number (0: none or unknown) */
+/* A whole number, all of `v`, at most `max`; -1 if `v` is not one. */
+static int64_t number(const char *v, uint32_t max)
+{
+    uint64_t n = 0;
+    const char *p = v;
+    for (; *p >= '0' && *p <= '9' && n <= max; p++)
+        n = n * 10 + (uint64_t)(*p - '0');
+    return p == v || *p || n > max ? -1 : (int64_t)n;
+}
+
+/* A signal the program can spare for LITIFUT_SIGNAL: "SIGUSR2", "USR2",
+ * "RTMIN+3" or a number; 0 if not such.  Refused: the signals that
+ * report faults or stop, kill or continue the process (the program's
+ * fate must not change), and glibc's two internal real-time ones. */
 static int signal_number(const char *v)
 {
     static const struct { const char *name; int sig; } names[] = {
         { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP }, { "INT", SIGINT },
         { "QUIT", SIGQUIT }, { "TERM", SIGTERM }, { "ALRM", SIGALRM }, { "WINCH", SIGWINCH },
-        { "PWR", SIGPWR }, { "URG", SIGURG },
+        { "PWR", SIGPWR }, { "URG", SIGURG }, { "PROF", SIGPROF }, { "VTALRM", SIGVTALRM },
+        { "IO", SIGIO },
     };
     const char *name = str_after(v, "SIG");
     if (!name)
         name = v;
+    const char *rt = str_after(name, "RTMIN+");
+    int64_t n = rt ? number(rt, ARCH_NSIG) : number(name, ARCH_NSIG);
+    if (rt)
+        n = n >= 0 ? n + 34 : -1;       /* glibc's SIGRTMIN */
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (str_eq(name, names[i].name))
+        if (str_eq(name, names[i].name) || n == names[i].sig)
             return names[i].sig;
-    uint32_t n = str_to_uint(v);
-    return n > 0 && n < 64 && n != SIGKILL && n != SIGSTOP ? (int)n : 0;
+    return n >= 34 && n <= ARCH_NSIG ? (int)n : 0;
 }
 
 /* "250us", "2ms", "1s" at *s (advanced past it): microseconds; 0 if
@@ -83,43 +102,115 @@ static int put_path(char *dst, unsigned long size, const char *v)
     return str_len(v) >= size;
 }
 
+/* What each setting takes, for the one line a bad value gets (the
+ * first bad one: enum bad_setting). */
+static const char *const accepted[] = {
+    [BAD_TRACE] = "LITIFUT_TRACE: expected 0 or 1",
+    [BAD_CHUNK_KB] = "LITIFUT_CHUNK_KB: expected a power of 2 from 4 to 65536 (KB)",
+    [BAD_TIME_EVERY] = "LITIFUT_TIME_EVERY: expected a number of record words from 1 to 65536",
+    [BAD_CLOCK] = "LITIFUT_CLOCK: expected auto, marks, monotonic or counter",
+    [BAD_RETURNS] = "LITIFUT_RETURNS: expected 0 or 1",
+    [BAD_RECORD] = "LITIFUT_RECORD: expected on or off",
+    [BAD_SIGNAL] = "LITIFUT_SIGNAL: expected a signal the program can spare: USR1, USR2, "
+                   "HUP, INT, QUIT, TERM, ALRM, WINCH, PWR, URG, PROF, VTALRM, IO or "
+                   "RTMIN+N (SIG prefix or number)",
+    [BAD_MODE] = "LITIFUT_MODE: expected full, dedup or count",
+    [BAD_BUDGET] = "LITIFUT_BUDGET: expected B/T such as 2ms/100ms (us, ms, s; B from 1us, "
+                   "below T; T up to 60s)",
+    [BAD_START_AT] = "LITIFUT_START_AT: expected a function name of at most 127 bytes",
+    [BAD_STOP_AT] = "LITIFUT_STOP_AT: expected a function name of at most 127 bytes",
+};
+
+const char *settings_problem(const struct settings *st)
+{
+    return st->bad > 0 && st->bad < (int)(sizeof accepted / sizeof accepted[0])
+               ? accepted[st->bad] : NULL;
+}
+
+static void bad(struct settings *st, enum bad_setting which)
+{
+    if (!st->bad)
+        st->bad = which;
+}
+
+/* `v` is one of the words (NULL-terminated list): its index, else -1.
+ * An empty value is the default, the first word. */
+static int word_of(const char *v, const char *const *words)
+{
+    if (!*v)
+        return 0;
+    for (int i = 0; words[i]; i++)
+        if (str_eq(v, words[i]))
+            return i;
+    return -1;
+}
+
 static void apply_setting(struct settings *st, const char *var)
 {
+    static const char *const off_on[] = { "1", "0", NULL };     /* LITIFUT_TRACE */
+    static const char *const no_yes[] = { "0", "1", NULL };
+    static const char *const on_off[] = { "on", "off", NULL };
+    static const char *const modes[] = { "full", "dedup", "count", NULL };
+    static const char *const clocks[] = { "auto", "marks", "monotonic", "counter", NULL };
+    static const uint32_t clock_ids[] = { 0, LITIFUT_CLOCK_MARKS, LITIFUT_CLOCK_MONOTONIC,
+                                          ARCH_COUNTER_CLOCK };
     const char *v;
+    int w;
+    int64_t n;
     if (!(var = str_after(var, "LITIFUT_")))
         return;
-    if ((v = str_after(var, "TRACE=")))
-        st->off = str_eq(v, "0");
-    else if ((v = str_after(var, "DIR=")))
+    if ((v = str_after(var, "TRACE="))) {
+        if ((w = word_of(v, off_on)) < 0)
+            bad(st, BAD_TRACE);
+        st->off = w == 1;
+    } else if ((v = str_after(var, "DIR="))) {
         st->dir_too_long = put_path(st->dir, sizeof st->dir, v);
-    else if ((v = str_after(var, "CHUNK_KB=")))
-        st->chunk_kb = str_to_uint(v);
-    else if ((v = str_after(var, "TIME_EVERY=")))
-        st->time_every = str_to_uint(v);
-    else if ((v = str_after(var, "COPY_TO=")))
+    } else if ((v = str_after(var, "CHUNK_KB="))) {
+        n = *v ? number(v, 65536) : DEFAULT_CHUNK_KB;
+        if (n < 4 || (n & (n - 1)))
+            bad(st, BAD_CHUNK_KB);
+        else
+            st->chunk_kb = (uint32_t)n;
+    } else if ((v = str_after(var, "TIME_EVERY="))) {
+        n = *v ? number(v, 65536) : DEFAULT_TIME_EVERY;
+        if (n < 1)
+            bad(st, BAD_TIME_EVERY);
+        else
+            st->time_every = (uint32_t)n;
+    } else if ((v = str_after(var, "COPY_TO="))) {
         st->copy_to_too_long = put_path(st->copy_to, sizeof st->copy_to, v);
-    else if ((v = str_after(var, "CONTROL=")))
+    } else if ((v = str_after(var, "CONTROL="))) {
         st->control_too_long = put_path(st->control, sizeof st->control, v);
-    else if ((v = str_after(var, "SIGNAL=")))
-        st->toggle_signal = signal_number(v);
-    else if ((v = str_after(var, "RECORD=")))
-        st->record_off = str_eq(v, "off");
-    else if ((v = str_after(var, "START_AT=")))
-        str_put(st->start_at, st->start_at + sizeof st->start_at, v);
-    else if ((v = str_after(var, "STOP_AT=")))
-        str_put(st->stop_at, st->stop_at + sizeof st->stop_at, v);
-    else if ((v = str_after(var, "MODE=")))
-        st->mode = str_eq(v, "full") || !*v ? LITIFUT_MODE_FULL
-                   : str_eq(v, "dedup")     ? LITIFUT_MODE_DEDUP
-                   : str_eq(v, "count")     ? LITIFUT_MODE_COUNT : MODE_UNKNOWN;
-    else if ((v = str_after(var, "BUDGET=")))
-        st->budget_bad = *v && !parse_budget(st, v);
-    else if ((v = str_after(var, "RETURNS=")))
-        st->returns = str_eq(v, "1");
-    else if ((v = str_after(var, "CLOCK=")))
-        st->clock = str_eq(v, "monotonic") ? LITIFUT_CLOCK_MONOTONIC
-                    : str_eq(v, "marks")   ? LITIFUT_CLOCK_MARKS
-                    : str_eq(v, "counter") ? ARCH_COUNTER_CLOCK : 0;   /* 0: auto */
+    } else if ((v = str_after(var, "SIGNAL="))) {
+        st->toggle_signal = *v ? signal_number(v) : 0;
+        if (*v && !st->toggle_signal)
+            bad(st, BAD_SIGNAL);
+    } else if ((v = str_after(var, "RECORD="))) {
+        if ((w = word_of(v, on_off)) < 0)
+            bad(st, BAD_RECORD);
+        st->record_off = w == 1;
+    } else if ((v = str_after(var, "START_AT="))) {
+        if (put_path(st->start_at, sizeof st->start_at, v))
+            bad(st, BAD_START_AT);
+    } else if ((v = str_after(var, "STOP_AT="))) {
+        if (put_path(st->stop_at, sizeof st->stop_at, v))
+            bad(st, BAD_STOP_AT);
+    } else if ((v = str_after(var, "MODE="))) {
+        if ((w = word_of(v, modes)) < 0)
+            bad(st, BAD_MODE);
+        st->mode = w == 1 ? LITIFUT_MODE_DEDUP : w == 2 ? LITIFUT_MODE_COUNT : LITIFUT_MODE_FULL;
+    } else if ((v = str_after(var, "BUDGET="))) {
+        if (*v && !parse_budget(st, v))
+            bad(st, BAD_BUDGET);
+    } else if ((v = str_after(var, "RETURNS="))) {
+        if ((w = word_of(v, no_yes)) < 0)
+            bad(st, BAD_RETURNS);
+        st->returns = w == 1;
+    } else if ((v = str_after(var, "CLOCK="))) {
+        if ((w = word_of(v, clocks)) < 0)
+            bad(st, BAD_CLOCK);
+        st->clock = w < 0 ? 0 : clock_ids[w];       /* 0: auto */
+    }
 }
 
 /* The directory made absolute, so that a program that changes
@@ -166,7 +257,7 @@ void read_settings(struct settings *st)
     st->start_at[0] = st->stop_at[0] = 0;
     st->mode = LITIFUT_MODE_FULL;
     st->budget_us = st->period_us = 0;
-    st->budget_bad = 0;
+    st->bad = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);
     if (buf) {
@@ -195,9 +286,4 @@ void read_settings(struct settings *st)
     st->returns_ignored = st->returns && st->mode != LITIFUT_MODE_FULL;
     if (st->returns_ignored)
         st->returns = 0;            /* exact returns need the full trace */
-    if (st->chunk_kb < 4)
-        st->chunk_kb = 4;
-    if (st->chunk_kb > 65536)
-        st->chunk_kb = 65536;
-    st->chunk_kb &= ~3u;                /* whole pages */
 }

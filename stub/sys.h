@@ -92,6 +92,30 @@ static inline int sys_sigprocmask(int how, const uint32_t *set, uint32_t *old)
                               ARCH_NSIG / 8, 0, 0);
 }
 
+static inline int sys_sigpending(uint32_t *set)
+{
+    return (int)SYS3(__NR_rt_sigpending, set, ARCH_NSIG / 8, 0);
+}
+
+/* Takes signal `sig` if it is pending (for this thread or the process),
+ * without waiting; it must be blocked. */
+static inline void sys_sigtake(int sig)
+{
+    uint32_t set[ARCH_NSIG / 32] = { 0 };
+    struct { long sec, nsec; } zero = { 0, 0 };
+    set[(sig - 1) / 32] = 1u << ((sig - 1) % 32);
+    arch_syscall6(__NR_rt_sigtimedwait, (long)set, 0, (long)&zero, ARCH_NSIG / 8, 0, 0);
+}
+
+/* The soft RLIMIT_FSIZE in bytes (~0: none). */
+static inline uint64_t sys_file_size_limit(void)
+{
+    struct { uint64_t cur, max; } lim;
+    if (arch_syscall6(__NR_prlimit64, 0, 1 /* RLIMIT_FSIZE */, 0, (long)&lim, 0, 0) != 0)
+        return ~(uint64_t)0;
+    return lim.cur;
+}
+
 /* CLOCK_MONOTONIC in nanoseconds; 0 if the clock is unavailable. */
 static inline uint64_t sys_monotonic_ns(void)
 {

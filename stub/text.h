@@ -1,4 +1,5 @@
-/* String helpers for the tracer module, which cannot use libc's. */
+/* String and number helpers for the tracer module, which cannot use
+ * libc's (nor libgcc's). */
 #ifndef LITIFUT_STUB_TEXT_H
 #define LITIFUT_STUB_TEXT_H
 
@@ -73,6 +74,21 @@ static inline uintptr_t str_parse_hex(const char **p)
         else
             return v;
     }
+}
+
+/* n / d by shifts: the tracer links after libgcc, so it has no 64-bit
+ * (or, on ARMv5, any) division. */
+static inline uint64_t udiv64(uint64_t n, uint64_t d)
+{
+    uint64_t q = 0, r = 0;
+    for (int i = 63; i >= 0; i--) {
+        r = r << 1 | (n >> i & 1);
+        if (r >= d) {
+            r -= d;
+            q |= 1ull << i;
+        }
+    }
+    return q;
 }
 
 #endif

@@ -102,6 +102,7 @@ static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
             t->cache[i] = early_thread.cache[i];
         t->chunk_end = early_thread.chunk_end;
         t->chunk = early_thread.chunk;
+        t->next_size = early_thread.next_size;
         t->cur = early_thread.cur;
         t->time_last = early_thread.time_last;
         t->state = THREAD_ON;
@@ -184,10 +185,27 @@ static int thread_start(struct litifut_thread *t)
     return 1;
 }
 
+/* Where a thread that records no more says so: TIME and STOPPED
+ * records at `p`, in the room its chunk keeps for them (STOP_RESERVE
+ * words past chunk_end), if the trace has stopped for good. */
+static void put_stopped(uint32_t *p)
+{
+    const struct litifut_process *proc = litifut_copy.proc;
+    if (!p || !proc->stop_why)
+        return;
+    uint32_t units;
+    p = put_time_record(p, &units);
+    p[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_STOPPED, 2);
+    p[1] = proc->stop_why;
+    p[2] = proc->stop_errno;
+}
+
 /* A new chunk for t, with a time mark and an empty target cache; 0 if
- * the trace file failed.  Signals are blocked meanwhile, so a handler
- * that leaves with siglongjmp can never abandon this half done (or the
- * file's lock). */
+ * the trace file failed (then the old chunk says the thread stopped).
+ * A thread's chunks start at a page and double up to the trace's
+ * chunk size: a short-lived thread costs a page, not a whole chunk.
+ * Signals are blocked meanwhile, so a handler that leaves with
+ * siglongjmp can never abandon this half done (or the file's lock). */
 static int next_chunk(struct litifut_thread *t)
 {
     uint32_t saved[SIGSET_WORDS];
@@ -197,16 +215,25 @@ static int next_chunk(struct litifut_thread *t)
     /* The old chunk stays mapped until the next switch: a record store
      * that a handler interrupted may still land in it. */
     if (t->prev_chunk)
-        process_unmap_chunk(t->prev_chunk);
+        process_unmap_chunk(t->prev_chunk, t->prev_chunk_end);
+    if (t->stale)
+        process_unmap_chunk(t->stale, t->stale_end);
+    t->stale = NULL;
+    uint32_t *old_cur = t->cur;
     t->prev_chunk = t->chunk;
+    t->prev_chunk_end = t->chunk_end;
     t->cur = t->lim = t->chunk = NULL;
-    ok = tracefile_new_chunk(t->tid, &c);
+    ok = tracefile_new_chunk(t->tid, t->next_size, &c);
     if (ok) {
+        uint32_t size = (uint32_t)(c.end - c.base) * 4;
+        t->next_size = 2 * size;        /* (tracefile_new_chunk caps it) */
         thread_cache_clear(t);
-        t->chunk_end = c.end;
+        t->chunk_end = c.end - STOP_RESERVE;
         t->chunk = c.base;
         t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
         thread_put_time_mark(t);
+    } else if (t->prev_chunk) {
+        put_stopped(old_cur);
     }
     process_restore_signals(saved);
     return ok;
@@ -289,12 +316,4 @@ uint32_t *thread_refill(struct litifut_thread *t)
         budget_refill_end(t, words, budget_start);      /* (may pause recording) */
     control_poll(64);           /* LITIFUT_CONTROL: every 64th refill (a time mark, a chunk) */
     return t->cur;
-}
-
-/* A thread that lost its chunk (fork child): start afresh on next call. */
-void thread_forget(struct litifut_thread *t)
-{
-    t->state = THREAD_NEW;
-    t->cur = t->lim = t->chunk = t->chunk_end = t->prev_chunk = NULL;
-    t->busy = 0;
 }

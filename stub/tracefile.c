@@ -16,7 +16,6 @@
 #include "litifut/db-format.h"
 #include "litifut/trace-format.h"
 
-#define HEADER_SIZE 4096u
 #define P (litifut_copy.proc)
 
 /* The C library's text for the errors the tracer can meet. */
@@ -110,7 +109,7 @@ static void fill_header(struct litifut_trace_header *h)
     h->arch = ARCH_ID;
     h->word_size = 4;
     h->version = LITIFUT_TRACE_VERSION;
-    h->header_size = HEADER_SIZE;
+    h->header_size = P->page;
     h->chunk_size = P->chunk_size;
     h->pid = (uint32_t)sys_getpid();
     h->time_every = P->time_every;
@@ -123,6 +122,77 @@ static void fill_header(struct litifut_trace_header *h)
     h->mode = (uint8_t)P->mode;
     long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
+    h->parent_pid = P->fork_from[0];
+    h->parent_tid = P->fork_from[1];
+    h->parent_chunk = P->fork_from[2];
+    h->parent_words = P->fork_from[3];
+}
+
+/* --- growing the file: never a signal the program would not get ---
+ * Past RLIMIT_FSIZE the kernel sends SIGXFSZ, which ends the process:
+ * the tracer stops at the limit instead, and a signal its own write
+ * raised anyway (a limit lowered meanwhile) is taken back.  The
+ * callers have every signal blocked, so it is still pending then. */
+
+int xfsz_pending(void)
+{
+    uint32_t set[SIGSET_WORDS];
+    return sys_sigpending(set) == 0 && (set[(SIGXFSZ - 1) / 32] >> ((SIGXFSZ - 1) % 32) & 1);
+}
+
+/* After a file operation that failed with `err`: SIGXFSZ taken back
+ * if the operation raised it (it was not pending before). */
+void xfsz_undo(long err, int was_pending)
+{
+    if (err == -EFBIG && !was_pending && xfsz_pending())
+        sys_sigtake(SIGXFSZ);
+}
+
+long tracefile_write(int fd, const void *buf, unsigned long n)
+{
+    int was = xfsz_pending();
+    long w = sys_write(fd, buf, n);
+    xfsz_undo(w, was);
+    return w;
+}
+
+/* The trace file made `size` bytes long (0, or -errno).  Under the lock. */
+static long grow_file(uint64_t size)
+{
+    if (size <= P->file_size)
+        return 0;
+    if (size > sys_file_size_limit())
+        return -EFBIG;
+    int was = xfsz_pending();
+    long err = arch_fallocate(P->fd, P->file_size, size - P->file_size);
+    if (err == -EOPNOTSUPP || err == -ENOSYS)
+        err = arch_ftruncate64(P->fd, size);
+    xfsz_undo(err, was);
+    if (!err)
+        P->file_size = size;
+    return err;
+}
+
+/* Recording stops for good (`why`: a LITIFUT_STOP_*): said once on
+ * stderr and in the header, and every copy's sleds go to the "off"
+ * code, so that calls cost what LITIFUT_TRACE=0 costs from now on.
+ * Each thread that finds it out says so in its own chunk
+ * (thread.c).  Under the lock. */
+static void trace_stops(uint32_t why, long err, const char *what)
+{
+    if (P->trace == TRACE_ON) {
+        say(what, P->path, err, "; recording stopped, the trace ends here");
+        if (P->header) {
+            P->header->stop_errno = (uint32_t)-err;
+            P->header->stop_ns = sys_monotonic_ns();
+            __asm__ volatile("" ::: "memory");
+            P->header->stopped = why;
+        }
+        P->stop_why = why;
+        P->stop_errno = (uint32_t)-err;
+    }
+    P->trace = TRACE_OFF;
+    objects_set_recording(0);
 }
 
 static int same_file(const struct file_id *a, const struct file_id *b)
@@ -134,25 +204,22 @@ static int same_file(const struct file_id *a, const struct file_id *b)
  * number for a file of their own: before using the descriptor, check
  * that it still is the trace file (device and inode), and reopen that
  * by path if not: never through a symbolic link, and only if the path
- * still names the very file we created.  0: the trace file is gone or
- * was replaced (warned).  Called under the lock. */
-static int trace_fd_usable(void)
+ * still names the very file we created.  0, or why not (-errno; 1: the
+ * path names another file now).  Called under the lock. */
+static long trace_fd_usable(void)
 {
     struct file_id id;
     if (file_id_of(P->fd, &id) == 0 && same_file(&id, &P->id))
-        return 1;
-    int fd = sys_open(P->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
-    if (fd < 0) {
-        warn("cannot reopen trace file", P->path, fd);
         return 0;
-    }
+    int fd = sys_open(P->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd < 0)
+        return fd;
     if (file_id_of(fd, &id) != 0 || !same_file(&id, &P->id)) {
         sys_close(fd);
-        warn("trace file was replaced:", P->path, 0);
-        return 0;
+        return 1;
     }
     P->fd = fd;                       /* the old number is not ours any more */
-    return 1;
+    return 0;
 }
 
 /* Creates dir/litifut.<pid>.trace; if that exists (an exec in the same
@@ -219,7 +286,7 @@ void tracefile_copy_maps(void)
     long n = 0;
     if (out >= 0) {
         while ((n = sys_read(in, P->io, sizeof P->io)) > 0)
-            if (sys_write(out, P->io, (unsigned long)n) != n) {
+            if (tracefile_write(out, P->io, (unsigned long)n) != n) {
                 n = -1;
                 break;
             }
@@ -262,17 +329,8 @@ const struct settings *tracefile_settings(void)
 
 static int counter_usable(void)
 {
-    if (ARCH_HWCAP_COUNTER) {
-        unsigned long len;
-        uint32_t *auxv = (uint32_t *)read_proc_file("/proc/self/auxv", &len);
-        int found = 0;
-        for (unsigned long i = 0; auxv && i + 1 < len / 4; i += 2)
-            if (auxv[i] == 16)          /* AT_HWCAP */
-                found = (auxv[i + 1] & ARCH_HWCAP_COUNTER) != 0;
-        if (auxv)
-            free_proc_file((char *)auxv);
-        return found;
-    }
+    if (ARCH_HWCAP_COUNTER)
+        return (auxv_value(16 /* AT_HWCAP */) & ARCH_HWCAP_COUNTER) != 0;
     uint64_t c0 = arch_counter();       /* readable: it must also advance */
     for (int i = 0; i < 3; i++)
         sys_getpid();
@@ -303,21 +361,6 @@ static void choose_clock(void)
             sys_write(2, msg, sizeof msg - 1);
         }
     }
-}
-
-/* n / d by shifts: the tracer links after libgcc, so it has no 64-bit
- * (or, on ARMv5, any) division. */
-static uint64_t udiv64(uint64_t n, uint64_t d)
-{
-    uint64_t q = 0, r = 0;
-    for (int i = 63; i >= 0; i--) {
-        r = r << 1 | (n >> i & 1);
-        if (r >= d) {
-            r -= d;
-            q |= 1ull << i;
-        }
-    }
-    return q;
 }
 
 /* A counter of unknown rate: measured from the first reading to a
@@ -395,13 +438,8 @@ static int open_trace(void)
         say("LITIFUT_COPY_TO (made absolute) is longer than 535 bytes, the tracer's limit",
             NULL, 0, "; no copy");
     }
-    if (st->mode == MODE_UNKNOWN) {
-        warn("LITIFUT_MODE: expected full, dedup or count", NULL, 0);
-        return 0;
-    }
-    if (st->budget_bad) {
-        warn("LITIFUT_BUDGET: expected B/T such as 2ms/100ms (us, ms, s; B from 1us, "
-             "below T; T up to 60s)", NULL, 0);
+    if (settings_problem(st)) {
+        warn(settings_problem(st), NULL, 0);
         return 0;
     }
     if (st->budget_ignored)
@@ -409,15 +447,19 @@ static int open_trace(void)
     if (st->returns_ignored)
         say("LITIFUT_RETURNS=1 needs LITIFUT_MODE=full", NULL, 0, "; no return records");
     P->mode = st->mode;
+    /* chunks are mapped one by one: whole pages of the system's size */
+    uint32_t page = (uint32_t)auxv_value(6 /* AT_PAGESZ */);
+    P->page = page > 4096 && page <= 65536 && !(page & (page - 1)) ? page : 4096;
     P->chunk_size = st->chunk_kb * 1024;
     choose_clock();
     P->time_every = P->clock == LITIFUT_CLOCK_MARKS ? st->time_every : 0;
     P->fd = create_trace_file(st->dir);
     if (P->fd < 0)
         return 0;
-    long err = arch_ftruncate64(P->fd, HEADER_SIZE);
+    P->file_size = 0;
+    long err = grow_file(P->page);
     void *h = err ? (void *)err
-                  : sys_mmap(NULL, HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, P->fd, 0);
+                  : sys_mmap(NULL, P->page, PROT_READ | PROT_WRITE, MAP_SHARED, P->fd, 0);
     if (sys_mmap_failed(h)) {
         warn("cannot map trace file", P->base, (long)h);
         sys_close(P->fd);
@@ -425,7 +467,7 @@ static int open_trace(void)
         return 0;
     }
     P->header = h;
-    P->file_size = HEADER_SIZE;
+    P->next_off = P->page;              /* chunk 0: after the header */
     fill_header(P->header);
     tracefile_copy_maps();        /* now, in case the program never exits normally */
     return 1;
@@ -435,8 +477,11 @@ int tracefile_start(void)
 {
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
-    if (P->trace == TRACE_NEW)
+    if (P->trace == TRACE_NEW) {
         P->trace = open_trace() ? TRACE_ON : TRACE_OFF;
+        if (P->trace == TRACE_OFF)
+            objects_set_recording(0);   /* no trace: the "off" code's cost from now on */
+    }
     int on = P->trace == TRACE_ON;
     unlock(mask);
     return on;
@@ -447,7 +492,7 @@ uint32_t tracefile_time_every(void)
     return P->time_every;
 }
 
-int tracefile_new_chunk(uint32_t tid, struct chunk *out)
+int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
 {
     lock_signals_blocked();
     tracefile_measure_counter();
@@ -455,40 +500,55 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
         unlock_signals_blocked();
         return 0;
     }
-    if (!trace_fd_usable()) {
-        P->trace = TRACE_OFF;
+    long bad = trace_fd_usable();
+    if (bad) {
+        trace_stops(LITIFUT_STOP_REPLACED, bad < 0 ? bad : 0,
+                    bad < 0 ? "cannot reopen trace file" : "trace file was replaced:");
         unlock_signals_blocked();
         return 0;
     }
-    uint32_t index = P->next_chunk++;
-    uint64_t off = HEADER_SIZE + (uint64_t)index * P->chunk_size;
-    long err = 0;
-    if (off + P->chunk_size > P->file_size) {
-        err = arch_fallocate(P->fd, P->file_size, off + P->chunk_size - P->file_size);
-        if (err == -EOPNOTSUPP || err == -ENOSYS)
-            err = arch_ftruncate64(P->fd, off + P->chunk_size);
-        if (!err)
-            P->file_size = off + P->chunk_size;
+    uint32_t want = size;
+    for (size = LITIFUT_MIN_CHUNK; size < want && size < P->chunk_size; size *= 2)
+        ;
+    uint32_t index = P->next_chunk;
+    uint64_t off = P->next_off;
+    long err = grow_file(off + size);
+    if (err) {
+        trace_stops(LITIFUT_STOP_EXTEND, err, "cannot extend trace file");
+        unlock_signals_blocked();
+        return 0;
     }
+    P->next_chunk++;
+    P->next_off = off + size;
     unlock_signals_blocked();
-    void *p = err ? (void *)err
-                  : sys_mmap(NULL, P->chunk_size, PROT_READ | PROT_WRITE,
-                             /* LITIFUT_BUDGET: its page faults now, in refill time */
-                             MAP_SHARED | (P->budget_units ? MAP_POPULATE : 0), P->fd, off);
-    if (sys_mmap_failed(p)) {
+    struct litifut_chunk_header ch = { LITIFUT_CHUNK_MAGIC, tid, index, size };
+    /* a small chunk may share its pages with others: the mapping is
+     * of the pages it lies in (process_unmap_chunk) */
+    uint64_t map_off = off & ~(uint64_t)(P->page - 1);
+    unsigned long map_len = (unsigned long)(off - map_off) + size;
+    char *m = sys_mmap(NULL, (map_len + P->page - 1) & ~(unsigned long)(P->page - 1),
+                       PROT_READ | PROT_WRITE,
+                       /* LITIFUT_BUDGET: its page faults now, in refill time */
+                       MAP_SHARED | (P->budget_units ? MAP_POPULATE : 0), P->fd, map_off);
+    void *p = sys_mmap_failed(m) ? m : m + (off - map_off);
+    if (sys_mmap_failed(m)) {
+        /* the chunk stays in the file, empty, with its header: readers
+         * find the next one after it */
+        ch.tid = 0;
+        arch_pwrite64(P->fd, &ch, sizeof ch, off);
         lock_signals_blocked();
-        if (P->trace == TRACE_ON)
-            warn("cannot extend trace file", P->path, (long)p);
-        P->trace = TRACE_OFF;
+        trace_stops(LITIFUT_STOP_MAP, (long)p, "cannot map trace file");
         unlock_signals_blocked();
         return 0;
     }
-    struct litifut_chunk_header *ch = p;
-    ch->magic = LITIFUT_CHUNK_MAGIC;
-    ch->tid = tid;
-    ch->index = index;
+    struct litifut_chunk_header *h = p;
+    h->tid = ch.tid;
+    h->index = ch.index;
+    h->size = ch.size;
+    __asm__ volatile("" ::: "memory");
+    h->magic = ch.magic;
     out->base = p;
-    out->end = (uint32_t *)((char *)p + P->chunk_size);
+    out->end = (uint32_t *)((char *)p + size);
     return 1;
 }
 
@@ -498,13 +558,14 @@ int tracefile_new_chunk(uint32_t tid, struct chunk *out)
 void tracefile_after_fork_child(void)
 {
     if (P->header) {
-        sys_munmap(P->header, HEADER_SIZE);
+        sys_munmap(P->header, P->page);
         sys_close(P->fd);
     }
     P->header = NULL;
     P->fd = -1;
     P->trace = TRACE_NEW;
     P->next_chunk = 0;
+    P->next_off = 0;
     P->file_size = 0;
     P->pid = (uint32_t)sys_getpid();
     P->events_cur = P->events_end = NULL;   /* (in the parent's file: not mapped here) */

@@ -86,7 +86,7 @@ struct litifut_thread {
     uint32_t time_last;         /* the clock at the last event, in units (trace-format.h) */
     uint32_t state;             /* enum thread_state */
     uint32_t *chunk;            /* mapping of the current chunk */
-    uint32_t *chunk_end;
+    uint32_t *chunk_end;        /* its records' end: STOP_RESERVE words before the chunk's */
     uint32_t *prev_chunk;       /* unmapped one chunk later (see refill) */
     uint32_t tid;               /* 0: a free entry of the process's pool */
     uintptr_t tp;               /* the thread pointer of the thread using it */
@@ -96,7 +96,11 @@ struct litifut_thread {
     struct shadow_entry *shadow;    /* LITIFUT_RETURNS: the hooked calls (returns.c) */
     uint32_t shadow_n;
     uint32_t *budget_from;      /* LITIFUT_BUDGET: cur when the records were last charged */
-    uint32_t pad[(THREAD_CACHE - 68) / 4];
+    uint32_t *prev_chunk_end;   /* (chunks differ in size) */
+    uint32_t next_size;         /* bytes of its next chunk: they double from a page */
+    uint32_t *stale, *stale_end;    /* a fork child's: what was its parent's chunk, now
+                                       private memory (unmapped with prev_chunk) */
+    uint32_t pad[(THREAD_CACHE - 84) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
 };
@@ -186,7 +190,6 @@ enum trace_state { TRACE_NEW = 0, TRACE_ON, TRACE_OFF };
 /* Kernel signal sets: 64 signals on ARM, 128 on MIPS. */
 #define SIGSET_WORDS (ARCH_NSIG / 32)
 
-#define MODE_UNKNOWN    0xffu       /* LITIFUT_MODE names no mode: no trace */
 #define PATH_SIZE       600
 #define MAX_TRIGGERS    16          /* functions LITIFUT_START_AT/STOP_AT name (all objects) */
 
@@ -203,16 +206,21 @@ struct settings {
     int toggle_signal;          /* LITIFUT_SIGNAL: 0, or the signal that toggles recording */
     int record_off;             /* LITIFUT_RECORD=off */
     char start_at[128], stop_at[128];   /* LITIFUT_START_AT, LITIFUT_STOP_AT ("": none) */
-    uint32_t mode;              /* LITIFUT_MODE: a LITIFUT_MODE_*, or MODE_UNKNOWN */
+    uint32_t mode;              /* LITIFUT_MODE: a LITIFUT_MODE_* */
     uint32_t budget_us, period_us;  /* LITIFUT_BUDGET=B/T (0: none) */
-    int budget_bad;             /* ... not one the tracer keeps: no trace */
+    int bad;                    /* the first setting with a value it does not take
+                                   (enum bad_setting, 0: none): no trace */
     int budget_ignored;         /* ... set, with a LITIFUT_MODE but full */
     char dir[PATH_SIZE - 64];   /* absolute */
     char copy_to[PATH_SIZE - 64];   /* LITIFUT_COPY_TO, absolute ("": none) */
     char control[PATH_SIZE - 64];   /* LITIFUT_CONTROL, absolute ("": none) */
     int control_too_long;
 };
+enum bad_setting { BAD_TRACE = 1, BAD_CHUNK_KB, BAD_TIME_EVERY, BAD_CLOCK, BAD_RETURNS,
+                   BAD_RECORD, BAD_SIGNAL, BAD_MODE, BAD_BUDGET, BAD_START_AT, BAD_STOP_AT };
 HIDDEN void read_settings(struct settings *st);
+/* NULL, or "LITIFUT_X: expected ..." for the first bad setting. */
+HIDDEN const char *settings_problem(const struct settings *st);
 
 /* procfs.c: the process's file-like objects */
 struct file_id {
@@ -228,7 +236,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 7u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 8u           /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -245,8 +253,12 @@ struct litifut_process {
     uint32_t time_shift;        /* a unit of the thread clocks is 2^time_shift ticks */
     uint64_t counter_hz;        /* the counter's rate (0: not known yet) */
     uint64_t counter_at[2];     /* a first reading: counter, CLOCK_MONOTONIC ns */
-    uint32_t next_chunk;
+    uint32_t next_chunk;        /* the next chunk's index */
+    uint64_t next_off;          /* ... and where in the file it goes */
+    uint32_t page;              /* the system's page size: the header's */
     uint64_t file_size;
+    uint32_t stop_why, stop_errno;  /* recording stopped for good (trace-format.h) */
+    uint32_t fork_from[4];      /* a fork child's parent: pid, tid, chunk, words */
     struct litifut_trace_header *header;
     char base[PATH_SIZE];       /* dir/litifut.<pid>[.<n>], absolute */
     char path[PATH_SIZE + 16];  /* the trace file (absolute) */
@@ -315,6 +327,8 @@ struct copy {
     int returns;                /* LITIFUT_RETURNS: 1 hook calls, 0 not, -1 not known yet */
     int atfork_done;
     int mode;                   /* LITIFUT_MODE_*, -1 until known (call.c) */
+    int in_fork;                /* its prepare handler took part in the fork now
+                                   under way (events.c; the lock holder's) */
 };
 HIDDEN extern struct copy litifut_copy;
 _Static_assert(offsetof(struct copy, tls_offset) == COPY_TLS_OFFSET, "layout.h");
@@ -341,7 +355,11 @@ HIDDEN struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp);
  * with thread pointer tp) freed, its own emptied for a new trace;
  * returns it (NULL if it has none).  Called under the lock. */
 HIDDEN struct litifut_thread *pool_after_fork_child(uintptr_t tp);
-HIDDEN void process_unmap_chunk(uint32_t *base);
+HIDDEN void process_unmap_chunk(uint32_t *base, uint32_t *end);
+/* Every live copy's sleds: recording (on), paused or, once the trace
+ * has stopped for good, off (each copy's copy_set_recording).  Under
+ * the lock. */
+HIDDEN void objects_set_recording(int on);
 HIDDEN void pool_mark_due(void);        /* under the lock */
 HIDDEN void objects_after_fork_child(void);
 /* Copies the next object record not yet in the trace to `to` if it
@@ -356,8 +374,18 @@ HIDDEN int objects_end(uint32_t base);
 HIDDEN int tracefile_start(void);               /* 1: tracing on */
 HIDDEN int tracefile_disabled(void);            /* 1: this process records nothing */
 HIDDEN const struct settings *tracefile_settings(void);     /* read once, from any copy */
-/* Called with every signal blocked (thread.c's next_chunk). */
-HIDDEN int tracefile_new_chunk(uint32_t tid, struct chunk *out);
+/* A new chunk of at least `size` bytes (LITIFUT_MIN_CHUNK times a power
+ * of 2, at most chunk_size) for thread `tid`; 0 if the trace file
+ * failed (recording has stopped for good: header, warning, every copy's
+ * sleds off).  Called with every signal blocked. */
+HIDDEN int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out);
+/* write() to a file of the tracer's: a file size limit never sends
+ * SIGXFSZ to the program.  Every signal blocked. */
+HIDDEN long tracefile_write(int fd, const void *buf, unsigned long n);
+/* The same for any file operation: whether SIGXFSZ is pending before
+ * it, and after it (it returned err) taking back one it raised. */
+HIDDEN int xfsz_pending(void);
+HIDDEN void xfsz_undo(long err, int was_pending);
 HIDDEN uint32_t tracefile_time_every(void);
 /* Whether calls are hooked for exact returns (LITIFUT_RETURNS=1). */
 HIDDEN int tracefile_returns(void);
@@ -467,7 +495,6 @@ HIDDEN void thread_put_time_mark(struct litifut_thread *t);
 /* A TIME record at p (TIME_MARK_WORDS at most); returns the word after
  * it.  *units: now, in units of the thread clocks. */
 HIDDEN uint32_t *put_time_record(uint32_t *p, uint32_t *units);
-HIDDEN void thread_forget(struct litifut_thread *t);
 /* Appends a control record (type, n payload words) to t's chunks. */
 HIDDEN void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
                                uint32_t n);
@@ -478,6 +505,9 @@ HIDDEN uint32_t *thread_refill(struct litifut_thread *t);
 HIDDEN void thread_cache_clear(struct litifut_thread *t);
 
 #define TIME_MARK_WORDS 5u          /* at most (clock marks: 3) */
+/* Each thread chunk keeps room at its end for the TIME and STOPPED
+ * records that say the thread records no more (thread.c). */
+#define STOP_RESERVE    (TIME_MARK_WORDS + 3u)
 #define CALL_MAX_WORDS  2u
 
 /* procfs.c */
@@ -486,6 +516,8 @@ HIDDEN void thread_cache_clear(struct litifut_thread *t);
  * free it with free_proc_file); NULL if it cannot be read. */
 HIDDEN char *read_proc_file(const char *path, unsigned long *len);
 HIDDEN void free_proc_file(char *buf);
+/* The value of an AT_* entry of /proc/self/auxv (0: none). */
+HIDDEN uint32_t auxv_value(uint32_t type);
 /* The file this tracer's code was mapped from (/proc/self/maps): this
  * object's file (for the executable also when ld.so was run explicitly,
  * where /proc/self/exe names ld.so).  0 if it cannot tell. */

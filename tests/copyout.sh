@@ -6,9 +6,10 @@
 # 64 KB tmpfs) and a missing one give one line on stderr each, nothing
 # under the final names, and the local trace whole.
 
-# copyout_small_fs DIR: mounts a 64 KB tmpfs on DIR (0: done)
+# copyout_small_fs DIR: mounts a 4 KB tmpfs on DIR (0: done): smaller than
+# the trace
 copyout_small_fs() {
-    mkdir -p "$1" && mount -t tmpfs -o size=64k tmpfs "$1" 2> /dev/null
+    mkdir -p "$1" && mount -t tmpfs -o size=4k tmpfs "$1" 2> /dev/null
 }
 
 # copyout_same HOW LOCAL COPY: the copy is the local trace; where a

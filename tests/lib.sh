@@ -35,7 +35,8 @@ check() {
 
 # run_in DIR PROG QEMU-ARGS... -- ARGS...: copies PROG to DIR/prog (DIR
 # is created afresh) and runs ./prog there under qemu-user, so that
-# every run of a program sees the same argv[0] and environment.  stdin
+# every run of a program sees the same argv[0] and environment ($RUN_NAME,
+# if set, instead of prog: BusyBox must be called busybox).  stdin
 # from $STDIN (default /dev/null), stdout to DIR/out, stderr to DIR/err,
 # exit status to DIR/rc; traces go to DIR.  With VIA_LDSO=1 the
 # dynamic linker is run explicitly, which loads the program at an
@@ -45,12 +46,13 @@ run_in() {
     shift 2
     while [ $# -gt 0 ] && [ "$1" != -- ]; do qemu_args+=("$1"); shift; done
     shift
+    local name=${RUN_NAME:-prog}
     rm -rf "$dir"; mkdir -p "$dir"
-    cp "$prog" "$dir/prog"
+    cp "$prog" "$dir/$name"
     local launch=()
     [ "${VIA_LDSO:-0}" = 1 ] && launch=("$SYSROOT/$LDSO")
     (cd "$dir" && LITIFUT_DIR=. timeout 600 "$QEMU" "${qemu_args[@]}" -L "$SYSROOT" "${launch[@]}" \
-        ./prog "$@" > out 2> err < "${STDIN:-/dev/null}"
+        "./$name" "$@" > out 2> err < "${STDIN:-/dev/null}"
      echo $? > rc)
 }
 

@@ -158,6 +158,12 @@ static inline long arch_fallocate(int fd, uint64_t off, uint64_t len)
                          (long)(uint32_t)(len >> 32));
 }
 
+static inline long arch_pwrite64(int fd, const void *buf, unsigned long n, uint64_t off)
+{
+    return arch_syscall6(__NR_pwrite64, fd, (long)buf, (long)n, 0, (long)(uint32_t)off,
+                         (long)(uint32_t)(off >> 32));
+}
+
 /* After rewriting code (sleds.c): ARM's cacheflush system call. */
 static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
 {

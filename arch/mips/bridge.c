@@ -119,7 +119,9 @@ static void bridges_join(void)
 
 /* This object's live entries in every bridge of its regions: `leave`
  * empties them (hi = lo), else they go to arch_bridge_common() (the
- * sled mode changed).  Under the lock. */
+ * sled mode changed).  Under the lock: taken here unless the caller
+ * holds it (a recording switch, control.c: taking it again would wait
+ * for ever). */
 static void bridges_update(int leave)
 {
     struct litifut_process *p = litifut_copy.proc;
@@ -128,7 +130,7 @@ static void bridges_update(int leave)
     uintptr_t lo, hi;
     object_code(&lo, &hi);
     uint32_t mask[SIGSET_WORDS];
-    lock(mask);
+    int took = lock_unless_mine(mask);
     for (uintptr_t region = (lo - 4) >> 28; region <= (hi - 4) >> 28; region++) {
         if (!(p->bridges & (1u << region)))
             continue;
@@ -144,7 +146,8 @@ static void bridges_update(int leave)
             }
         }
     }
-    unlock(mask);
+    if (took)
+        unlock(mask);
 }
 
 void bridges_retarget(void)

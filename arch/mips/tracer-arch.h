@@ -142,6 +142,11 @@ static inline long arch_fallocate(int fd, uint64_t off, uint64_t len)
     return arch_syscall6(__NR_fallocate, fd, 0, ARCH_U64_PAIR(off), ARCH_U64_PAIR(len));
 }
 
+static inline long arch_pwrite64(int fd, const void *buf, unsigned long n, uint64_t off)
+{
+    return arch_syscall6(__NR_pwrite64, fd, (long)buf, (long)n, 0, ARCH_U64_PAIR(off));
+}
+
 /* After rewriting code (sleds.c, bridge.c): both caches. */
 static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
 {

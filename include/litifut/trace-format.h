@@ -7,14 +7,19 @@
  * it has.
  *
  *   offset 0            struct litifut_trace_header, padded to header_size
- *   header_size + i*chunk_size   chunk i
+ *   header_size         chunk 0, then chunk 1 right after it, ...
  *
  * A chunk belongs to one thread, or with thread id 0 to the process
  * itself: its TIME and STATE records (recording turned on or off).  Threads claim chunks in order (i is a
- * global allocation order), so a thread's records are the
- * concatenation of its chunks by increasing i.  A chunk starts with
- * struct litifut_chunk_header and continues with 32-bit record words
- * until a zero word or the chunk's end.  The file is mapped shared
+ * global allocation order, and chunks lie in the file in that order),
+ * so a thread's records are the concatenation of its chunks by
+ * increasing i.  A chunk starts with struct litifut_chunk_header and
+ * continues with 32-bit record words until a zero word or the chunk's
+ * end.  Chunks differ in size (version 5): the header's `size` says,
+ * LITIFUT_MIN_CHUNK times a power of 2, at most header.chunk_size (a
+ * thread's chunks start small and double, so a short-lived thread
+ * costs a few hundred bytes); version 4 chunks were all chunk_size
+ * bytes (`size` 0).  The file is mapped shared
  * while the program runs: every record stored is in the page cache at
  * once, so a crash or SIGKILL loses nothing.
  *
@@ -72,6 +77,10 @@
  *                           recorded call word at, in units of 1/1024 ns
  *                           (calibrated at start).  Once, in the process's own chunks,
  *                           before any STATE record of the budget
+ *     LITIFUT_REC_STOPPED   2 words: this thread records no more, from
+ *                           the TIME record before it: why (a
+ *                           LITIFUT_STOP_*) and the error number;
+ *                           written into room each chunk keeps for it
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -142,9 +151,10 @@
 #include <stdint.h>
 
 #define LITIFUT_TRACE_MAGIC    "LITIFUT"    /* 8 bytes with the NUL */
-#define LITIFUT_TRACE_VERSION  4u
+#define LITIFUT_TRACE_VERSION  5u      /* readers also take 4: chunks all chunk_size */
 #define LITIFUT_CHUNK_MAGIC    0x4b43544cu  /* "LTCK" read as a little-endian word */
 #define LITIFUT_PAIRS_TID      0xffffffffu  /* a chunk of struct litifut_pair */
+#define LITIFUT_MIN_CHUNK      512u         /* the smallest chunk (version 5) */
 
 enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2 };
 enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
@@ -167,6 +177,7 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_CACHE_RESET 4u
 #define LITIFUT_REC_STATE       5u
 #define LITIFUT_REC_BUDGET      6u
+#define LITIFUT_REC_STOPPED     7u
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */
 #define LITIFUT_STATE_BY_SIGNAL 2u      /* LITIFUT_SIGNAL toggled it */
 #define LITIFUT_STATE_BY_FUNCTION 3u    /* a call of LITIFUT_START_AT or LITIFUT_STOP_AT */
@@ -174,6 +185,11 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_STATE_AT_END    5u      /* still off at exit: the calls not recorded */
 #define LITIFUT_STATE_BY_BUDGET 6u      /* LITIFUT_BUDGET: the period's budget spent (off),
                                            a new period (on) */
+/* Why recording stopped for good (header.stopped, LITIFUT_REC_STOPPED) */
+#define LITIFUT_STOP_EXTEND     1u      /* the trace file could not grow (errno: ENOSPC,
+                                           EDQUOT, EFBIG for RLIMIT_FSIZE, ...) */
+#define LITIFUT_STOP_MAP        2u      /* ... or its new chunk not be mapped */
+#define LITIFUT_STOP_REPLACED   3u      /* the trace file was removed or replaced */
 #define LITIFUT_STATE_WORD(on, why) ((uint32_t)(on) | (uint32_t)(why) << 8)
 #define LITIFUT_STATE_ON(w)     ((w) & 1u)
 #define LITIFUT_STATE_WHY(w)    (((w) >> 8) & 0xffu)
@@ -192,7 +208,7 @@ struct litifut_trace_header {
     uint8_t  reserved0;
     uint32_t version;           /* LITIFUT_TRACE_VERSION */
     uint32_t header_size;       /* offset of chunk 0 */
-    uint32_t chunk_size;        /* bytes per chunk, a multiple of 4096 */
+    uint32_t chunk_size;        /* the largest chunk's bytes, a multiple of 4096 */
     uint32_t pid;
     uint32_t time_every;        /* record words between two time marks (clock MARKS) */
     uint64_t start_ns;          /* CLOCK_MONOTONIC when tracing started */
@@ -213,6 +229,11 @@ struct litifut_trace_header {
     uint32_t parent_chunk;      /* that thread's chunk (its index) at the fork */
     uint32_t parent_words;      /* ... and the words of that chunk written before
                                    the fork, its header included */
+    /* Recording stopped for good before the process ended (the first
+     * time: each thread that stops also writes a STOPPED record). */
+    uint32_t stopped;           /* 0, or LITIFUT_STOP_* */
+    uint32_t stop_errno;        /* the error (ENOSPC, ...), 0 if none */
+    uint64_t stop_ns;           /* CLOCK_MONOTONIC then */
 };
 
 /* Payload of LITIFUT_REC_OBJECT, before the path. */
@@ -243,7 +264,7 @@ struct litifut_chunk_header {
     uint32_t magic;             /* LITIFUT_CHUNK_MAGIC */
     uint32_t tid;
     uint32_t index;             /* this chunk's number, for checking */
-    uint32_t reserved;
+    uint32_t size;              /* its bytes (version 4: 0, chunk_size) */
 };
 
 #endif /* __ASSEMBLER__ */

@@ -1,0 +1,85 @@
+# BusyBox 1.35 from Debian's source (make sources), as a new user builds
+# it: its own Kbuild and scripts/trylink, LITIFUT=1 and the wrapper
+# through -B (its library probes link to /dev/null; its built-in.o
+# files are archives), a small configuration that keeps the shell and
+# the applets checked here.  Each applet run must behave as the plain
+# build's (relinked without LITIFUT from the same objects); the awk and
+# gzip runs are also checked against the oracle (single processes), the
+# shell pipeline (which forks) by its output and its processes' traces.
+
+# The applets, and the shell's features these runs use.
+BUSYBOX_OPTIONS="ASH SH_IS_ASH ASH_ECHO ASH_PRINTF ASH_TEST ASH_OPTIMIZE_FOR_SIZE
+    FEATURE_SH_STANDALONE FEATURE_PREFER_APPLETS AWK GZIP GUNZIP TAR FEATURE_TAR_CREATE
+    CAT ECHO SED SORT WC SEQ CMP TR HEAD"
+
+# busybox_build ARCH DIR: configured and built there, instrumented, with
+# the plain relink beside it (DIR/busybox.plain); 0 if both were made.
+busybox_build() {
+    local d=$2 o
+    rm -rf "$d"
+    mkdir -p "${d%/*}" && cp -a "$BUSYBOX_SRC" "$d" || return 1
+    (cd "$d" && make allnoconfig > config.log 2>&1) || return 1
+    for o in $BUSYBOX_OPTIONS; do
+        sed -i "s/^# CONFIG_$o is not set\$/CONFIG_$o=y/" "$d/.config"
+    done
+    (cd "$d" && yes "" | make oldconfig >> config.log 2>&1) || return 1
+    (cd "$d" && LITIFUT=1 LITIFUT_KEEP=1 make -j2 CROSS_COMPILE="$TRIPLE-" \
+         CC="$TCC -B$BIN/" busybox_unstripped > build.log 2>&1) || return 1
+    cp "$d/busybox_unstripped" "$d/busybox" &&
+        cp -a "$d/busybox_unstripped.litifut" "$d/busybox.litifut" &&
+        rm "$d/busybox_unstripped" &&
+        (cd "$d" && make -j2 CROSS_COMPILE="$TRIPLE-" CC="$TCC -B$BIN/" busybox_unstripped \
+             > relink.log 2>&1) &&
+        cp "$d/busybox_unstripped" "$d/busybox.plain"
+}
+
+busybox_arch() {
+    set_arch "$1"
+    local d=$WORK/busybox/$ARCH null_before
+    null_before=$(stat -c %F /dev/null)
+    if ! busybox_build "$ARCH" "$d"; then
+        fail "$ARCH/busybox: the build failed: $(tail -c 600 "$d"/*.log 2> /dev/null)"
+        return
+    fi
+    check "$ARCH/busybox: built by its Kbuild and trylink with LITIFUT=1 (instrumented; the plain relink is not; /dev/null still $null_before)" \
+        eval '"$TRIPLE-nm" "$d/busybox" | grep -q " litifut_sled$" &&
+              ! "$TRIPLE-nm" "$d/busybox.plain" | grep -q litifut &&
+              [ -s "$d/busybox.litifut/unrewritten" ] &&
+              [ "$(stat -c %F /dev/null)" = "$null_before" ]'
+    local RUN_NAME=busybox
+    check_traced "$ARCH/busybox/awk" "$d/busybox.plain" "$d/busybox" \
+        awk 'BEGIN { for (i = 0; i < 1000; i++) { s = s + i * i; t = t sprintf("%d,", i % 7) }
+                     n = split(t, a, ","); print s, n, length(t) }'
+    seq 1 2000 > "$d/numbers"
+    STDIN=$d/numbers check_traced "$ARCH/busybox/gzip" "$d/busybox.plain" "$d/busybox" gzip -c -9
+    # a pipeline and a gzip and tar round trip: the shell forks for each
+    # stage; every process traces into a file of its own
+    local script='seq 1 500 > f; echo hello world | awk "{ print \$2 }" | sed s/o/0/ | tr a-z A-Z;
+                  gzip -c f | gunzip -c | cmp - f && echo same; tar cf t.tar f && tar tf t.tar;
+                  sort -r f | head -n 3 | tr -d " " '
+    local r=$WORK/runs/$ARCH/busybox/sh
+    run_target "$r/plain" "$d/busybox.plain" sh -c "$script"
+    run_target "$r/traced" "$d/busybox" sh -c "$script"
+    local n bad=0 t
+    n=$(ls "$r/traced"/litifut.*.trace 2> /dev/null | wc -l)
+    for t in "$r/traced"/litifut.*.trace; do
+        "$BIN/litifut-postproc" --summary "$t" > /dev/null 2>> "$r/pp.err" || bad=1
+    done
+    check "$ARCH/busybox/sh: a pipeline, gzip and tar round trips: same output as plain ($(tr '\n' ' ' < "$r/plain/out")); $n processes, each its own trace" \
+        eval 'same_run "$r/plain" "$r/traced" && [ "$n" -ge 8 ] && [ "$bad" = 0 ] && [ ! -s "$r/pp.err" ] &&
+              grep -q "^W0RLD$" "$r/traced/out" && grep -q "^same$" "$r/traced/out"'
+}
+
+test_busybox() {
+    BUSYBOX_SRC=$(ls -d "${SOURCES:-$ROOT/build/src}"/busybox-*/ 2> /dev/null | head -1)
+    BUSYBOX_SRC=${BUSYBOX_SRC%/}
+    if [ -z "$BUSYBOX_SRC" ]; then
+        fail "busybox: no BusyBox source in ${SOURCES:-$ROOT/build/src} (make sources)"
+        return
+    fi
+    # arm and one MIPS byte order (TEST_FULL: every arch)
+    local arch
+    for arch in $ARCHES; do
+        case $arch in arm|mipsel) echo "$arch" ;; *) [ "${TEST_FULL:-0}" = 1 ] && echo "$arch" ;; esac
+    done | parallel busybox_arch
+}
