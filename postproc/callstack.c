@@ -22,9 +22,12 @@
  *     other code without instrumentation.  The C library's other
  *     functions (malloc) have returned, and instrumented functions
  *     that can neither jump to F nor call it untraced cannot have
- *     entered it: both are passed over.  If none can, F goes above the
- *     topmost frame that is not such a C library call (a signal
- *     handler, or a way in the code does not show).  The frames above
+ *     entered it: both are passed over.  If F is an entry (main, a
+ *     constructor or destructor: names.h), other uninstrumented code is
+ *     passed over too, and if none can, every frame has returned.  Else
+ *     if none can, F goes above the topmost frame that is not such a C
+ *     library call (a signal handler, or a way in the code does not
+ *     show).  The frames above
  *     that frame end at T; a *synthetic* frame for F is pushed on it,
  *     starting at T: its time counts as F's, but it is not a call of
  *     F;
@@ -181,6 +184,7 @@ static uint32_t entered_from(const struct callstack *s, uint32_t fid)
 {
     const struct func_table *ft = s->ft;
     uint32_t lowest = s->n > ENTRY_SCAN ? s->n - ENTRY_SCAN : 0, fallback = 0;
+    int entry = ft->v[fid].entry;
     for (uint32_t k = s->n; k > lowest; k--) {
         uint32_t g = s->f[k - 1].fid;
         switch (ft->v[g].code) {
@@ -189,14 +193,20 @@ static uint32_t entered_from(const struct callstack *s, uint32_t fid)
                 return k;
             break;
         case CODE_LIBC_CALLBACK:        /* a callback */
-        case CODE_OTHER:                /* code that may call back */
             return k;
+        case CODE_OTHER:                /* code that may call back, unless fid is main,
+                                           a constructor, a destructor */
+            if (!entry)
+                return k;
+            break;
         default:                        /* the C library's, not calling back: returned */
             break;
         }
         if (!fallback && ft->v[g].code != CODE_LIBC)
             fallback = k;
     }
+    if (entry)
+        return 0;                       /* every frame returned: the next entry runs */
     return fallback ? fallback : s->n;
 }
 

@@ -20,6 +20,13 @@
  * library reaches that library's function.  The code is read with the
  * arch's ranges and disassembler (lib/arch.h), as the call sites are;
  * what cannot be read is left out (fewer jumps known, nothing worse).
+ *
+ * Also the object's *entries*: the functions called from outside every
+ * traced call, at the process's start or exit (the dynamic linker's and
+ * the C library's calls of main, and of the functions that the object's
+ * .preinit_array, .init_array, .fini_array, .ctors and .dtors list:
+ * constructors and destructors; link-time addresses, as REL objects
+ * hold them).
  */
 #include <elf.h>
 #include <stdlib.h>
@@ -131,8 +138,42 @@ static int direct_jump(csh cs, const cs_insn *insn, int mips, uint32_t *target)
     return 1;
 }
 
+/* The functions the object's start and exit call (see the top). */
+static void mark_entries(struct trace_funcs *tf, const struct program *p)
+{
+    static const char *const tables[] = {
+        ".preinit_array", ".init_array", ".fini_array", ".ctors", ".dtors",
+    };
+    const struct elf_image *img = &p->obj->img;
+    for (size_t i = 0; i < img->n_sections; i++) {
+        const struct elf_section *sec = &img->sections[i];
+        int listed = 0;
+        for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+            listed |= strcmp(sec->name, tables[k]) == 0;
+        if (!listed || sec->type == SHT_NOBITS || sec->offset > img->size ||
+            sec->size > img->size - sec->offset)
+            continue;
+        for (uint32_t off = 0; off + 4 <= sec->size; off += 4) {
+            uint32_t at = elf_get32(img, img->data + sec->offset + off) & ~1u, o;
+            const struct func_symbol *f = object_symbol(p->obj, at, &o);
+            if (f && !o && !f->import) {        /* (.ctors: -1 and 0 name none) */
+                uint32_t fid = trace_funcs_holding(tf, p->obj, at);    /* (may grow v) */
+                tf->ft->v[fid].entry = 1;
+            }
+        }
+    }
+    if (p->is_main) {
+        const struct elf_symbol *m = elf_symbol_by_name(img, "main");
+        if (m && m->shndx != SHN_UNDEF && (m->type == STT_FUNC || m->type == STT_GNU_IFUNC)) {
+            uint32_t fid = trace_funcs_holding(tf, p->obj, m->value & ~1u);
+            tf->ft->v[fid].entry = 1;
+        }
+    }
+}
+
 void jumps_scan(struct trace_funcs *tf, const struct program *p)
 {
+    mark_entries(tf, p);
     const struct elf_image *img = &p->obj->img;
     const struct arch_ops *arch = p->arch;
     struct code_range *ranges = NULL;

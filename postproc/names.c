@@ -334,7 +334,7 @@ void func_add_jump(struct func_table *ft, uint32_t from, uint32_t to)
 }
 
 /* Breadth first, at most JUMPS_SEEN functions looked at. */
-#define JUMPS_SEEN 256
+#define JUMPS_SEEN 64
 
 int func_jumps_to(const struct func_table *ft, uint32_t from, uint32_t to, unsigned hops)
 {
@@ -372,8 +372,10 @@ static void scan_object(struct trace_funcs *tf, const struct program *p)
         return;
     jumps_scan(tf, p);
     for (size_t i = 0; i < p->n_untraced_fn; i++)
-        if (p->untraced_fn[i].name)
-            tf->ft->v[caller_in(tf, p->obj, p->untraced_fn[i].addr)].untraced_calls = 1;
+        if (p->untraced_fn[i].name) {
+            uint32_t fid = caller_in(tf, p->obj, p->untraced_fn[i].addr);     /* (may grow v) */
+            tf->ft->v[fid].untraced_calls = 1;
+        }
 }
 
 void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct address_space *as,

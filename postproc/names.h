@@ -46,6 +46,8 @@ struct func {
     char *srcline;          /* --srcline: "file:line" of its entry, NULL if unknown */
     uint8_t code;           /* enum func_code */
     uint8_t untraced_calls; /* it has call sites the link left untraced (CODE_TRACED) */
+    uint8_t entry;          /* called from outside any traced call: main, a constructor
+                               or destructor (.init_array, .fini_array, ...: jumps.c) */
     uint32_t *jumps;        /* the functions it can jump to (tail calls: jumps.c) */
     uint32_t n_jumps, cap_jumps;
 };

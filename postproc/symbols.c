@@ -138,16 +138,38 @@ static unsigned char *hidden_versions(const struct elf_image *img)
     return NULL;
 }
 
+/* .dynsym's symbols of a hidden version, by value then name. */
+struct compat_set {
+    const struct elf_symbol **v;
+    size_t n;
+};
+
+static int compat_cmp(const void *a, const void *b)
+{
+    const struct elf_symbol *x = *(const struct elf_symbol *const *)a;
+    const struct elf_symbol *y = *(const struct elf_symbol *const *)b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static void compat_set_init(struct compat_set *c, const struct elf_image *img,
+                            const unsigned char *hidden)
+{
+    c->v = xcalloc(img->n_dynsyms + 1, sizeof *c->v);
+    c->n = 0;
+    for (size_t k = 0; hidden && k < img->n_dynsyms; k++)
+        if (hidden[k])
+            c->v[c->n++] = &img->dynsyms[k];
+    if (c->n)
+        qsort(c->v, c->n, sizeof *c->v, compat_cmp);
+}
+
 /* Whether .symtab's symbol `s` is a compatibility alias: .dynsym has
  * it (same name and value) under a hidden version. */
-static int compat_in_dynsym(const struct elf_image *img, const unsigned char *hidden,
-                            const struct elf_symbol *s)
+static int compat_in_dynsym(const struct compat_set *c, const struct elf_symbol *s)
 {
-    for (size_t k = 0; hidden && k < img->n_dynsyms; k++)
-        if (hidden[k] && img->dynsyms[k].value == s->value &&
-            strcmp(img->dynsyms[k].name, s->name) == 0)
-            return 1;
-    return 0;
+    return c->n && bsearch(&s, c->v, c->n, sizeof *c->v, compat_cmp) != NULL;
 }
 
 static struct func_symbol *add_sym(struct object *o, size_t *cap, uint32_t addr, uint32_t size,
@@ -250,18 +272,18 @@ int object_open(struct object *o)
     const struct elf_symbol *src = o->img.has_symtab ? o->img.symbols : o->img.dynsyms;
     size_t n = o->img.has_symtab ? o->img.n_symbols : o->img.n_dynsyms, cap = 0;
     unsigned char *hidden = hidden_versions(&o->img);
-    int any_hidden = 0;
-    for (size_t k = 0; hidden && k < o->img.n_dynsyms; k++)
-        any_hidden |= hidden[k];
+    struct compat_set compat;
+    compat_set_init(&compat, &o->img, o->img.has_symtab ? hidden : NULL);
     for (size_t i = 0; i < n; i++) {
         const struct elf_symbol *s = &src[i];
         if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || s->shndx == SHN_UNDEF ||
             !s->name[0])
             continue;
-        int compat = !o->img.has_symtab ? hidden && hidden[i]
-                     : any_hidden && s->bind != STB_LOCAL && compat_in_dynsym(&o->img, hidden, s);
-        add_sym(o, &cap, s->value & ~1u, s->size, s->name, symbol_rank(s, compat)); /* ~1: Thumb */
+        int is_compat = !o->img.has_symtab ? hidden && hidden[i]
+                        : s->bind != STB_LOCAL && compat_in_dynsym(&compat, s);
+        add_sym(o, &cap, s->value & ~1u, s->size, s->name, symbol_rank(s, is_compat)); /* ~1: Thumb */
     }
+    free(compat.v);
     free(hidden);
     if (o->n_syms)
         qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);

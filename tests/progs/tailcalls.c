@@ -7,7 +7,9 @@
  *     another after a call into the C library (its frame on top);
  *   - a callback from the C library that calls: qsort's comparator;
  *   - a call into the C library, then a call from the caller's caller;
- *   - a recursion with two call sites (quicksort's shape).
+ *   - a recursion with two call sites (quicksort's shape);
+ *   - a constructor that calls, before main (both called from outside
+ *     every traced call: neither is inside the other).
  * Prints one line, exit status 0.
  */
 #include <stdio.h>
@@ -27,6 +29,12 @@ NOINLINE int chain1(int x) { leaf(x); return chain2(x * 3); }
 NOINLINE int after_libc(int x) { size_t n = strlen(text + (x & 7)); return worker((int)n); }
 NOINLINE void uses_libc(int x) { char *p = malloc(16 + (size_t)x); p[0] = (char)x; acc += p[0]; free(p); }
 NOINLINE void outer(int x) { uses_libc(x); leaf(x); }
+
+__attribute__((constructor, noinline)) static void setup(void)
+{
+    leaf(5);
+    acc += 1;                   /* (not a tail call) */
+}
 
 NOINLINE int compare(const void *a, const void *b)
 {
