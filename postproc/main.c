@@ -99,10 +99,12 @@ static void usage(FILE *f)
         "  -h, --help         this help\n"
         "\n"
         "Functions are named \"function\" in the program, \"function (library)\" elsewhere,\n"
-        "C++ names demangled; a call through a PLT entry counts as a call of the\n"
-        "function it imports.  Without return records a call ends when its caller\n"
-        "(or a function below it) makes its next traced call.  Progress goes to\n"
-        "stderr when it is a terminal.\n");
+        "C++ names demangled; a call through a PLT entry (or the tracer's wrapper of\n"
+        "vfork, setjmp, ...) counts as a call of the function it stands for.  Without\n"
+        "return records a call ends when its caller (or a function below it) makes\n"
+        "its next traced call; a fork child starts with its parent's frames at the\n"
+        "fork if the parent's trace is there.  Progress goes to stderr when it is a\n"
+        "terminal.\n");
 }
 
 static int is_trace_name(const char *name)

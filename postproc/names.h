@@ -1,6 +1,7 @@
 /*
- * Functions as the time views (log, profile, graph, chrome, folded)
- * count and name them.  A function is the symbol that holds an
+ * Functions as every view counts and names them (the time views: log,
+ * profile, graph, chrome, folded; and the summary, the calls TSV's
+ * callee_sym), and what the inferred call stack needs to know of them.  A function is the symbol that holds an
  * address, in the file that holds it; a call through a PLT entry is a
  * call of the function the entry imports, in the object that defines
  * it.  One table serves every trace of a run, so that processes running

@@ -119,7 +119,8 @@ struct trace_file {
  * the calls that use them), each thread's chunks and call count.  A
  * header the records cannot be read with (magic, byte order, version,
  * arch, word size, header or chunk size, clock, program path) is one
- * error line and -1; a doubtful pid is one warning.  A bad OBJECT
+ * error line and -1; a doubtful pid is one warning, and so is a fork
+ * point that cannot be right (t->fork then says no point).  A bad OBJECT
  * record (path without its NUL or with control characters, a site
  * range a record cannot name), and every record of a site range that
  * overlaps another, is skipped with one warning per kind; a build-id
