@@ -174,11 +174,13 @@ $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 	$(CC) -std=c11 -O2 -Wall -Wextra -o $@ $<
 
 # calls and returns against the oracle's returns=on (tests/returns.sh)
+# (--inferred: the post-processor's own call stack)
 RETURNS_COMPARE_SRC := tests/tools/returns-compare.c postproc/trace.c postproc/program.c \
-                       postproc/symbols.c
+                       postproc/symbols.c postproc/callstack.c postproc/names.c postproc/jumps.c \
+                       postproc/srcline.c postproc/strmap.c postproc/u64map.c
 $(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC) $(REWRITER_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)
 
 # unit tests of the encoders and decoders (tests/unit.sh)
 $(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c $(REWRITER_SRC) $(LIB_SRC))

@@ -5,41 +5,63 @@
  * call record says: function F (the one holding the call site) called
  * G at time T.  So F was running at T, and every frame above F's had
  * returned by then:
- *   - the frames above the topmost frame of F end at T (their end is
- *     when F is seen running again, not when they returned: the time
- *     from a callee's return to the caller's next traced call counts
- *     as the callee's);
- *   - if F is not on the stack, F was entered without a traced call:
- *     called from untraced code (a callback from qsort, a signal
- *     handler, the thread's start routine, main from the C library),
- *     or tail-called (a jump, not a call).  A *synthetic* frame for F
- *     is pushed on top, starting at T: its time counts as F's, but it
- *     is not counted as a call of F;
+ *   - if F is on the stack, the frames above F's frame end at T (their
+ *     end is when F is seen running again, not when they returned: the
+ *     time from a callee's return to the caller's next traced call
+ *     counts as the callee's).  F's frame is its topmost one, unless a
+ *     frame of F below it made its last call from a site before this
+ *     call's (same object, address order: straight-line code goes on)
+ *     and the frames of F above it did not: then that one (a recursion
+ *     with two call sites: the first call's frames have returned);
+ *   - if F is not on the stack, F was entered without a traced call,
+ *     from the running code of a frame on the stack: the topmost one
+ *     (within ENTRY_SCAN) whose function can have entered it
+ *     (names.h: func_code, jumps): an instrumented function that can
+ *     reach F by tail jumps or has calls the link left untraced, a C
+ *     library function that calls back (qsort, raise, exit, ...), any
+ *     other code without instrumentation.  The C library's other
+ *     functions (malloc) have returned, and instrumented functions
+ *     that can neither jump to F nor call it untraced cannot have
+ *     entered it: both are passed over.  If F is an entry (main, a
+ *     constructor or destructor: names.h), other uninstrumented code is
+ *     passed over too, and if none can, every frame has returned.  Else
+ *     if none can, F goes above the topmost frame that is not such a C
+ *     library call (a signal handler, or a way in the code does not
+ *     show).  The frames above
+ *     that frame end at T; a *synthetic* frame for F is pushed on it,
+ *     starting at T: its time counts as F's, but it is not a call of
+ *     F;
  *   - G's frame is pushed, starting at T.
  * longjmp, C++ exceptions and thread cancellation need nothing more:
  * the frames they skipped end at the next call from below them.
- * Recursion cannot be told apart from a return followed by a call from
- * the same function (f calls f, f returns, f calls f again): the
- * topmost frame of F is taken as the caller, so a recursion's frames
- * end together, at the next call from below it.  A stack deeper than
- * CALLSTACK_MAX_DEPTH (a long recursion read that way) ends its top
- * frame before each push: memory stays bounded; one warning per trace.
+ * Recursion through one call site cannot be told apart from a return
+ * followed by a call from the same function (f calls f, f returns, f
+ * calls f again): the topmost frame of F is taken as the caller, so
+ * such a recursion's frames end together, at the next call from below
+ * it.  A stack deeper than CALLSTACK_MAX_DEPTH (a long recursion read
+ * that way) ends its top frame before each push: memory stays bounded;
+ * one warning per trace.
  *
  * Returns recorded (a trace with return records): a return ends the
  * innermost frame of a traced call, and the synthetic frames above it
  * (the untraced code they stand for has returned too).  Calls still
- * follow the rule above, which is then only needed after a longjmp or
- * an exception.
+ * follow the rules above, which are then only needed after a longjmp
+ * or an exception.
+ *
+ * A fork child's thread that forked starts with the frames its parent
+ * had at the fork (forks.c): inherited, not calls; each is a traced
+ * call for a RETURN if it was one in the parent.
  *
  * At the thread's end, every open frame ends at the thread's last time.
  * Times never go back within a thread: an earlier time (a damaged
  * trace) counts as the latest so far.
  *
- * Finding F's topmost frame: `on_stack` counts the frames per hash of
- * their function, so a function not on the stack is known at once; if
- * it may be there, the stack is searched from the top.  Every frame
- * passed on the way is popped, so the search costs one step per frame
- * popped, plus one.
+ * Finding F's frame: `on_stack` counts the frames per hash of their
+ * function, so a function not on the stack is known at once; if it may
+ * be there, the stack is searched from the top.  Every frame passed on
+ * the way is popped, so the search costs one step per frame popped,
+ * plus one; and where the count says F may have more frames, at most
+ * RECURSION_SCAN of them within RECURSION_PASS frames below.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +125,11 @@ static void apply_filters(const struct callstack *s, struct frame *f)
     f->shown_parent = !parent ? -1 : parent->shown ? (int32_t)(s->n - 1) : parent->shown_parent;
 }
 
-static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct trace_event *call)
+/* What a frame pushed is. */
+enum frame_kind { FRAME_CALL, FRAME_SYNTHETIC, FRAME_INHERITED, FRAME_INHERITED_SYNTHETIC };
+
+static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct trace_event *call,
+                 enum frame_kind kind)
 {
     if (s->n == CALLSTACK_MAX_DEPTH) {
         if (!*s->warned_depth) {
@@ -123,8 +149,10 @@ static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct tra
     f->node = 0;
     f->start_ns = t;
     f->child_ns = 0;
-    f->synthetic = !call;
+    f->synthetic = kind == FRAME_SYNTHETIC || kind == FRAME_INHERITED_SYNTHETIC;
+    f->inherited = kind == FRAME_INHERITED || kind == FRAME_INHERITED_SYNTHETIC;
     f->printed = 0;
+    f->last_site = 0;
     if (call) {
         f->call = *call;
         f->seq = s->calls - 1;
@@ -143,22 +171,94 @@ static uint64_t now(struct callstack *s, uint64_t t)
     return s->last_ns;
 }
 
+/* Frames looked at, from the top, for where a function was entered;
+ * and tail calls followed (a function jumped to may jump on). */
+#define ENTRY_SCAN 1024u
+#define JUMP_HOPS 3u
+
+/* Function `fid`, not on the stack, makes a call: it was entered
+ * without a traced call, from the running code of the topmost frame
+ * that can have entered it (see the top).  Returns how many frames stay
+ * below it. */
+static uint32_t entered_from(const struct callstack *s, uint32_t fid)
+{
+    const struct func_table *ft = s->ft;
+    uint32_t lowest = s->n > ENTRY_SCAN ? s->n - ENTRY_SCAN : 0, fallback = 0;
+    int entry = ft->v[fid].entry;
+    for (uint32_t k = s->n; k > lowest; k--) {
+        uint32_t g = s->f[k - 1].fid;
+        switch (ft->v[g].code) {
+        case CODE_TRACED:               /* a tail call, or a call the link left untraced */
+            if (ft->v[g].untraced_calls || func_jumps_to(ft, g, fid, JUMP_HOPS))
+                return k;
+            break;
+        case CODE_LIBC_CALLBACK:        /* a callback */
+            return k;
+        case CODE_OTHER:                /* code that may call back, unless fid is main,
+                                           a constructor, a destructor */
+            if (!entry)
+                return k;
+            break;
+        default:                        /* the C library's, not calling back: returned */
+            break;
+        }
+        if (!fallback && ft->v[g].code != CODE_LIBC)
+            fallback = k;
+    }
+    if (entry)
+        return 0;                       /* every frame returned: the next entry runs */
+    return fallback ? fallback : s->n;
+}
+
+/* Frames of the caller looked at, and frames passed, for the one that
+ * makes a call (a recursion's). */
+#define RECURSION_SCAN 16u
+#define RECURSION_PASS 256u
+
+/* The frame of `caller` that makes call `e` (1 + its index; 0: none):
+ * the topmost, unless a frame of it below has made its last call from
+ * a site before e's (in address order: it goes on) and those above
+ * have not (see the top).  Below the topmost, only if the count per
+ * hash says more frames of it may be there, and within bounds. */
+static uint32_t caller_frame(const struct callstack *s, uint32_t caller,
+                             const struct trace_event *e)
+{
+    uint32_t k, slot = caller & (ON_STACK_SLOTS - 1);
+    if (!s->on_stack[slot])
+        return 0;
+    for (k = s->n; k > 0 && s->f[k - 1].fid != caller; k--)
+        ;
+    if (k == 0 || s->on_stack[slot] == 1)
+        return k;
+    uint32_t top = k, seen = 0;
+    for (; k > 0 && seen < RECURSION_SCAN && top - k < RECURSION_PASS; k--) {
+        const struct frame *f = &s->f[k - 1];
+        if (f->fid != caller)
+            continue;
+        if (f->last_site && f->last_object == e->object && f->last_site - 1 < e->site)
+            return k;
+        seen++;
+    }
+    return top;
+}
+
 void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
                     const struct trace_event *e)
 {
     uint64_t t = now(s, e->time_ns);
     s->calls++;
-    uint32_t k = 0;                     /* 1 + the topmost frame of caller; 0: none */
-    if (s->on_stack[caller & (ON_STACK_SLOTS - 1)])
-        for (k = s->n; k > 0 && s->f[k - 1].fid != caller; k--)
-            ;
+    uint32_t k = caller_frame(s, caller, e);   /* 1 + the caller's frame; 0: none */
     if (k > 0) {
         while (s->n > k)
             pop(s, t);
-    } else {
-        push(s, caller, t, NULL);       /* entered without a traced call */
+    } else {                            /* entered without a traced call */
+        for (k = entered_from(s, caller); s->n > k;)
+            pop(s, t);
+        push(s, caller, t, NULL, FRAME_SYNTHETIC);
     }
-    push(s, callee, t, e);
+    s->f[s->n - 1].last_object = e->object;
+    s->f[s->n - 1].last_site = e->site + 1;
+    push(s, callee, t, e, FRAME_CALL);
 }
 
 void callstack_return(struct callstack *s, uint64_t time_ns)
@@ -171,6 +271,24 @@ void callstack_return(struct callstack *s, uint64_t time_ns)
         return;                         /* a return from before the trace: nothing open */
     while (s->n >= k)
         pop(s, t);
+}
+
+void callstack_inherit(struct callstack *s, const uint32_t *fids, const uint8_t *synthetic,
+                       size_t n)
+{
+    uint64_t t = now(s, 0);
+    for (size_t i = 0; i < n; i++)
+        push(s, fids[i], t, NULL, synthetic[i] ? FRAME_INHERITED_SYNTHETIC : FRAME_INHERITED);
+}
+
+void callstack_cross_states(struct callstack *s, const struct trace_file *t, size_t *next,
+                            uint64_t ns)
+{
+    while (*next < t->n_states && t->states[*next].ns <= ns) {
+        const struct trace_state *st = &t->states[(*next)++];
+        if (!st->on)
+            callstack_end(s, st->ns);
+    }
 }
 
 void callstack_end(struct callstack *s, uint64_t end_ns)

@@ -21,11 +21,15 @@ struct frame {
     int32_t shown_parent;       /* the nearest shown frame below, or -1 */
     uint32_t depth;             /* from the thread's root, or from the --function frame */
     uint8_t synthetic;          /* stands for a caller not on the stack: not a call */
+    uint8_t inherited;          /* live when the process forked (its parent's frame): not
+                                   a call; a RETURN closes it unless it is synthetic */
     uint8_t shown;              /* passes the filters: the views show it */
     uint8_t in_focus;           /* it or a frame below is a --function function */
     uint8_t excluded;           /* it or a frame below is an --exclude function */
     uint8_t printed;            /* the log's: its call line is out */
     uint64_t seq;               /* a call's number in its thread, from 0 */
+    uint32_t last_object;       /* the call site of the last call this frame made */
+    uint32_t last_site;         /* (DB index + 1; 0: it has made none) */
     struct trace_event call;    /* the call (not for a synthetic frame) */
 };
 
@@ -53,6 +57,13 @@ struct callstack {
     int *warned_depth;          /* shared by a trace's threads: said once */
 };
 
+/* Whether the frame is a traced call of this thread (not a synthetic
+ * or an inherited frame): the views count these as calls. */
+static inline int frame_is_call(const struct frame *f)
+{
+    return !f->synthetic && !f->inherited;
+}
+
 void callstack_init(struct callstack *s, struct view *view, const struct stack_filters *flt,
                     const struct func_table *ft, const struct trace_file *t,
                     const struct trace_thread *th, int *warned_depth);
@@ -63,6 +74,26 @@ void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
                     const struct trace_event *e);
 /* A return record: the innermost open call returned. */
 void callstack_return(struct callstack *s, uint64_t time_ns);
+/* One event of the thread (the caller and callee looked up). */
+static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
+                                  const struct trace_event *e)
+{
+    if (e->kind == TRACE_CALL)
+        callstack_call(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
+    else
+        callstack_return(s, e->time_ns);
+}
+/* Recording went off (LITIFUT_SIGNAL, LITIFUT_STOP_AT, ...) before an
+ * event at `ns`: the frames open then end then (what ran meanwhile is
+ * unknown; calls after it come from "(untraced)" callers).  *next: the
+ * thread's next state change in t->states. */
+void callstack_cross_states(struct callstack *s, const struct trace_file *t, size_t *next,
+                            uint64_t ns);
+/* A fork child's thread that forked: the n frames live in the parent
+ * at the fork (root first), inherited at the trace's start (not calls;
+ * synthetic[i]: the parent's frame i was synthetic). */
+void callstack_inherit(struct callstack *s, const uint32_t *fids, const uint8_t *synthetic,
+                       size_t n);
 /* The thread's end: every open frame ends at `end_ns` (or the latest
  * time seen, if later). */
 void callstack_end(struct callstack *s, uint64_t end_ns);

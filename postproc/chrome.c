@@ -131,7 +131,7 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
     put_json_string(v->out, fn->name);
     fputs(",\"cat\":", v->out);
     put_json_string(v->out, base_name(fn->obj));
-    if (c->srcline && !f->synthetic) {
+    if (c->srcline && frame_is_call(f)) {
         const struct program *p = &v->trace->ps->v[f->call.object];
         const char *line = trace_funcs_srcline(v->trace->tf, p->obj, p->site_addr[f->call.site]);
         if (line) {

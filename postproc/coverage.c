@@ -69,7 +69,7 @@ static void add_calls(struct coverage *c, uint32_t fid, uint64_t n)
 static void coverage_push(struct view *v, struct callstack *s, struct frame *f)
 {
     (void)s;
-    if (!f->synthetic)
+    if (frame_is_call(f))
         add_calls((struct coverage *)v, f->fid, 1);
 }
 
@@ -78,29 +78,10 @@ static void coverage_pair(struct view *v, const struct trace_event *call, uint32
     add_calls((struct coverage *)v, trace_funcs_callee(v->trace->tf, call), calls ? calls : 1);
 }
 
-/* The (start, end) ranges of .litifut_other_code, in host order. */
-static size_t other_code(const struct elf_image *img, uint32_t **out)
-{
-    *out = NULL;
-    for (size_t i = 0; i < img->n_sections; i++) {
-        const struct elf_section *s = &img->sections[i];
-        if (strcmp(s->name, ".litifut_other_code") != 0 || s->type != SHT_PROGBITS ||
-            s->offset > img->size || s->size > img->size - s->offset)
-            continue;
-        size_t n = s->size / 8;
-        const unsigned char *p = img->data + s->offset;
-        *out = xcalloc(2 * n + 1, sizeof **out);
-        for (size_t k = 0; k < 2 * n; k++, p += 4)
-            (*out)[k] = elf_get32(img, p);
-        return n;
-    }
-    return 0;
-}
-
-static int in_ranges(const uint32_t *r, size_t n, uint32_t addr)
+static int in_ranges(const struct excluded_range *r, size_t n, uint32_t addr)
 {
     for (size_t i = 0; i < n; i++)
-        if (addr >= r[2 * i] && addr < r[2 * i + 1])
+        if (addr >= r[i].start && addr < r[i].end)
             return 1;
     return 0;
 }
@@ -116,8 +97,8 @@ static void add_object(struct coverage *c, struct object *o)
     struct cov_object *co = &c->objects[c->n_objects++];
     (void)k;
     *co = (struct cov_object){ xstrdup(o->path), NULL, 0 };
-    uint32_t *other;
-    size_t n_other = other_code(&o->img, &other);
+    struct excluded_range *other;
+    size_t n_other = other_code_ranges(&o->img, &other);
     size_t cap = 0;
     for (size_t i = 0; i < o->n_syms; i++) {
         const struct func_symbol *s = &o->syms[i];

@@ -14,7 +14,8 @@
  *
  * A thread's frames still open at its end end at its last time: its
  * last event, or its last time mark if later (the program's exit is
- * one).
+ * one).  A fork child's thread that forked starts with the frames its
+ * parent had then (view_trace.fork, forks.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -72,27 +73,6 @@ static int thread_wanted(struct drive *d, uint32_t tid)
     return id_wanted(d->tids, d->n_tids, d->tid_seen, tid);
 }
 
-/* One event into its thread's stack. */
-static inline void feed(struct trace_funcs *tf, struct callstack *s, const struct trace_event *e)
-{
-    if (e->kind == TRACE_CALL)
-        callstack_call(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
-    else
-        callstack_return(s, e->time_ns);
-}
-
-/* Recording went off (LITIFUT_SIGNAL, LITIFUT_STOP_AT, ...) before an
- * event at `ns`: the frames open then end then (what ran meanwhile is
- * unknown; calls after it come from "(untraced)" callers).  *next: the
- * thread's next state change (trace.h). */
-static void cross_states(const struct trace_file *t, size_t *next, struct callstack *s, uint64_t ns)
-{
-    while (*next < t->n_states && t->states[*next].ns <= ns) {
-        const struct trace_state *st = &t->states[(*next)++];
-        if (!st->on)
-            callstack_end(s, st->ns);
-    }
-}
 
 /* The thread's last time: its last event's, or its last time mark's. */
 static uint64_t thread_end_ns(const struct trace_cursor *c, const struct callstack *s)
@@ -101,19 +81,23 @@ static uint64_t thread_end_ns(const struct trace_cursor *c, const struct callsta
     return mark > s->last_ns ? mark : s->last_ns;
 }
 
-static void thread_start(struct drive *d, struct trace_cursor *c, struct callstack *s,
-                         struct trace_file *t, size_t i, int *warned_depth)
+static void thread_start(struct drive *d, const struct view_trace *vt, struct trace_cursor *c,
+                         struct callstack *s, size_t i, int *warned_depth)
 {
+    struct trace_file *t = (struct trace_file *)vt->t;
     trace_cursor_open(c, t, i);
     callstack_init(s, d->view, &d->flt, d->ft, t, &t->threads[i], warned_depth);
     if (d->view->ops->thread_begin)
         d->view->ops->thread_begin(d->view, s);
+    const struct fork_origin *o = vt->fork;
+    if (o && o->known && t->threads[i].tid == t->header.pid)   /* (the thread that forked) */
+        callstack_inherit(s, o->fids, o->synthetic, o->n);
 }
 
 static void thread_finish(struct drive *d, struct trace_cursor *c, struct callstack *s,
                           const struct trace_file *t, size_t *next_state)
 {
-    cross_states(t, next_state, s, thread_end_ns(c, s));   /* (off before the end) */
+    callstack_cross_states(s, t, next_state, thread_end_ns(c, s));   /* (off before the end) */
     callstack_end(s, thread_end_ns(c, s));
     if (d->view->ops->thread_end)
         d->view->ops->thread_end(d->view, s);
@@ -121,22 +105,24 @@ static void thread_finish(struct drive *d, struct trace_cursor *c, struct callst
     trace_cursor_close(c);
 }
 
-static void one_by_one(struct drive *d, struct trace_funcs *tf, struct trace_file *t)
+static void one_by_one(struct drive *d, const struct view_trace *vt)
 {
+    struct trace_file *t = (struct trace_file *)vt->t;
+    struct trace_funcs *tf = vt->tf;
     int warned_depth = 0;
     for (size_t i = 0; i < t->n_threads; i++) {
         if (!thread_wanted(d, t->threads[i].tid))
             continue;
         struct trace_cursor c;
         struct callstack s;
-        thread_start(d, &c, &s, t, i, &warned_depth);
+        thread_start(d, vt, &c, &s, i, &warned_depth);
         const struct trace_event *e;
         unsigned n = 0;
         size_t next_state = 0;
         while ((e = trace_cursor_next(&c))) {
             if (t->n_states)
-                cross_states(t, &next_state, &s, e->time_ns);
-            feed(tf, &s, e);
+                callstack_cross_states(&s, t, &next_state, e->time_ns);
+            callstack_feed(&s, tf, e);
             if (++n == PROGRESS_EVENTS) {
                 progress(d, n);
                 n = 0;
@@ -216,7 +202,7 @@ static void interleaved(struct drive *d, const struct view_trace *vt, size_t n_t
             struct lane *l = &lanes[order];
             l->order = order;
             l->vt = &vt[k];
-            thread_start(d, &l->c, &l->s, t, i, &warned_depth);
+            thread_start(d, &vt[k], &l->c, &l->s, i, &warned_depth);
             if ((l->e = trace_cursor_next(&l->c)))
                 heap[n++] = l;
             else
@@ -230,8 +216,8 @@ static void interleaved(struct drive *d, const struct view_trace *vt, size_t n_t
         struct lane *l = heap[0];
         d->view->trace = l->vt;
         if (l->vt->t->n_states)
-            cross_states(l->vt->t, &l->next_state, &l->s, l->e->time_ns);
-        feed(l->vt->tf, &l->s, l->e);
+            callstack_cross_states(&l->s, l->vt->t, &l->next_state, l->e->time_ns);
+        callstack_feed(&l->s, l->vt->tf, l->e);
         if (!(l->e = trace_cursor_next(&l->c))) {
             thread_finish(d, &l->c, &l->s, l->vt->t, &l->next_state);
             heap[0] = heap[--n];
@@ -272,11 +258,11 @@ static void drive_begin(struct drive *d, const char *name, uint64_t total)
 }
 
 void drive_trace(struct drive *d, struct trace_file *t, const struct program_set *ps,
-                 struct address_space *as)
+                 struct address_space *as, const struct fork_origin *fork)
 {
     struct trace_funcs tf;
     trace_funcs_init(&tf, d->ft, as, ps, t);
-    struct view_trace vt = { t, ps, as, &tf, 0 };
+    struct view_trace vt = { t, ps, as, &tf, 0, fork };
     struct view *v = d->view;
     v->trace = &vt;
     drive_begin(d, base_name(t->path), t->n_calls);
@@ -288,7 +274,7 @@ void drive_trace(struct drive *d, struct trace_file *t, const struct program_set
     else if (v->ops->merged)
         interleaved(d, &vt, 1);
     else
-        one_by_one(d, &tf, t);
+        one_by_one(d, &vt);
     v->trace = &vt;
     if (v->ops->trace_end)
         v->ops->trace_end(v);
@@ -311,7 +297,7 @@ void drive_traces(struct drive *d, const struct drive_input *in, size_t n)
         say_stopped(in[i].t);
         trace_funcs_init(&tf[i], d->ft, in[i].as, in[i].ps, in[i].t);
         vt[i] = (struct view_trace){ in[i].t, in[i].ps, in[i].as, &tf[i],
-                                     in[i].t->header.start_ns - first };
+                                     in[i].t->header.start_ns - first, in[i].fork };
     }
     char name[64];
     snprintf(name, sizeof name, "%zu traces", n);

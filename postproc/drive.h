@@ -24,9 +24,10 @@ struct drive {
 };
 
 /* Every thread of `t` (whose objects are loaded) the --tid filter
- * lets through, into d->view. */
+ * lets through, into d->view; a fork child's thread that forked
+ * starts with the frames `fork` knows (forks.h). */
 void drive_trace(struct drive *d, struct trace_file *t, const struct program_set *ps,
-                 struct address_space *as);
+                 struct address_space *as, const struct fork_origin *fork);
 /* Several traces (processes) at once, for a view that interleaves
  * (view_ops.merged): every thread of all of them in one time order,
  * each trace's times put after the first trace's start. */
@@ -34,6 +35,7 @@ struct drive_input {
     struct trace_file *t;
     const struct program_set *ps;
     struct address_space *as;
+    const struct fork_origin *fork;     /* a fork child's: its inherited stack (or NULL) */
 };
 void drive_traces(struct drive *d, const struct drive_input *in, size_t n);
 /* --tid, --pid: 1 if `id` is one of ids[n] (then seen[] says so), or n is 0. */

@@ -6,6 +6,8 @@
  * traces and every file they name come from a device and are checked
  * before use: a FIFO or device is never opened for reading, damage is
  * one line per problem.  Options are in the style of uftrace and gprof.
+ * Each trace is read once, in the order forks.c plans (a fork child's
+ * parent first: the stack the child inherits comes from its trace).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -98,10 +100,12 @@ static void usage(FILE *f)
         "  -h, --help         this help\n"
         "\n"
         "Functions are named \"function\" in the program, \"function (library)\" elsewhere,\n"
-        "C++ names demangled; a call through a PLT entry counts as a call of the\n"
-        "function it imports.  Without return records a call ends when its caller\n"
-        "(or a function below it) makes its next traced call.  Progress goes to\n"
-        "stderr when it is a terminal.\n");
+        "C++ names demangled; a call through a PLT entry (or the tracer's wrapper of\n"
+        "vfork, setjmp, ...) counts as a call of the function it stands for.  Without\n"
+        "return records a call ends when its caller (or a function below it) makes\n"
+        "its next traced call; a fork child starts with its parent's frames at the\n"
+        "fork if the parent's trace is there.  Progress goes to stderr when it is a\n"
+        "terminal.\n");
 }
 
 static int is_trace_name(const char *name)
@@ -163,15 +167,17 @@ struct loaded {
 /* Opens the trace at `path` and loads every object it names that can
  * be (the calls of one that cannot be are left out: one error line
  * each, and *rc = -1).  0 if there is no trace to read: it could not
- * be opened (*rc = -1), or --pid leaves it out. */
-static int load(const struct options *o, const char *path, struct loaded *l, int *rc)
+ * be opened (*rc = -1), or --pid leaves it out.  `parent_only`: it is
+ * read as a fork child's parent (forks.h), not shown. */
+static int load(const struct options *o, const char *path, struct loaded *l, int *rc,
+                int parent_only)
 {
     if (trace_open(path, &l->t) != 0) {
         *rc = -1;
         return 0;
     }
     uint8_t mode = l->t.header.mode;
-    if (mode != LITIFUT_MODE_FULL && !o->info &&
+    if (mode != LITIFUT_MODE_FULL && !o->info && !parent_only &&
         (!o->pairs_ok || (mode == LITIFUT_MODE_DEDUP && (o->summary || o->profile)))) {
         error("%s: a LITIFUT_MODE=%s trace has (caller, callee) pairs%s, not calls in order: "
               "%s", path, mode == LITIFUT_MODE_DEDUP ? "dedup" : "count",
@@ -183,7 +189,7 @@ static int load(const struct options *o, const char *path, struct loaded *l, int
         *rc = -1;
         return 0;
     }
-    if (!id_wanted(o->pids, o->n_pids, o->pid_seen, l->t.header.pid)) {
+    if (!parent_only && !id_wanted(o->pids, o->n_pids, o->pid_seen, l->t.header.pid)) {
         trace_free(&l->t);
         return 0;
     }
@@ -201,33 +207,65 @@ static void unload(struct loaded *l)
     trace_free(&l->t);
 }
 
-/* One trace into d's view (or its --info). */
-static int process(const struct options *o, struct drive *d, const char *path)
+/* The view the options ask for. */
+static struct view *make_view(const struct options *o, struct func_table *ft);
+
+/* Trace i of the plan, read once: the stacks its fork children inherit
+ * (if it is a parent), then its --info, or its calls into d's view
+ * (with --per-process, into a view of its own first, under a heading
+ * line; *shown counts those). */
+static int process(const struct options *o, struct drive *d, struct forks *f, size_t i,
+                   size_t *shown)
 {
     struct loaded l;
     int rc = 0;
-    if (!load(o, path, &l, &rc))
+    if (o->info && !f->v[i].wanted)
+        return 0;                       /* (no stacks in --info) */
+    if (!load(o, f->v[i].path, &l, &rc, !f->v[i].wanted))
         return rc;
-    if (o->info)
+    if (f->v[i].needed && !o->info)
+        forks_replay(f, i, &l.t, &l.ps, &l.as, d->ft);
+    if (f->v[i].wanted && o->info) {
         print_info(stdout, o->view.tsv, &l.t, &l.ps);
-    else
-        drive_trace(d, &l.t, &l.ps, &l.as);
+    } else if (f->v[i].wanted) {
+        if (o->per_process) {
+            struct view *all = d->view;
+            ++*shown;
+            printf("# pid %" PRIu32 ": ", l.t.header.pid);
+            put_clean(stdout, l.t.header.exe);
+            printf(" (%s)\n", l.t.path);
+            d->view = make_view(o, d->ft);
+            drive_trace(d, &l.t, &l.ps, &l.as, &f->v[i].origin);
+            d->view->ops->end(d->view);
+            d->view = all;
+        }
+        drive_trace(d, &l.t, &l.ps, &l.as, &f->v[i].origin);
+    }
     unload(&l);
     return rc;
 }
 
-/* Every trace at once into d's view, which interleaves them (the log). */
-static int process_together(const struct options *o, struct drive *d, char **paths, size_t n)
+/* Every trace at once into d's view, which interleaves them (the log);
+ * parents read only for their children's stacks are let go at once. */
+static int process_together(const struct options *o, struct drive *d, struct forks *f)
 {
-    struct loaded *l = xcalloc(n + 1, sizeof *l);
-    struct drive_input *in = xcalloc(n + 1, sizeof *in);
+    struct loaded *l = xcalloc(f->n_order + 1, sizeof *l);
+    struct drive_input *in = xcalloc(f->n_order + 1, sizeof *in);
     size_t k = 0;
     int rc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (load(o, paths[i], &l[k], &rc)) {
-            in[k] = (struct drive_input){ &l[k].t, &l[k].ps, &l[k].as };
-            k++;
+    for (size_t j = 0; j < f->n_order; j++) {
+        size_t i = f->order[j];
+        if (!load(o, f->v[i].path, &l[k], &rc, !f->v[i].wanted))
+            continue;
+        if (f->v[i].needed)
+            forks_replay(f, i, &l[k].t, &l[k].ps, &l[k].as, d->ft);
+        if (!f->v[i].wanted) {
+            unload(&l[k]);
+            continue;
         }
+        in[k] = (struct drive_input){ &l[k].t, &l[k].ps, &l[k].as, &f->v[i].origin };
+        k++;
+    }
     if (k)
         drive_traces(d, in, k);
     for (size_t i = 0; i < k; i++)
@@ -444,7 +482,6 @@ static int parse_options(int argc, char **argv, struct options *o)
     return rc == 0 ? check_options(o) : -1;
 }
 
-/* The view the options ask for. */
 static struct view *make_view(const struct options *o, struct func_table *ft)
 {
     const char *f = o->format ? o->format : "log";
@@ -463,30 +500,6 @@ static struct view *make_view(const struct options *o, struct func_table *ft)
     if (o->view.tsv)
         return calls_tsv_view(stdout, ft, &o->view);
     return replay_view(stdout, ft, &o->view);
-}
-
-/* --per-process: each trace's own view first, under a heading line
- * (then main's view adds them all up). */
-static int per_process(const struct options *o, struct drive *d, struct func_table *ft,
-                       char **paths, size_t n, size_t *shown)
-{
-    struct view *all = d->view;
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct loaded l;
-        if (!load(o, paths[i], &l, &rc))
-            continue;
-        ++*shown;
-        printf("# pid %" PRIu32 ": ", l.t.header.pid);
-        put_clean(stdout, l.t.header.exe);
-        printf(" (%s)\n", l.t.path);
-        d->view = make_view(o, ft);
-        drive_trace(d, &l.t, &l.ps, &l.as);
-        d->view->ops->end(d->view);
-        unload(&l);
-    }
-    d->view = all;
-    return rc;
 }
 
 /* A function name given (--function, --exclude, --graph=) that no
@@ -563,16 +576,17 @@ int main(int argc, char **argv)
         o.pairs_ok = d.view->ops->pair != NULL;
     }
     size_t shown = 0;           /* --per-process: the processes shown one by one */
-    if (o.per_process && per_process(&o, &d, &ft, traces, n, &shown) != 0)
-        rc = 1;
-    if (d.view && d.view->ops->merged && n > 1) {
-        if (process_together(&o, &d, traces, n) != 0)
+    struct forks forks;         /* which trace is whose fork parent; the order to read them */
+    forks_plan(&forks, traces, n, o.pids, o.n_pids, o.pid_seen);
+    if (d.view && d.view->ops->merged && forks.n_order > 1) {
+        if (process_together(&o, &d, &forks) != 0)
             rc = 1;
     } else {
-        for (size_t i = 0; i < n; i++)
-            if (process(&o, &d, traces[i]) != 0)
+        for (size_t j = 0; j < forks.n_order; j++)
+            if (process(&o, &d, &forks, forks.order[j], &shown) != 0)
                 rc = 1;
     }
+    forks_free(&forks);
     if (o.per_process && shown > 1)
         printf("# all %zu processes\n", shown);
     for (size_t i = 0; i < n; i++)

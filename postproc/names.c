@@ -9,8 +9,18 @@
  * there by name: so a call into an instrumented library through the
  * program's PLT (ARM) and the library's own calls from inside that
  * function are the same function, and the inferred call stack
- * (callstack.c) can match them.  An address no symbol holds is a
- * function of its own, named 0x<address>.
+ * (callstack.c) can match them.  The tracer's __wrap_NAME (ld --wrap)
+ * stands for NAME, found as __real_NAME is linked.  An address no
+ * symbol holds is a function of its own, named 0x<address>.  Names:
+ * the symbol that names the address by symbols.c's one rule (so every
+ * view, the summary and the calls TSV's callee_sym included, names a
+ * function alike).
+ *
+ * For the inferred call stack, each function also says what runs when
+ * it is called (enum func_code: traced code, the C library's, calling
+ * back or not, other code), and, per instrumented object file (once
+ * per table), which functions each one can jump to (jumps.c) and which
+ * have calls the link left untraced.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +28,7 @@
 #include <string.h>
 #include <libiberty/demangle.h>
 #include "postproc/grow.h"
+#include "postproc/jumps.h"
 #include "postproc/names.h"
 #include "postproc/srcline.h"
 #include "postproc/strmap.h"
@@ -74,6 +85,58 @@ char *func_demangle(const char *symbol)
     return copy;
 }
 
+/* The C library's files (glibc's: libc.so.6, the dynamic linker, libm,
+ * libpthread, ...), by file name. */
+static int is_c_library(const char *path)
+{
+    static const char *const prefixes[] = {
+        "libc.so", "libc-", "ld-", "ld.so", "libm.so", "libm-", "libpthread", "libdl.so",
+        "libdl-", "librt.so", "librt-", "libresolv", "libutil", "libanl", "libnsl", "libmvec",
+    };
+    const char *base = base_name(path);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* The C library's functions that may call the program's functions in
+ * the calling thread (callbacks, handlers, constructors, main). */
+static int calls_back(const char *name)
+{
+    static const char *const names[] = {
+        "qsort", "qsort_r", "bsearch", "lfind", "lsearch", "tsearch", "tfind", "tdelete",
+        "twalk", "twalk_r", "tdestroy", "ftw", "ftw64", "nftw", "nftw64", "scandir",
+        "scandir64", "scandirat", "scandirat64", "glob", "glob64", "fts_open", "fts_read",
+        "fts_children", "fts64_open", "fts64_read", "fts64_children", "pthread_once",
+        "call_once", "exit", "quick_exit", "__libc_start_main", "__libc_start_call_main",
+        "__cxa_finalize", "pthread_exit", "thrd_exit", "_pthread_cleanup_pop",
+        "_pthread_cleanup_pop_restore", "__pthread_unregister_cancel",
+        "__pthread_unregister_cancel_restore", "dl_iterate_phdr", "dlopen", "dlmopen",
+        "dlclose", "__libc_dlopen_mode", "fork", "raise", "kill", "abort", "pthread_kill",
+        "tgkill", "sigqueue", "pthread_sigqueue", "sigsuspend", "pause", "_obstack_begin",
+        "_obstack_begin_1", "_obstack_newchunk", "obstack_free", "_obstack_free",
+        "argp_parse", "error", "error_at_line", "setcontext", "swapcontext",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* What runs when function `symbol` of `o` is called (names.h). */
+static enum func_code code_of(const struct object *o, const char *symbol)
+{
+    size_t n = symbol ? strlen(symbol) : 0;
+    if (!o || (n > 4 && strcmp(symbol + n - 4, "@plt") == 0))
+        return CODE_OTHER;              /* (an import no known object defines) */
+    if (o->program)
+        return CODE_TRACED;
+    if (is_c_library(o->path))
+        return symbol && calls_back(symbol) ? CODE_LIBC_CALLBACK : CODE_LIBC;
+    return CODE_OTHER;
+}
+
 /*
  * The function (o, addr), symbol `symbol` (NULL: none); created on
  * first sight.  o is NULL for an address no file holds (addr is then
@@ -106,6 +169,7 @@ static uint32_t func_intern(struct trace_funcs *tf, struct object *o, uint32_t a
         f->name = xstrdup(f->bare);
     clean(f->name);
     f->flags = filter_flags(ft, f);
+    f->code = (uint8_t)code_of(o, symbol);
     if (ft->srcline && o && addr != FUNC_NONE) {
         const char *line = srclines_lookup(tf->lines, o, addr);
         f->srcline = line ? xstrdup(line) : NULL;
@@ -121,9 +185,13 @@ void func_table_free(struct func_table *ft)
         free(ft->v[i].symbol);
         free(ft->v[i].obj);
         free(ft->v[i].srcline);
+        free(ft->v[i].jumps);
     }
     free(ft->v);
     strmap_free(&ft->keys);
+    strmap_free(&ft->scanned);
+    if (ft->jump_pairs.values)
+        u64map_free(&ft->jump_pairs);
     ft->v = NULL;
     ft->n = ft->cap = 0;
 }
@@ -163,7 +231,44 @@ static uint32_t import_func(struct trace_funcs *tf, struct object *o, struct fun
     return fid;
 }
 
-/* The function at link-time address `link` of `o`, as a callee. */
+/* The functions the tracer wraps (ld --wrap=NAME, as the wrapper
+ * links: wrapper/instrument.c, spawn_functions): an instrumented
+ * object's calls of NAME go to the tracer's __wrap_NAME, which goes on
+ * to NAME (__real_NAME). */
+static const char *const wrapped[] = {
+    "vfork", "clone", "__clone_internal", "setjmp", "_setjmp", "__sigsetjmp",
+};
+
+/* NAME if `symbol` is the tracer's __wrap_NAME in instrumented object
+ * `o`, else NULL. */
+static const char *wrapped_name(const struct object *o, const char *symbol)
+{
+    if (!o->program || strncmp(symbol, "__wrap_", 7) != 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof wrapped / sizeof wrapped[0]; i++)
+        if (strcmp(symbol + 7, wrapped[i]) == 0)
+            return wrapped[i];
+    return NULL;
+}
+
+uint32_t trace_funcs_by_name(struct trace_funcs *tf, struct object *o, const char *name)
+{
+    for (size_t i = 0; i < o->n_syms; i++)
+        if (o->syms[i].import && strcmp(o->syms[i].import, name) == 0)
+            return import_func(tf, o, &o->syms[i]);
+    struct object *lib = o;
+    const struct func_symbol *def = symbol_named(o, name);
+    if (!def && (lib = object_binding(tf->as, name)))
+        def = symbol_named(lib, name);
+    uint32_t off;
+    if (def && (def = object_symbol(lib, def->addr, &off)))
+        return func_intern(tf, lib, def->addr, def->name);
+    return func_intern(tf, lib ? lib : o, FUNC_NONE, name);
+}
+
+/* The function at link-time address `link` of `o`, as a callee: a PLT
+ * entry stands for the function it imports, the tracer's wrapper of a
+ * function for that function. */
 static uint32_t callee_in(struct trace_funcs *tf, struct object *o, uint32_t link)
 {
     uint32_t off;
@@ -172,6 +277,9 @@ static uint32_t callee_in(struct trace_funcs *tf, struct object *o, uint32_t lin
         return func_intern(tf, o, link, NULL);
     if (s->import)
         return import_func(tf, o, s);
+    const char *name = wrapped_name(o, s->name);
+    if (name)
+        return trace_funcs_by_name(tf, o, name);   /* (as __real_NAME is linked) */
     return func_intern(tf, o, s->addr, s->name);
 }
 
@@ -190,6 +298,11 @@ uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint32_t rt)
     return fid;
 }
 
+uint32_t trace_funcs_callee_at(struct trace_funcs *tf, struct object *o, uint32_t link)
+{
+    return callee_in(tf, o, link);
+}
+
 /* The function holding a call site; without a symbol, the site's
  * address stands for it. */
 static uint32_t caller_in(struct trace_funcs *tf, struct object *o, uint32_t site)
@@ -197,6 +310,72 @@ static uint32_t caller_in(struct trace_funcs *tf, struct object *o, uint32_t sit
     uint32_t off;
     struct func_symbol *s = object_symbol(o, site, &off);
     return s ? func_intern(tf, o, s->addr, s->name) : func_intern(tf, o, site, NULL);
+}
+
+uint32_t trace_funcs_holding(struct trace_funcs *tf, struct object *o, uint32_t addr)
+{
+    return caller_in(tf, o, addr);
+}
+
+void func_add_jump(struct func_table *ft, uint32_t from, uint32_t to)
+{
+    if (!ft->jump_pairs.values)
+        u64map_init(&ft->jump_pairs);
+    uint64_t key = u64map_pair(from, to);
+    if (from == to || u64map_get(&ft->jump_pairs, key) != U64MAP_NONE)
+        return;
+    u64map_put(&ft->jump_pairs, key, 1);
+    struct func *f = &ft->v[from];
+    if (f->n_jumps == f->cap_jumps) {
+        f->cap_jumps = f->cap_jumps * 2 + 4;
+        f->jumps = xrealloc(f->jumps, f->cap_jumps * sizeof *f->jumps);
+    }
+    f->jumps[f->n_jumps++] = to;
+}
+
+/* Breadth first, at most JUMPS_SEEN functions looked at. */
+#define JUMPS_SEEN 64
+
+int func_jumps_to(const struct func_table *ft, uint32_t from, uint32_t to, unsigned hops)
+{
+    if (!ft->jump_pairs.values || from >= ft->n)
+        return 0;
+    uint32_t seen[JUMPS_SEEN];
+    size_t n = 0, level_end;
+    seen[n++] = from;
+    for (size_t i = 0; hops-- > 0 && i < n; i = level_end) {
+        level_end = n;
+        for (size_t k = i; k < level_end; k++) {
+            const struct func *f = &ft->v[seen[k]];
+            for (uint32_t j = 0; j < f->n_jumps; j++) {
+                uint32_t g = f->jumps[j];
+                if (g == to)
+                    return 1;
+                int known = 0;
+                for (size_t m = 0; m < n && !known; m++)
+                    known = seen[m] == g;
+                if (!known && n < JUMPS_SEEN)
+                    seen[n++] = g;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Once per object file (per table): the jumps of its functions
+ * (jumps.c), and which functions have calls the link left untraced. */
+static void scan_object(struct trace_funcs *tf, const struct program *p)
+{
+    int added;
+    strmap_intern(&tf->ft->scanned, xstrdup(p->obj->path), &added);
+    if (!added)
+        return;
+    jumps_scan(tf, p);
+    for (size_t i = 0; i < p->n_untraced_fn; i++)
+        if (p->untraced_fn[i].name) {
+            uint32_t fid = caller_in(tf, p->obj, p->untraced_fn[i].addr);     /* (may grow v) */
+            tf->ft->v[fid].untraced_calls = 1;
+        }
 }
 
 void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct address_space *as,
@@ -226,6 +405,9 @@ void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct addr
                                    : FUNC_NONE;
         }
     }
+    for (size_t i = 0; i < t->n_objects && i < ps->n; i++)
+        if (ps->v[i].ok)
+            scan_object(tf, &ps->v[i]);
 }
 
 void trace_funcs_free(struct trace_funcs *tf)

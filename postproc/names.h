@@ -1,6 +1,7 @@
 /*
- * Functions as the time views (log, profile, graph, chrome, folded)
- * count and name them.  A function is the symbol that holds an
+ * Functions as every view counts and names them (the time views: log,
+ * profile, graph, chrome, folded; and the summary, the calls TSV's
+ * callee_sym), and what the inferred call stack needs to know of them.  A function is the symbol that holds an
  * address, in the file that holds it; a call through a PLT entry is a
  * call of the function the entry imports, in the object that defines
  * it.  One table serves every trace of a run, so that processes running
@@ -22,6 +23,19 @@
 /* What the filters (--function, --exclude) say of a function. */
 enum { FUNC_FOCUS = 1, FUNC_EXCLUDE = 2 };
 
+/* What runs when a function is called, as the inferred call stack
+ * (callstack.c) needs to know: whether a function that is not on the
+ * stack can have been entered from it without a traced call. */
+enum func_code {
+    CODE_TRACED,            /* code of an instrumented object: its calls are traced */
+    CODE_LIBC,              /* the C library's (libc.so.6, ld.so, libm, ...), not
+                               one that calls the program back */
+    CODE_LIBC_CALLBACK,     /* the C library's, one that may call the program back
+                               (qsort, bsearch, pthread_once, exit, ...) */
+    CODE_OTHER,             /* any other code (a library without instrumentation, an
+                               address no file holds): it may call back */
+};
+
 struct func {
     char *name;             /* for people: demangled, "name (file)" outside the main
                                program, "0x<address>" without a symbol; no control characters */
@@ -31,12 +45,20 @@ struct func {
     uint32_t addr;          /* link-time in obj; runtime if obj is "?"; FUNC_NONE: by name only */
     unsigned flags;         /* FUNC_FOCUS, FUNC_EXCLUDE */
     char *srcline;          /* --srcline: "file:line" of its entry, NULL if unknown */
+    uint8_t code;           /* enum func_code */
+    uint8_t untraced_calls; /* it has call sites the link left untraced (CODE_TRACED) */
+    uint8_t entry;          /* called from outside any traced call: main, a constructor
+                               or destructor (.init_array, .fini_array, ...: jumps.c) */
+    uint32_t *jumps;        /* the functions it can jump to (tail calls: jumps.c) */
+    uint32_t n_jumps, cap_jumps;
 };
 
 struct func_table {
     struct func *v;         /* by id */
     size_t n, cap;
     struct strmap keys;     /* "obj\naddr" (or "obj\n*\nsymbol"): ids */
+    struct strmap scanned;  /* the instrumented objects whose jumps are in (by path) */
+    struct u64map jump_pairs;   /* (from, to) of every jump in v[].jumps */
     /* set by the caller before use */
     const char *const *focus;       /* --function names */
     size_t n_focus;
@@ -66,7 +88,23 @@ struct trace_funcs {
     struct srclines *lines;     /* --srcline */
 };
 
-/* Looks up every usable object's call sites (ps->v[i].ok). */
+/* The function `name` as object `o`'s calls of it reach: o's PLT entry
+ * for it, o's own definition, or where the dynamic linker finds it. */
+uint32_t trace_funcs_by_name(struct trace_funcs *tf, struct object *o, const char *name);
+/* The function at link-time address `link` of `o`, as a callee (a PLT
+ * entry: the function it imports; the tracer's __wrap_NAME: NAME). */
+uint32_t trace_funcs_callee_at(struct trace_funcs *tf, struct object *o, uint32_t link);
+/* The function holding link-time address `addr` of `o` (the address
+ * itself if no symbol holds it). */
+uint32_t trace_funcs_holding(struct trace_funcs *tf, struct object *o, uint32_t addr);
+/* Whether function `from` can reach `to` by jumps (tail calls), at
+ * most `hops` of them. */
+int func_jumps_to(const struct func_table *ft, uint32_t from, uint32_t to, unsigned hops);
+/* Records that `from` can jump to `to`. */
+void func_add_jump(struct func_table *ft, uint32_t from, uint32_t to);
+
+/* Looks up every usable object's call sites (ps->v[i].ok), and once
+ * per object file (per table) its functions' jumps and untraced calls. */
 void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct address_space *as,
                       const struct program_set *ps, const struct trace_file *t);
 void trace_funcs_free(struct trace_funcs *tf);

@@ -4,7 +4,7 @@
  * stacks push and pop (callstack.c).  Every trace and thread adds up.
  *
  * Per function:
- *   calls   its traced calls (a synthetic frame, callstack.c, is none)
+ *   calls   its traced calls (a synthetic or inherited frame, callstack.c, is none)
  *   total   inclusive time: its frames' start to end; a frame with a
  *           frame of the same function below it (recursion) is in that
  *           one's time already and is not added again
@@ -112,7 +112,7 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
     uint64_t self = dur - f->child_ns;
     struct fstat *st = stat_of(p, f->fid);
     st->self += self;
-    if (!f->synthetic) {
+    if (frame_is_call(f)) {
         st->calls++;
         st->sum += dur;
         if (dur < st->min)
@@ -126,7 +126,7 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
     if (p->graph) {
         uint32_t caller = f->shown_parent >= 0 ? s->f[f->shown_parent].fid : FUNC_NONE;
         struct edge *e = edge_of(p, caller, f->fid);
-        e->calls += !f->synthetic;
+        e->calls += frame_is_call(f);
         e->total += outermost ? dur : 0;
         e->self += self;
     }

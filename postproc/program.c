@@ -7,9 +7,57 @@
 #include "lib/sites.h"
 #include "lib/error.h"
 
+size_t other_code_ranges(const struct elf_image *img, struct excluded_range **out)
+{
+    *out = NULL;
+    for (size_t i = 0; i < img->n_sections; i++) {
+        const struct elf_section *s = &img->sections[i];
+        if (strcmp(s->name, ".litifut_other_code") != 0 || s->type != SHT_PROGBITS ||
+            s->offset > img->size || s->size > img->size - s->offset)
+            continue;
+        const unsigned char *p = img->data + s->offset;
+        size_t n = 0;
+        *out = xcalloc(s->size / 8 + 1, sizeof **out);
+        for (size_t k = 0; k < s->size / 8; k++, p += 8) {
+            uint32_t start = elf_get32(img, p), end = elf_get32(img, p + 4);
+            if (start < end)
+                (*out)[n++] = (struct excluded_range){ NULL, start, end };
+        }
+        return n;
+    }
+    return 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A Thumb blx rM rewritten with the 32-bit instruction before it (that
+ * one moved into a thunk, arch/arm) stays where it was, after the bl
+ * that took the other's place: a scan of the rewritten code cannot
+ * tell it from a blx that could not be rewritten.  Those are the
+ * link's sites, not untraced calls: taken off the list. */
+static void drop_rewritten(struct scan_stats *st, const uint32_t *site_addr, size_t n_sites)
+{
+    uint32_t *sorted = xmalloc((n_sites + 1) * sizeof *sorted);
+    memcpy(sorted, site_addr, n_sites * sizeof *sorted);
+    qsort(sorted, n_sites, sizeof *sorted, u32_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < st->n_untraced; i++)
+        if (!bsearch(&st->untraced[i].addr, sorted, n_sites, sizeof *sorted, u32_cmp))
+            st->untraced[k++] = st->untraced[i];
+    st->n_untraced = k;
+    free(sorted);
+}
+
 /* The rewritten call sites are the calls into the sled; in address
  * order they are the DB's sites, and each must enter the sled at its
- * position within its page. */
+ * position within its page.  The scan leaves out the code the link
+ * left alone (the crt objects and the tracer, as the object records
+ * them), so that the calls it finds untraced are the ones the link
+ * counted. */
 static int find_rewritten_sites(struct program *p)
 {
     const struct elf_image *img = &p->obj->img;
@@ -18,7 +66,12 @@ static int find_rewritten_sites(struct program *p)
     struct sled_set sleds;
     struct site_list all;
     struct scan_stats st;
-    if (find_sleds(arch, img, &sleds) != 0 || find_call_sites(arch, img, NULL, &all, &st) != 0)
+    struct exclusions other = { NULL, 0 };
+    other.n = other_code_ranges(img, &other.v);
+    int found = find_sleds(arch, img, &sleds) == 0 &&
+                find_call_sites(arch, img, &other, &all, &st) == 0;
+    free(other.v);
+    if (!found)
         return -1;
     sleds.bridge = h->bridge;
     p->site_addr = xcalloc(h->n_sites, sizeof *p->site_addr);
@@ -39,6 +92,7 @@ static int find_rewritten_sites(struct program *p)
     if (rc == 0 && n != h->n_sites)
         rc = error("%s: %zu rewritten call sites, but its DB has %" PRIu32, img->path, n,
                    h->n_sites);
+    drop_rewritten(&st, p->site_addr, n);
     p->n_untraced_fn = untraced_by_function(img, &st, &p->untraced_fn);
     p->n_untraced = st.n_untraced;
     scan_stats_free(&st);

@@ -5,6 +5,7 @@
 
 #include "lib/arch-read.h"
 #include "lib/db.h"
+#include "lib/sites.h"
 #include "postproc/symbols.h"
 #include "postproc/trace.h"
 
@@ -55,5 +56,11 @@ void programs_free(struct program_set *ps);
  * other). */
 uint32_t call_target(const struct program *p, const struct trace_call *c, int *direct,
                      uint32_t *link);
+
+/* The code of an instrumented object that the link left alone (the
+ * crt objects, the tracer), as the object records it (section
+ * .litifut_other_code, src/db.c): *out gets n link-time ranges
+ * (section NULL, start < end), malloc'd; 0 (and NULL) if it has none. */
+size_t other_code_ranges(const struct elf_image *img, struct excluded_range **out);
 
 #endif

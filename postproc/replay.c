@@ -21,6 +21,13 @@
  * memory is the call stack, whatever the trace's length.  "(untraced)"
  * is a frame pushed for a function entered without a traced call
  * (callstack.c).  --srcline adds " @ file:line" of the call site.
+ *
+ * A fork child's head says where it forked and the frames its thread
+ * that forked inherited (forks.h), which were opened in the parent:
+ *   # forked from process 1234 at 0.000420 s of its trace; inherited
+ *     stack: main > run > spawn > fork                  (one line)
+ * they get no opening line, and each its closing one when it ends in
+ * the child (the fork's own frame at the child's first call).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -44,6 +51,28 @@ static const char *plural(uint64_t n)
 static void print_time(FILE *out, uint64_t ns)
 {
     fprintf(out, "%4" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+/* A fork child: where it came from, and the frames its thread that
+ * forked starts with (forks.h), or that they are not known. */
+static void print_fork(struct view *v)
+{
+    const struct fork_origin *o = v->trace->fork;
+    FILE *out = v->out;
+    if (!o || !o->parent_pid)
+        return;
+    fprintf(out, "# forked from process %" PRIu32, o->parent_pid);
+    if (!o->known) {
+        fputs("; the stack at the fork is unknown (", out);
+        put_clean(out, o->unknown ? o->unknown : "?");
+        fputs(")\n", out);
+        return;
+    }
+    fprintf(out, " at %" PRIu64 ".%09" PRIu64 " s of its trace; inherited stack:",
+            o->after_ns / 1000000000, o->after_ns % 1000000000);
+    for (size_t i = 0; i < o->n; i++)
+        fprintf(out, "%s%s", i ? " > " : " ", v->ft->v[o->fids[i]].name);
+    fputs(o->n ? "\n" : " none\n", out);
 }
 
 static void print_head(struct view *v)
@@ -119,6 +148,7 @@ static void print_head(struct view *v)
         print_time(out, v->trace->offset_ns);
         fputs(" s, after the first trace\n", out);
     }
+    print_fork(v);
     fprintf(out, "#%13s %*s %8s  %s\n", "time (s)", DURATION_WIDTH, "duration", "tid",
             "caller -> callee");
 }
@@ -158,15 +188,18 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
     }
 }
 
-/* A shown frame with a shown frame above it: its block opens. */
+/* A shown frame with a shown frame above it: its block opens (an
+ * inherited frame's opened in the parent: the head names it). */
 static void replay_push(struct view *v, struct callstack *s, struct frame *f)
 {
     struct replay *r = (struct replay *)v;
     if (!f->shown || f->shown_parent < 0)
         return;
     struct frame *parent = &s->f[f->shown_parent];
-    if (parent->printed)
+    if (parent->printed || parent->inherited) {
+        parent->printed = 1;
         return;
+    }
     line_start(v, s, parent->start_ns, NULL, parent->depth);
     print_call(r, s, parent);
     fputs(" {\n", v->out);
@@ -179,7 +212,7 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
     if (!f->shown)
         return;
     uint64_t duration = end_ns - f->start_ns;
-    if (f->printed) {
+    if (f->printed || f->inherited) {   /* (an inherited frame: its end in this process) */
         line_start(v, s, end_ns, &duration, f->depth);
         fprintf(v->out, "} /* %s */\n", v->ft->v[f->fid].name);
     } else {

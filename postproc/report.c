@@ -17,18 +17,24 @@
  *         call is in, target_obj whatever file holds the target; *_sym
  *         "function+0xoffset" ("?" if none).  This is exactly where each
  *         call went: a call through a PLT goes to "name@plt+0x0" in the
- *         caller's object.  callee_sym is the function that was called,
- *         as the log names it (below) but without the object: the PLT
- *         hop resolved ("memcpy+0x0").  site_line, callee_line: file:line
- *         of the call site and of the target (DWARF), empty if unknown.
+ *         caller's object, a call of vfork to the tracer's
+ *         "__wrap_vfork+0x0".  callee_sym is the function that was
+ *         called, as every view names it (names.c), by its symbol (not
+ *         demangled), with the offset the call reached into the symbol
+ *         it hit: the PLT hop and the tracer's wrapper resolved
+ *         ("memcpy+0x0", "vfork+0x0").  site_line, callee_line:
+ *         file:line of the call site and of the target (DWARF), empty
+ *         if unknown.
  * summary (--summary)
  *   text  "calls  callee", most called first, then the total
  *   TSV   calls callee callee_obj
- *         One row per callee, most called first, no total row.  callee
- *         is the function's name as below without the object, or
- *         0x<address> if it has none (link-time in callee_obj; runtime
- *         if callee_obj is "?"); callee_obj is the file as the target
- *         named it, "?" if unknown.
+ *         One row per callee (per function, whatever way it was
+ *         reached), most called first, no total row.  callee is the
+ *         function's name as the other views have it, without the
+ *         object (demangled; 0x<address> if it has no symbol:
+ *         link-time in callee_obj, runtime if callee_obj is "?");
+ *         callee_obj is the file as the target named it, "?" if
+ *         unknown.
  * info (--info)
  *   text  key=value lines per trace (keys: info_keys below), then one
  *         line per instrumented object, by base:
@@ -39,24 +45,26 @@
  *         instrumented; sites and db_bytes count every object's (DB
  *         bytes: of the objects that could be loaded); objects is how
  *         many there are; untraced counts the call instructions in
- *         the objects' code that were not redirected (a Thumb 16-bit
- *         blx rM, ARM blx lr, ...), the toolchain's start files
- *         included; after the object lines, one "untraced_in=<calls>
- *         <function> <path>"
+ *         the objects' code that the link left untraced (a Thumb
+ *         16-bit blx rM, ARM blx lr, ...: its summary's count and
+ *         untraced.tsv's; program.c), the crt objects' and the
+ *         tracer's code left out as the link leaves it; after the
+ *         object lines, one "untraced_in=<calls> <function> <path>"
  *         line per function holding any, most first.
  *   TSV   the same keys as columns, one row per trace (no object lines)
  *
- * Callees in the summary: a function of the main program
- * is "name", one of another object "name (file name)".  A PLT entry
- * (the program's or a library's) is named as the function it stands
- * for, in the object the dynamic linker would bind it to (the program,
- * then the libraries as the maps file lists them): on ARM a call into a
- * library goes through the caller's PLT, on MIPS (once bound) straight
- * into the library, and both read "memcpy (libc.so.6)" and are counted
- * as one callee.  "name@plt" remains only where no known object
- * defines the name (no maps file, the library not found, a static
- * program's IFUNC slots).  An address without a symbol is "0x<address>".
- * The time views name functions the same way (names.c).
+ * Callees (the summary, callee_sym) are functions as every view has
+ * them (names.c): a function of the main program is "name", one of
+ * another object "name (file name)"; a PLT entry stands for the
+ * function it imports, in the object the dynamic linker would bind it
+ * to, and the tracer's __wrap_NAME for NAME, so that on ARM (through
+ * the caller's PLT) and on MIPS (straight into the library, once
+ * bound) a call reads "memcpy (libc.so.6)" and counts as one callee;
+ * where symbols share an address, one rule names the function in
+ * every view (symbols.c: glibc's free is "free", not its alias
+ * "cfree").  "name@plt" remains only where no known object defines the
+ * name (no maps file, the library not found, a static program's IFUNC
+ * slots).  An address without a symbol is "0x<address>".
  *
  * Strings from the target's files (paths, symbol names) are printed
  * with control characters as '?': a crafted name can neither break a
@@ -72,9 +80,7 @@
 #include "lib/error.h"
 
 struct summary_entry {
-    char *name;                 /* function name, or 0x<address> */
-    char *obj;                  /* file as the target named it, or "?" */
-    int in_program;
+    uint32_t fid;               /* the callee (names.h) */
     unsigned long long calls;
 };
 
@@ -85,14 +91,6 @@ struct place {
     uint32_t addr;              /* link-time in o; runtime if o is NULL */
     struct func_symbol *sym;
     uint32_t off;
-};
-
-/* A place as the log and the summary name it (see the top). */
-struct callee {
-    const char *name;           /* NULL: no symbol, use addr */
-    uint32_t off, addr;
-    struct object *o;
-    const char *obj;
 };
 
 static int is_control(char c)
@@ -128,146 +126,63 @@ static void place_of(struct address_space *as, uint32_t rt, struct place *pl)
     }
 }
 
-static void callee_at(const struct place *pl, struct callee *c)
-{
-    *c = (struct callee){ pl->sym ? pl->sym->name : NULL, pl->off, pl->addr, pl->o, pl->obj };
-}
-
-/* A PLT entry is named as the function it stands for, where that is. */
-static void name_callee(struct address_space *as, const struct place *pl, struct callee *c)
-{
-    callee_at(pl, c);
-    struct object *lib = pl->o ? plt_import_object(as, pl->sym) : NULL;
-    if (lib) {
-        c->name = pl->sym->import;
-        c->o = lib;
-        c->obj = lib->path;
-    }
-}
-
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
-/* The callee's function, or address, without its object. */
-static void callee_function(char *buf, size_t size, const struct callee *c)
-{
-    if (!c->name)
-        snprintf(buf, size, "0x%08" PRIx32, c->addr);
-    else if (c->off)
-        snprintf(buf, size, "%s+0x%" PRIx32, c->name, c->off);
-    else
-        snprintf(buf, size, "%s", c->name);
-}
-
 /* Where a call went, and from where. */
 struct call_places {
     const struct program *p;
     uint32_t target_rt;
     struct place from, to;
-    struct callee callee;
+    const struct func *callee;  /* the function called (names.c) */
 };
 
-static void call_places(struct address_space *as, const struct program_set *ps,
-                        const struct trace_event *c, struct call_places *cp)
+static void call_places(const struct view_trace *vt, const struct trace_event *c,
+                        struct call_places *cp)
 {
     uint32_t tlink;
     int direct;
-    cp->p = &ps->v[c->object];
+    cp->p = &vt->ps->v[c->object];
     cp->target_rt = call_target(cp->p, c, &direct, &tlink);
     place_in(cp->p->obj, cp->p->site_addr[c->site], &cp->from);
     if (direct)
         place_in(cp->p->obj, tlink, &cp->to);
     else
-        place_of(as, cp->target_rt, &cp->to);
-    name_callee(as, &cp->to, &cp->callee);
+        place_of(vt->as, cp->target_rt, &cp->to);
+    cp->callee = &vt->tf->ft->v[trace_funcs_callee(vt->tf, c)];
 }
 
 /* --- summary --- */
 
-/* The entry of callee `name` in `obj`, new with 0 calls if need be. */
-static uint32_t callee_entry(struct report *r, const char *name, const char *obj, int in_program)
-{
-    int added;                          /* the key: (obj, name), unambiguous */
-    size_t i = strmap_intern(&r->callees, xasprintf("%zu:%s%s", strlen(obj), obj, name), &added);
-    if (!added)
-        return (uint32_t)i;
-    r->entries = grow_for_one(r->entries, r->n_entries, &r->cap, sizeof *r->entries);
-    r->entries[r->n_entries++] = (struct summary_entry){ xstrdup(name), xstrdup(obj), in_program, 0 };
-    return (uint32_t)i;
-}
-
-/* The summary entry of a call's callee, named as at the top. */
-static uint32_t summary_entry_of(struct report *r, const struct trace_event *call)
-{
-    struct call_places cp;
-    call_places(r->v.trace->as, r->v.trace->ps, call, &cp);
-    char name[512];
-    struct callee c = cp.callee;
-    if (c.name)
-        c.off = 0;                      /* per function, not per entry point */
-    callee_function(name, sizeof name, &c);
-    return callee_entry(r, name, c.obj, c.o && c.o == r->v.trace->as->main);
-}
-
-/*
- * A call counted.  Naming a callee takes lookups and a string: each
- * call site's (or runtime target's) entry is kept for the trace, so
- * that most calls cost two array reads.
- */
+/* A call counted, `n` times: its callee's entry (by function). */
 static void summarize_call(struct report *r, const struct trace_event *call, uint64_t n)
 {
-    uint32_t *slot = NULL, e;
-    const struct program *p = &r->v.trace->ps->v[call->object];
-    uint32_t target;
-    if (!call->has_target && db_site_target(&p->db, call->site, &target)) {
-        if (!r->site_entry[call->object]) {
-            size_t n = p->db.header.n_sites + 1;
-            r->site_entry[call->object] = xmalloc(n * sizeof **r->site_entry);
-            memset(r->site_entry[call->object], 0xff, n * sizeof **r->site_entry);
-        }
-        slot = &r->site_entry[call->object][call->site];
-        e = *slot;
-    } else {
-        e = u64map_get(&r->target_entry, call->target & ~1u);
+    uint32_t fid = trace_funcs_callee(r->v.trace->tf, call);
+    if (fid >= r->n_entry_of) {
+        size_t m = r->n_entry_of ? r->n_entry_of : 256;
+        while (m <= fid)
+            m *= 2;
+        r->entry_of = xrealloc(r->entry_of, m * sizeof *r->entry_of);
+        memset(r->entry_of + r->n_entry_of, 0xff, (m - r->n_entry_of) * sizeof *r->entry_of);
+        r->n_entry_of = m;
     }
-    if (e == U64MAP_NONE) {
-        e = summary_entry_of(r, call);
-        if (slot)
-            *slot = e;
-        else
-            u64map_put(&r->target_entry, call->target & ~1u, e);
+    if (r->entry_of[fid] == UINT32_MAX) {
+        r->entries = grow_for_one(r->entries, r->n_entries, &r->cap, sizeof *r->entries);
+        r->entries[r->n_entries] = (struct summary_entry){ fid, 0 };
+        r->entry_of[fid] = (uint32_t)r->n_entries++;
     }
-    r->entries[e].calls += n;
+    r->entries[r->entry_of[fid]].calls += n;
     r->total += n;
 }
 
-static void summary_trace_begin(struct view *v)
-{
-    struct report *r = (struct report *)v;
-    r->site_entry = xcalloc(v->trace->t->n_objects + 1, sizeof *r->site_entry);
-    u64map_init(&r->target_entry);
-}
-
-static void summary_trace_end(struct view *v)
-{
-    struct report *r = (struct report *)v;
-    for (size_t i = 0; i < v->trace->t->n_objects; i++)
-        free(r->site_entry[i]);
-    free(r->site_entry);
-    r->site_entry = NULL;
-    u64map_free(&r->target_entry);
-}
+/* For qsort: most calls first, then by name and file. */
+static const struct func_table *sorting_ft;
 
 static int by_calls(const void *a, const void *b)
 {
     const struct summary_entry *x = a, *y = b;
     if (x->calls != y->calls)
         return x->calls > y->calls ? -1 : 1;
-    int c = strcmp(x->name, y->name);
-    return c ? c : strcmp(x->obj, y->obj);
+    const struct func *fx = &sorting_ft->v[x->fid], *fy = &sorting_ft->v[y->fid];
+    int c = strcmp(fx->bare, fy->bare);
+    return c ? c : strcmp(fx->obj, fy->obj);
 }
 
 static void print_callee_counts(const struct report *r)
@@ -276,19 +191,15 @@ static void print_callee_counts(const struct report *r)
         fprintf(r->v.out, "%12s  %s\n", "calls", "callee");
     for (size_t i = 0; i < r->n_entries; i++) {
         const struct summary_entry *e = &r->entries[i];
+        const struct func *f = &r->v.ft->v[e->fid];
         if (r->tsv) {
             fprintf(r->v.out, "%llu\t", e->calls);
-            put_clean(r->v.out, e->name);
+            put_clean(r->v.out, f->bare);
             fputc('\t', r->v.out);
-            put_clean(r->v.out, e->obj);
+            put_clean(r->v.out, f->obj);
         } else {
             fprintf(r->v.out, "%12llu  ", e->calls);
-            put_clean(r->v.out, e->name);
-            if (!e->in_program && strcmp(e->obj, "?") != 0) {
-                fputs(" (", r->v.out);
-                put_clean(r->v.out, base_name(e->obj));
-                fputc(')', r->v.out);
-            }
+            put_clean(r->v.out, f->name);
         }
         fputc('\n', r->v.out);
     }
@@ -598,9 +509,9 @@ static void print_places(FILE *out, const struct call_places *cp)
     fputc('\t', out);
     print_sym(out, to);
     fputc('\t', out);
-    if (cp->callee.name) {
-        put_clean(out, cp->callee.name);
-        fprintf(out, "+0x%" PRIx32, cp->callee.off);
+    if (cp->callee->symbol) {               /* (the offset into what the call reached) */
+        put_clean(out, cp->callee->symbol);
+        fprintf(out, "+0x%" PRIx32, to->sym ? to->off : 0);
     } else {
         fputc('?', out);
     }
@@ -610,13 +521,13 @@ static void print_places(FILE *out, const struct call_places *cp)
 static void report_push(struct view *v, struct callstack *s, struct frame *f)
 {
     struct report *r = (struct report *)v;
-    if (!f->shown || f->synthetic)
+    if (!f->shown || !frame_is_call(f))
         return;
     if (r->summary) {
         summarize_call(r, &f->call, 1);
     } else {
         struct call_places cp;
-        call_places(v->trace->as, v->trace->ps, &f->call, &cp);
+        call_places(v->trace, &f->call, &cp);
         print_tsv_row(r, s, f, &cp);
     }
 }
@@ -637,7 +548,7 @@ static void report_pair(struct view *v, const struct trace_event *call, uint32_t
         r->pairs_header = 1;
     }
     struct call_places cp;
-    call_places(v->trace->as, v->trace->ps, call, &cp);
+    call_places(v->trace, call, &cp);
     fprintf(v->out, "%" PRIu32 "\t", v->trace->t->header.pid);
     if (count)
         fprintf(v->out, "%" PRIu32 "\t", calls);
@@ -652,16 +563,13 @@ static void report_end(struct view *v)
 {
     struct report *r = (struct report *)v;
     if (r->summary) {
+        sorting_ft = v->ft;
         if (r->n_entries)
             qsort(r->entries, r->n_entries, sizeof *r->entries, by_calls);
         print_callee_counts(r);
     }
-    for (size_t i = 0; i < r->n_entries; i++) {
-        free(r->entries[i].name);
-        free(r->entries[i].obj);
-    }
     free(r->entries);
-    strmap_free(&r->callees);
+    free(r->entry_of);
     free(r);
 }
 
@@ -686,8 +594,7 @@ static struct report *report_new(FILE *out, struct func_table *ft, const struct 
         .end = report_end,
     };
     static const struct view_ops summary_ops = {
-        .trace_begin = summary_trace_begin, .push = report_push, .trace_end = summary_trace_end,
-        .pair = report_pair, .end = report_end,
+        .push = report_push, .pair = report_pair, .end = report_end,
     };
     struct report *r = xcalloc(1, sizeof *r);
     view_init(&r->v, summary ? &summary_ops : &ops, out, ft);

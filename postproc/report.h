@@ -17,10 +17,8 @@ struct report {
     int calls_header, pairs_header; /* the TSV header lines printed */
     struct summary_entry *entries;  /* --summary: calls per callee */
     size_t n_entries, cap;
-    struct strmap callees;          /* (callee, object): index in entries */
-    uint32_t **site_entry;          /* this trace's: per object and direct call site,
-                                       its callee's entry (U64MAP_NONE: not yet known) */
-    struct u64map target_entry;     /* this trace's: runtime target -> entry */
+    uint32_t *entry_of;             /* by function id: its entry (UINT32_MAX: none yet) */
+    size_t n_entry_of;
     unsigned long long total;
 };
 

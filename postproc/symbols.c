@@ -102,17 +102,74 @@ static int sym_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Which name wins where several share an address: a PLT entry's, then
- * a global function's, a weak one's, a local one's; and a public name
- * before any name reserved to the implementation (leading '_'), so
- * that libc's puts is "puts" whichever way it was reached, not its
- * global alias "_IO_puts". */
-enum { RANK_PLT, RANK_GLOBAL, RANK_WEAK, RANK_LOCAL, RANK_RESERVED };
+/* Which name wins where several share an address, in every view: a
+ * PLT entry's, then a global function's, a weak one's, a local one's;
+ * a public name before any name reserved to the implementation
+ * (leading '_'), so that libc's puts is "puts" whichever way it was
+ * reached, not its global alias "_IO_puts"; and a symbol of a hidden
+ * version (a compatibility alias, "cfree@GLIBC_2.4" where free is
+ * "free@@GLIBC_2.4") after every other, so that glibc's free is "free".
+ * Names that rank alike go by strcmp. */
+enum { RANK_PLT, RANK_GLOBAL, RANK_WEAK, RANK_LOCAL, RANK_RESERVED, RANK_COMPAT = 8 };
 
-static int symbol_rank(const struct elf_symbol *s)
+static int symbol_rank(const struct elf_symbol *s, int compat)
 {
     int rank = s->bind == STB_GLOBAL ? RANK_GLOBAL : s->bind == STB_WEAK ? RANK_WEAK : RANK_LOCAL;
-    return s->name[0] == '_' ? rank + RANK_RESERVED : rank;
+    if (s->name[0] == '_')
+        rank += RANK_RESERVED;
+    return compat ? rank + RANK_COMPAT : rank;
+}
+
+/* The hidden versions of .dynsym: per entry 1 if its version is hidden
+ * (not the default one a new link binds to), from .gnu.version;
+ * NULL if the file has none (or one that does not fit). */
+static unsigned char *hidden_versions(const struct elf_image *img)
+{
+    for (size_t i = 0; i < img->n_sections; i++) {
+        const struct elf_section *sec = &img->sections[i];
+        if (sec->type != SHT_GNU_versym || sec->entsize != 2 || sec->offset > img->size ||
+            sec->size > img->size - sec->offset || sec->size / 2 < img->n_dynsyms)
+            continue;
+        unsigned char *hidden = xcalloc(img->n_dynsyms + 1, 1);
+        for (size_t k = 0; k < img->n_dynsyms; k++)
+            hidden[k] = (elf_get16(img, img->data + sec->offset + 2 * k) & 0x8000) != 0;
+        return hidden;
+    }
+    return NULL;
+}
+
+/* .dynsym's symbols of a hidden version, by value then name. */
+struct compat_set {
+    const struct elf_symbol **v;
+    size_t n;
+};
+
+static int compat_cmp(const void *a, const void *b)
+{
+    const struct elf_symbol *x = *(const struct elf_symbol *const *)a;
+    const struct elf_symbol *y = *(const struct elf_symbol *const *)b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static void compat_set_init(struct compat_set *c, const struct elf_image *img,
+                            const unsigned char *hidden)
+{
+    c->v = xcalloc(img->n_dynsyms + 1, sizeof *c->v);
+    c->n = 0;
+    for (size_t k = 0; hidden && k < img->n_dynsyms; k++)
+        if (hidden[k])
+            c->v[c->n++] = &img->dynsyms[k];
+    if (c->n)
+        qsort(c->v, c->n, sizeof *c->v, compat_cmp);
+}
+
+/* Whether .symtab's symbol `s` is a compatibility alias: .dynsym has
+ * it (same name and value) under a hidden version. */
+static int compat_in_dynsym(const struct compat_set *c, const struct elf_symbol *s)
+{
+    return c->n && bsearch(&s, c->v, c->n, sizeof *c->v, compat_cmp) != NULL;
 }
 
 static struct func_symbol *add_sym(struct object *o, size_t *cap, uint32_t addr, uint32_t size,
@@ -214,12 +271,20 @@ int object_open(struct object *o)
         return -1;                      /* the ELF reader said why */
     const struct elf_symbol *src = o->img.has_symtab ? o->img.symbols : o->img.dynsyms;
     size_t n = o->img.has_symtab ? o->img.n_symbols : o->img.n_dynsyms, cap = 0;
+    unsigned char *hidden = hidden_versions(&o->img);
+    struct compat_set compat;
+    compat_set_init(&compat, &o->img, o->img.has_symtab ? hidden : NULL);
     for (size_t i = 0; i < n; i++) {
         const struct elf_symbol *s = &src[i];
-        if ((s->type == STT_FUNC || s->type == STT_GNU_IFUNC) && s->shndx != SHN_UNDEF &&
-            s->name[0])
-            add_sym(o, &cap, s->value & ~1u, s->size, s->name, symbol_rank(s)); /* ~1: Thumb */
+        if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || s->shndx == SHN_UNDEF ||
+            !s->name[0])
+            continue;
+        int is_compat = !o->img.has_symtab ? hidden && hidden[i]
+                        : s->bind != STB_LOCAL && compat_in_dynsym(&compat, s);
+        add_sym(o, &cap, s->value & ~1u, s->size, s->name, symbol_rank(s, is_compat)); /* ~1: Thumb */
     }
+    free(compat.v);
+    free(hidden);
     if (o->n_syms)
         qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
     add_plt_symbols(o, &cap);
@@ -449,6 +514,16 @@ static int binds(struct object *lib, const char *name)
     return lib && lib->has_code && object_usable(lib) == 0 && defines_function(lib, name);
 }
 
+struct object *object_binding(struct address_space *as, const char *name)
+{
+    if (binds(as->main, name))
+        return as->main;
+    for (size_t i = 0; i < as->n_objects; i++)
+        if (binds(as->objects[i], name))
+            return as->objects[i];
+    return NULL;
+}
+
 /* The object holding the entry is searched too, in its place: a
  * library may call a function it exports through its own PLT. */
 struct object *plt_import_object(struct address_space *as, struct func_symbol *f)
@@ -456,11 +531,7 @@ struct object *plt_import_object(struct address_space *as, struct func_symbol *f
     if (!f || !f->import || f->import_looked_up)
         return f ? f->import_from : NULL;
     f->import_looked_up = 1;
-    if (binds(as->main, f->import))
-        f->import_from = as->main;
-    for (size_t i = 0; i < as->n_objects && !f->import_from; i++)
-        if (binds(as->objects[i], f->import))
-            f->import_from = as->objects[i];
+    f->import_from = object_binding(as, f->import);
     return f->import_from;
 }
 

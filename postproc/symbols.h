@@ -17,7 +17,7 @@ struct program;
 struct func_symbol {
     uint32_t addr, size;
     const char *name;           /* "name" or "name@plt" */
-    int rank;                   /* at one address the lowest rank names it */
+    int rank;                   /* at one address the lowest rank names it (symbols.c) */
     /* a PLT entry: the function it stands for, and (once looked up,
      * see plt_import_object) the object that defines it */
     const char *import;         /* NULL if not a PLT entry of a named import */
@@ -128,5 +128,8 @@ struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off
  * definition in a .dynsym wins); NULL if none defines it, or `f` is no
  * such entry.  Looked up once per entry. */
 struct object *plt_import_object(struct address_space *as, struct func_symbol *f);
+/* The object where the dynamic linker finds function `name`, searched
+ * as above; NULL if none defines it. */
+struct object *object_binding(struct address_space *as, const char *name);
 
 #endif

@@ -117,6 +117,11 @@ static void decode_header(const struct reader *r, struct litifut_trace_header *h
     size_t so = offsetof(struct litifut_trace_header, start_ns);
     h->start_ns = header_u64(r, so);
     h->clock_hz = header_u64(r, offsetof(struct litifut_trace_header, clock_hz));
+    const size_t po = offsetof(struct litifut_trace_header, parent_pid);
+    h->parent_pid = word(r, po);
+    h->parent_tid = word(r, po + 4);
+    h->parent_chunk = word(r, po + 8);
+    h->parent_words = word(r, po + 12);
     h->stopped = word(r, offsetof(struct litifut_trace_header, stopped));
     h->stop_errno = word(r, offsetof(struct litifut_trace_header, stop_errno));
     h->stop_ns = header_u64(r, offsetof(struct litifut_trace_header, stop_ns));
@@ -163,11 +168,45 @@ static int check_layout(const struct reader *r, const struct litifut_trace_heade
     return check_exe(r, h);
 }
 
+/* What a fork child's header says of its parent (trace.h), `why` set
+ * if a field cannot be right (then the rest is not believed). */
+static struct trace_fork fork_of(const struct litifut_trace_header *h, const char **why)
+{
+    struct trace_fork f = { h->parent_pid, h->parent_tid, h->parent_chunk, h->parent_words, 0 };
+    *why = NULL;
+    if (!f.parent_pid) {
+        if (f.parent_tid || f.chunk || f.words)
+            *why = "a fork point without a parent process";
+    } else if (f.parent_pid > PID_MAX_LIMIT || f.parent_pid == h->pid) {
+        *why = "a parent pid that cannot be one";
+    } else if (f.parent_tid > PID_MAX_LIMIT) {
+        *why = "a parent thread id that cannot be one";
+    } else if (f.parent_tid && (f.words < sizeof(struct litifut_chunk_header) / 4 ||
+                                f.words > h->chunk_size / 4)) {
+        *why = "a fork point outside a chunk";
+    } else if (!f.parent_tid && (f.chunk || f.words)) {
+        *why = "a fork point without a thread";
+    } else {
+        f.point_ok = 1;
+    }
+    if (*why && f.parent_pid && f.parent_pid <= PID_MAX_LIMIT && f.parent_pid != h->pid)
+        f.parent_tid = f.chunk = f.words = 0;       /* a child still, of an unknown point */
+    else if (*why)
+        memset(&f, 0, sizeof f);
+    return f;
+}
+
 /* Fields that only inform: a bad one is a warning. */
 static void check_details(const struct reader *r, const struct litifut_trace_header *h)
 {
     if (h->pid == 0 || h->pid > PID_MAX_LIMIT)
         warning("%s: the header's pid %" PRIu32 " cannot be a process id", r->t->path, h->pid);
+    const char *why;
+    r->t->fork = fork_of(h, &why);
+    if (why)
+        warning("%s: the header has %s (parent pid %" PRIu32 ", thread %" PRIu32 ", chunk %"
+                PRIu32 ", word %" PRIu32 "); the stack at the fork is not known", r->t->path, why,
+                h->parent_pid, h->parent_tid, h->parent_chunk, h->parent_words);
 }
 
 static int read_header(struct reader *r, struct litifut_trace_header *h)
@@ -469,6 +508,7 @@ struct walk {
     int whole;
     uint64_t calls;             /* call records seen */
     uint64_t last_ns;           /* of the last event or mark */
+    uint32_t rec_end;           /* the record being read ends before this word */
     /* the cursor's, clock MARKS: the events at which a TIME record came */
     size_t *mark_at;
     uint64_t *mark_ns;
@@ -601,8 +641,11 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
     return 4 + 4 * n;
 }
 
-static struct trace_event *new_event(struct trace_cursor *c, uint8_t kind, uint64_t ns)
+static inline struct trace_event *new_event(struct walk *w, uint8_t kind, uint64_t ns)
 {
+    struct trace_cursor *c = w->c;
+    if (c->ev_end)
+        c->ev_end[c->n_ev] = w->rec_end;
     struct trace_event *e = &c->ev[c->n_ev++];     /* (cap: a chunk's words) */
     memset(e, 0, sizeof *e);
     e->kind = kind;
@@ -635,7 +678,7 @@ static void call_event(struct reader *r, struct walk *w, uint32_t rec, uint32_t 
                   id - o->base, o->path, o->db_sites);
         return;
     }
-    struct trace_event *e = new_event(c, TRACE_CALL, clock_ns(r->t, &w->clock));
+    struct trace_event *e = new_event(w, TRACE_CALL, clock_ns(r->t, &w->clock));
     e->object = (uint32_t)(o - r->t->objects);
     e->site = id - o->base;
     e->target = target;
@@ -664,8 +707,9 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
         } else if (tag == LITIFUT_REC_CONTROL && LITIFUT_REC_IS_RETURN(rec)) {
             w->clock.units += LITIFUT_REC_DELTA(rec);
             w->last_ns = clock_ns(r->t, &w->clock);
+            w->rec_end = (uint32_t)(pos + 4) / 4;
             if (w->c)
-                new_event(w->c, TRACE_RETURN, w->last_ns);
+                new_event(w, TRACE_RETURN, w->last_ns);
         } else if (tag == LITIFUT_REC_CONTROL) {
             len = control_record(r, w, pos, cache);
         } else {
@@ -691,6 +735,7 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
             } else {
                 if (tag == LITIFUT_REC_CALL_TARGET)
                     *entry = word(r, pos + 4);
+                w->rec_end = (uint32_t)(pos + len) / 4;
                 if (w->c)
                     call_event(r, w, rec, tag == LITIFUT_REC_CALL ? 0 : *entry);
             }
@@ -1049,16 +1094,46 @@ char *trace_stop_text(const struct trace_file *t)
                      t->n_stopped_tids == 1 ? "" : "s", t->n_stopped_tids ? tids : "none");
 }
 
-int trace_peek_mode(const char *path)
+/* The header's bytes of the trace at `path` (a regular file only: a
+ * FIFO is never waited on), if it has that many and the magic. */
+static int header_bytes(const char *path, unsigned char h[sizeof(struct litifut_trace_header)])
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);     /* (a FIFO: no wait) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
-    unsigned char h[sizeof(struct litifut_trace_header)];
     ssize_t got = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-                      ? pread(fd, h, sizeof h, 0) : -1;
+                      ? pread(fd, h, sizeof(struct litifut_trace_header), 0) : -1;
     if (fd >= 0)
         close(fd);
-    if (got != (ssize_t)sizeof h || memcmp(h, LITIFUT_TRACE_MAGIC, 8) != 0)
+    return got == (ssize_t)sizeof(struct litifut_trace_header) &&
+           memcmp(h, LITIFUT_TRACE_MAGIC, 8) == 0 ? 0 : -1;
+}
+
+int trace_peek(const char *path, struct trace_peek *out)
+{
+    unsigned char h[sizeof(struct litifut_trace_header)];
+    memset(out, 0, sizeof *out);
+    if (header_bytes(path, h) != 0)
+        return -1;
+    uint8_t endian = h[offsetof(struct litifut_trace_header, endian)];
+    if (endian != LITIFUT_BIG_ENDIAN && endian != LITIFUT_LITTLE_ENDIAN)
+        return -1;
+    struct trace_file t = { .path = (char *)path };
+    struct reader r = { .data = h, .size = sizeof h, .big = endian == LITIFUT_BIG_ENDIAN, .t = &t };
+    struct litifut_trace_header hd;
+    decode_header(&r, &hd);
+    if (hd.version != LITIFUT_TRACE_VERSION || hd.pid == 0 || hd.pid > PID_MAX_LIMIT)
+        return -1;
+    const char *why;
+    out->pid = hd.pid;
+    out->start_ns = hd.start_ns;
+    out->fork = fork_of(&hd, &why);     /* (trace_open says what is wrong) */
+    return 0;
+}
+
+int trace_peek_mode(const char *path)
+{
+    unsigned char h[sizeof(struct litifut_trace_header)];
+    if (header_bytes(path, h) != 0)
         return -1;
     return h[offsetof(struct litifut_trace_header, mode)];
 }
@@ -1096,8 +1171,21 @@ void trace_cursor_open(struct trace_cursor *c, struct trace_file *t, size_t thre
     c->ev = xmalloc(c->cap_ev * sizeof *c->ev);
 }
 
+void trace_cursor_track(struct trace_cursor *c)
+{
+    if (!c->ev_end)
+        c->ev_end = xmalloc(c->cap_ev * sizeof *c->ev_end);
+}
+
+void trace_cursor_position(const struct trace_cursor *c, uint32_t *chunk, uint32_t *end_word)
+{
+    *chunk = c->next_chunk ? c->t->chunks[c->th->chunks[c->next_chunk - 1]].index : 0;
+    *end_word = c->ev_end && c->pos ? c->ev_end[c->pos - 1] : 0;
+}
+
 void trace_cursor_close(struct trace_cursor *c)
 {
+    free(c->ev_end);
     free(c->buf);
     free(c->ev);
     free(c->mark_at);

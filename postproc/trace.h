@@ -84,10 +84,21 @@ struct trace_pair {
     uint64_t ns;                /* its first call, since the trace's start */
 };
 
+/* A fork child's trace: where it branched off its parent's (the
+ * header's parent_* fields, checked: all 0 if it is not a fork child or
+ * they cannot be right). */
+struct trace_fork {
+    uint32_t parent_pid;        /* 0: not a fork child (or not known) */
+    uint32_t parent_tid;        /* the thread that forked (0: it had no records) */
+    uint32_t chunk, words;      /* its chunk at the fork, and the words written in it */
+    int point_ok;               /* the fields above can be believed */
+};
+
 struct trace_file {
     char *path;
     char *maps_path;                    /* <base>.maps */
     struct litifut_trace_header header; /* in host byte order, checked */
+    struct trace_fork fork;             /* from the header, checked */
     struct trace_object *objects;       /* by base, ranges disjoint */
     size_t n_objects;
     struct trace_thread *threads;       /* ordered by first chunk */
@@ -125,7 +136,8 @@ struct trace_file {
  * the calls that use them), each thread's chunks and call count.  A
  * header the records cannot be read with (magic, byte order, version,
  * arch, word size, header or chunk size, clock, program path) is one
- * error line and -1; a doubtful pid is one warning.  A bad OBJECT
+ * error line and -1; a doubtful pid is one warning, and so is a fork
+ * point that cannot be right (t->fork then says no point).  A bad OBJECT
  * record (path without its NUL or with control characters, a site
  * range a record cannot name), and every record of a site range that
  * overlaps another, is skipped with one warning per kind; a build-id
@@ -140,6 +152,15 @@ char *trace_stop_text(const struct trace_file *t);
 /* The mode (LITIFUT_MODE_*) the header of the trace at `path` names,
  * -1 if it cannot be read (trace_open says why). */
 int trace_peek_mode(const char *path);
+/* What the header of the trace at `path` says of its process, read
+ * without a word (trace_open checks the header and says what is
+ * wrong): 0, or -1 if it is not a trace of this version with a pid. */
+struct trace_peek {
+    uint32_t pid;
+    uint64_t start_ns;
+    struct trace_fork fork;
+};
+int trace_peek(const char *path, struct trace_peek *out);
 
 /*
  * Reading one thread's events in order, one chunk in memory at a time.
@@ -170,6 +191,7 @@ struct trace_cursor {
     size_t *mark_at;                    /* clock MARKS: TIME records within the chunk */
     uint64_t *mark_ns;
     size_t cap_marks;
+    uint32_t *ev_end;                   /* trace_cursor_track: where each event's record ends */
 };
 void trace_cursor_open(struct trace_cursor *c, struct trace_file *t, size_t thread);
 /* The thread's next event, valid until the next call; NULL at its end. */
@@ -181,5 +203,11 @@ static inline uint64_t trace_cursor_mark_ns(const struct trace_cursor *c)
     return c->clock.have_mark ? c->clock.mark_ns : 0;
 }
 void trace_cursor_close(struct trace_cursor *c);
+/* Keeps where each event's record ends, for trace_cursor_position
+ * (before the first trace_cursor_next). */
+void trace_cursor_track(struct trace_cursor *c);
+/* Where the last event handed out is: its chunk's index, and the word
+ * of that chunk its record ends before (its header's words counted). */
+void trace_cursor_position(const struct trace_cursor *c, uint32_t *chunk, uint32_t *end_word);
 
 #endif

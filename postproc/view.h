@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include "postproc/callstack.h"
+#include "postproc/forks.h"
 #include "postproc/names.h"
 
 /* One trace, as the views see it. */
@@ -19,6 +20,7 @@ struct view_trace {
     struct address_space *as;
     struct trace_funcs *tf;
     uint64_t offset_ns;         /* a combined log: its start after the first trace's (else 0) */
+    const struct fork_origin *fork;     /* where its process came from (NULL: not known) */
 };
 
 struct view;

@@ -1,9 +1,91 @@
 # The post-processor away from the target: files found with
 # --binary-dir and --sysroot (on MIPS, where PIC calls go straight into
 # libc once bound, so the trace names libc's functions); a program with
-# an instrumented library, the library moved, lost or rebuilt.
+# an instrumented library, the library moved, lost or rebuilt.  On
+# every arch: one name per function in every view (free, which glibc's
+# cfree aliases; vfork and _setjmp, which the tracer wraps), and the
+# untraced calls --info counts are the ones the link counted.
 
 test_postproc() {
+    local arch
+    for arch in $ARCHES; do echo "$arch"; done | parallel postproc_arch
+    postproc_moved
+}
+
+postproc_arch() {
+    set_arch "$1"
+    postproc_names
+    postproc_untraced
+}
+
+# build_prog NAME DIR SOURCE [CC-ARGS...]: tests/progs/SOURCE
+# instrumented (LITIFUT_KEEP=1) into DIR/prog, at -O2 with CC-ARGS; a
+# fail for NAME if it cannot be built (then 1).
+build_prog() {
+    local name=$1 d=$2 src=$3
+    shift 3
+    mkdir -p "$d"
+    if ! LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 "$@" -o "$d/prog" \
+         "$ROOT/tests/progs/$src" 2> "$d/build.err"; then
+        fail "$name: cannot build tests/progs/$src: $(head -c 300 "$d/build.err")"
+        return 1
+    fi
+}
+
+# tests/progs/names.c in every view, and a count trace's --profile:
+# free, vfork and _setjmp by their own names (the calls TSV's
+# target_sym alone says where a call went: the tracer's __wrap_vfork)
+postproc_names() {
+    local d=$WORK/postproc/$ARCH/names pp=$BIN/litifut-postproc name=$ARCH/postproc/names
+    build_prog "$name" "$d" names.c || return
+    run_target "$d/run" "$d/prog"
+    LITIFUT_MODE=count run_target "$d/count" "$d/prog"
+    "$pp" "$d/run" > "$d/log" 2> "$d/err"
+    "$pp" --profile --format=tsv "$d/run" > "$d/profile" 2>> "$d/err"
+    "$pp" --graph --format=tsv "$d/run" > "$d/graph" 2>> "$d/err"
+    "$pp" --summary --format=tsv "$d/run" > "$d/summary" 2>> "$d/err"
+    "$pp" --format=tsv "$d/run" > "$d/calls" 2>> "$d/err"
+    "$pp" --profile "$d/count" > "$d/count.profile" 2>> "$d/err"
+    local lib=$SYSROOT/lib/libc.so.6
+    check "$name: free, vfork and _setjmp by their own names in the log, --profile, --graph, --summary, callee_sym and a count trace's --profile" \
+        eval '[ ! -s "$d/err" ] && ! grep -q "cfree\|__wrap_" "$d/log" "$d/profile" "$d/graph" "$d/summary" \
+                                      "$d/count.profile" &&
+              ! cut -f 12 "$d/calls" | grep -q "cfree\|__wrap_" &&
+              grep -q " churn -> free (libc.so.6)\$" "$d/log" && grep -q " main -> vfork (libc.so.6)\$" "$d/log" &&
+              [ "$(grep -c " main -> _setjmp (libc.so.6)\$" "$d/log")" = 2 ] &&
+              [ "$(awk -F "\t" "\$8 == \"free\" || \$8 == \"vfork\" || \$8 == \"_setjmp\" { print \$1, \$8 }" "$d/profile" | sort | tr "\n" " ")" = "1 vfork 2 _setjmp 5 free " ] &&
+              grep -q "^churn	.*	free	$lib	5	" "$d/graph" && grep -q "^main	.*	vfork	$lib	1	" "$d/graph" &&
+              grep -qx "5	free	$lib" "$d/summary" && grep -qx "1	vfork	$lib" "$d/summary" &&
+              grep -qx "2	_setjmp	$lib" "$d/summary" &&
+              [ "$(awk -F "\t" "\$11 == \"__wrap_vfork+0x0\" && \$12 == \"vfork+0x0\"" "$d/calls" | wc -l)" = 1 ] &&
+              [ "$(cut -f 12 "$d/calls" | grep -c "^free+0x0\$")" = 5 ] &&
+              grep -q " 5  free (libc.so.6)\$" "$d/count.profile"'
+}
+
+# tests/progs/untraced.c: --info's untraced calls, in all and per
+# function, are the link's (untraced.tsv): a Thumb-2 blx rM rewritten
+# with the 32-bit instruction before it is a site, not an untraced call,
+# and the tracer's and crt files' code is left out as the link leaves it
+postproc_untraced() {
+    local d=$WORK/postproc/$ARCH/untraced pp=$BIN/litifut-postproc name=$ARCH/postproc/untraced
+    build_prog "$name" "$d" untraced.c || return
+    run_target "$d/run" "$d/prog"
+    "$pp" --info "$d/run" > "$d/info" 2> "$d/info.err"
+    local link info expected
+    link=$(sed -n "s/^# \([0-9][0-9]*\)	\(.*\)/\1 \2/p" "$d/prog.litifut/untraced.tsv" | sort | tr "\n" " ")
+    info=$(sed -n "s/^untraced_in=\([0-9]*\) \([^ ]*\) .*/\1 \2/p" "$d/info" | sort | tr "\n" " ")
+    case $ARCH in
+    arm) expected="1 via_lr " ;;
+    armhf) expected="1 via_it 1 via_lr " ;;
+    *) expected="1 via_hb " ;;
+    esac
+    check "$name: --info counts the untraced calls the link counted (${info:-none}; link: ${link:-none})" \
+        eval '[ ! -s "$d/info.err" ] && [ "$(cat "$d/run/rc")" = 0 ] && [ "$link" = "$expected" ] &&
+              [ "$info" = "$link" ] &&
+              [ "$(sed -n "s/^untraced=//p" "$d/info")" = "$(grep -c "^0x" "$d/prog.litifut/untraced.tsv")" ]'
+}
+
+postproc_moved() {
     set_arch mips
     local d=$WORK/postproc pp=$BIN/litifut-postproc
     mkdir -p "$d/run" "$d/host"

@@ -30,17 +30,18 @@
  * in another order.
  *
  * --inferred: the trace has no returns; they are inferred from the
- * calls (a call from a site in function F returns every frame above
- * F's topmost one; if F has none, it was called from untraced code and
- * gets a frame that is no call: postproc's rule) and the line reports how many of
- * the oracle's returns come at another place in the sequence and by
- * how many events, instead of failing.
+ * calls by the post-processor's own call stack (postproc/callstack.c:
+ * a traced call's frame ends where that stack pops it) and the line
+ * reports how many of the oracle's returns come at another place in
+ * the sequence and by how many events, instead of failing.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "postproc/callstack.h"
 #include "postproc/program.h"
+#include "postproc/view.h"
 #include "lib/error.h"
 
 struct event { uint32_t site; char kind; };     /* 'C' or 'R' */
@@ -84,18 +85,6 @@ static int cmp_u32(const void *a, const void *b)
 static int rewritten(uint32_t rt)
 {
     return bsearch(&rt, sites, n_sites, sizeof *sites, cmp_u32) != NULL;
-}
-
-/* The function holding runtime address `rt` in the trace's objects:
- * its start, or rt itself if none is known. */
-static uint32_t function_of(struct address_space *as, uint32_t rt)
-{
-    struct object *obj;
-    uint32_t link, off;
-    if (resolve_address(as, rt, &obj, &link) != 0 || !obj || object_open(obj) != 0 ||
-        !object_symbol(obj, link, &off))
-        return rt;
-    return rt - off;
 }
 
 static struct seq *seq_for(struct seq **v, size_t *n, unsigned long id)
@@ -157,48 +146,73 @@ static void read_oracle(const char *path, struct seq **v, size_t *n)
     fclose(f);
 }
 
-/* The trace's events of thread i; with `inferred`, returns made up from
- * the calls by postproc's rule. */
+/* Inferred returns: a view of the post-processor's call stack that
+ * writes each traced call's frame as C(site) when pushed, R(site) when
+ * popped. */
+struct infer_view {
+    struct view v;
+    struct seq *q;
+    const struct program_set *ps;
+};
+
+static uint32_t frame_site(const struct infer_view *iv, const struct frame *f)
+{
+    const struct program *p = &iv->ps->v[f->call.object];
+    return p->site_addr[f->call.site] + p->bias;
+}
+
+static void infer_push(struct view *v, struct callstack *s, struct frame *f)
+{
+    (void)s;
+    if (frame_is_call(f))
+        push_event(((struct infer_view *)v)->q, 'C', frame_site((struct infer_view *)v, f));
+}
+
+static void infer_pop(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns)
+{
+    (void)s;
+    (void)end_ns;
+    if (frame_is_call(f))
+        push_event(((struct infer_view *)v)->q, 'R', frame_site((struct infer_view *)v, f));
+}
+
+/* The trace's events of thread i; with `inferred`, the returns its call
+ * stack infers (tf: the trace's functions). */
 static void read_trace(struct trace_file *t, size_t i, const struct program_set *ps,
-                       struct address_space *as, int inferred, struct seq *q)
+                       struct trace_funcs *tf, int inferred, struct seq *q)
 {
     struct trace_cursor c;
     const struct trace_event *e;
-    uint32_t *fn = NULL;                /* inferred: each open call's callee function */
+    static const struct view_ops ops = { .push = infer_push, .pop = infer_pop };
+    struct infer_view iv = { .q = q, .ps = ps };
+    struct stack_filters flt = { 0, 0, UINT32_MAX, 0, UINT64_MAX };
+    struct callstack s;
+    int warned = 0;
+    view_init(&iv.v, &ops, NULL, tf->ft);
+    if (inferred)
+        callstack_init(&s, &iv.v, &flt, tf->ft, t, &t->threads[i], &warned);
     trace_cursor_open(&c, t, i);
     while ((e = trace_cursor_next(&c))) {
+        if (inferred) {
+            if (e->kind == TRACE_CALL)
+                callstack_feed(&s, tf, e);
+            continue;
+        }
         if (e->kind == TRACE_RETURN) {
-            if (q->n_open && !inferred)
+            if (q->n_open)
                 push_event(q, 'R', q->open[--q->n_open]);
             continue;
         }
         const struct program *p = &ps->v[e->object];
         uint32_t site = p->site_addr[e->site] + p->bias;
-        if (inferred) {
-            uint32_t from = function_of(as, site);
-            size_t k = q->n_open;
-            while (k > 0 && fn[k - 1] != from)
-                k--;
-            if (k > 0) {                        /* frames above F's topmost returned */
-                while (q->n_open > k)
-                    if ((site = q->open[--q->n_open]))
-                        push_event(q, 'R', site);
-                site = p->site_addr[e->site] + p->bias;
-            } else {                            /* F called from untraced code: a frame */
-                fn = xrealloc(fn, (q->n_open + 1) * sizeof *fn);    /* that is no call */
-                fn[q->n_open] = from;
-                push_open(q, 0);
-            }
-            int direct;
-            uint32_t link, target = call_target(p, e, &direct, &link);
-            fn = xrealloc(fn, (q->n_open + 1) * sizeof *fn);
-            fn[q->n_open] = function_of(as, target);
-        }
         push_open(q, site);
         push_event(q, 'C', site);
     }
+    if (inferred) {
+        callstack_end(&s, UINT64_MAX);
+        callstack_free(&s);
+    }
     trace_cursor_close(&c);
-    free(fn);
 }
 
 static int same_events(const struct seq *a, const struct seq *b)
@@ -403,8 +417,14 @@ int main(int argc, char **argv)
     struct seq *o = NULL, *tr = xcalloc(t.n_threads + 1, sizeof *tr);
     size_t n_o = 0;
     read_oracle(argv[i + 1], &o, &n_o);
+    struct func_table ft;
+    struct trace_funcs tf;
+    memset(&ft, 0, sizeof ft);
+    trace_funcs_init(&tf, &ft, &as, &ps, &t);
     for (size_t k = 0; k < t.n_threads; k++)
-        read_trace(&t, k, &ps, &as, inferred, &tr[k]);
+        read_trace(&t, k, &ps, &tf, inferred, &tr[k]);
+    trace_funcs_free(&tf);
+    func_table_free(&ft);
     size_t n_t = 0, calls = 0, returns = 0, moved_returns = 0, off = 0, worst = 0,
            all_returns = 0;
     for (size_t k = 0; k < t.n_threads; k++)

@@ -1,0 +1,71 @@
+/*
+ * untraced.c - calls the link cannot redirect, a known number of them,
+ * for --info to count as the link does (tests/postproc.sh):
+ *   ARM state: one "blx lr" (via_lr; a redirecting bl would overwrite
+ *     lr before the call read it);
+ *   Thumb-2 (armhf): also a 16-bit "blx rM" in an IT block (via_it),
+ *     and plain calls through pointers from Thumb code, which the link
+ *     rewrites with the instruction before them (traced: not counted);
+ *   MIPS: a "jalr.hb" (via_hb).
+ * Exit status 0.
+ */
+#include <stdio.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile int acc;
+
+NOINLINE void target(void) { acc++; }
+NOINLINE void other(void) { acc += 2; }
+void (*volatile pointer)(void) = target;
+static void (*volatile table[3])(void) = { target, other, target };
+
+#if defined(__arm__)
+__attribute__((target("arm"), noinline)) void via_lr(void (*fp)(void))
+{
+    __asm__ volatile("mov lr, %0\n\tblx lr" : : "r"(fp)
+                     : "r0", "r1", "r2", "r3", "r12", "lr", "cc", "memory");
+}
+#endif
+
+#if defined(__arm__) && __ARM_ARCH_ISA_THUMB >= 2
+__attribute__((target("thumb"), noinline)) void via_it(void (*fp)(void), int c)
+{
+    __asm__ volatile("cmp %1, #0\n\tit ne\n\tblxne %0" : : "r"(fp), "r"(c)
+                     : "r0", "r1", "r2", "r3", "r12", "lr", "cc", "memory");
+}
+
+/* (table[i % 3]: a 32-bit ldr.w with a shifted index before the blx) */
+__attribute__((target("thumb"), noinline)) void via_pointers(unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        table[i % 3]();
+}
+#endif
+
+#if defined(__mips__)
+NOINLINE void via_hb(void (*fp)(void))
+{
+    register void (*t9)(void) __asm__("$25") = fp;
+    __asm__ volatile(".set push\n\t.set noreorder\n\tjalr.hb %0\n\tnop\n\t.set pop"
+                     : "+r"(t9) :
+                     : "$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "$10", "$11",
+                       "$12", "$13", "$14", "$15", "$24", "$31", "hi", "lo", "memory");
+}
+#endif
+
+int main(void)
+{
+#if defined(__arm__)
+    via_lr(pointer);
+#endif
+#if defined(__arm__) && __ARM_ARCH_ISA_THUMB >= 2
+    via_it(pointer, 1);
+    via_pointers(3);
+#endif
+#if defined(__mips__)
+    via_hb(pointer);
+#endif
+    printf("untraced: %d\n", acc);
+    return 0;
+}
