@@ -29,14 +29,19 @@ path, tid, seq = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 data = open(path, "rb").read()
 e = "<" if data[8] == 1 else ">"
 hsize, csize = struct.unpack_from(e + "II", data, 16)
-calls, found = 0, None
-for idx in range((len(data) - hsize) // csize):
-    base = hsize + idx * csize
-    word = lambda i: struct.unpack_from(e + "I", data, base + 4 * i)[0]
-    if word(0) != 0x4b43544c or word(1) != tid or word(2) != idx:
+version = struct.unpack_from(e + "I", data, 12)[0]
+calls, found, base = 0, None, hsize
+while base + 16 <= len(data):
+    magic, ctid, idx, size = struct.unpack_from(e + "4I", data, base)
+    size = csize if version == 4 else size      # (version 5: each chunk's own)
+    if magic != 0x4b43544c or not size:
+        sys.exit("a damaged chunk header at %d in %s" % (base, path))
+    chunk, base = base, base + size
+    word = lambda i: struct.unpack_from(e + "I", data, chunk + 4 * i)[0]
+    if ctid != tid:
         continue
     pos = 4
-    while pos < csize // 4 and word(pos):
+    while pos < size // 4 and word(pos):
         w = word(pos)
         control = (w & 3) == 3 and (w & 0xfc) != 4     # (not a return)
         if found and not control:
