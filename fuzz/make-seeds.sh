@@ -22,6 +22,8 @@
 #   postproc/arm-demo-nomaps      the ARM trace without a maps file (tsv)
 #   postproc/arm-demo-count       the ARM program's LITIFUT_MODE=count trace
 #   postproc/arm-demo-budget      ... and its LITIFUT_BUDGET=1us/1ms trace
+#   postproc/arm-demo-stopped     ... and one stopped by a 5 KB file size
+#                                 limit (the header's stop fields, STOPPED)
 #   elfdb/<arch>-demolib, elfdb/<arch>-libwords.so, postproc/<arch>-demolib
 #                                 (arm, mips) tests/progs/demolib: a program
 #                                 and an instrumented library, one trace
@@ -31,7 +33,9 @@
 # LITIFUT_CLOCK=monotonic and LITIFUT_RETURNS=1.
 # Each trace names its files /target/<file> (header and OBJECT records);
 # fuzz/postproc.c finds them in elfdb/ by file name.
-# Traces use 4 KB chunks (LITIFUT_CHUNK_KB=4) to stay small.
+# Traces use chunks of at most 4 KB (LITIFUT_CHUNK_KB=4) to stay small;
+# postproc/arm-demo-v4 is an older tracer's trace (format version 4:
+# every chunk 4 KB), kept as it was.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(cd "${BIN:-$ROOT/build/bin}" && pwd)
@@ -196,8 +200,8 @@ run_seed() {
     local seed=$1 r=$d/$1 t
     shift
     mkdir -p "$r"
-    (cd "$r" && env LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 "$@" \
-         "qemu-$arch" -L "/usr/$triple" "../$prog" > /dev/null)
+    (cd "$r" && ulimit -f "${SEED_FSIZE:-unlimited}" && env LITIFUT_DIR=. LITIFUT_CHUNK_KB=4 "$@" \
+         "qemu-$arch" -L "/usr/$triple" "../$prog" > /dev/null 2>&1)
     t=$(ls "$r"/litifut.*.trace)
     { printf '%s' "$name"; head -c $((1024 - ${#name})) /dev/zero; } |
         dd of="$t" bs=1 seek="$EXE_OFF" conv=notrunc status=none
@@ -268,11 +272,13 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
     if [ "$arch" = arm ]; then
         : > "$d/empty"
         postproc_input "$trace" "$d/empty" "$OUT/postproc/$prog-nomaps" tsv
-        # a second thread: chunk 0 again, as the next chunk, of the next tid
+        # a second thread: chunk 0 again, as the next chunk (an index
+        # after every other), of the next tid
         hsize=$(get_word "$trace" "$HSIZE_OFF" "$endian")
-        tail -c +$((hsize + 1)) "$trace" | head -c 4096 > "$d/chunk"
+        tail -c +$((hsize + 1)) "$trace" | head -c "$(get_word "$trace" $((hsize + 12)) "$endian")" \
+            > "$d/chunk"
         put_word "$d/chunk" 4 $(($(get_word "$d/chunk" 4 "$endian") + 1)) "$endian"
-        put_word "$d/chunk" 8 $((($(stat -c %s "$trace") - hsize) / 4096)) "$endian"
+        put_word "$d/chunk" 8 $(($(stat -c %s "$trace") / 512 + 1000)) "$endian"
         cat "$trace" "$d/chunk" > "$d/2threads.trace"
         postproc_input "$d/2threads.trace" "$d/maps" "$OUT/postproc/$prog-2threads"
         # a second object: that thread's calls made by the program loaded
@@ -284,6 +290,8 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
         # and with a tiny time budget (BUDGET and budget STATE records)
         run_seed "$prog-count" LITIFUT_MODE=count
         run_seed "$prog-budget" LITIFUT_BUDGET=1us/1ms
+        # a trace that stopped at a file size limit (header and STOPPED)
+        SEED_FSIZE=5 run_seed "$prog-stopped" LITIFUT_TIME_EVERY=1
     fi
     if [ "$arch" != mipsel ]; then
         demolib_seeds "$triple" "$arch" "$endian"

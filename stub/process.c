@@ -153,11 +153,20 @@ static struct litifut_process *process_find_mapped(void)
  * other's symbols find it), else anonymous. */
 static void *process_map_new(void)
 {
-    int fd = (int)arch_syscall6(__NR_memfd_create, (long)BLOCK_NAME, 1 /* MFD_CLOEXEC */,
-                                0, 0, 0, 0);
     void *m = (void *)-1;
+    /* a memfd is a file: a file size limit below the block's size makes
+     * it anonymous (never a SIGXFSZ the program would not have had) */
+    int fd = sys_file_size_limit() < PROCESS_SIZE ? -1
+             : (int)arch_syscall6(__NR_memfd_create, (long)BLOCK_NAME, 1 /* MFD_CLOEXEC */,
+                                  0, 0, 0, 0);
     if (fd >= 0) {
-        if (arch_ftruncate64(fd, PROCESS_SIZE) == 0)
+        uint32_t mask[SIGSET_WORDS];
+        process_block_signals(mask);
+        int was = xfsz_pending();
+        long err = arch_ftruncate64(fd, PROCESS_SIZE);
+        xfsz_undo(err, was);
+        process_restore_signals(mask);
+        if (err == 0)
             m = sys_mmap(NULL, PROCESS_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
         sys_close(fd);
     }

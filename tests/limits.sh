@@ -44,6 +44,14 @@ limits_arch() {
     (cd "$d/fsize" && ulimit -f 100 && LITIFUT_DIR=. timeout 600 "$QEMU" -L "$SYSROOT" "$d/ch" 3 \
         > out 2> err; echo $? > rc)
     limits_stopped "$ARCH/limits: ulimit -f 100" "$d/fsize" "the trace file could not grow: File too large"
+    # below the process block's memfd (12 KB): that is a file too (but
+    # above the few KB qemu-user writes to a file of its own to show the
+    # guest /proc/self/maps)
+    rm -rf "$d/fsize8" && mkdir -p "$d/fsize8"
+    (cd "$d/fsize8" && ulimit -f 8 && LITIFUT_DIR=. timeout 600 "$QEMU" -L "$SYSROOT" "$d/ch" 3 \
+        > out 2> err; echo $? > rc)
+    check "$ARCH/limits: ulimit -f 8: same output and exit status as untraced (exit $(cat "$d/fsize8/rc"))" \
+        same_run "$d/fsize8" "$d/plain-run"
 
     # a full disk (a 256 KB tmpfs: root only)
     mkdir -p "$d/full"
