@@ -207,6 +207,10 @@ install_refusals() {
         eval '[ "$(grep -c "g is deprecated" "$d/scratch-warn/err")" = 1 ] &&
               [ "$(grep -cF "$tc/ld: " "$d/scratch-warn/err")" = 2 ] &&
               ! grep -q litifut-real "$d/scratch-warn/err" && [ -x "$d/scratch-warn/out" ]'
+    env -u LITIFUT COLLECT_GCC=$TCC "$tc/ld" "${LD_ARGS[@]}" 2> "$d/scratch-warn/plain.err"
+    check "install: scratch toolchain: a plain link's messages name $tc/ld too" \
+        eval '[ "$(grep -cF "$tc/ld: " "$d/scratch-warn/plain.err")" = 2 ] &&
+              ! grep -q litifut-real "$d/scratch-warn/plain.err"'
     cp "$L" "$F/litifut-ld"
     ln -sfn "$F/litifut-ld" "$tc/ld"
     check "install: an install of another litifut-ld build is re-pointed" \

@@ -26,13 +26,17 @@
 #include "wrapper/process.h"
 #include "wrapper/toolchain.h"
 
+/* The real linker with the same arguments.  Installed into a toolchain
+ * (beside it as NAME.litifut-real), it runs under the name it was
+ * called by, as without litifut: its messages name it so, and whatever
+ * it finds from its own name it finds in the same directory. */
 static int pass_through(const struct toolchain *tc, int argc, char **argv)
 {
     char **args = xcalloc((size_t)argc + 1, sizeof *args);
-    args[0] = tc->real_ld;
+    args[0] = tc->installed ? argv[0] : tc->real_ld;
     for (int i = 1; i < argc; i++)
         args[i] = argv[i];
-    exec_command(args);
+    exec_command_as(tc->real_ld, args);
     free(args);
     return 127;
 }

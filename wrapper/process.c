@@ -108,11 +108,16 @@ int run_command_captured(char *const argv[], const char *out, const char *err)
 
 int exec_command(char *const argv[])
 {
-    if (strchr(argv[0], '/'))
-        execv(argv[0], argv);
+    return exec_command_as(argv[0], argv);
+}
+
+int exec_command_as(const char *path, char *const argv[])
+{
+    if (strchr(path, '/'))
+        execv(path, argv);
     else
-        execvp(argv[0], argv);
-    return error("cannot run %s: %s", argv[0], strerror(errno));
+        execvp(path, argv);
+    return error("cannot run %s: %s", path, strerror(errno));
 }
 
 void argv_push(struct argv_builder *a, const char *arg)

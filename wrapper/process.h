@@ -23,6 +23,8 @@ void die_by_pending_signal(void);   /* returns only if none was caught */
 /* Replaces this process with argv; returns only on failure (-1, with
  * one error line). */
 int exec_command(char *const argv[]);
+/* The same, with argv[0] other than the file run (`path`). */
+int exec_command_as(const char *path, char *const argv[]);
 
 /* Growable NULL-terminated argv. */
 struct argv_builder {

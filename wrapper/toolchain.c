@@ -90,6 +90,7 @@ int find_real_linker(struct toolchain *tc, const char *argv0, const struct link_
         char *saved = xasprintf("%s.litifut-real", argv0);
         if (access(saved, X_OK) == 0) {
             tc->real_ld = saved;
+            tc->installed = 1;
             return 0;
         }
         free(saved);

@@ -8,6 +8,7 @@
 
 struct toolchain {
     char *real_ld;              /* path of the linker we stand in for */
+    int installed;              /* ... which is NAME.litifut-real beside us (--install) */
     char *triple;               /* e.g. arm-linux-gnueabi, or NULL */
     const struct arch_ops *arch;
     struct argv_builder cc;     /* target compiler and its -m options */
