@@ -19,7 +19,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?=
 FUZZ_HARNESSES := linkmap elfdb postproc
 # runs per harness in fuzz-smoke (10-20 s each on an idle core)
-FUZZ_SMOKE_RUNS := linkmap:2000 elfdb:5000 postproc:1000
+FUZZ_SMOKE_RUNS := linkmap:600 elfdb:5000 postproc:1000
 
 FUZZ_OUT    := $(BUILD)/fuzz
 FUZZ_CFLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

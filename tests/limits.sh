@@ -88,10 +88,11 @@ limits_arch() {
               [ "$size" -le $((3 * rec + 65536)) ]'
 
     # a budget of any size: the program ends, every call recorded or counted
-    local b all got
+    local b all got budgets="2us/4us 1us/10us"
+    [ "${TEST_FULL:-0}" = 1 ] && budgets="$budgets 1us/2us"
     run_target "$d/two" "$d/st" 2 50000
     all=$(( $(sed -n 's/^calls=//p' < <("$BIN/litifut-postproc" --info "$d/two")) ))
-    for b in 2us/4us 1us/2us 1us/10us; do
+    for b in $budgets; do
         TIMEOUT=120 LITIFUT_BUDGET=$b run_target "$d/budget" "$d/st" 2 50000
         got=$("$BIN/litifut-postproc" --info "$d/budget" |
               awk -F= '$1 == "calls" { n += $2 }
@@ -110,12 +111,14 @@ limits_arch() {
             same_run "$d/bridge" "$d/bridge-plain"
     fi
     # ... and a signal still ends a budgeted program at once
-    (cd "$d" && LITIFUT_DIR=. LITIFUT_BUDGET=2us/4us timeout -s KILL 60 \
-        timeout --preserve-status -s TERM 2 "$QEMU" -L "$SYSROOT" ./ch 1000 > /dev/null 2>&1
-     echo $? > "$d/term.rc")
-    rm -f "$d"/litifut.*
-    check "$ARCH/limits: LITIFUT_BUDGET=2us/4us: SIGTERM ends the program (exit $(cat "$d/term.rc"))" \
-        [ "$(cat "$d/term.rc")" = 143 ]
+    if [ "$ARCH" = arm ] || [ "$ARCH" = mips ] || [ "${TEST_FULL:-0}" = 1 ]; then
+        (cd "$d" && LITIFUT_DIR=. LITIFUT_BUDGET=2us/4us timeout -s KILL 60 \
+            timeout --preserve-status -s TERM 2 "$QEMU" -L "$SYSROOT" ./ch 1000 > /dev/null 2>&1
+         echo $? > "$d/term.rc")
+        rm -f "$d"/litifut.*
+        check "$ARCH/limits: LITIFUT_BUDGET=2us/4us: SIGTERM ends the program (exit $(cat "$d/term.rc"))" \
+            [ "$(cat "$d/term.rc")" = 143 ]
+    fi
 
     # bad settings: one line naming the variable and what it takes, no trace
     local e bad=

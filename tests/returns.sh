@@ -15,6 +15,7 @@
 returns_modes() {
     case $1 in
     armhf) echo pie static marm-pie ;;
+    mipsel) [ "${TEST_FULL:-0}" = 1 ] && echo pie static || echo pie ;;   # (mips's, other byte order)
     *) echo pie static ;;
     esac
 }
@@ -129,6 +130,8 @@ test_returns() {
         for src in calls.c cxx.cc threads.c; do
             for mode in $(returns_modes "$arch"); do
                 [ "$src" = cxx.cc ] && [ "$mode" = static ] && continue
+                # ARM-state code on armhf: calls.c's cases (TEST_FULL: all)
+                [ "$mode" = marm-pie ] && [ "$src" != calls.c ] && [ "${TEST_FULL:-0}" != 1 ] && continue
                 echo "$arch $src $mode"
             done
         done
