@@ -16,7 +16,7 @@ program_modes() {
     case $1 in
     arm) echo pie nopie static ;;
     armhf) [ "${TEST_FULL:-0}" = 1 ] && echo pie nopie static marm-pie marm-static ||
-           echo pie nopie static marm-pie ;;
+           echo pie static marm-pie ;;     # (arm has nopie)
     mipsel) [ "${TEST_FULL:-0}" = 1 ] && echo pie nopie nopic static ||
             echo pie static ;;      # (mips has the rest: only the byte order differs)
     *) echo pie nopie nopic static ;;

@@ -126,8 +126,11 @@ returns_one() {     # returns_one ARCH SOURCE MODE, or ARCH shlib
 test_returns() {
     local arch src mode
     for arch in $ARCHES; do
-        echo "$arch shlib"
+        # (mipsel: mips's code, the other byte order: calls.c and
+        # threads.c, PIE; TEST_FULL: every case)
+        [ "$arch" != mipsel ] || [ "${TEST_FULL:-0}" = 1 ] && echo "$arch shlib"
         for src in calls.c cxx.cc threads.c; do
+            [ "$arch" = mipsel ] && [ "$src" = cxx.cc ] && [ "${TEST_FULL:-0}" != 1 ] && continue
             for mode in $(returns_modes "$arch"); do
                 [ "$src" = cxx.cc ] && [ "$mode" = static ] && continue
                 # ARM-state code on armhf: calls.c's cases (TEST_FULL: all)
