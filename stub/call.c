@@ -98,26 +98,31 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
 
 /*
  * Was the tracer frame that marked this thread busy at `busy` abandoned,
- * now that the thread enters the tracer again with its frame at `frame`?
- * Stacks grow down, so on one stack an entry at or above the busy frame
- * proves that frame is gone (a signal handler that interrupted the
- * tracer left with siglongjmp); an entry below it is nested in it (the
- * tracer's own calls, or a handler).  A handler on the alternate signal
- * stack is not on the same stack: leaving the alternate stack proves
- * its frames gone, entering it proves nothing.  (With SS_AUTODISARM the
- * kernel hides the alternate stack while a handler runs on it; then
- * only the address comparison is left.)
+ * now that the thread enters the tracer again from a program whose stack
+ * pointer is `caller_sp`?  Stacks grow down, and every busy mark is an
+ * address below the stack pointer the tracer was entered with, so on one
+ * stack an entry from at or above the mark proves that tracer frame gone
+ * (a signal handler that interrupted the tracer left with siglongjmp);
+ * an entry from below it is nested in it (the tracer's own calls, or a
+ * handler).  The caller's stack pointer, not the new frame's address, is
+ * compared: the call path and the return path push frames of different
+ * sizes, so the same loop calling again after a jump out of a return
+ * would otherwise look nested for ever.  A handler on the alternate
+ * signal stack is not on the same stack: leaving the alternate stack
+ * proves its frames gone, entering it proves nothing.  (With
+ * SS_AUTODISARM the kernel hides the alternate stack while a handler
+ * runs on it; then only the address comparison is left.)
  */
-static int busy_abandoned(uintptr_t busy, uintptr_t frame)
+HIDDEN int busy_abandoned(uintptr_t busy, uintptr_t caller_sp)
 {
     struct arch_stack ss;
     if (sys_sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
         int busy_on_alt = busy - ss.ss_sp < ss.ss_size;
-        int now_on_alt = frame - ss.ss_sp < ss.ss_size;
+        int now_on_alt = caller_sp - ss.ss_sp < ss.ss_size;
         if (busy_on_alt != now_on_alt)
             return busy_on_alt;
     }
-    return frame >= busy;   /* at the same address: the same caller again */
+    return caller_sp > busy;
 }
 
 /* A call found this thread busy: may it be recorded after all?  Rare
@@ -137,7 +142,7 @@ static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifu
          * it is done. */
         return (uintptr_t)(frame + 1) < t->spawn_sp ? BUSY_SPAWN : 0;
     }
-    if (!busy_abandoned(busy, (uintptr_t)frame))
+    if (!busy_abandoned(busy, (uintptr_t)(frame + 1)))  /* (the frame sits just below the caller's sp) */
         return BUSY_OFF;
     return 0;
 }
@@ -274,14 +279,18 @@ HIDDEN void litifut_refill(struct litifut_thread *t)
  * call, caller_sp, tells).  A child that calls exec starts its own
  * trace there.
  */
-HIDDEN void litifut_before_spawn(uintptr_t caller_sp)
+HIDDEN uintptr_t litifut_before_spawn(uintptr_t caller_sp, uintptr_t ra)
 {
     struct litifut_thread *t = thread_self();
     if (t->busy)
-        return;             /* off, or called from inside the tracer's window */
+        return ra;          /* off, or called from inside the tracer's window */
+    t->busy = FRAME_ADDRESS();
+    compiler_barrier();
+    ra = returns_unhook(t, ra);     /* vfork's child returns through its caller's frame */
     t->spawn_pid = (uint32_t)sys_getpid();
     t->spawn_sp = caller_sp;
     compiler_barrier();
     t->busy = BUSY_SPAWN;
+    return ra;
 }
 

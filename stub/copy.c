@@ -77,20 +77,23 @@ static enum sleds_mode hot_path(const struct litifut_process *p)
         return !litifut_copy.pair_delta ? SLEDS_START
                : mode == LITIFUT_MODE_DEDUP ? SLEDS_DEDUP : SLEDS_COUNT;
     uint32_t clock = tracefile_clock();
+    if (p->settings.returns)        /* every call hooked (returns.c) */
+        return clock == LITIFUT_CLOCK_MARKS ? SLEDS_ON_RET
+               : clock == LITIFUT_CLOCK_MONOTONIC ? SLEDS_ON_RET_CLOCK : SLEDS_ON_RET_COUNTER;
     return clock == LITIFUT_CLOCK_MARKS ? SLEDS_ON
            : clock == LITIFUT_CLOCK_MONOTONIC ? SLEDS_ON_CLOCK : SLEDS_ON_COUNTER;
 }
 
 /* The sleds' mode: "off" if the process records nothing at all; the
- * paused path (off, counting) while recording is off; the slow path in
- * exact return mode, where every call is hooked; else the hot path. */
+ * paused path (off, counting) while recording is off; else the hot
+ * path. */
 static enum sleds_mode sleds_mode(int tracing, int recording)
 {
     if (!tracing)
         return SLEDS_OFF;
     if (!recording)
         return SLEDS_PAUSED;
-    return tracefile_returns() ? SLEDS_START : hot_path(litifut_copy.proc);
+    return hot_path(litifut_copy.proc);
 }
 
 /* Recording on or off (control.c, under the lock, so the process
@@ -107,8 +110,8 @@ void copy_set_recording(int on)
         arch_sleds_select(SLEDS_OFF);
         return;
     }
-    if (p->trace != TRACE_ON || p->settings.returns)
-        return;                     /* (exact returns: the slow path, which asks) */
+    if (p->trace != TRACE_ON)
+        return;
     arch_sleds_select(control_watching(on) ? SLEDS_START : on ? hot_path(p) : SLEDS_PAUSED);
 }
 

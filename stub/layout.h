@@ -14,6 +14,7 @@
 #define THREAD_LIM        8
 #define THREAD_TIME       12
 #define THREAD_TIMESPEC   48
+#define THREAD_SHADOW_TOP 56    /* then shadow_end: LITIFUT_RETURNS (tracer.h) */
 #define THREAD_CACHE      96
 
 /* struct tls_slot, this copy's thread-local words: the thread's state

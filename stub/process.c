@@ -472,8 +472,9 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
                 pool_entry_reset(&pg->t[i]);
     if (self) {
         uintptr_t busy = self->busy;
-        struct shadow_entry *shadow = self->shadow;   /* its calls return in the child too */
-        uint32_t shadow_n = self->shadow_n;
+        /* its calls return in the child too */
+        struct shadow_entry *shadow = self->shadow, *shadow_top = self->shadow_top,
+                            *shadow_end = self->shadow_end;
         /* the child's history branches off here (the trace header) */
         struct litifut_process *p = litifut_copy.proc;
         p->fork_from[0] = p->pid;
@@ -495,7 +496,8 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
         self->prev_chunk = prev;
         self->prev_chunk_end = prev_end;
         self->shadow = shadow;
-        self->shadow_n = shadow_n;
+        self->shadow_top = shadow_top;
+        self->shadow_end = shadow_end;
         self->busy = busy;
         self->tp = tp;
         self->tid = (uint32_t)sys_gettid();

@@ -112,9 +112,9 @@ static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
     if (t && !t->shadow && early_thread.shadow && early_thread.tid == tid) {
         /* ... and its hooked calls (LITIFUT_RETURNS) */
         t->shadow = early_thread.shadow;
-        t->shadow_n = early_thread.shadow_n;
-        early_thread.shadow = NULL;
-        early_thread.shadow_n = 0;
+        t->shadow_end = early_thread.shadow_end;
+        t->shadow_top = early_thread.shadow_top;
+        early_thread.shadow = early_thread.shadow_top = early_thread.shadow_end = NULL;
     }
     unlock(mask);
     if (!t)

@@ -75,9 +75,9 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
  */
 #define SHADOW_ENTRIES (1u << 16)   /* a thread's shadow stack: 512 KB of address space */
 struct shadow_entry {
-    uint32_t ra;                /* the real return address */
     uint32_t sp;                /* the stack pointer at the call */
-};
+    uint32_t ra;                /* the real return address (0: a call not hooked) */
+};                              /* (in this order: ARM's hot path stores both with one stm) */
 
 struct litifut_thread {
     volatile uintptr_t busy;    /* the hot path reads busy, cur, lim (layout.h) */
@@ -93,22 +93,30 @@ struct litifut_thread {
     uint32_t spawn_pid;         /* with BUSY_SPAWN: who called vfork/clone */
     uintptr_t spawn_sp;         /* ... with this stack pointer */
     uint32_t timespec[2];       /* the ARM hot path's clock_gettime result */
-    struct shadow_entry *shadow;    /* LITIFUT_RETURNS: the hooked calls (returns.c) */
-    uint32_t shadow_n;
+    /* LITIFUT_RETURNS: the hooked calls (returns.c), shadow[1] up to
+     * shadow_top (shadow[0] is a sentinel whose sp is above any: the hot
+     * paths read the top entry without testing for none); all NULL
+     * until the thread's first hooked call.  Top and end side by side
+     * (layout.h: ARM loads both with one ldrd). */
+    struct shadow_entry *shadow_top;    /* the next entry free */
+    struct shadow_entry *shadow_end;    /* ... the first past the mapping */
     uint32_t *budget_from;      /* LITIFUT_BUDGET: cur when the records were last charged */
     uint32_t *prev_chunk_end;   /* (chunks differ in size) */
     uint32_t next_size;         /* bytes of its next chunk: they double from a page */
     uint32_t *stale, *stale_end;    /* a fork child's: what was its parent's chunk, now
                                        private memory (unmapped with prev_chunk) */
-    uint32_t pad[(THREAD_CACHE - 84) / 4];
+    struct shadow_entry *shadow;    /* the shadow stack's mapping (entry 0: the sentinel) */
+    uint32_t pad[(THREAD_CACHE - 88) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
-};
+} __attribute__((aligned(8)));      /* (ARM loads shadow_top and _end with one ldrd) */
 _Static_assert(offsetof(struct litifut_thread, busy) == THREAD_BUSY, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, cur) == THREAD_CUR, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, lim) == THREAD_LIM, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, time_last) == THREAD_TIME, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, timespec) == THREAD_TIMESPEC, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, shadow_top) == THREAD_SHADOW_TOP, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, shadow_end) == THREAD_SHADOW_TOP + 4, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, cache) == THREAD_CACHE, "layout.h");
 
 /* This copy's thread-local words (layout.h): the thread's state, and
@@ -236,7 +244,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 8u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 9u           /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -394,10 +402,17 @@ HIDDEN int returns_hookable(uintptr_t target);
 HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call);
 HIDDEN void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call);  /* ra_slot NULL: not hookable */
 HIDDEN uint32_t *returns_put(struct litifut_thread *t, uint32_t *p);
+/* A function that returns twice (vfork) called through a hot path that
+ * hooked it: its entry becomes a call not hooked, and the real return
+ * address is returned (`ra` if it is no trampoline of this copy). */
+HIDDEN uintptr_t returns_unhook(struct litifut_thread *t, uintptr_t ra);
 /* The real return address of the thread's hooked call made with stack
  * pointer sp, 0 if none (for unwinders). */
 HIDDEN uintptr_t returns_real_address(uintptr_t sp);
-/* call.c: the time since t's last event, for a record at p (an ADVANCE
+/* call.c: was the tracer frame that marked a thread busy at `busy`
+ * abandoned, now that it enters the tracer from stack pointer caller_sp? */
+HIDDEN int busy_abandoned(uintptr_t busy, uintptr_t caller_sp);
+/* The time since t's last event, for a record at p (an ADVANCE
  * word or a TIME record first if it does not fit).  Returns where the
  * record goes, NULL if t records no more. */
 HIDDEN uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta);
@@ -470,8 +485,12 @@ HIDDEN void die_at(const char *before, uintptr_t addr, const char *after)
 /* PAUSED: recording off while tracing: the "off" code that also counts
  * the call (process block's `unrecorded`) and every 4096th goes to the
  * slow path (control_poll). */
+/* ON_RET*: the hot paths that also hook the call (LITIFUT_RETURNS),
+ * per clock; an architecture without them leaves such calls to the
+ * slow path. */
 enum sleds_mode { SLEDS_START, SLEDS_ON, SLEDS_OFF, SLEDS_ON_CLOCK, SLEDS_ON_COUNTER,
-                  SLEDS_DEDUP, SLEDS_COUNT, SLEDS_PAUSED };
+                  SLEDS_DEDUP, SLEDS_COUNT, SLEDS_PAUSED,
+                  SLEDS_ON_RET, SLEDS_ON_RET_CLOCK, SLEDS_ON_RET_COUNTER };
 HIDDEN int arch_sleds_select(enum sleds_mode mode);
 
 /* Runtime minus link-time address of this object's code. */

@@ -24,6 +24,9 @@ extern const char litifut_arm_off[] HIDDEN, litifut_arm_off_reg[] HIDDEN;
 extern const char litifut_arm_dedup[] HIDDEN, litifut_arm_dedup_reg[] HIDDEN;
 extern const char litifut_arm_count[] HIDDEN, litifut_arm_count_reg[] HIDDEN;
 extern const char litifut_arm_paused[] HIDDEN, litifut_arm_paused_reg[] HIDDEN;
+extern const char litifut_arm_ret_marks[] HIDDEN, litifut_arm_ret_reg_marks[] HIDDEN;
+extern const char litifut_arm_ret_clock[] HIDDEN, litifut_arm_ret_reg_clock[] HIDDEN;
+extern const char litifut_arm_ret_counter[] HIDDEN, litifut_arm_ret_reg_counter[] HIDDEN;
 
 /* The branch word of entry `b`'s third instruction to `to`. */
 static uint32_t branch(uintptr_t b, const char *to)
@@ -42,6 +45,9 @@ int arch_sleds_select(enum sleds_mode mode)
     case SLEDS_DEDUP:      to[0] = litifut_arm_dedup;          to[1] = litifut_arm_dedup_reg; break;
     case SLEDS_COUNT:      to[0] = litifut_arm_count;          to[1] = litifut_arm_count_reg; break;
     case SLEDS_PAUSED:     to[0] = litifut_arm_paused;         to[1] = litifut_arm_paused_reg; break;
+    case SLEDS_ON_RET:     to[0] = litifut_arm_ret_marks;      to[1] = litifut_arm_ret_reg_marks; break;
+    case SLEDS_ON_RET_CLOCK: to[0] = litifut_arm_ret_clock;    to[1] = litifut_arm_ret_reg_clock; break;
+    case SLEDS_ON_RET_COUNTER: to[0] = litifut_arm_ret_counter; to[1] = litifut_arm_ret_reg_counter; break;
     default:               to[0] = to[1] = litifut_arm_start; break;
     }
     uintptr_t start = (uintptr_t)litifut_sled, end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;

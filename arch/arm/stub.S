@@ -131,7 +131,7 @@ litifut_sled_end:
  * here; r1 must end 0 (busy, stored by HOT_PATH_END).  The slow path
  * writes the TIME record and the call after it with delta 0: retrying
  * here could take longer than a delta again, and again. */
-    .macro HOT_PATH_TIME name
+    .macro HOT_PATH_TIME name, slow=litifut_arm_slow
     add     r1, r2, #THREAD_TIMESPEC
     mov     r0, #1                  @ CLOCK_MONOTONIC
     ldr     r7, \name\()_nr
@@ -140,17 +140,17 @@ litifut_sled_end:
     ldr     r7, \name\()_units
     lsr     r1, r1, #5
     mla     r0, r0, r7, r1          @ now, in units
-    HOT_PATH_DELTA
+    HOT_PATH_DELTA \slow
     .endm
 
 /* r0 = now, in units: the delta since the thread's last event into the
- * record word (r3), or the slow path if it does not fit; r1 = 0 after. */
-    .macro HOT_PATH_DELTA
+ * record word (r3), or `slow` if it does not fit; r1 = 0 after. */
+    .macro HOT_PATH_DELTA slow=litifut_arm_slow
     ldr     r10, [r2, #THREAD_TIME]
     mov     r1, #0
     sub     r8, r0, r10             @ the delta
     cmp     r8, #LITIFUT_REC_DELTA_LIMIT
-    bhs     litifut_arm_slow
+    bhs     \slow
     str     r0, [r2, #THREAD_TIME]
     orr     r3, r3, r8, lsl #LITIFUT_REC_DELTA_SHIFT
     .endm
@@ -221,9 +221,9 @@ litifut_arm_common_reg:             @ a call through a register
 
 /* LITIFUT_CLOCK=counter: as HOT_PATH_TIME with the generic timer's
  * virtual count (tracer-arch.h), units of one tick. */
-    .macro HOT_PATH_COUNTER name
+    .macro HOT_PATH_COUNTER name, slow=litifut_arm_slow
     mrrc    p15, 1, r0, r1, c14     @ CNTVCT
-    HOT_PATH_DELTA
+    HOT_PATH_DELTA \slow
     .endm
 
 /* Both halves with a clock read per call (LITIFUT_CLOCK=monotonic or
@@ -265,6 +265,107 @@ litifut_arm_common_reg_\suffix:
 
     CLOCK_HOT_PATHS clock, HOT_PATH_TIME, .Lfixedclk, .Lregclk, 1
     CLOCK_HOT_PATHS counter, HOT_PATH_COUNTER, .Lfixedcnt, .Lregcnt, 0
+
+/*
+ * LITIFUT_RETURNS: the same hot paths, and the call is hooked (stub/
+ * returns.c): its return address and stack pointer onto the thread's
+ * shadow stack, the clock's return trampoline as the callee's return
+ * address.  Anything unusual goes to the slow path, which records and
+ * hooks the call itself (busy holds this frame): no shadow stack yet or
+ * a full one (top == end; both 0 before the thread's first hooked call),
+ * or the top entry's frame gone (its sp at or below this call's: a
+ * longjmp or an exception left it; the slow path writes its return
+ * first).  Entry 0 is a sentinel whose sp is above any, so the top
+ * entry can be read without asking whether there is one.  The target
+ * is known by then (r9, in the frame): r4 (the top) and r5 (sp at the
+ * call) are free and outlive the clock's registers; r7 too.
+ */
+    .macro HOOK_CHECK
+    ldrd    r4, r5, [r2, #THREAD_SHADOW_TOP]    @ top (next free), end
+    cmp     r4, r5
+    bhs     litifut_arm_slow        @ none yet, or full
+    ldr     r7, [r4, #-8]           @ the top entry's sp
+    add     r5, sp, #FRAME_SIZE     @ sp at the call (r4, r5 outlive the clock)
+    cmp     r5, r7
+    bhs     litifut_arm_slow        @ its frame is gone
+    .endm
+
+/* After the record: the entry pushed, the callee's return address the
+ * trampoline (lr is the real one: RELOAD_RA / the call's). */
+    .macro HOOK name
+    stmia   r4!, {r5, lr}           @ {sp at the call, ra}
+    str     r4, [r2, #THREAD_SHADOW_TOP]
+    ldr     r5, \name\()_tramp
+9:  add     r5, pc, r5
+    str     r5, [sp, #FRAME_LR]
+    .endm
+
+    .macro HOOK_REF name, tramp
+\name\()_tramp:
+    .word   \tramp - (9b + 8)
+    .endm
+
+    .macro RETURNS_HOT_PATHS suffix, time, fixed, reg, literals, tramp
+    .global litifut_arm_ret_\suffix
+    .hidden litifut_arm_ret_\suffix
+    .type litifut_arm_ret_\suffix, %function
+litifut_arm_ret_\suffix:
+    HOT_PATH_START \fixed
+    add     r9, r5, r9
+    str     r9, [sp, #FRAME_PC]
+    HOOK_CHECK
+    \time \fixed
+    str     r3, [r6], #4
+    HOOK \fixed
+    HOT_PATH_END
+    HOOK_REF \fixed, \tramp
+    HOT_PATH_FULL \fixed, \literals
+
+    .global litifut_arm_ret_reg_\suffix
+    .hidden litifut_arm_ret_reg_\suffix
+    .type litifut_arm_ret_reg_\suffix, %function
+litifut_arm_ret_reg_\suffix:
+    HOT_PATH_START \reg
+    ldr     r9, [sp, r9]
+    str     r9, [sp, #FRAME_PC]
+    HOOK_CHECK
+    \time \reg
+    .ifc \suffix, marks
+    and     r8, r9, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the target's cache entry
+    add     r10, r2, r8
+    ldr     r10, [r10, #THREAD_CACHE]
+    cmp     r10, r9
+    orreq   r3, r3, r8, lsl #22     @ the entry, in bits 31..24 (clock marks)
+    orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
+    streq   r3, [r6], #4
+    orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
+    stmiane r6!, {r3, r9}
+    addne   r10, r2, r8
+    strne   r9, [r10, #THREAD_CACHE]
+    .else
+    and     r8, r3, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the site's cache entry
+    add     r8, r2, r8
+    ldr     r10, [r8, #THREAD_CACHE]
+    cmp     r10, r9
+    orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
+    streq   r3, [r6], #4
+    orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
+    stmiane r6!, {r3, r9}
+    strne   r9, [r8, #THREAD_CACHE]
+    .endif
+    HOOK \reg
+    HOT_PATH_END
+    HOOK_REF \reg, \tramp
+    HOT_PATH_FULL \reg, \literals
+    .endm
+
+    .macro NO_TIME name
+    mov     r1, #0                  @ (busy: cleared by HOT_PATH_END)
+    .endm
+
+    RETURNS_HOT_PATHS marks, NO_TIME, .Lrfixed, .Lrreg, 0, litifut_return_marks
+    RETURNS_HOT_PATHS clock, HOT_PATH_TIME, .Lrfixedclk, .Lrregclk, 1, litifut_return_clock
+    RETURNS_HOT_PATHS counter, HOT_PATH_COUNTER, .Lrfixedcnt, .Lrregcnt, 0, litifut_return_counter
 
 /* The slow path; also where the sled sends every call until this
  * copy is ready (sleds.c). */
@@ -447,6 +548,9 @@ litifut_return_unwind:
     .fnstart                        @ an unwinder finds the real caller (unwind.c)
     .personality litifut_return_personality
     nop                             @ unwinders look up the return address - 2
+    .global litifut_trampolines
+    .hidden litifut_trampolines
+litifut_trampolines:                @ every trampoline, to litifut_trampolines_end
     .global litifut_return_trampoline
     .hidden litifut_return_trampoline
     .type litifut_return_trampoline, %function
@@ -462,8 +566,92 @@ litifut_return_trampoline:
     str     r0, [sp, #28]           @ the real return address, into lr's slot
     pop     {r0-r5, r12, lr}
     bx      lr
-    .fnend
     .size litifut_return_trampoline, . - litifut_return_trampoline
+
+/*
+ * The hot paths' trampolines, one per clock (the hooked call's hot path
+ * chose it): the return recorded in assembly, as a call is.  The
+ * thread's state through this copy's TLS slot; not busy (then busy with
+ * this frame) and room in the chunk; the shadow stack's top entry must
+ * be this very frame's (sp as the callee returned it: no frame left by
+ * a jump in between); the RETURN word with its time delta; the entry
+ * popped, busy clear, every register back but lr, on to the real
+ * return address (bx interworks).  Anything else goes to the C
+ * trampoline above, which does it all (busy back to 0 first if this
+ * frame had marked it).
+ */
+    .macro RETURN_FAST name, time, literals
+    .global \name
+    .hidden \name
+    .type \name, %function
+\name:
+    push    {r0-r8, r10, r11, lr}   @ 48 bytes; lr's slot: the real return address
+    mrs     r11, APSR
+#ifdef LITIFUT_SHARED
+    ldr     r1, \name\()_slot
+1:  ldr     r1, [pc, r1]            @ the slot's offset (a library's is in its GOT)
+#else
+    ldr     r1, \name\()_slot
+#endif
+    THREAD_POINTER
+    add     r0, r0, r1
+    ldr     r2, [r0, #TLS_THREAD]
+    ldr     r1, [r2, #THREAD_BUSY]
+    cmp     r1, #0
+    streq   sp, [r2, #THREAD_BUSY]
+    ldmibeq r2, {r6, r7}            @ cur, lim
+    cmpeq   r6, r7
+    bhs     \name\()_slow
+    ldr     r4, [r2, #THREAD_SHADOW_TOP]
+    add     r5, sp, #48             @ sp as the callee returned
+    cmp     r4, #4096               @ (no shadow stack: not this thread's hook)
+    ldrhs   r7, [r4, #-8]           @ the top entry's sp
+    cmphs   r7, r5
+    bne     \name\()_slow
+    ldr     r5, [r4, #-4]           @ its return address
+    sub     r4, r4, #8              @ the entry popped
+    mov     r3, #LITIFUT_REC_RETURN_WORD
+    \time   \name, \name\()_slow
+    str     r3, [r6], #4
+    str     r4, [r2, #THREAD_SHADOW_TOP]
+    stmia   r2, {r1, r6}            @ busy 0, cur
+    str     r5, [sp, #44]           @ into lr's slot
+    msr     APSR_nzcvq, r11
+    pop     {r0-r8, r10, r11, lr}
+    bx      lr
+\name\()_slow:
+    cmp     r1, #0                  @ busy was this frame's: clear it again
+    streq   r1, [r2, #THREAD_BUSY]
+    msr     APSR_nzcvq, r11
+    pop     {r0-r8, r10, r11, lr}
+    b       litifut_return_trampoline
+    .if \literals
+\name\()_nr:
+    .word   __NR_clock_gettime
+\name\()_units:
+    .word   1000000000 >> 5
+    .endif
+#ifdef LITIFUT_SHARED
+\name\()_slot:
+    .word   litifut_copy + COPY_TLS_OFFSET - (1b + 8)
+#else
+\name\()_slot:
+    .word   litifut_tls_slot(tpoff)
+#endif
+    .size \name, . - \name
+    .endm
+
+    .macro NO_RETURN_TIME name, slow
+    mov     r1, #0
+    .endm
+
+    RETURN_FAST litifut_return_marks, NO_RETURN_TIME, 0
+    RETURN_FAST litifut_return_clock, HOT_PATH_TIME, 1
+    RETURN_FAST litifut_return_counter, HOT_PATH_COUNTER, 0
+    .global litifut_trampolines_end
+    .hidden litifut_trampolines_end
+litifut_trampolines_end:
+    .fnend
     .size litifut_return_unwind, . - litifut_return_unwind
 
 /* The start of __wrap_NAME, which goes on to __real_NAME (weak: only
@@ -488,8 +676,10 @@ __wrap_\name:
     .macro SPAWN_WRAPPER name
     WRAPPER_START \name
     push    {r0, r1, r2, r3, r12, lr}   @ 24 bytes: sp stays 8-byte aligned
-    add     r0, sp, #24                 @ arg: the caller's sp
+    add     r0, sp, #24                 @ arg 0: the caller's sp
+    mov     r1, lr                      @ arg 1: the return address (a trampoline if hooked)
     bl      litifut_before_spawn
+    str     r0, [sp, #20]               @ the real one: vfork's child returns through it
     pop     {r0, r1, r2, r3, r12, lr}
     b       __real_\name
     .size __wrap_\name, . - __wrap_\name
@@ -502,12 +692,28 @@ __wrap_\name:
 /*
  * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: the program's
  * calls of these come here (ld --wrap) so that the tracer knows them by
- * their target: they return twice, and their calls are not hooked for
- * LITIFUT_RETURNS (stub/returns.c).  Every register as it came.
+ * their target: they return twice, so their calls must not be hooked
+ * for LITIFUT_RETURNS (stub/returns.c): setjmp keeps its return address
+ * for longjmp.  The slow path does not hook them; a hot path does (it
+ * has no time to look), so a return address that is one of this
+ * copy's trampolines goes back to the real one here
+ * (litifut_unhook: the entry stays, as a call not hooked).  Every
+ * register as it came but ip.
  */
     .macro TWICE_WRAPPER name
     WRAPPER_START \name
+    ldr     r12, 1f
+2:  add     r12, pc, r12            @ litifut_trampolines
+    sub     r12, lr, r12
+    cmp     r12, #litifut_trampolines_end - litifut_trampolines
+    bhs     __real_\name            @ not hooked
+    push    {r0, r1, r2, r3, r12, lr}
+    mov     r0, lr
+    bl      litifut_unhook
+    str     r0, [sp, #20]           @ the real return address, into lr's slot
+    pop     {r0, r1, r2, r3, r12, lr}
     b       __real_\name
+1:  .word   litifut_trampolines - (2b + 8)
     .size __wrap_\name, . - __wrap_\name
     .endm
 

@@ -24,6 +24,9 @@
     .type litifut_return_unwind, @function
 litifut_return_unwind:                  /* an unwinder finds the real caller: .eh_frame below */
     nop                             /* unwinders look up the return address - 1 */
+    .global litifut_trampolines
+    .hidden litifut_trampolines
+litifut_trampolines:                /* every trampoline, to litifut_trampolines_end */
     .global litifut_return_trampoline
     .hidden litifut_return_trampoline
     .type litifut_return_trampoline, @function
@@ -88,6 +91,9 @@ litifut_return_trampoline:
     jr      $ra
     addiu   $sp, $sp, 84            /* (delay slot) */
     .size litifut_return_trampoline, . - litifut_return_trampoline
+    .global litifut_trampolines_end
+    .hidden litifut_trampolines_end
+litifut_trampolines_end:
 .Lreturn_unwind_end:
     .size litifut_return_unwind, . - litifut_return_unwind
 
@@ -175,15 +181,16 @@ __wrap_\name:
     sw      $a3, 44($sp)
     OWN_GP
     lw      $t9, %call16(litifut_before_spawn)($gp)
+    lw      $a1, 28($sp)            /* arg 1: the return address (a trampoline if hooked) */
     jalr    $t9
-    addiu   $a0, $sp, 32            /* (delay slot) arg: the caller's sp */
+    addiu   $a0, $sp, 32            /* (delay slot) arg 0: the caller's sp */
     lw      $t9, %call16(__real_\name)($gp)
     lw      $a0, 32($sp)
     lw      $a1, 36($sp)
     lw      $a2, 40($sp)
     lw      $a3, 44($sp)
     lw      $gp, 24($sp)
-    lw      $ra, 28($sp)
+    move    $ra, $v0                /* the real one: vfork's child returns through it */
     jr      $t9
     addiu   $sp, $sp, 32            /* (delay slot) */
     .size __wrap_\name, . - __wrap_\name
