@@ -98,10 +98,10 @@ TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fvisibility=hidd
 define tracer_rules
 $(BUILD)/tracer/$(1)/$(5)/%.o: stub/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
-	$(1)-gcc $(TRACER_CFLAGS) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
+	$(1)-gcc $(TRACER_CFLAGS) $$(UNWIND_$$*) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
 $(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
-	$(1)-gcc $(TRACER_CFLAGS) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
+	$(1)-gcc $(TRACER_CFLAGS) $$(UNWIND_$$*) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
 $(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.S arch/$(2)/*.S arch/$(2)/*.h stub/layout.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
 	$(1)-gcc $(3) $(6) -Iarch/$(2) -Istub -Iinclude -c -o $$@ $$<
@@ -113,6 +113,10 @@ $(BUILD)/lib/litifut/$(1)/$(7): $(addprefix $(BUILD)/tracer/$(1)/$(5)/,$(4))
 	$(1)-objcopy --redefine-syms=$$@.syms $$@.tmp $$@
 	rm -f $$@.tmp $$@.syms
 endef
+# backtrace() from the program passes through the tracer's
+# __wrap_backtrace (stub/returns.c): the unwinder must step over it
+UNWIND_returns := -funwind-tables
+UNWIND_unwind  := -funwind-tables
 EXE_FLAGS    := -fPIE
 SHARED_FLAGS := -fPIC -DLITIFUT_SHARED
 # tracers TRIPLE ARCHDIR FLAGS OBJECTS-EXE OBJECTS-SHARED
@@ -122,7 +126,7 @@ $(call tracer_rules,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared.o)
 endef
 
 STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o settings.o procfs.o fileid.o \
-              returns.o copyout.o control.o pairs.o budget.o
+              returns.o elfsym.o copyout.o control.o pairs.o budget.o
 ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 # Hard float: the same ARM-state code (armv5te instructions run on
 # every ARMv6/v7 device), built for the VFP argument-passing ABI so that
@@ -133,7 +137,7 @@ ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp -mgeneral-regs-only
 MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
 ARM_OBJS   := $(STUB_OBJS) sleds.o stub.o unwind.o
-MIPS_OBJS  := $(STUB_OBJS) sleds.o bridge.o stub.o unwind.o
+MIPS_OBJS  := $(STUB_OBJS) sleds.o bridge.o stub.o unwind.o eh-end.o
 # ARM also has variants for objects built for ARMv6K or later, whose hot
 # path reads the thread register instead of calling the kernel helper.
 define arm_tracers

@@ -362,7 +362,10 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = t->ns_per_unit > 0 ? xasprintf("%.0f", (double)((uint64_t)1 << h->time_shift) * 1e9 /
                                                       t->ns_per_unit)
                                 : xstrdup("");
-    v[k++] = xstrdup(h->flags & LITIFUT_TRACE_RETURNS ? "exact" : "inferred");
+    v[k++] = !(h->flags & LITIFUT_TRACE_RETURNS) ? xstrdup("inferred")
+             : h->returns_resumed ? xasprintf("exact, %" PRIu32 " frame%s closed early (stack switches)",
+                                              h->returns_resumed, h->returns_resumed == 1 ? "" : "s")
+             : xstrdup("exact");
     v[k++] = recording_text(t);
     char *stopped = trace_stop_text(t);
     v[k++] = stopped ? stopped : xstrdup("");

@@ -125,6 +125,7 @@ static void decode_header(const struct reader *r, struct litifut_trace_header *h
     h->stopped = word(r, offsetof(struct litifut_trace_header, stopped));
     h->stop_errno = word(r, offsetof(struct litifut_trace_header, stop_errno));
     h->stop_ns = header_u64(r, offsetof(struct litifut_trace_header, stop_ns));
+    h->returns_resumed = word(r, offsetof(struct litifut_trace_header, returns_resumed));
 }
 
 /* The program path: a NUL-terminated string without control characters

@@ -380,8 +380,7 @@ void process_unmap_chunk(uint32_t *base, uint32_t *end)
 
 static void pool_entry_reset(struct litifut_thread *t)
 {
-    if (t->shadow)
-        sys_munmap(t->shadow, SHADOW_ENTRIES * sizeof *t->shadow);
+    returns_unmap(t);
     if (t->chunk)
         process_unmap_chunk(t->chunk, t->chunk_end);
     if (t->prev_chunk)
@@ -475,6 +474,7 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
         /* its calls return in the child too */
         struct shadow_entry *shadow = self->shadow, *shadow_top = self->shadow_top,
                             *shadow_end = self->shadow_end;
+        uint32_t set_aside = self->set_aside;
         /* the child's history branches off here (the trace header) */
         struct litifut_process *p = litifut_copy.proc;
         p->fork_from[0] = p->pid;
@@ -498,6 +498,7 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
         self->shadow = shadow;
         self->shadow_top = shadow_top;
         self->shadow_end = shadow_end;
+        self->set_aside = set_aside;
         self->busy = busy;
         self->tp = tp;
         self->tid = (uint32_t)sys_gettid();

@@ -52,6 +52,40 @@ static struct shadow_entry *top_entry(const struct litifut_thread *t)
     return t->shadow_top && t->shadow_top - 1 > t->shadow ? t->shadow_top - 1 : NULL;
 }
 
+/*
+ * Frames closed early.  A stack pointer tells which frames are gone only
+ * on one stack: a program that switches stacks (swapcontext, coroutines)
+ * leaves frames suspended on one while it calls and returns on another,
+ * and those look gone.  So an entry popped without its own return keeps
+ * its real return address in a ring after the shadow stack: a return to
+ * the trampoline that finds no entry on the shadow stack takes it from
+ * there (the newest of that sp).  Its RETURN is in the trace already,
+ * where the frame looked gone: the frame is closed early, as an inferred
+ * return would be, and such returns are counted (header: resumed).  A
+ * frame really left (longjmp, an exception) stays in the ring until
+ * 16384 later ones push it out.
+ */
+static void set_aside(struct litifut_thread *t, const struct shadow_entry *e)
+{
+    if (!e->ra)
+        return;                     /* (a call not hooked: no return address to keep) */
+    t->shadow[(int32_t)(t->set_aside % SET_ASIDE_ENTRIES) - (int32_t)SET_ASIDE_ENTRIES] = *e;
+    t->set_aside++;
+}
+
+/* The entry set aside for a return at sp, NULL if none. */
+static struct shadow_entry *set_aside_find(const struct litifut_thread *t, uintptr_t sp)
+{
+    uint32_t n = t->set_aside < SET_ASIDE_ENTRIES ? t->set_aside : SET_ASIDE_ENTRIES;
+    for (uint32_t i = 1; i <= n; i++) {
+        struct shadow_entry *e =
+            &t->shadow[(int32_t)((t->set_aside - i) % SET_ASIDE_ENTRIES) - (int32_t)SET_ASIDE_ENTRIES];
+        if (e->sp == sp && e->ra)
+            return e;
+    }
+    return NULL;
+}
+
 /* Pops the entries of frames that are gone: sp below `sp` (or at it,
  * `inclusive`), writing their RETURN words at `p` if p is not NULL.
  * Returns p as it moved. */
@@ -61,6 +95,7 @@ static uint32_t *unwind(struct litifut_thread *t, uint32_t *p, uintptr_t sp, int
     while ((e = top_entry(t))) {
         if (e->sp > sp || (e->sp == sp && !inclusive))
             break;
+        set_aside(t, e);
         t->shadow_top--;
         if (p)
             p = returns_put(t, p);
@@ -89,16 +124,18 @@ uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t s
 
 /* The thread's shadow stack: entry 0 is a sentinel whose sp is above
  * any stack pointer, so that the hot paths (arch/<arch>/) read the top
- * entry without testing whether there is one.  0 if it cannot be made. */
+ * entry without testing whether there is one; before it, the ring of
+ * frames set aside.  0 if it cannot be made. */
 static int shadow_make(struct litifut_thread *t)
 {
     if (t->shadow)
         return 1;
-    void *m = sys_mmap(NULL, SHADOW_ENTRIES * sizeof(struct shadow_entry),
-                       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    struct shadow_entry *m =
+        sys_mmap(NULL, (SET_ASIDE_ENTRIES + SHADOW_ENTRIES) * sizeof(struct shadow_entry),
+                 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (sys_mmap_failed(m))
         return 0;
-    t->shadow = m;
+    t->shadow = m + SET_ASIDE_ENTRIES;
     t->shadow[0].ra = 0;
     t->shadow[0].sp = ~(uint32_t)0;
     t->shadow_end = t->shadow + SHADOW_ENTRIES;
@@ -107,12 +144,47 @@ static int shadow_make(struct litifut_thread *t)
     return 1;
 }
 
+static unsigned long shadow_bytes(const struct litifut_thread *t)
+{
+    return (unsigned long)(SET_ASIDE_ENTRIES + (t->shadow_end - t->shadow)) *
+           sizeof(struct shadow_entry);
+}
+
+void returns_unmap(struct litifut_thread *t)
+{
+    if (t->shadow)
+        sys_munmap(t->shadow - SET_ASIDE_ENTRIES, shadow_bytes(t));
+}
+
+/* A full shadow stack doubled (a deep recursion), with every signal
+ * blocked: a handler's return would read it as it moves.  0 if it
+ * cannot grow: the call is then not hooked, its return not recorded. */
+static int shadow_grow(struct litifut_thread *t)
+{
+    unsigned long n = (unsigned long)(t->shadow_end - t->shadow);
+    if (n >= SHADOW_ENTRIES_MAX)
+        return 0;
+    uint32_t mask[SIGSET_WORDS];
+    process_block_signals(mask);
+    unsigned long old = shadow_bytes(t), top = (unsigned long)(t->shadow_top - t->shadow);
+    struct shadow_entry *m = sys_mremap(t->shadow - SET_ASIDE_ENTRIES, old,
+                                        old + n * sizeof(struct shadow_entry), MREMAP_MAYMOVE);
+    int ok = !sys_mmap_failed(m);
+    if (ok) {
+        t->shadow = m + SET_ASIDE_ENTRIES;
+        t->shadow_top = t->shadow + top;
+        t->shadow_end = t->shadow + 2 * n;
+    }
+    process_restore_signals(mask);
+    return ok;
+}
+
 /* ra_slot NULL: a call not hooked (returns_hookable) */
 void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call)
 {
     if (!shadow_make(t))
         return;                     /* (its return is then not recorded) */
-    if (t->shadow_top == t->shadow_end)
+    if (t->shadow_top == t->shadow_end && !shadow_grow(t))
         return;
     t->shadow_top->ra = ra_slot ? *ra_slot : 0;
     t->shadow_top->sp = (uint32_t)sp_call;
@@ -127,7 +199,8 @@ uintptr_t returns_real_address(uintptr_t sp)
     for (struct shadow_entry *e = t->shadow_top; e && e-- > t->shadow + 1;)
         if (e->sp == sp && e->ra)
             return e->ra;
-    return 0;
+    const struct shadow_entry *e = t->shadow ? set_aside_find(t, sp) : NULL;
+    return e ? e->ra : 0;
 }
 
 /* Whether `ra` is one of this copy's return trampolines (arch/<arch>/:
@@ -161,6 +234,44 @@ HIDDEN uintptr_t litifut_unhook(uintptr_t ra)
     return real;
 }
 
+/* A return at sp that is not the top entry's: a frame on another stack
+ * (swapcontext).  Entries above its own on the shadow stack (frames of
+ * the stack left, suspended) are closed early and set aside, then its
+ * own is popped with its RETURN; or its entry was set aside already
+ * (its RETURN written then).  The real return address; the program
+ * cannot go on without one. */
+static uintptr_t resume(struct litifut_thread *t, uint32_t *p, uintptr_t sp)
+{
+    struct shadow_entry *e = t->shadow_top;
+    while (e && e-- > t->shadow + 1 && !(e->sp == sp && e->ra))
+        ;
+    if (e && e > t->shadow) {
+        while (t->shadow_top - 1 > e) {
+            set_aside(t, t->shadow_top - 1);
+            t->shadow_top--;
+            if (p)
+                p = returns_put(t, p);
+        }
+        uintptr_t ra = e->ra;
+        t->shadow_top--;
+        if (p)
+            returns_put(t, p);
+        return ra;
+    }
+    if (!t->shadow || !(e = set_aside_find(t, sp)))
+        die_unmatched(sp);
+    uintptr_t ra = e->ra;
+    e->ra = 0;                      /* (taken: a stale twin of the same sp stays unused) */
+    struct litifut_trace_header *h = litifut_copy.proc ? litifut_copy.proc->header : NULL;
+    if (h) {
+        uint32_t n;
+        do
+            n = h->returns_resumed;
+        while (!arch_cmpxchg(&h->returns_resumed, n, n + 1));
+    }
+    return ra;
+}
+
 /* From the trampoline: sp is the stack pointer the callee returned
  * with, which is the one of its call. */
 HIDDEN uintptr_t litifut_return(uintptr_t sp)
@@ -185,15 +296,76 @@ HIDDEN uintptr_t litifut_return(uintptr_t sp)
     }
     p = unwind(t, p, sp, 0);
     struct shadow_entry *e = top_entry(t);
-    if (!e || e->sp != sp || !e->ra)
-        die_unmatched(sp);
-    uintptr_t ra = e->ra;
-    t->shadow_top--;
-    if (p)
-        returns_put(t, p);
+    uintptr_t ra;
+    if (e && e->sp == sp && e->ra) {
+        ra = e->ra;
+        t->shadow_top--;
+        if (p)
+            returns_put(t, p);
+    } else {
+        ra = resume(t, p, sp);
+    }
     if (rec && t->busy == frame) {      /* (a thread whose trace failed is BUSY_OFF) */
         __asm__ volatile("" ::: "memory");
         t->busy = busy;
     }
     return ra;
+}
+
+/* The unwinder's function `name`, for a trampoline's personality
+ * routine (arch/<arch>/unwind.c) whose weak reference found none: a C
+ * program that calls pthread_exit or is cancelled unwinds with the
+ * libgcc_s glibc loaded for itself, privately (RTLD_LOCAL).  NULL if
+ * there is none (a static program: its unwinder, if any, is linked in
+ * and the weak reference found it). */
+void *returns_unwinder_function(const char *name)
+{
+    return (void *)loaded_symbol("libgcc_s.so", name);
+}
+
+/*
+ * backtrace() (glibc), which the wrapper links the program's calls of to
+ * this: the unwinder sees each hooked frame's return address as a
+ * trampoline, a frame of its own.  On ARM the trampoline's personality
+ * routine (arch/arm/unwind.c) leads it on to the real caller; on MIPS
+ * backtrace calls no personality routine, so the trampoline frames'
+ * return address slots are filled for the time of the call (arch/mips/
+ * unwind.c).  Then the trampoline frames are taken out, so that the
+ * program sees the frames it would see untraced.
+ */
+extern int __real_backtrace(void **, int) __attribute__((weak));
+
+#define BACKTRACE_MAX 1024          /* frames asked for, this one and hooked ones included */
+#define WRAP_BACKTRACE_BYTES 1024   /* more than __wrap_backtrace's code (and what follows
+                                       it is the tracer's too) */
+int __wrap_backtrace(void **buf, int size);
+
+int __wrap_backtrace(void **buf, int size)
+{
+    if (!__real_backtrace || size <= 0)
+        return 0;                   /* (__real_: never missing, the wrapper asks ld for it) */
+    struct litifut_thread *t = thread_self();
+    int hooked = t->shadow && top_entry(t);
+    int ask = 1 + (hooked ? 2 : 1) * (size < BACKTRACE_MAX / 2 ? size : BACKTRACE_MAX / 2 - 1);
+    void *all[ask];
+    uint32_t saved[BACKTRACE_MAX / 2];
+    uintptr_t sp = FRAME_ADDRESS();
+    unsigned filled = hooked ? unwind_slots_fill(t, sp, saved, (unsigned)(ask / 2)) : 0;
+    int n = hooked ? unwind_backtrace(all, ask) : -1, k = 0;
+    if (n < 0)
+        n = __real_backtrace(all, ask);
+    if (filled)
+        unwind_slots_restore(t, sp, saved, filled);
+    /* The frames up to this function's own are backtrace's (in a static
+     * program its calls are hooked too, and it skips the wrong one) */
+    int first = 1;
+    for (int i = 0; i < n; i++)
+        if ((uintptr_t)all[i] - ARCH_CODE_ADDRESS(__wrap_backtrace) < WRAP_BACKTRACE_BYTES) {
+            first = i + 1;
+            break;
+        }
+    for (int i = first; i < n && k < size; i++)
+        if (!is_trampoline((uintptr_t)all[i]))
+            buf[k++] = all[i];
+    return k;
 }

@@ -54,6 +54,11 @@ static inline int sys_mmap_failed(void *p)
     return (unsigned long)p > -4096ul;
 }
 
+static inline void *sys_mremap(void *addr, unsigned long len, unsigned long new_len, int flags)
+{
+    return (void *)arch_syscall6(__NR_mremap, (long)addr, (long)len, (long)new_len, flags, 0, 0);
+}
+
 static inline int sys_munmap(void *addr, unsigned long len)
 {
     return (int)SYS3(__NR_munmap, addr, len, 0);

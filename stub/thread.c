@@ -114,6 +114,7 @@ static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
         t->shadow = early_thread.shadow;
         t->shadow_end = early_thread.shadow_end;
         t->shadow_top = early_thread.shadow_top;
+        t->set_aside = early_thread.set_aside;
         early_thread.shadow = early_thread.shadow_top = early_thread.shadow_end = NULL;
     }
     unlock(mask);

@@ -73,7 +73,12 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
  * boundary, so a tracer frame abandoned anywhere leaves state a later
  * call can use.
  */
-#define SHADOW_ENTRIES (1u << 16)   /* a thread's shadow stack: 512 KB of address space */
+/* A thread's shadow stack (returns.c): 512 KB of address space, doubled
+ * while full up to 32 MB (a recursion 4 M calls deep), after a ring of
+ * frames closed early. */
+#define SHADOW_ENTRIES     (1u << 16)
+#define SHADOW_ENTRIES_MAX (1u << 22)
+#define SET_ASIDE_ENTRIES  (1u << 14)
 struct shadow_entry {
     uint32_t sp;                /* the stack pointer at the call */
     uint32_t ra;                /* the real return address (0: a call not hooked) */
@@ -105,8 +110,10 @@ struct litifut_thread {
     uint32_t next_size;         /* bytes of its next chunk: they double from a page */
     uint32_t *stale, *stale_end;    /* a fork child's: what was its parent's chunk, now
                                        private memory (unmapped with prev_chunk) */
-    struct shadow_entry *shadow;    /* the shadow stack's mapping (entry 0: the sentinel) */
-    uint32_t pad[(THREAD_CACHE - 88) / 4];
+    struct shadow_entry *shadow;    /* the shadow stack (entry 0: the sentinel), in a
+                                       mapping that starts SET_ASIDE_ENTRIES before */
+    uint32_t set_aside;         /* entries ever set aside (returns.c): the ring's next is this mod */
+    uint32_t pad[(THREAD_CACHE - 92) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
 } __attribute__((aligned(8)));      /* (ARM loads shadow_top and _end with one ldrd) */
@@ -409,6 +416,28 @@ HIDDEN uintptr_t returns_unhook(struct litifut_thread *t, uintptr_t ra);
 /* The real return address of the thread's hooked call made with stack
  * pointer sp, 0 if none (for unwinders). */
 HIDDEN uintptr_t returns_real_address(uintptr_t sp);
+/* The unwinder's function `name` where a weak reference cannot see it
+ * (glibc's private libgcc_s), NULL if none. */
+HIDDEN void *returns_unwinder_function(const char *name);
+/* arch/<arch>/unwind.c: for an unwinder that calls no personality
+ * routine (backtrace), the return address slots of the thread's top
+ * `max` hooked frames on its stack filled, what they held kept in
+ * `saved`; returns how many, for the restore. */
+HIDDEN unsigned unwind_slots_fill(const struct litifut_thread *t, uintptr_t sp, uint32_t *saved,
+                           unsigned max);
+HIDDEN void unwind_slots_restore(const struct litifut_thread *t, uintptr_t sp, const uint32_t *saved,
+                          unsigned n);
+/* elfsym.c: the address of symbol `name` of a loaded object (mapped at
+ * base, these program headers) from its dynamic symbol table, 0 if
+ * none; ... of the first loaded object whose file name starts with
+ * `object` (dl_iterate_phdr). */
+HIDDEN uintptr_t elf_symbol(uintptr_t base, const void *phdrs, unsigned phnum, const char *name);
+HIDDEN uintptr_t loaded_symbol(const char *object, const char *name);
+/* ... the return addresses of the calling thread's frames, from the
+ * unwinder, if the tracer must call it itself; -1: backtrace() may. */
+HIDDEN int unwind_backtrace(void **pc, int max);
+/* The thread's shadow stack unmapped (a pool entry reset). */
+HIDDEN void returns_unmap(struct litifut_thread *t);
 /* call.c: was the tracer frame that marked a thread busy at `busy`
  * abandoned, now that it enters the tracer from stack pointer caller_sp? */
 HIDDEN int busy_abandoned(uintptr_t busy, uintptr_t caller_sp);

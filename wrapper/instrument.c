@@ -66,7 +66,9 @@ static int compile_db(const struct work *w, const char *c_file, const char *o_fi
  * system, popen).  stub.S has a __wrap_ function for each. */
 static const char *const spawn_functions[] = { "vfork", "clone", "__clone_internal",
                                                /* and what returns twice (stub/returns.c) */
-                                               "setjmp", "_setjmp", "__sigsetjmp", NULL };
+                                               "setjmp", "_setjmp", "__sigsetjmp",
+                                               /* and what reads return addresses */
+                                               "backtrace", NULL };
 
 /* Whether `s` (before `end`) goes on with a file name's characters:
  * "pass1" is followed by ':' or ' ' in a message, "pass1.map" is

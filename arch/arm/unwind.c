@@ -10,7 +10,10 @@
  * exception leaves are dropped at the thread's next call or return.
  *
  * The unwinder's register access functions are weak: a program without
- * an unwinder never calls this, and must not get libgcc_s for it.
+ * an unwinder never calls this, and must not get libgcc_s for it.  A C
+ * program that calls pthread_exit or is cancelled has them nowhere a
+ * weak reference sees: glibc dlopens libgcc_s privately for its forced
+ * unwinding; they are looked up there then (stub/returns.c).
  */
 #include <unwind.h>
 #include "tracer.h"
@@ -22,6 +25,10 @@ extern _Unwind_VRS_Result _Unwind_VRS_Set(_Unwind_Context *, _Unwind_VRS_RegClas
                                           _Unwind_VRS_DataRepresentation, void *)
     __attribute__((weak));
 
+typedef _Unwind_VRS_Result vrs_get_fn(_Unwind_Context *, _Unwind_VRS_RegClass, _uw,
+                                       _Unwind_VRS_DataRepresentation, void *);
+typedef vrs_get_fn vrs_set_fn;
+
 HIDDEN _Unwind_Reason_Code litifut_return_personality(_Unwind_State state,
                                                       _Unwind_Control_Block *ucbp,
                                                       _Unwind_Context *context)
@@ -29,12 +36,46 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(_Unwind_State state,
     (void)state;
     (void)ucbp;
     uint32_t sp, ra;
-    if (!_Unwind_VRS_Get || !_Unwind_VRS_Set ||
-        _Unwind_VRS_Get(context, _UVRSC_CORE, 13, _UVRSD_UINT32, &sp) != _UVRSR_OK)
+    static vrs_get_fn *get;
+    static vrs_set_fn *set;
+    if (!get || !set) {
+        get = _Unwind_VRS_Get ? _Unwind_VRS_Get : returns_unwinder_function("_Unwind_VRS_Get");
+        set = _Unwind_VRS_Set ? _Unwind_VRS_Set : returns_unwinder_function("_Unwind_VRS_Set");
+    }
+    if (!get || !set || get(context, _UVRSC_CORE, 13, _UVRSD_UINT32, &sp) != _UVRSR_OK)
         return _URC_FAILURE;
     if (!(ra = returns_real_address(sp)))
         return _URC_FAILURE;
-    if (_Unwind_VRS_Set(context, _UVRSC_CORE, 15, _UVRSD_UINT32, &ra) != _UVRSR_OK)
+    if (set(context, _UVRSC_CORE, 15, _UVRSD_UINT32, &ra) != _UVRSR_OK)
         return _URC_FAILURE;
     return _URC_CONTINUE_UNWIND;
+}
+
+/* backtrace() (stub/returns.c): the personality routine above does it. */
+unsigned unwind_slots_fill(const struct litifut_thread *t, uintptr_t sp, uint32_t *saved,
+                           unsigned max)
+{
+    (void)t;
+    (void)sp;
+    (void)saved;
+    (void)max;
+    return 0;
+}
+
+void unwind_slots_restore(const struct litifut_thread *t, uintptr_t sp, const uint32_t *saved,
+                          unsigned n)
+{
+    (void)t;
+    (void)sp;
+    (void)saved;
+    (void)n;
+}
+
+/* backtrace() (stub/returns.c): glibc's, whatever the program (the
+ * personality routine above leads its unwinder on). */
+int unwind_backtrace(void **pc, int max)
+{
+    (void)pc;
+    (void)max;
+    return -1;
 }

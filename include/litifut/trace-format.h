@@ -234,6 +234,10 @@ struct litifut_trace_header {
     uint32_t stopped;           /* 0, or LITIFUT_STOP_* */
     uint32_t stop_errno;        /* the error (ENOSPC, ...), 0 if none */
     uint64_t stop_ns;           /* CLOCK_MONOTONIC then */
+    /* Exact returns: frames whose return came after their RETURN record
+     * had closed them early (a stack switch, such as swapcontext, made
+     * them look gone; 0 in traces made before this field existed). */
+    uint32_t returns_resumed;
 };
 
 /* Payload of LITIFUT_REC_OBJECT, before the path. */
