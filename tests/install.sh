@@ -80,9 +80,17 @@ install_arch() {
         echo "skip $ARCH/install: changing $dir needs root"
         return
     fi
+    # An install already there (a user's, or one an earlier test run killed
+    # by SIGKILL left): taken out for the test and put back after it.
+    local previous=
     if [ -e "$dir/ld.litifut-real" ] || [ -L "$dir/ld.litifut-real" ]; then
-        fail "$ARCH/install: $dir already has ld.litifut-real (installed by someone?); not testing"
-        return
+        previous=$(readlink "$dir/ld" 2> /dev/null || true)
+        if [ "$(basename "$previous")" != litifut-ld ] ||
+           ! "$BIN/litifut-ld" --uninstall "$TRIPLE" > /dev/null 2>&1; then
+            fail "$ARCH/install: $dir already has ld.litifut-real and ld is not litifut-ld's link; not testing"
+            return
+        fi
+        echo "note $ARCH/install: $dir had litifut-ld ($previous) installed; it is put back after the test"
     fi
     install_snapshot "$dir" > "$d/before.snap"
     "$TCC" -o "$d/plain-before" "$src"
@@ -160,6 +168,10 @@ install_arch() {
     install_snapshot "$dir" > "$d/after.snap"
     check "$ARCH/install: the toolchain directory is exactly as before (inodes, owners, targets)" \
         cmp -s "$d/before.snap" "$d/after.snap"
+    if [ -n "$previous" ] && [ -x "$previous" ]; then
+        "$previous" --install "$TRIPLE" ||
+            echo "note $ARCH/install: could not put $previous back" >&2
+    fi
 }
 
 # A scratch toolchain: $F/bin/arm-linux-gnueabi-gcc names $F/tc/bin/ld

@@ -10,8 +10,9 @@
 limits_prog() {
     local d=$WORK/limits/$ARCH
     mkdir -p "$d"
-    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -pthread -o "$d/$1" "$ROOT/tests/progs/$2" &&
-        "$TCC" -O2 -pthread -o "$d/$1.plain" "$ROOT/tests/progs/$2"
+    cached_object "$d/$1.o" "$TCC" -std=gnu11 -O2 -Wall -pthread "$ROOT/tests/progs/$2" &&
+        LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -pthread -o "$d/$1" "$d/$1.o" &&
+        "$TCC" -pthread -o "$d/$1.plain" "$d/$1.o"
 }
 
 # limits_stopped NAME DIR WHY: the run in DIR ended as the plain run

@@ -29,24 +29,26 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
     local base=${src%.*} lang=${src##*.}
     local name=$ARCH/$base/$opt/$mode
     local d=$WORK/build/$ARCH/$base-$opt-$mode
-    local cc=$TCC flags=(-std=gnu11 "-$opt" -Wall -pthread)
-    [ "$lang" = cc ] && cc=$TCXX flags=(-std=gnu++17 "-$opt" -Wall -pthread)
+    local cc=$TCC cflags=(-std=gnu11 "-$opt" -Wall -pthread) lflags=(-pthread)
+    [ "$lang" = cc ] && cc=$TCXX cflags=(-std=gnu++17 "-$opt" -Wall -pthread)
     case $mode in
-    marm-*) flags+=(-marm) ;;
+    marm-*) cflags+=(-marm) ;;
     esac
     case ${mode#marm-} in
-    pie) flags+=(-pie) ;;
-    nopie) flags+=(-no-pie) ;;
-    nopic) flags+=(-no-pie -fno-pic) ;;
-    static) flags+=(-static) ;;
+    pie) lflags+=(-pie) ;;
+    nopie) lflags+=(-no-pie) ;;
+    nopic) cflags+=(-fno-pic) lflags+=(-no-pie) ;;
+    static) lflags+=(-static) ;;
     esac
     mkdir -p "$d"
-    if ! "$cc" "${flags[@]}" -o "$d/plain" "$ROOT/tests/progs/$src" 2> "$d/plain.err"; then
-        fail "$name: plain build: $(head -c 300 "$d/plain.err")"
+    # one object, linked plainly and instrumented (as a build system would)
+    if ! cached_object "$d/prog.o" "$cc" "${cflags[@]}" "$ROOT/tests/progs/$src" 2> "$d/cc.err" ||
+       ! "$cc" "${lflags[@]}" -o "$d/plain" "$d/prog.o" 2> "$d/plain.err"; then
+        fail "$name: plain build: $(head -c 300 "$d/cc.err" "$d/plain.err")"
         return
     fi
-    if ! LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$cc" -B"$BIN/" "${flags[@]}" -o "$d/prog" \
-         "$ROOT/tests/progs/$src" 2> "$d/prog.err" || [ -s "$d/prog.err" ]; then
+    if ! LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$cc" -B"$BIN/" "${lflags[@]}" -o "$d/prog" \
+         "$d/prog.o" 2> "$d/prog.err" || [ -s "$d/prog.err" ]; then
         fail "$name: instrumented build: $(head -c 300 "$d/prog.err")"
         return
     fi
