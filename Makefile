@@ -98,10 +98,10 @@ TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fvisibility=hidd
 define tracer_rules
 $(BUILD)/tracer/$(1)/$(5)/%.o: stub/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
-	$(1)-gcc $(TRACER_CFLAGS) $$(UNWIND_$$*) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
+	$(1)-gcc $(TRACER_CFLAGS) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
 $(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
-	$(1)-gcc $(TRACER_CFLAGS) $$(UNWIND_$$*) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
+	$(1)-gcc $(TRACER_CFLAGS) $$(UNWIND_$(2)_$$*) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
 $(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.S arch/$(2)/*.S arch/$(2)/*.h stub/layout.h include/litifut/*.h
 	@mkdir -p $$(dir $$@)
 	$(1)-gcc $(3) $(6) -Iarch/$(2) -Istub -Iinclude -c -o $$@ $$<
@@ -113,10 +113,10 @@ $(BUILD)/lib/litifut/$(1)/$(7): $(addprefix $(BUILD)/tracer/$(1)/$(5)/,$(4))
 	$(1)-objcopy --redefine-syms=$$@.syms $$@.tmp $$@
 	rm -f $$@.tmp $$@.syms
 endef
-# backtrace() from the program passes through the tracer's
-# __wrap_backtrace (stub/returns.c): the unwinder must step over it
-UNWIND_returns := -funwind-tables
-UNWIND_unwind  := -funwind-tables
+# MIPS: backtrace() from the program passes through the tracer's
+# __wrap_backtrace (arch/mips/unwind.c): the unwinder must step over it
+# (ARM's is in stub.S, with a personality routine of its own)
+UNWIND_mips_unwind := -funwind-tables
 EXE_FLAGS    := -fPIE
 SHARED_FLAGS := -fPIC -DLITIFUT_SHARED
 # tracers TRIPLE ARCHDIR FLAGS OBJECTS-EXE OBJECTS-SHARED

@@ -122,6 +122,38 @@ uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t s
     return unwind(t, p, sp_call, 1);
 }
 
+/*
+ * A thread that ends with frames still open (pthread_exit, a
+ * cancellation: glibc unwinds them and jumps back to the thread's start)
+ * makes no further event that would show them gone: a destructor of the
+ * thread's, run by glibc as it ends (__cxa_thread_atexit_impl, weak: a
+ * C library without it leaves them open), writes their RETURNs, all of
+ * them (the destructor may run below where they were: the stack is
+ * reused).  The main thread's, run by exit(), only for the frames below
+ * its caller: the others are still running, and stay open.
+ */
+extern int __cxa_thread_atexit_impl(void (*)(void *), void *, void *) __attribute__((weak));
+extern void *__dso_handle HIDDEN;
+
+static void thread_ends(void *arg)
+{
+    (void)arg;
+    struct litifut_thread *t = thread_self();
+    uintptr_t sp = FRAME_ADDRESS();
+    if (!t->shadow || t->state != THREAD_ON || t->busy)
+        return;
+    t->busy = sp;
+    __asm__ volatile("" ::: "memory");
+    uint32_t *p = t->cur;
+    if (t->lim <= p)
+        p = thread_refill(t);
+    unwind(t, p, t->tid == (uint32_t)sys_getpid() ? sp : ~(uintptr_t)0, 0);
+    if (t->busy == sp) {
+        __asm__ volatile("" ::: "memory");
+        t->busy = 0;
+    }
+}
+
 /* The thread's shadow stack: entry 0 is a sentinel whose sp is above
  * any stack pointer, so that the hot paths (arch/<arch>/) read the top
  * entry without testing whether there is one; before it, the ring of
@@ -141,6 +173,8 @@ static int shadow_make(struct litifut_thread *t)
     t->shadow_end = t->shadow + SHADOW_ENTRIES;
     __asm__ volatile("" ::: "memory");
     t->shadow_top = t->shadow + 1;
+    if (__cxa_thread_atexit_impl)
+        __cxa_thread_atexit_impl(thread_ends, NULL, &__dso_handle);
     return 1;
 }
 
@@ -325,47 +359,25 @@ void *returns_unwinder_function(const char *name)
 
 /*
  * backtrace() (glibc), which the wrapper links the program's calls of to
- * this: the unwinder sees each hooked frame's return address as a
- * trampoline, a frame of its own.  On ARM the trampoline's personality
- * routine (arch/arm/unwind.c) leads it on to the real caller; on MIPS
- * backtrace calls no personality routine, so the trampoline frames'
- * return address slots are filled for the time of the call (arch/mips/
- * unwind.c).  Then the trampoline frames are taken out, so that the
- * program sees the frames it would see untraced.
+ * __wrap_backtrace (arch/<arch>/): the unwinder sees each hooked frame's
+ * return address as a trampoline, a frame of its own (ARM: the
+ * trampoline's personality routine leads it on to the real caller; MIPS:
+ * the wrapper fills the trampoline frames' slots for the time of the
+ * call).  Here the frames the program would not see are taken out of
+ * the n that backtrace found in buf: those up to the wrapper's own (its
+ * code from `lo` to `hi`; in a static program backtrace's calls are
+ * hooked too), and the trampolines.  Returns how many are left.
  */
-extern int __real_backtrace(void **, int) __attribute__((weak));
-
-#define BACKTRACE_MAX 1024          /* frames asked for, this one and hooked ones included */
-#define WRAP_BACKTRACE_BYTES 1024   /* more than __wrap_backtrace's code (and what follows
-                                       it is the tracer's too) */
-int __wrap_backtrace(void **buf, int size);
-
-int __wrap_backtrace(void **buf, int size)
+int returns_backtrace_filter(void **buf, int n, uintptr_t lo, uintptr_t hi)
 {
-    if (!__real_backtrace || size <= 0)
-        return 0;                   /* (__real_: never missing, the wrapper asks ld for it) */
-    struct litifut_thread *t = thread_self();
-    int hooked = t->shadow && top_entry(t);
-    int ask = 1 + (hooked ? 2 : 1) * (size < BACKTRACE_MAX / 2 ? size : BACKTRACE_MAX / 2 - 1);
-    void *all[ask];
-    uint32_t saved[BACKTRACE_MAX / 2];
-    uintptr_t sp = FRAME_ADDRESS();
-    unsigned filled = hooked ? unwind_slots_fill(t, sp, saved, (unsigned)(ask / 2)) : 0;
-    int n = hooked ? unwind_backtrace(all, ask) : -1, k = 0;
-    if (n < 0)
-        n = __real_backtrace(all, ask);
-    if (filled)
-        unwind_slots_restore(t, sp, saved, filled);
-    /* The frames up to this function's own are backtrace's (in a static
-     * program its calls are hooked too, and it skips the wrong one) */
-    int first = 1;
+    int first = 0, k = 0;
     for (int i = 0; i < n; i++)
-        if ((uintptr_t)all[i] - ARCH_CODE_ADDRESS(__wrap_backtrace) < WRAP_BACKTRACE_BYTES) {
+        if (ARCH_CODE_ADDRESS(buf[i]) - lo < hi - lo) {
             first = i + 1;
             break;
         }
-    for (int i = first; i < n && k < size; i++)
-        if (!is_trampoline((uintptr_t)all[i]))
-            buf[k++] = all[i];
+    for (int i = first; i < n; i++)
+        if (!is_trampoline((uintptr_t)buf[i]))
+            buf[k++] = buf[i];
     return k;
 }

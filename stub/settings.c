@@ -206,6 +206,7 @@ static void apply_setting(struct settings *st, const char *var)
         if ((w = word_of(v, no_yes)) < 0)
             bad(st, BAD_RETURNS);
         st->returns = w == 1;
+        st->returns_set = 1;
     } else if ((v = str_after(var, "CLOCK="))) {
         if ((w = word_of(v, clocks)) < 0)
             bad(st, BAD_CLOCK);
@@ -245,7 +246,8 @@ void read_settings(struct settings *st)
     st->chunk_kb = DEFAULT_CHUNK_KB;
     st->time_every = DEFAULT_TIME_EVERY;
     st->clock = 0;
-    st->returns = 0;
+    st->returns = 1;                /* exact returns by default: true durations */
+    st->returns_set = 0;
     st->returns_ignored = 0;
     st->dir[0] = 0;
     st->copy_to[0] = 0;
@@ -283,7 +285,8 @@ void read_settings(struct settings *st)
     st->budget_ignored = st->budget_us && st->mode != LITIFUT_MODE_FULL;
     if (st->budget_ignored)
         st->budget_us = st->period_us = 0;  /* the modes have no refill to check it at */
-    st->returns_ignored = st->returns && st->mode != LITIFUT_MODE_FULL;
-    if (st->returns_ignored)
-        st->returns = 0;            /* exact returns need the full trace */
+    if (st->mode != LITIFUT_MODE_FULL) {    /* exact returns need the full trace */
+        st->returns_ignored = st->returns && st->returns_set;
+        st->returns = 0;
+    }
 }

@@ -319,7 +319,8 @@ const struct settings *tracefile_settings(void)
 /* Where event times come from (trace-format.h, docs/DESIGN.md "Time"):
  *   counter    the processor's counter (tracer-arch.h), the cheapest
  *              per-event clock; "auto" (the default) takes it where it
- *              can be read and a hot path reads it (ARM), else marks;
+ *              can be read and a hot path reads it (ARM), else
+ *              monotonic: a time per event by default;
  *   monotonic  a clock_gettime system call per event, in units of 32 ns
  *              (1e9 / 32 is whole, so units = sec * 31250000 + nsec / 32,
  *              exactly ns >> 5: the deltas are exact);
@@ -344,8 +345,8 @@ static void choose_clock(void)
     uint32_t want = P->settings.clock;
     P->time_shift = 0;
     P->clock = LITIFUT_CLOCK_MARKS;
-    if (want == LITIFUT_CLOCK_MONOTONIC) {
-        P->clock = want;
+    if (want == LITIFUT_CLOCK_MONOTONIC || (!want && !ARCH_COUNTER_AUTO)) {
+        P->clock = LITIFUT_CLOCK_MONOTONIC;
         P->time_shift = MONOTONIC_SHIFT;
     } else if (want == ARCH_COUNTER_CLOCK || (!want && ARCH_COUNTER_AUTO)) {
         /* asked for: used unless known to trap (ARM without the bit) */
@@ -359,6 +360,9 @@ static void choose_clock(void)
             static const char msg[] = "litifut: LITIFUT_CLOCK=counter: this processor's "
                                       "counter cannot be read here; using time marks\n";
             sys_write(2, msg, sizeof msg - 1);
+        } else {                        /* auto: a time per event all the same */
+            P->clock = LITIFUT_CLOCK_MONOTONIC;
+            P->time_shift = MONOTONIC_SHIFT;
         }
     }
 }

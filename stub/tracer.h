@@ -215,8 +215,9 @@ struct settings {
     uint32_t chunk_kb;
     uint32_t time_every;
     uint32_t clock;             /* LITIFUT_CLOCK: a LITIFUT_CLOCK_* (0: not set) */
-    int returns;                /* LITIFUT_RETURNS=1 (never with a LITIFUT_MODE but full) */
-    int returns_ignored;        /* ... it was set, with such a mode */
+    int returns;                /* LITIFUT_RETURNS (default 1; never with a LITIFUT_MODE but full) */
+    int returns_set;            /* ... given in the environment */
+    int returns_ignored;        /* ... set to 1, with such a mode */
     int copy_to_too_long;       /* LITIFUT_COPY_TO does not fit: no copy */
     int toggle_signal;          /* LITIFUT_SIGNAL: 0, or the signal that toggles recording */
     int record_off;             /* LITIFUT_RECORD=off */
@@ -419,23 +420,15 @@ HIDDEN uintptr_t returns_real_address(uintptr_t sp);
 /* The unwinder's function `name` where a weak reference cannot see it
  * (glibc's private libgcc_s), NULL if none. */
 HIDDEN void *returns_unwinder_function(const char *name);
-/* arch/<arch>/unwind.c: for an unwinder that calls no personality
- * routine (backtrace), the return address slots of the thread's top
- * `max` hooked frames on its stack filled, what they held kept in
- * `saved`; returns how many, for the restore. */
-HIDDEN unsigned unwind_slots_fill(const struct litifut_thread *t, uintptr_t sp, uint32_t *saved,
-                           unsigned max);
-HIDDEN void unwind_slots_restore(const struct litifut_thread *t, uintptr_t sp, const uint32_t *saved,
-                          unsigned n);
+/* backtrace() through the tracer's __wrap_backtrace (arch/<arch>/):
+ * the frames the program would see kept of the n in buf. */
+HIDDEN int returns_backtrace_filter(void **buf, int n, uintptr_t lo, uintptr_t hi);
 /* elfsym.c: the address of symbol `name` of a loaded object (mapped at
  * base, these program headers) from its dynamic symbol table, 0 if
  * none; ... of the first loaded object whose file name starts with
  * `object` (dl_iterate_phdr). */
 HIDDEN uintptr_t elf_symbol(uintptr_t base, const void *phdrs, unsigned phnum, const char *name);
 HIDDEN uintptr_t loaded_symbol(const char *object, const char *name);
-/* ... the return addresses of the calling thread's frames, from the
- * unwinder, if the tracer must call it itself; -1: backtrace() may. */
-HIDDEN int unwind_backtrace(void **pc, int max);
 /* The thread's shadow stack unmapped (a pool entry reset). */
 HIDDEN void returns_unmap(struct litifut_thread *t);
 /* call.c: was the tracer frame that marked a thread busy at `busy`

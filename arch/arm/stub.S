@@ -533,6 +533,36 @@ litifut_arm_\name:
     MODE_PATH count_reg, 1, 1
 
 /*
+ * backtrace() (stub/returns.c): the program's calls of it come here, and
+ * its frames are the ones it would see untraced.  The unwinder steps
+ * over this frame with litifut_backtrace_personality (unwind.c), which
+ * knows its layout.
+ */
+    .text
+    .global __wrap_backtrace
+    .hidden __wrap_backtrace
+    .type __wrap_backtrace, %function
+__wrap_backtrace:
+    .fnstart
+    .personality litifut_backtrace_personality
+    push    {r4, r5, r6, lr}        @ (the personality routine's layout)
+    mov     r4, r0
+    bl      __real_backtrace        @ (weak; the wrapper asks ld for it in a static link)
+    mov     r1, r0
+    mov     r0, r4
+    ldr     r2, .Lwrap_lo
+1:  add     r2, pc, r2              @ this function's code
+    add     r3, r2, #.Lwrap_end - __wrap_backtrace
+    bl      returns_backtrace_filter
+    pop     {r4, r5, r6, pc}
+.Lwrap_lo:
+    .word   __wrap_backtrace - (1b + 8)
+.Lwrap_end:
+    .fnend
+    .size __wrap_backtrace, . - __wrap_backtrace
+    .weak __real_backtrace
+
+/*
  * LITIFUT_RETURNS: a hooked call's callee returns here (stub/returns.c),
  * with sp as at the call.  litifut_return records the return and gives
  * the real return address (Thumb bit included: bx).  Every register

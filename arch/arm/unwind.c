@@ -51,31 +51,28 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(_Unwind_State state,
     return _URC_CONTINUE_UNWIND;
 }
 
-/* backtrace() (stub/returns.c): the personality routine above does it. */
-unsigned unwind_slots_fill(const struct litifut_thread *t, uintptr_t sp, uint32_t *saved,
-                           unsigned max)
+/* backtrace() through __wrap_backtrace (stub.S), whose frame is
+ * {r4, r5, r6, lr} at sp while it calls backtrace: this personality
+ * routine unwinds it (the compact model's would bring in libgcc's). */
+HIDDEN _Unwind_Reason_Code litifut_backtrace_personality(_Unwind_State state,
+                                                         _Unwind_Control_Block *ucbp,
+                                                         _Unwind_Context *context)
 {
-    (void)t;
-    (void)sp;
-    (void)saved;
-    (void)max;
-    return 0;
-}
-
-void unwind_slots_restore(const struct litifut_thread *t, uintptr_t sp, const uint32_t *saved,
-                          unsigned n)
-{
-    (void)t;
-    (void)sp;
-    (void)saved;
-    (void)n;
-}
-
-/* backtrace() (stub/returns.c): glibc's, whatever the program (the
- * personality routine above leads its unwinder on). */
-int unwind_backtrace(void **pc, int max)
-{
-    (void)pc;
-    (void)max;
-    return -1;
+    (void)state;
+    (void)ucbp;
+    uint32_t sp;
+    vrs_get_fn *get = _Unwind_VRS_Get ? _Unwind_VRS_Get : returns_unwinder_function("_Unwind_VRS_Get");
+    vrs_set_fn *set = _Unwind_VRS_Set ? _Unwind_VRS_Set : returns_unwinder_function("_Unwind_VRS_Set");
+    if (!get || !set || get(context, _UVRSC_CORE, 13, _UVRSD_UINT32, &sp) != _UVRSR_OK)
+        return _URC_FAILURE;
+    const uint32_t *frame = (const uint32_t *)(uintptr_t)sp;
+    uint32_t r[4] = { frame[0], frame[1], frame[2], frame[3] };
+    sp += 16;
+    for (unsigned i = 0; i < 3; i++)
+        if (set(context, _UVRSC_CORE, 4 + i, _UVRSD_UINT32, &r[i]) != _UVRSR_OK)
+            return _URC_FAILURE;
+    if (set(context, _UVRSC_CORE, 13, _UVRSD_UINT32, &sp) != _UVRSR_OK ||
+        set(context, _UVRSC_CORE, 15, _UVRSD_UINT32, &r[3]) != _UVRSR_OK)
+        return _URC_FAILURE;
+    return _URC_CONTINUE_UNWIND;
 }

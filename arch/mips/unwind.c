@@ -45,59 +45,48 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(int version, _Unwind_Actio
     return _URC_CONTINUE_UNWIND;
 }
 
-/* backtrace() (stub/returns.c) calls no personality routine: each of the
- * top hooked frames' slots (above) gets its real return address for the
- * time of the call, the frames being of this stack (at or above sp, the
- * caller's) and their callees still running. */
-unsigned unwind_slots_fill(const struct litifut_thread *t, uintptr_t sp, uint32_t *saved,
-                           unsigned max)
-{
-    unsigned n = 0;
-    for (const struct shadow_entry *e = t->shadow_top; n < max && e-- > t->shadow + 1;) {
-        if (e->sp < sp || !e->ra)
-            continue;               /* (another stack's, or a call not hooked) */
-        volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)e->sp;
-        saved[n++] = *slot;
-        *slot = e->ra;
-    }
-    return n;
-}
+/*
+ * backtrace() (stub/returns.c): the program's calls of it come here.  It
+ * calls no personality routine, so each of the top hooked frames' slots
+ * (above) gets its real return address for the time of the call (the
+ * frames at or above this one's: of this stack, their callees still
+ * running).  (A static program's backtrace and unwinder are linked in
+ * and instrumented: their own hooked calls defeat this; README, Limits.)
+ * This file is built with unwind tables: the unwinder steps over this
+ * function's frame.
+ */
+extern int __real_backtrace(void **, int) __attribute__((weak));
 
-void unwind_slots_restore(const struct litifut_thread *t, uintptr_t sp, const uint32_t *saved,
-                          unsigned n)
+#define BACKTRACE_MAX 1024          /* frames asked for, hooked ones included */
+#define WRAP_BACKTRACE_BYTES 2048   /* more than __wrap_backtrace's code */
+
+int __wrap_backtrace(void **buf, int size);
+int __wrap_backtrace(void **buf, int size)
 {
+    if (!__real_backtrace || size <= 0)
+        return 0;                   /* (__real_: never missing, the wrapper asks ld for it) */
+    struct litifut_thread *t = thread_self();
+    int hooked = t->shadow && t->shadow_top - 1 > t->shadow;
+    int ask = 1 + (hooked ? 2 : 1) * (size < BACKTRACE_MAX / 2 ? size : BACKTRACE_MAX / 2 - 1);
+    void *all[ask];
+    uint32_t saved[BACKTRACE_MAX / 2];
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    unsigned filled = 0;
+    for (const struct shadow_entry *e = t->shadow_top; hooked && filled < (unsigned)ask / 2 &&
+                                                        e-- > t->shadow + 1;)
+        if (e->sp >= sp && e->ra) {
+            volatile uint32_t *slot = (volatile uint32_t *)(uintptr_t)e->sp;
+            saved[filled++] = *slot;
+            *slot = e->ra;
+        }
+    int n = __real_backtrace(all, ask);
     unsigned i = 0;
-    for (const struct shadow_entry *e = t->shadow_top; i < n && e-- > t->shadow + 1;)
+    for (const struct shadow_entry *e = t->shadow_top; i < filled && e-- > t->shadow + 1;)
         if (e->sp >= sp && e->ra)
             *(volatile uint32_t *)(uintptr_t)e->sp = saved[i++];
-}
-
-/* backtrace() of a static program (stub/returns.c): glibc's backtrace is
- * linked in and instrumented, and its own call of the unwinder is hooked
- * after the slots above were filled; so the unwinder, linked in too, is
- * called from here.  -1 if there is none here to call. */
-extern _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn, void *) __attribute__((weak));
-extern _Unwind_Ptr _Unwind_GetIP(struct _Unwind_Context *) __attribute__((weak));
-
-struct frames {
-    void **pc;
-    int n, max;
-};
-
-static _Unwind_Reason_Code frame_seen(struct _Unwind_Context *context, void *arg)
-{
-    struct frames *f = arg;
-    if (f->n == f->max)
-        return _URC_END_OF_STACK;
-    f->pc[f->n++] = (void *)_Unwind_GetIP(context);
-    return _URC_NO_REASON;
-}
-
-int unwind_backtrace(void **pc, int max)
-{
-    if (!_Unwind_Backtrace || !_Unwind_GetIP)
-        return -1;
-    struct frames f = { pc, 0, max };
-    _Unwind_Backtrace(frame_seen, &f);
-    return f.n;
+    uintptr_t lo = (uintptr_t)__wrap_backtrace;
+    n = returns_backtrace_filter(all, n, lo, lo + WRAP_BACKTRACE_BYTES);
+    for (i = 0; (int)i < n && (int)i < size; i++)
+        buf[i] = all[i];
+    return (int)i;
 }

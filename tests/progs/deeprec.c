@@ -1,0 +1,29 @@
+/*
+ * deeprec.c - a recursion 100000 calls deep (a thread's shadow stack
+ * holds 65536 hooked calls before it grows), then a shallow one.
+ * Prints both depths; exit status 0.
+ */
+#include <stdio.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile unsigned sink;
+
+NOINLINE static void leaf(unsigned i) { sink += i; }
+
+NOINLINE static unsigned rec(unsigned n)
+{
+    leaf(n);
+    if (!n)
+        return 0;
+    unsigned r = rec(n - 1) + 1;
+    leaf(r);
+    return r;
+}
+
+int main(void)
+{
+    printf("%u\n", rec(100000));
+    printf("%u\n", rec(10));
+    return 0;
+}
