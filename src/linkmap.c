@@ -116,6 +116,30 @@ int is_crt_object(const char *file)
            strcmp(base + strlen(base) - 2, ".o") == 0;
 }
 
+/* GCC's unwinder, when a static link brings it in (libgcc_eh.a; ARM's
+ * is in libgcc.a): it reads the return addresses of the frames it
+ * walks, exact returns hook them, and an unwinder whose own calls are
+ * hooked meets its own trampolines in the middle of its work (a static
+ * C++ program's exceptions failed on MIPS).  Left alone, as dynamic
+ * programs' libgcc_s is. */
+int is_unwinder_object(const char *file)
+{
+    const char *member = strrchr(file, '(');
+    if (!member)
+        return 0;
+    const char *base = file;
+    for (const char *p = file; p < member; p++)
+        if (*p == '/')
+            base = p + 1;
+    size_t len = (size_t)(member - base);
+    member++;
+    if (len == 11 && strncmp(base, "libgcc_eh.a", 11) == 0)
+        return 1;
+    return len == 8 && strncmp(base, "libgcc.a", 8) == 0 &&
+           (strncmp(member, "unwind-", 7) == 0 || strncmp(member, "pr-support.o", 12) == 0 ||
+            strncmp(member, "libunwind.o", 11) == 0);
+}
+
 static void push(struct exclusions *ex, const char *section, uint32_t start, uint32_t end)
 {
     ex->v = xrealloc(ex->v, (ex->n + 1) * sizeof *ex->v);
@@ -133,7 +157,7 @@ void exclusions_from_map(const struct link_map *map, const char *const *also,
 {
     for (size_t i = 0; i < map->n; i++) {
         const struct map_input *in = &map->v[i];
-        int match = is_crt_object(in->file);
+        int match = is_crt_object(in->file) || is_unwinder_object(in->file);
         for (const char *const *a = also; a && *a && !match; a++)
             match = strcmp(in->file, *a) == 0;
         if (match && in->size)

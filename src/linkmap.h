@@ -35,5 +35,7 @@ void exclusions_free(struct exclusions *ex);
 /* 1 for the toolchain's start-up objects: crt1.o, Scrt1.o, crti.o,
  * crtn.o, crtbegin*.o, crtend*.o, ... (by file name) */
 int is_crt_object(const char *file);
+/* Whether `file` (as the link map names it) is a member of GCC's unwinder. */
+int is_unwinder_object(const char *file);
 
 #endif

@@ -15,6 +15,9 @@
 #include "litifut/trace-format.h"
 
 #define BUDGET_EVERY 256u           /* LITIFUT_BUDGET: record words between refills */
+#define CLOCK_EVERY 2048u           /* a clock per event: record words between refills
+                                       (the control file's polls; about 0.5 guest
+                                       instructions per call) */
 
 static struct litifut_thread early_thread;  /* before TLS exists: one thread only */
 static struct litifut_thread thread_off = { .busy = BUSY_OFF, .state = THREAD_OFF };
@@ -163,8 +166,8 @@ void thread_put_time_mark(struct litifut_thread *t)
 static void set_limit(struct litifut_thread *t)
 {
     uint32_t every = tracefile_time_every();
-    if (!every && litifut_copy.proc->budget_units)
-        every = BUDGET_EVERY;   /* (a clock per call has no marks: the budget's refills) */
+    if (!every)                 /* (a clock per call has no marks: the refills still come) */
+        every = litifut_copy.proc->budget_units ? BUDGET_EVERY : CLOCK_EVERY;
     uint32_t room = (uint32_t)(t->chunk_end - t->cur) - (CALL_MAX_WORDS - 1);
     t->lim = t->cur + (every && every < room ? every : room);
 }
@@ -315,6 +318,8 @@ uint32_t *thread_refill(struct litifut_thread *t)
     set_limit(t);
     if (budget_start)
         budget_refill_end(t, words, budget_start);      /* (may pause recording) */
-    control_poll(64);           /* LITIFUT_CONTROL: every 64th refill (a time mark, a chunk) */
+    /* LITIFUT_CONTROL: every 64th refill (a time mark, a chunk), every
+     * 4th with a clock per event (refills 8 times further apart) */
+    control_poll(tracefile_time_every() ? 64 : 4);
     return t->cur;
 }
