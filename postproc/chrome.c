@@ -17,6 +17,17 @@
  * trace's start plus the event's time), so that several processes line
  * up; cat: the file the function is in.  --srcline adds args.site.
  *
+ * Estimates (estimates.h): a trace without a per-call clock or without
+ * return records gets a "process_labels" event ("estimated durations",
+ * shown beside the process's name), its begin events args.estimate
+ * true, and the document an "otherData" object (the format's place for
+ * metadata) saying what each process's times are:
+ *
+ *   ],"otherData":{"estimate":"a slice whose args.estimate is true ...",
+ *   "times":["pid 1234: returns inferred (...): durations and ..."]}}
+ *
+ * A trace with both measured adds none of these.
+ *
  * JSON strings: no JSON library is installed here (json-c and jansson
  * are there without their headers), and writing strings is all that
  * is needed: '"' and '\' escaped, control characters (none are left in
@@ -34,6 +45,7 @@ struct chrome {
     struct view v;
     int srcline;
     int any;                    /* an event written: the next needs a comma */
+    struct estimates est;       /* what the traces read estimate */
 };
 
 /* The length of the well-formed UTF-8 sequence at s (RFC 3629), or 0. */
@@ -87,19 +99,25 @@ static void next_event(struct chrome *c)
     c->any = 1;
 }
 
-static void metadata(struct chrome *c, const char *what, uint32_t tid, const char *name)
+/* A metadata event: `what` (process_name, ...), its argument `key` = `value`. */
+static void metadata(struct chrome *c, const char *what, uint32_t tid, const char *key,
+                     const char *value)
 {
     next_event(c);
     fprintf(c->v.out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-            ",\"args\":{\"name\":", what, c->v.trace->t->header.pid, tid);
-    put_json_string(c->v.out, name);
+            ",\"args\":{\"%s\":", what, c->v.trace->t->header.pid, tid, key);
+    put_json_string(c->v.out, value);
     fputs("}}", c->v.out);
 }
 
 static void chrome_trace_begin(struct view *v)
 {
+    struct chrome *c = (struct chrome *)v;
     const struct litifut_trace_header *h = &v->trace->t->header;
-    metadata((struct chrome *)v, "process_name", h->pid, base_name(h->exe));
+    metadata(c, "process_name", h->pid, "name", base_name(h->exe));
+    if (v->trace->estimates)
+        metadata(c, "process_labels", h->pid, "labels", "estimated durations");
+    estimates_add(&c->est, h);
 }
 
 static void chrome_thread_begin(struct view *v, struct callstack *s)
@@ -107,7 +125,7 @@ static void chrome_thread_begin(struct view *v, struct callstack *s)
     const struct litifut_trace_header *h = &v->trace->t->header;
     char name[64];
     snprintf(name, sizeof name, "thread %" PRIu32, s->th->tid);
-    metadata((struct chrome *)v, "thread_name", s->th->tid,
+    metadata((struct chrome *)v, "thread_name", s->th->tid, "name",
              s->th->tid == h->pid ? base_name(h->exe) : name);
 }
 
@@ -131,14 +149,20 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
     put_json_string(v->out, fn->name);
     fputs(",\"cat\":", v->out);
     put_json_string(v->out, base_name(fn->obj));
+    const char *line = NULL;
     if (c->srcline && frame_is_call(f)) {
         const struct program *p = &v->trace->ps->v[f->call.object];
-        const char *line = trace_funcs_srcline(v->trace->tf, p->obj, p->site_addr[f->call.site]);
+        line = trace_funcs_srcline(v->trace->tf, p->obj, p->site_addr[f->call.site]);
+    }
+    if (line || v->trace->estimates) {
+        fputs(",\"args\":{", v->out);
         if (line) {
-            fputs(",\"args\":{\"site\":", v->out);
+            fputs("\"site\":", v->out);
             put_json_string(v->out, line);
-            fputc('}', v->out);
         }
+        if (v->trace->estimates)
+            fputs(line ? ",\"estimate\":true" : "\"estimate\":true", v->out);
+        fputc('}', v->out);
     }
     fputc('}', v->out);
 }
@@ -151,10 +175,30 @@ static void chrome_pop(struct view *v, struct callstack *s, struct frame *f, uin
     fputc('}', v->out);
 }
 
+/* Where some trace has estimates: what each process's times are. */
+static void other_data(struct chrome *c)
+{
+    FILE *out = c->v.out;
+    fputs(",\"otherData\":{\"estimate\":\"a slice whose args.estimate is true has an "
+          "estimated duration\",\"times\":[", out);
+    for (size_t i = 0; i < c->est.n; i++) {
+        char *line = estimates_line(&c->est, i);
+        fputs(i ? "," : "", out);
+        put_json_string(out, line);
+        free(line);
+    }
+    fputs("]}", out);
+}
+
 static void chrome_end(struct view *v)
 {
-    fputs("\n]}\n", v->out);
-    free(v);
+    struct chrome *c = (struct chrome *)v;
+    fputs("\n]", v->out);
+    if (c->est.any)
+        other_data(c);
+    fputs("}\n", v->out);
+    estimates_free(&c->est);
+    free(c);
 }
 
 struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_options *o)

@@ -262,7 +262,7 @@ void drive_trace(struct drive *d, struct trace_file *t, const struct program_set
 {
     struct trace_funcs tf;
     trace_funcs_init(&tf, d->ft, as, ps, t);
-    struct view_trace vt = { t, ps, as, &tf, 0, fork };
+    struct view_trace vt = { t, ps, as, &tf, 0, fork, trace_estimates(&t->header) };
     struct view *v = d->view;
     v->trace = &vt;
     drive_begin(d, base_name(t->path), t->n_calls);
@@ -297,7 +297,8 @@ void drive_traces(struct drive *d, const struct drive_input *in, size_t n)
         say_stopped(in[i].t);
         trace_funcs_init(&tf[i], d->ft, in[i].as, in[i].ps, in[i].t);
         vt[i] = (struct view_trace){ in[i].t, in[i].ps, in[i].as, &tf[i],
-                                     in[i].t->header.start_ns - first, in[i].fork };
+                                     in[i].t->header.start_ns - first, in[i].fork,
+                                     trace_estimates(&in[i].t->header) };
     }
     char name[64];
     snprintf(name, sizeof name, "%zu traces", n);

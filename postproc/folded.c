@@ -10,8 +10,18 @@
  * time.  The paths are a calling-context tree, built as frames are
  * pushed: memory grows with the number of distinct paths, not with the
  * trace.  A ';' in a name (none in C or C++ names) is written as ':'.
+ *
+ * Estimates (estimates.h): the format has no room for a note (every
+ * line must be "stack weight": flamegraph.pl counts others as bad
+ * input, speedscope rejects them), and stderr is for problems, which
+ * an estimate is not.  So, like the progress line, the note goes to
+ * stderr only when that is a terminal, after the output:
+ *   litifut-postproc: note: folded stacks, pid 1234: returns inferred (...)
+ * one line per kind of trace read; else --info's clock= and returns=
+ * say it.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/report.h"
@@ -34,6 +44,8 @@ struct folded {
     uint32_t n, cap;
     struct u64map index;        /* (parent, fid) -> node */
     int warned;
+    int notes;                  /* stderr is a terminal: say what the weights estimate */
+    struct estimates est;
 };
 
 /* The node for `fid` called in the context `parent`. */
@@ -56,6 +68,11 @@ static uint32_t child(struct folded *fo, uint32_t parent, uint32_t fid)
     fo->nodes[fo->n] = (struct node){ parent, fid, 0 };
     u64map_put(&fo->index, key, fo->n);
     return fo->n++;
+}
+
+static void folded_trace_begin(struct view *v)
+{
+    estimates_add(&((struct folded *)v)->est, &v->trace->t->header);
 }
 
 static void folded_push(struct view *v, struct callstack *s, struct frame *f)
@@ -102,6 +119,13 @@ static void folded_end(struct view *v)
         fprintf(v->out, "%" PRIu64 "\n", fo->nodes[i].self_ns);
     }
     free(path);
+    fflush(v->out);                     /* (the note after the output, on a terminal) */
+    for (size_t i = 0; fo->notes && fo->est.any && i < fo->est.n; i++) {
+        char *line = estimates_line(&fo->est, i);
+        fprintf(stderr, "%s: note: folded stacks, %s\n", program_name(), line);
+        free(line);
+    }
+    estimates_free(&fo->est);
     free(fo->nodes);
     u64map_free(&fo->index);
     free(fo);
@@ -109,11 +133,12 @@ static void folded_end(struct view *v)
 
 struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o)
 {
-    (void)o;
-    static const struct view_ops ops = { .push = folded_push, .pop = folded_pop,
+    static const struct view_ops ops = { .trace_begin = folded_trace_begin,
+                                         .push = folded_push, .pop = folded_pop,
                                          .end = folded_end };
     struct folded *fo = xcalloc(1, sizeof *fo);
     view_init(&fo->v, &ops, out, ft);
+    fo->notes = o->notes;
     fo->cap = 1024;
     fo->nodes = xcalloc(fo->cap, sizeof *fo->nodes);
     fo->n = 1;                          /* node 0: the root */

@@ -51,9 +51,9 @@ static void usage(FILE *f)
         "                                site_sym target_obj target_addr target_sym\n"
         "                                callee_sym [site_line callee_line]\n"
         "                       profile: calls total_ns self_ns avg_ns min_ns max_ns\n"
-        "                                self_pct function object [srcline]\n"
+        "                                self_pct function object [srcline] [estimate]\n"
         "                       graph:   caller caller_obj callee callee_obj calls\n"
-        "                                total_ns self_ns\n"
+        "                                total_ns self_ns [estimate]\n"
         "                       summary: calls callee callee_obj\n"
         "                       pairs:   pid calls first_ns site_rt target_rt site_obj\n"
         "                                site_addr site_sym target_obj target_addr\n"
@@ -74,7 +74,9 @@ static void usage(FILE *f)
         "                     *_rt: runtime addresses; *_addr: link-time addresses in\n"
         "                     *_obj (the file as the target named it, ? if unknown);\n"
         "                     *_sym: function+0xoffset (? if none); callee: a function\n"
-        "                     name, or 0x<address> if it has none; *_ns: nanoseconds\n"
+        "                     name, or 0x<address> if it has none; *_ns: nanoseconds;\n"
+        "                     estimate (only if a trace has estimates, below): 1 if\n"
+        "                     the row's times include estimates\n"
         "  --format=chrome    the calls as Chrome trace events (JSON): open in\n"
         "                     ui.perfetto.dev or chrome://tracing\n"
         "  --format=folded    folded stacks weighted by self time in ns, for\n"
@@ -104,8 +106,12 @@ static void usage(FILE *f)
         "vfork, setjmp, ...) counts as a call of the function it stands for.  Without\n"
         "return records a call ends when its caller (or a function below it) makes\n"
         "its next traced call; a fork child starts with its parent's frames at the\n"
-        "fork if the parent's trace is there.  Progress goes to stderr when it is a\n"
-        "terminal.\n");
+        "fork if the parent's trace is there.  So where a trace has no return records\n"
+        "or no per-call clock (LITIFUT_CLOCK=marks: times interpolated between time\n"
+        "marks), its durations are estimates: the log, --profile and --graph say so\n"
+        "in their header and put ~ before each (\"~12.345 ms\"), Chrome events get\n"
+        "args.estimate and the document otherData, folded stacks a note on stderr\n"
+        "if it is a terminal.  Progress goes to stderr when it is a terminal.\n");
 }
 
 static int is_trace_name(const char *name)
@@ -567,6 +573,7 @@ int main(int argc, char **argv)
     d.n_tids = o.n_tids;
     d.tid_seen = xcalloc(o.n_tids + 1, 1);
     d.progress = isatty(STDERR_FILENO);
+    o.view.notes = d.progress;          /* (folded stacks: what their weights estimate) */
     o.pid_seen = xcalloc(o.n_pids + 1, 1);
     if (o.info && o.view.tsv)
         print_info_header(stdout);

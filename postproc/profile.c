@@ -19,11 +19,19 @@
  *
  * Text: durations with units; TSV: ns.
  *   profile TSV  calls total_ns self_ns avg_ns min_ns max_ns self_pct function object
- *                [srcline]  (avg, min, max empty for a function without calls)
- *   graph TSV    caller caller_obj callee callee_obj calls total_ns self_ns
+ *                [srcline] [estimate]  (avg, min, max empty for a function without calls)
+ *   graph TSV    caller caller_obj callee callee_obj calls total_ns self_ns [estimate]
  *                (caller "(root)", caller_obj empty: a thread's first frame)
  * function, caller, callee: the name without the object (demangled);
  * *object, *_obj: the file as the target named it ("?" if unknown).
+ *
+ * Estimates (estimates.h): where a trace read has no per-call clock or
+ * no return records, the text says so under its title (per process
+ * where the traces differ) and puts '~' before each duration of a row
+ * (function or edge) that frames of such a trace went into, and before
+ * the thread time; the TSV gets a last column, estimate (1: the row's
+ * times include estimates, 0: measured), only then, so that measured
+ * traces give the columns they always did.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -38,11 +46,13 @@ struct fstat {
     uint64_t sum;               /* every call's inclusive time: avg */
     uint64_t min, max;
     uint32_t active;            /* its shown frames on the stack now */
+    uint8_t estimated;          /* frames of a trace with estimates went into it */
 };
 
 struct edge {
     uint32_t caller, callee;    /* caller FUNC_NONE: the root */
     uint64_t calls, total, self;
+    uint8_t estimated;          /* (as fstat's) */
 };
 
 struct profile {
@@ -57,6 +67,7 @@ struct profile {
     struct u64map edge_index;   /* (caller, callee) -> index in edges */
     uint64_t run_ns;            /* every thread's time */
     uint64_t n_threads, n_traces;
+    struct estimates est;       /* what the traces read estimate */
 };
 
 static void grow_stats(struct profile *p, uint32_t fid)
@@ -87,7 +98,7 @@ static struct edge *edge_of(struct profile *p, uint32_t caller, uint32_t callee)
     if (i != U64MAP_NONE)
         return &p->edges[i];
     p->edges = grow_for_one(p->edges, p->n_edges, &p->cap_edges, sizeof *p->edges);
-    p->edges[p->n_edges] = (struct edge){ caller, callee, 0, 0, 0 };
+    p->edges[p->n_edges] = (struct edge){ caller, callee, 0, 0, 0, 0 };
     u64map_put(&p->edge_index, key, (uint32_t)p->n_edges);
     return &p->edges[p->n_edges++];
 }
@@ -111,7 +122,9 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
         return;
     uint64_t self = dur - f->child_ns;
     struct fstat *st = stat_of(p, f->fid);
+    uint8_t est = v->trace->estimates != 0;
     st->self += self;
+    st->estimated |= est;
     if (frame_is_call(f)) {
         st->calls++;
         st->sum += dur;
@@ -129,6 +142,7 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
         e->calls += frame_is_call(f);
         e->total += outermost ? dur : 0;
         e->self += self;
+        e->estimated |= est;
     }
 }
 
@@ -140,7 +154,9 @@ static void profile_thread_begin(struct view *v, struct callstack *s)
 
 static void profile_trace_begin(struct view *v)
 {
-    ((struct profile *)v)->n_traces++;
+    struct profile *p = (struct profile *)v;
+    p->n_traces++;
+    estimates_add(&p->est, &v->trace->t->header);
 }
 
 /* --- output --- */
@@ -198,8 +214,9 @@ static void print_title(struct profile *p, const char *what)
     fprintf(p->v.out, "# %s: %" PRIu64 " process%s, %" PRIu64 " thread%s, %" PRIu64 " call%s; ",
             what, p->n_traces, p->n_traces == 1 ? "" : "es", p->n_threads,
             p->n_threads == 1 ? "" : "s", calls, calls == 1 ? "" : "s");
-    print_duration(p->v.out, p->run_ns, 0);
+    print_duration(p->v.out, p->run_ns, 0, p->est.any != 0);
     fputs(" of thread time\n", p->v.out);
+    estimates_print(p->v.out, &p->est);
 }
 
 #define TIME_W 12
@@ -213,17 +230,18 @@ static void print_profile_text(struct profile *p, const uint32_t *ids, size_t n)
     for (size_t i = 0; i < n; i++) {
         const struct fstat *st = &p->fs[ids[i]];
         const struct func *f = &p->v.ft->v[ids[i]];
+        int est = st->estimated;
         fprintf(out, "%7.2f ", percent(st->self, p->run_ns));
-        print_duration(out, st->self, TIME_W);
+        print_duration(out, st->self, TIME_W, est);
         fputc(' ', out);
-        print_duration(out, st->total, TIME_W);
+        print_duration(out, st->total, TIME_W, est);
         fprintf(out, " %10" PRIu64 " ", st->calls);
         if (st->calls) {
-            print_duration(out, st->sum / st->calls, TIME_W);
+            print_duration(out, st->sum / st->calls, TIME_W, est);
             fputc(' ', out);
-            print_duration(out, st->min, TIME_W);
+            print_duration(out, st->min, TIME_W, est);
             fputc(' ', out);
-            print_duration(out, st->max, TIME_W);
+            print_duration(out, st->max, TIME_W, est);
         } else {
             fprintf(out, "%*s %*s %*s", TIME_W, "-", TIME_W, "-", TIME_W, "-");
         }
@@ -237,8 +255,8 @@ static void print_profile_text(struct profile *p, const uint32_t *ids, size_t n)
 static void print_profile_tsv(struct profile *p, const uint32_t *ids, size_t n)
 {
     FILE *out = p->v.out;
-    fprintf(out, "calls\ttotal_ns\tself_ns\tavg_ns\tmin_ns\tmax_ns\tself_pct\tfunction\tobject%s\n",
-            p->srcline ? "\tsrcline" : "");
+    fprintf(out, "calls\ttotal_ns\tself_ns\tavg_ns\tmin_ns\tmax_ns\tself_pct\tfunction\t"
+                 "object%s%s\n", p->srcline ? "\tsrcline" : "", p->est.any ? "\testimate" : "");
     for (size_t i = 0; i < n; i++) {
         const struct fstat *st = &p->fs[ids[i]];
         const struct func *f = &p->v.ft->v[ids[i]];
@@ -252,6 +270,8 @@ static void print_profile_tsv(struct profile *p, const uint32_t *ids, size_t n)
         put_clean(out, f->obj);
         if (p->srcline)
             fprintf(out, "\t%s", f->srcline ? f->srcline : "");
+        if (p->est.any)
+            fprintf(out, "\t%d", st->estimated);
         fputc('\n', out);
     }
 }
@@ -312,9 +332,9 @@ static void graph_line(struct profile *p, const struct edge *e, uint32_t other,
     FILE *out = p->v.out;
     char calls[48];
     fprintf(out, "%14s ", "");
-    print_duration(out, e->total, TIME_W);
+    print_duration(out, e->total, TIME_W, e->estimated);
     fputc(' ', out);
-    print_duration(out, e->self, TIME_W);
+    print_duration(out, e->self, TIME_W, e->estimated);
     snprintf(calls, sizeof calls, "%" PRIu64 "/%" PRIu64, e->calls, of_calls);
     fprintf(out, " %15s      ", calls);
     if (other == FUNC_NONE)
@@ -349,9 +369,9 @@ static void print_graph_text(struct profile *p, const uint32_t *ids, size_t n)
         char idx[24];
         snprintf(idx, sizeof idx, "[%" PRIu32 "]", index[fid]);
         fprintf(out, "%-7s %5.1f%% ", idx, percent(st->total, p->run_ns));
-        print_duration(out, st->total, TIME_W);
+        print_duration(out, st->total, TIME_W, st->estimated);
         fputc(' ', out);
-        print_duration(out, st->self, TIME_W);
+        print_duration(out, st->self, TIME_W, st->estimated);
         fprintf(out, " %15" PRIu64 "  %s [%" PRIu32 "]", st->calls, p->v.ft->v[fid].name,
                 index[fid]);
         if (p->srcline && p->v.ft->v[fid].srcline)
@@ -372,7 +392,8 @@ static void print_graph_tsv(struct profile *p)
 {
     FILE *out = p->v.out;
     uint32_t *v = sorted_edges(p, 0);
-    fputs("caller\tcaller_obj\tcallee\tcallee_obj\tcalls\ttotal_ns\tself_ns\n", out);
+    fprintf(out, "caller\tcaller_obj\tcallee\tcallee_obj\tcalls\ttotal_ns\tself_ns%s\n",
+            p->est.any ? "\testimate" : "");
     for (size_t i = 0; i < p->n_edges; i++) {
         const struct edge *e = &p->edges[v[i]];
         if (!wanted(p, e->caller) && !wanted(p, e->callee))
@@ -386,7 +407,10 @@ static void print_graph_tsv(struct profile *p)
         }
         fprintf(out, "\t%s\t", callee->bare);
         put_clean(out, callee->obj);
-        fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", e->calls, e->total, e->self);
+        fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, e->calls, e->total, e->self);
+        if (p->est.any)
+            fprintf(out, "\t%d", e->estimated);
+        fputc('\n', out);
     }
     free(v);
 }
@@ -408,6 +432,7 @@ static void profile_end(struct view *v)
     free(p->fs);
     free(p->edges);
     u64map_free(&p->edge_index);
+    estimates_free(&p->est);
     free(p);
 }
 

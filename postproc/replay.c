@@ -6,12 +6,17 @@
  * start.
  *
  *   # prog, pid 1234: 1 thread, 36 calls; times ...; returns ...
+ *   # ~ marks estimates: returns inferred (...): durations and ...
  *   #     time (s)    duration      tid  caller -> callee
  *       0.000120                   1234  (untraced) -> main {
- *       0.000130    12.000 us      1234    main -> init
+ *       0.000130   ~12.000 us      1234    main -> init
  *       0.000142                   1234    main -> work {
- *       0.000150    40.010 ms      1234      work -> spin
- *       0.040160    40.018 ms      1234    } ...
+ *       0.000150   ~40.010 ms      1234      work -> spin
+ *       0.040160   ~40.018 ms      1234    } ...
+ *
+ * The second line and the '~' before every duration: the trace has no
+ * per-call clock or no return records (estimates.h), so its durations
+ * are estimates; a trace with both has neither.
  *
  * A call that has traced calls of its own opens a block ("{"); its
  * duration is on the line that closes it ("}" and the function's name
@@ -117,6 +122,7 @@ static void print_head(struct view *v)
         fputs("; returns recorded\n", out);
     else
         fputs("; a call ends when its caller makes its next call\n", out);
+    estimates_note(out, v->trace->estimates, h->time_every);
     size_t shown = 0;                           /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... */
     for (size_t i = 0; i < t->n_states; i++) {
         const struct trace_state *st = &t->states[i];
@@ -162,7 +168,7 @@ static void line_start(const struct view *v, const struct callstack *s, uint64_t
     print_time(out, time_ns + v->trace->offset_ns);
     fputc(' ', out);
     if (duration)
-        print_duration(out, *duration, DURATION_WIDTH);
+        print_duration(out, *duration, DURATION_WIDTH, v->trace->estimates != 0);
     else
         fprintf(out, "%*s", DURATION_WIDTH, "");
     fprintf(out, " %8" PRIu32 "  %*s", s->th->tid, (int)(2 * depth), "");

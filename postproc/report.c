@@ -1,9 +1,9 @@
 /*
  * The per-call and per-trace views: the calls as TSV, the summary,
- * the info; and what every view shares (durations, clean strings).
- * The time views are in their own files (view.h).  Each has a text
- * form for people and a TSV form for tools: a header line, then rows
- * of tab-separated fields.
+ * the info; and what every view shares (clean strings; durations:
+ * estimates.c).  The time views are in their own files (view.h).
+ * Each has a text form for people and a TSV form for tools: a header
+ * line, then rows of tab-separated fields.
  *
  * calls (the default view; as text it is the log, replay.c)
  *   TSV   pid tid seq site_rt target_rt site_obj site_addr site_sym
@@ -618,19 +618,4 @@ struct view *summary_view(FILE *out, struct func_table *ft, const struct view_op
     if (o->tsv)
         fprintf(out, "calls\tcallee\tcallee_obj\n");
     return &r->v;
-}
-
-/* --- shared by the views --- */
-
-void print_duration(FILE *out, uint64_t ns, int width)
-{
-    static const struct { uint64_t ns; const char *unit; } units[] = {
-        { 1000000000, " s" }, { 1000000, "ms" }, { 1000, "us" },
-    };
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (ns >= units[i].ns) {
-            fprintf(out, "%*.3f %s", width - 3, (double)ns / (double)units[i].ns, units[i].unit);
-            return;
-        }
-    fprintf(out, "%*" PRIu64 " ns", width - 3, ns);
 }

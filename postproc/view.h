@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include "postproc/callstack.h"
+#include "postproc/estimates.h"
 #include "postproc/forks.h"
 #include "postproc/names.h"
 
@@ -21,6 +22,7 @@ struct view_trace {
     struct trace_funcs *tf;
     uint64_t offset_ns;         /* a combined log: its start after the first trace's (else 0) */
     const struct fork_origin *fork;     /* where its process came from (NULL: not known) */
+    unsigned estimates;         /* ESTIMATE_* bits: what its durations estimate (estimates.h) */
 };
 
 struct view;
@@ -66,6 +68,7 @@ struct view_options {
     int srcline;                /* --srcline */
     enum profile_sort sort;     /* --profile --sort= */
     const char *graph_func;     /* --graph=FUNC, or NULL for every function */
+    int notes;                  /* stderr is a terminal: notes the output has no room for */
 };
 
 /* Each makes its view (freed by its end). */
@@ -76,8 +79,6 @@ struct view *profile_view(FILE *out, struct func_table *ft, const struct view_op
 struct view *graph_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *coverage_view(FILE *out, struct func_table *ft, const struct view_options *o);
 
-/* Durations for people: "12.345 ms" (ns, us, ms, s), `width` wide. */
-void print_duration(FILE *out, uint64_t ns, int width);
 /* A string from the target's files, control characters as '?'. */
 void put_clean(FILE *out, const char *s);
 

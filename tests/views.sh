@@ -2,13 +2,17 @@
 # --format=chrome, --format=folded) and their filters, on
 # tests/progs/timeshape.c, a program of known time shape (functions
 # that spin for fixed wall-clock times; see its table), traced with a
-# per-call clock on every architecture: ranking and self time of the
-# dominant functions within 10%, call counts exact, the Chrome JSON
-# valid with begin/end pairs nested per thread, the folded stacks
-# adding up to the profile's self time; returns recorded
-# (LITIFUT_RETURNS=1) give the same shape; a truncated trace and the
-# default clock (interpolated times) still give every view.  Then C++
-# names (tests/progs/cxx.cc, first arch) and the options.
+# per-call clock (returns inferred) on every architecture: ranking and
+# self time of the dominant functions within 10%, call counts exact,
+# the Chrome JSON valid with begin/end pairs nested per thread, the
+# folded stacks adding up to the profile's self time; returns recorded
+# (LITIFUT_RETURNS=1) give the same shape; a truncated trace and clock
+# marks (interpolated times) still give every view.  Estimates: each
+# view of a trace without a per-call clock or without returns says so
+# and marks every estimated duration, per process when they differ;
+# one with both (the tracer's settings named, not its defaults) has no
+# mark.  Then C++ names (tests/progs/cxx.cc, first arch) and the
+# options.
 
 # views_tsv_field FILE FUNCTION COLUMN: COLUMN of FUNCTION's row in a
 # --profile --format=tsv file (columns: calls total_ns self_ns avg_ns
@@ -111,7 +115,7 @@ views_arch() {
     V=$WORK/views/$ARCH
     local pp=$BIN/litifut-postproc n
     rm -rf "$V"
-    mkdir -p "$V/run" "$V/run2" "$V/marks" "$V/returns"
+    mkdir -p "$V/run" "$V/run2" "$V/marks" "$V/returns" "$V/marksret"
     if ! LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -g -Wall -pthread -o "$V/prog" \
          "$ROOT/tests/progs/timeshape.c" 2> "$V/build.err"; then
         fail "$ARCH/views: cannot build tests/progs/timeshape.c: $(head -c 300 "$V/build.err")"
@@ -119,7 +123,8 @@ views_arch() {
     fi
     # a per-call clock: the durations are measured, not interpolated
     cp "$V/prog" "$V/run/prog"
-    (cd "$V/marks" && cp ../prog . && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" ./prog > out 2> err)
+    (cd "$V/marks" && cp ../prog . && LITIFUT_DIR=. LITIFUT_CLOCK=marks LITIFUT_RETURNS=0 \
+         timeout 120 "$QEMU" -L "$SYSROOT" ./prog > out 2> err)
     # A spin that overran its deadline because the host was busy (the
     # process descheduled between the deadline and its next call) can
     # pass 10%: then the runs are made again, up to VIEWS_TRIES times
@@ -139,16 +144,17 @@ views_arch() {
     views_truncated
     views_marks
     views_returns
+    views_estimates
 }
 
-# views_runs: two runs of the program with a per-call clock (the second
-# process runs the same file: its functions are the same ones), every
-# view of the first into $V/ts.*.
+# views_runs: two runs of the program with a per-call clock and returns
+# inferred (the second process runs the same file: its functions are
+# the same ones), every view of the first into $V/ts.*.
 views_runs() {
     local r
     for r in run run2; do
         rm -f "$V/$r"/litifut.*
-        (cd "$V/$r" && LITIFUT_DIR=. LITIFUT_CLOCK=monotonic timeout 120 \
+        (cd "$V/$r" && LITIFUT_DIR=. LITIFUT_CLOCK=monotonic LITIFUT_RETURNS=0 timeout 120 \
              "$QEMU" -L "$SYSROOT" ../run/prog > out 2> err)
     done
     if ! views_all ts "$V/run" || [ "$(views_errs ts)" != " 0 0 0 0 0 0 0" ]; then
@@ -204,9 +210,9 @@ views_durations() {
 
 views_log() {
     local l=$V/ts.log
-    # "   0.005827343   80.056 ms    18852    main -> hot"
+    # "   0.005827343  ~80.056 ms    18852    main -> hot" (~: returns inferred)
     local hot inner_at outer_at
-    hot=$(sed -n 's/^ *[0-9.]* *\([0-9.]*\) ms *[0-9]* *main -> hot$/\1/p' "$l")
+    hot=$(sed -n 's/^ *[0-9.]* *~\([0-9.]*\) ms *[0-9]* *main -> hot$/\1/p' "$l")
     outer_at=$(grep -n ' main -> outer {$' "$l" | sed 's/:.*//')
     inner_at=$(grep -n ' outer -> inner$' "$l" | sed 's/:.*//')
     check "$ARCH/views: log: main -> hot for $hot ms, outer's block holds inner indented, synthetic frames for the thread starts" \
@@ -315,8 +321,7 @@ print(4096 + end * 3 // 4)' "$trace")
               [[ "$chrome" =~ ^[1-9][0-9]*\ 1\  ]] && grep -q "	main	" "$V/cut.prof"'
 }
 
-# the default clock (time marks, interpolated): the same calls; every
-# view valid
+# clock marks (times interpolated): the same calls; every view valid
 views_marks() {
     views_all marks "$V/marks"
     local chrome f calls self total bad=
@@ -324,7 +329,7 @@ views_marks() {
     while read -r f calls self total; do
         [ "$(views_field "$V/marks.prof" "$f" 1)" = "$calls" ] || bad="$bad $f"
     done <<< "$VIEWS_SHAPE"
-    check "$ARCH/views: the default clock (interpolated times): every view, the same calls${bad:+ (not:$bad)}" \
+    check "$ARCH/views: clock marks (interpolated times): every view, the same calls${bad:+ (not:$bad)}" \
         eval '[ -z "$bad" ] && [ "$(views_errs marks)" = " 0 0 0 0 0 0 0" ] &&
               [[ "$chrome" =~ ^[0-9]+\ 1\  ]] &&
               [ "$(views_folded "$V/marks.folded")" = "$(views_self_total "$V/marks.prof")" ]'
@@ -347,6 +352,147 @@ views_returns() {
               grep -q "; returns recorded$" "$V/returns.log" && [ "$rec_ends" = 3 ] &&
               [ "$(views_folded "$V/returns.folded")" = "$(views_self_total "$V/returns.prof")" ] &&
               [[ "$(views_chrome "$V/returns.json" 2>&1)" =~ ^[0-9]+\ 1\  ]]'
+}
+
+# --- estimates: what each view says about a trace's figures ---
+
+VIEWS_INFERRED="returns inferred (a function's end is taken at its caller's next event): durations and self times are estimates"
+VIEWS_MARKS="times interpolated between time marks every 256 records (estimates)"
+
+# views_marked FILE: "<durations with ~> <durations without>" in a text view
+views_marked() {
+    local unit='[0-9]+(\.[0-9]+)? +(ns|us|ms|s)( |$)'
+    echo "$(grep -oE "~$unit" "$1" | wc -l) $(grep -oE "(^|[ (])$unit" "$1" | wc -l)"
+}
+
+# views_chrome_estimates FILE: "<begin events> <of them args.estimate>
+# <process_labels events>", then otherData's times, one per line.
+views_chrome_estimates() {
+    python3 - "$1" <<'EOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    doc = json.load(f)
+ev = doc["traceEvents"]
+b = [e for e in ev if e["ph"] == "B"]
+est = [e for e in b if e.get("args", {}).get("estimate") is True]
+labels = [e for e in ev if e["ph"] == "M" and e["name"] == "process_labels"]
+print(len(b), len(est), len(labels))
+for t in doc.get("otherData", {}).get("times", []):
+    print(t)
+EOF
+}
+
+# views_tty_note FILE DIR: the note --format=folded gives on stderr when
+# that is a terminal (script(1) makes one; stdout to FILE), \r taken out.
+views_tty_note() {
+    script -qec "'$BIN/litifut-postproc' --binary-dir '$V' --format=folded '$2' > '$1'" /dev/null < /dev/null |
+        tr -d '\r' | grep "note:"
+}
+
+# views_estimated NAME NOTE DIR: every view of $V/NAME.* (the traces of
+# DIR, one process) says NOTE, and marks every duration (~, the TSV's
+# estimate column, the Chrome events' args.estimate).
+views_estimated() {
+    local name=$1 note=$2 dir=$3 pid bad= f m chrome folded b e
+    pid=$("$BIN/litifut-postproc" --info "$dir" | sed -n 's/^pid=//p')
+    [ "$(sed -n 2p "$V/$name.log")" = "# ~ marks estimates: $note" ] || bad="$bad; the log's second line"
+    for f in log proftxt graphtxt; do
+        m=$(views_marked "$V/$name.$f")
+        [[ "$m" =~ ^[1-9][0-9]*\ 0$ ]] || bad="$bad; $f: durations with and without ~: $m"
+    done
+    for f in proftxt graphtxt; do
+        grep -qxF "# ~ marks estimates: $note" "$V/$name.$f" || bad="$bad; $f says nothing"
+    done
+    for f in prof graph; do
+        [ "$(head -1 "$V/$name.$f" | awk -F '\t' '{ print $NF }')" = estimate ] &&
+            awk -F '\t' 'NR > 1 && $NF != 1 { bad = 1 } END { exit bad || NR < 2 }' "$V/$name.$f" ||
+            bad="$bad; $f: no estimate column of 1s"
+    done
+    chrome=$(views_chrome_estimates "$V/$name.json" 2>&1)
+    read -r b e _ <<< "$chrome"
+    [[ "$chrome" == *" 1"$'\n'"pid $pid: $note" ]] && [ "$b" = "$e" ] || bad="$bad; chrome: $chrome"
+    folded=$(views_tty_note "$V/$name.folded.tty" "$dir")
+    [ "$folded" = "litifut-postproc: note: folded stacks, pid $pid: $note" ] &&
+        cmp -s "$V/$name.folded" "$V/$name.folded.tty" || bad="$bad; folded: $folded"
+    check "$ARCH/views: estimates ($name): every view says \"$note\"; every duration marked${bad:+$bad}" \
+        [ -z "$bad" ]
+}
+
+views_estimates() {
+    views_estimated ts "$VIEWS_INFERRED" "$V/run"
+    views_estimated marks "$VIEWS_MARKS; $VIEWS_INFERRED" "$V/marks"
+    rm -f "$V/marksret"/litifut.*
+    (cd "$V/marksret" && LITIFUT_DIR=. LITIFUT_CLOCK=marks LITIFUT_RETURNS=1 timeout 120 \
+         "$QEMU" -L "$SYSROOT" ../run/prog > out 2> err)
+    views_all marksret "$V/marksret"
+    views_estimated marksret "$VIEWS_MARKS" "$V/marksret"
+    views_measured
+    views_mixed
+}
+
+# recorded returns and a per-call clock: no mark, no note, the columns
+# of before
+views_measured() {
+    local f m bad= chrome folded
+    for f in log proftxt graphtxt; do
+        m=$(views_marked "$V/returns.$f")
+        [[ "$m" =~ ^0\ [1-9][0-9]*$ ]] || bad="$bad; $f: durations with and without ~: $m"
+    done
+    grep -q "estimate" "$V"/returns.{log,proftxt,graphtxt,json} && bad="$bad; a note"
+    [ "$(head -1 "$V/returns.prof")" = "$(printf 'calls\ttotal_ns\tself_ns\tavg_ns\tmin_ns\tmax_ns\tself_pct\tfunction\tobject')" ] &&
+        [ "$(head -1 "$V/returns.graph")" = "$(printf 'caller\tcaller_obj\tcallee\tcallee_obj\tcalls\ttotal_ns\tself_ns')" ] ||
+        bad="$bad; TSV headers"
+    chrome=$(views_chrome_estimates "$V/returns.json" 2>&1)
+    [[ "$chrome" =~ ^[1-9][0-9]*\ 0\ 0$ ]] || bad="$bad; chrome: $chrome"
+    folded=$(views_tty_note "$V/returns.folded.tty" "$V/returns")
+    [ -z "$folded" ] && cmp -s "$V/returns.folded" "$V/returns.folded.tty" || bad="$bad; folded: $folded"
+    check "$ARCH/views: recorded returns and a per-call clock: no estimate marked or said${bad:+$bad}" \
+        [ -z "$bad" ]
+}
+
+# one process with returns inferred, one with both measured: the log
+# marks the durations of the first's threads only; the profile and the
+# graph name each process; --per-process marks only the first's table;
+# Chrome marks only the first's events and names both processes
+views_mixed() {
+    local d=$V/mixed pp=$BIN/litifut-postproc ipid epid etids bad= m f chrome
+    rm -rf "$d"
+    mkdir -p "$d"
+    cp "$V"/run/litifut.* "$V"/returns/litifut.* "$d/"
+    ipid=$("$pp" --info "$V/run" | sed -n 's/^pid=//p')
+    epid=$("$pp" --info "$V/returns" | sed -n 's/^pid=//p')
+    etids=$("$pp" --binary-dir "$V" --format=tsv "$V/returns" | awk -F '\t' 'NR > 1 { print $2 }' |
+            sort -u | tr '\n' ' ')
+    views_all mixed "$d"
+    # call lines with a duration: $2 the duration, $3 its unit, $4 the tid
+    m=$(awk -v e=" $etids" '/^ +[0-9]/ && $3 ~ /^(ns|us|ms|s)$/ {
+            if (index(e, " " $4 " ")) { n_e++; bad_e += $2 ~ /^~/ } else { n_i++; bad_i += $2 !~ /^~/ } }
+            END { printf "%d %d %d %d", n_e, bad_e, n_i, bad_i }' "$V/mixed.log")
+    [[ "$m" =~ ^[1-9][0-9]*\ 0\ [1-9][0-9]*\ 0$ ]] ||
+        bad="$bad; log (measured lines, of them marked, estimated lines, of them unmarked): $m"
+    [ "$(grep -cxF "# ~ marks estimates: $VIEWS_INFERRED" "$V/mixed.log")" = 1 ] || bad="$bad; the log's notes"
+    for f in proftxt graphtxt; do
+        grep -qx "# ~ marks estimates; per process:" "$V/mixed.$f" &&
+            grep -qxF "#   pid $ipid: $VIEWS_INFERRED" "$V/mixed.$f" &&
+            grep -qx "#   pid $epid: times and returns measured per call" "$V/mixed.$f" ||
+            bad="$bad; $f's notes"
+    done
+    "$pp" --binary-dir "$V" --profile --per-process "$d" > "$V/mixed.per-process"
+    m=$(awk -v i="$ipid" -v e="$epid" '/^# pid / { s = $3 == i ":" ? "i" : $3 == e ":" ? "e" : "" }
+            /^# all / { s = "all" } s && /~[0-9]/ { n[s]++ }
+            END { printf "%d %d %d", n["i"], n["e"], n["all"] }' "$V/mixed.per-process")
+    [[ "$m" =~ ^[1-9][0-9]*\ 0\ [1-9][0-9]*$ ]] || bad="$bad; --per-process (lines with ~ per table): $m"
+    chrome=$(python3 - "$V/mixed.json" "$ipid" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+b = [e for e in doc["traceEvents"] if e["ph"] == "B"]
+est = lambda e: e.get("args", {}).get("estimate") is True
+print(sum(1 for e in b if est(e) != (e["pid"] == int(sys.argv[2]))), len(doc["otherData"]["times"]))
+EOF
+)
+    [ "$chrome" = "0 2" ] || bad="$bad; chrome (events marked wrongly, processes said): $chrome"
+    check "$ARCH/views: estimates per process (one inferred, one measured): the log, the profile's, the graph's and Chrome's notes, --per-process${bad:+$bad}" \
+        [ -z "$bad" ]
 }
 
 # C++ names demangled (libiberty)

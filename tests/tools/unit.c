@@ -2,7 +2,9 @@
  * unit: small tests of the encoders and decoders both ends must agree
  * on, without a target: DB site words and redirects (each arch, both
  * sled halves), the DB's page table and checksum as built and as read
- * back, the trace's record words, and the kinds of site rules.  One line per check, "ok NAME" or
+ * back, the trace's record words, and the kinds of site rules; and the
+ * post-processor's estimate marks (which traces' figures are estimates,
+ * what the views say, durations with '~').  One line per check, "ok NAME" or
  * "FAIL NAME: what", as tests/unit.sh expects; exit 1 if any failed.
  */
 #include <inttypes.h>
@@ -16,6 +18,7 @@
 #include "src/arch-rewrite.h"
 #include "src/db.h"
 #include "src/rules.h"
+#include "postproc/estimates.h"
 #include "litifut/trace-format.h"
 
 static int failures;
@@ -295,6 +298,82 @@ static void test_rule_kinds(void)
     }
 }
 
+/* A duration as the views print it. */
+static void duration_case(uint64_t ns, int width, int estimate, const char *want)
+{
+    char got[64], name[96];
+    format_duration(got, sizeof got, ns, width, estimate);
+    snprintf(name, sizeof name, "estimates: %" PRIu64 " ns%s, width %d: \"%s\"", ns,
+             estimate ? " estimated" : "", width, want);
+    check(strcmp(got, want) == 0, name, "\"%s\"", got);
+}
+
+static void test_estimates(void)
+{
+    duration_case(80130000, 11, 0, "  80.130 ms");
+    duration_case(80130000, 11, 1, " ~80.130 ms");
+    duration_case(135268, 11, 1, "~135.268 us");      /* the log's widest: no wider */
+    duration_case(999, 11, 1, "    ~999 ns");
+    duration_case(0, 0, 1, "~0 ns");
+    duration_case(218821000, 0, 0, "218.821 ms");
+    duration_case(2500000000u, 12, 1, "   ~2.500  s");
+    struct litifut_trace_header h;
+    memset(&h, 0, sizeof h);
+    h.mode = LITIFUT_MODE_FULL;
+    h.clock = LITIFUT_CLOCK_MONOTONIC;
+    h.flags = LITIFUT_TRACE_RETURNS;
+    h.time_every = 256;
+    unsigned exact = trace_estimates(&h);
+    h.flags = 0;
+    unsigned inferred = trace_estimates(&h);
+    h.clock = LITIFUT_CLOCK_MARKS;
+    unsigned both = trace_estimates(&h);
+    h.flags = LITIFUT_TRACE_RETURNS;
+    unsigned marks = trace_estimates(&h);
+    h.flags = 0;
+    h.mode = LITIFUT_MODE_COUNT;
+    unsigned pairs = trace_estimates(&h);
+    check(exact == 0 && inferred == ESTIMATE_RETURNS && marks == ESTIMATE_TIMES &&
+          both == (ESTIMATE_TIMES | ESTIMATE_RETURNS) && pairs == 0,
+          "estimates: per-call clock and returns measured, marks or inferred returns estimated, "
+          "pairs none", "%u %u %u %u %u", exact, inferred, marks, both, pairs);
+    char *t0 = estimates_text(0, 256), *t1 = estimates_text(ESTIMATE_TIMES, 256);
+    char *t2 = estimates_text(ESTIMATE_RETURNS, 0), *t3 = estimates_text(both, 64);
+    static const char returns[] = "returns inferred (a function's end is taken at its caller's "
+                                  "next event): durations and self times are estimates";
+    static const char marks64[] = "times interpolated between time marks every 64 records "
+                                  "(estimates); ";
+    check(!t0 && t1 && t2 && t3 &&
+          !strcmp(t1, "times interpolated between time marks every 256 records (estimates)") &&
+          !strcmp(t2, returns) && !strncmp(t3, marks64, sizeof marks64 - 1) &&
+          !strcmp(t3 + sizeof marks64 - 1, returns),
+          "estimates: what each kind says", "\"%s\" \"%s\" \"%s\"", t1 ? t1 : "", t2 ? t2 : "",
+          t3 ? t3 : "");
+    free(t1);
+    free(t2);
+    free(t3);
+    /* traces grouped by kind, pids in order, the measured ones too */
+    struct estimates e;
+    memset(&e, 0, sizeof e);
+    h.mode = LITIFUT_MODE_FULL;
+    for (uint32_t pid = 100; pid < 100 + ESTIMATES_PIDS + 2; pid++) {
+        h.pid = pid;
+        h.clock = LITIFUT_CLOCK_MONOTONIC;
+        h.flags = pid == 101 ? LITIFUT_TRACE_RETURNS : 0;
+        estimates_add(&e, &h);
+    }
+    char *l0 = estimates_line(&e, 0), *l1 = e.n > 1 ? estimates_line(&e, 1) : NULL;
+    static const char pids[] = "pid 100, 102, 103, 104, 105, 106, 107, 108 and 1 more: ";
+    check(e.n == 2 && e.any == ESTIMATE_RETURNS && l1 && !strncmp(l0, pids, sizeof pids - 1) &&
+          !strcmp(l0 + sizeof pids - 1, returns) &&
+          !strcmp(l1, "pid 101: times and returns measured per call"),
+          "estimates: traces grouped by kind", "%zu groups, \"%s\" \"%s\"", e.n, l0,
+          l1 ? l1 : "");
+    free(l0);
+    free(l1);
+    estimates_free(&e);
+}
+
 int main(void)
 {
     test_site_words();
@@ -302,5 +381,6 @@ int main(void)
     test_db();
     test_records();
     test_rule_kinds();
+    test_estimates();
     return failures ? 1 : 0;
 }

@@ -1,0 +1,133 @@
+/*
+ * Measured or estimated (estimates.h): a trace's kind from its header,
+ * the sentences the views print about it, and durations with their
+ * mark.  The header lines, e.g. for a default trace of today's tracer:
+ *
+ *   # ~ marks estimates: times interpolated between time marks every 256
+ *     records (estimates); returns inferred (a function's end is taken at
+ *     its caller's next event): durations and self times are estimates
+ *                                                          (one line)
+ * and where the processes a view adds up differ:
+ *
+ *   # ~ marks estimates; per process:
+ *   #   pid 1234: returns inferred (...): durations and self times are estimates
+ *   #   pid 1240: times and returns measured per call
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "postproc/estimates.h"
+#include "lib/error.h"
+
+unsigned trace_estimates(const struct litifut_trace_header *h)
+{
+    if (h->mode != LITIFUT_MODE_FULL)
+        return 0;                       /* (pairs: no durations; first calls read the clock) */
+    return (h->clock == LITIFUT_CLOCK_MARKS ? ESTIMATE_TIMES : 0) |
+           (h->flags & LITIFUT_TRACE_RETURNS ? 0 : ESTIMATE_RETURNS);
+}
+
+char *estimates_text(unsigned kind, uint32_t every)
+{
+    static const char returns[] = "returns inferred (a function's end is taken at its "
+                                  "caller's next event): durations and self times are estimates";
+    if (kind == (ESTIMATE_TIMES | ESTIMATE_RETURNS))
+        return xasprintf("times interpolated between time marks every %" PRIu32
+                         " records (estimates); %s", every, returns);
+    if (kind == ESTIMATE_TIMES)
+        return xasprintf("times interpolated between time marks every %" PRIu32
+                         " records (estimates)", every);
+    return kind ? xstrdup(returns) : NULL;
+}
+
+void estimates_add(struct estimates *e, const struct litifut_trace_header *h)
+{
+    unsigned kind = trace_estimates(h);
+    uint32_t every = kind & ESTIMATE_TIMES ? h->time_every : 0;
+    size_t i = 0;
+    while (i < e->n && (e->g[i].kind != kind || e->g[i].every != every))
+        i++;
+    if (i == e->n) {
+        e->g = xrealloc(e->g, (e->n + 1) * sizeof *e->g);
+        memset(&e->g[i], 0, sizeof e->g[i]);
+        e->g[i].kind = kind;
+        e->g[i].every = every;
+        e->n++;
+    }
+    struct estimate_group *g = &e->g[i];
+    if (g->n < ESTIMATES_PIDS)
+        g->pids[g->n] = h->pid;
+    g->n++;
+    e->any |= kind;
+}
+
+char *estimates_line(const struct estimates *e, size_t i)
+{
+    const struct estimate_group *g = &e->g[i];
+    char pids[ESTIMATES_PIDS * 12 + 32] = "";
+    size_t len = 0;
+    for (size_t k = 0; k < g->n && k < ESTIMATES_PIDS; k++)
+        len += (size_t)snprintf(pids + len, sizeof pids - len, "%s%" PRIu32, k ? ", " : "",
+                                g->pids[k]);
+    if (g->n > ESTIMATES_PIDS)
+        snprintf(pids + len, sizeof pids - len, " and %zu more", g->n - ESTIMATES_PIDS);
+    char *text = estimates_text(g->kind, g->every);
+    char *line = xasprintf("pid %s: %s", pids, text ? text : "times and returns measured per call");
+    free(text);
+    return line;
+}
+
+void estimates_note(FILE *out, unsigned kind, uint32_t every)
+{
+    char *text = estimates_text(kind, every);
+    if (text)
+        fprintf(out, "# ~ marks estimates: %s\n", text);
+    free(text);
+}
+
+void estimates_print(FILE *out, const struct estimates *e)
+{
+    if (!e->any)
+        return;
+    if (e->n == 1) {
+        estimates_note(out, e->g[0].kind, e->g[0].every);
+        return;
+    }
+    fputs("# ~ marks estimates; per process:\n", out);
+    for (size_t i = 0; i < e->n; i++) {
+        char *line = estimates_line(e, i);
+        fprintf(out, "#   %s\n", line);
+        free(line);
+    }
+}
+
+void estimates_free(struct estimates *e)
+{
+    free(e->g);
+    memset(e, 0, sizeof *e);
+}
+
+void format_duration(char *buf, size_t size, uint64_t ns, int width, int estimate)
+{
+    static const struct { uint64_t ns; const char *unit; } units[] = {
+        { 1000000000, " s" }, { 1000000, "ms" }, { 1000, "us" },
+    };
+    const char *mark = estimate ? "~" : "";
+    char num[32];
+    const char *unit = "ns";
+    snprintf(num, sizeof num, "%s%" PRIu64, mark, ns);
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (ns >= units[i].ns) {
+            snprintf(num, sizeof num, "%s%.3f", mark, (double)ns / (double)units[i].ns);
+            unit = units[i].unit;
+            break;
+        }
+    snprintf(buf, size, "%*s %s", width > 3 ? width - 3 : 0, num, unit);  /* (" ms": 3 of it) */
+}
+
+void print_duration(FILE *out, uint64_t ns, int width, int estimate)
+{
+    char buf[64];
+    format_duration(buf, sizeof buf, ns, width, estimate);
+    fputs(buf, out);
+}
