@@ -335,20 +335,25 @@ views_marks() {
               [ "$(views_folded "$V/marks.folded")" = "$(views_self_total "$V/marks.prof")" ]'
 }
 
-# exact returns (LITIFUT_RETURNS=1): the same shape, and each frame
-# ends at its return: the recursion's frames one after another
+# the default settings (no LITIFUT_ variable but the directory): exact
+# returns and a clock per event, the same shape, and each frame ends at
+# its return: the recursion's frames one after another
 views_returns() {
     local try rec_ends
     for try in $(seq "${VIEWS_TRIES:-4}"); do
         rm -f "$V/returns"/litifut.*
-        (cd "$V/returns" && LITIFUT_DIR=. LITIFUT_CLOCK=monotonic LITIFUT_RETURNS=1 timeout 120 \
+        (cd "$V/returns" && LITIFUT_DIR=. timeout 120 \
              "$QEMU" -L "$SYSROOT" ../run/prog > out 2> err)
         views_all returns "$V/returns"
         views_shape_ok "$V/returns.prof" && break
     done
     rec_ends=$(sed -n 's/^ *\([0-9.]*\) .*} \/\* rec \*\/$/\1/p' "$V/returns.log" | sort -u | wc -l)
-    check "$ARCH/views: recorded returns: timeshape's shape, every view, rec's frames end one by one${VIEWS_BAD:+:$VIEWS_BAD}" \
+    local info
+    info=$("$BIN/litifut-postproc" --info "$V/returns" | grep -E "^(clock|returns)=" | paste -sd' ')
+    check "$ARCH/views: no settings ($info): timeshape's shape, every view, rec's frames end one by one, no estimate marks${VIEWS_BAD:+:$VIEWS_BAD}" \
         eval 'views_shape_ok "$V/returns.prof" && [ "$(views_errs returns)" = " 0 0 0 0 0 0 0" ] &&
+              [[ $info =~ ^clock=(monotonic|counter).*\ returns=exact$ ]] &&
+              ! grep -q "~" "$V/returns.prof" "$V/returns.log" &&
               grep -q "; returns recorded$" "$V/returns.log" && [ "$rec_ends" = 3 ] &&
               [ "$(views_folded "$V/returns.folded")" = "$(views_self_total "$V/returns.prof")" ] &&
               [[ "$(views_chrome "$V/returns.json" 2>&1)" =~ ^[0-9]+\ 1\  ]]'
