@@ -153,7 +153,8 @@ test_hostile() {
     rm -rf "$HD"
     mkdir -p "$HD/run"
     if ! LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$HD/run/prog" "$ROOT/tests/progs/demo.c" ||
-       ! (cd "$HD/run" && LITIFUT_DIR=. "$QEMU" -L "$SYSROOT" ./prog > /dev/null); then
+       ! (cd "$HD/run" && LITIFUT_DIR=. LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks \
+              "$QEMU" -L "$SYSROOT" ./prog > /dev/null); then   # (the offsets below are this layout's)
         fail "hostile: cannot build and trace tests/progs/demo.c"
         return
     fi
