@@ -201,6 +201,12 @@ static int mips_classify(void *state, const cs_insn *insn, unsigned isa, uint32_
     case MIPS_INS_BLTZALL:
         if (!is_regimm_link(w))
             break;
+        if ((w & 0xffff) == 1) {
+            /* bal .+8 reads the pc (static glibc's __syscall_error: gp from
+             * ra): nothing returns to it, and a hooked ra would be wrong */
+            stats_untraced(st, addr, "bal to the instruction after its delay slot (reads the pc)", 4);
+            return 0;
+        }
         switch (rt_of(w)) {
         case 16: site->kind = KIND_BLTZAL; break;
         case 17: site->kind = rs_of(w) == 0 ? KIND_BAL : KIND_BGEZAL; break;
