@@ -522,12 +522,13 @@ cat <<'EOT'
 LITIFUT_BUDGET=1ms/10ms (10% of the time for the tracer): callheavy, a
 call every few instructions, run plain; litifut (calls only) with
 LITIFUT_TRACE=0 (off); recording off all along (paused: every call
-through the paused path, counted); with the budget; tracing in full.  share: (budget -
-plain) / budget, all the tracer's time, the paused path's included;
-share/off: (budget - paused) / budget, the time recording took beyond
-the paused path, which the budget bounds.  reckoned: the tracer's own
-estimate (recorded calls at its calibrated cost, --info budget=).
-ns/call: (full - plain) per call, what recording everything costs here.
+through the paused path, counted); with the budget; tracing in full.
+share: (budget - plain) / budget, all the tracer's time, the paused
+path's included; share/off: (budget - paused) / budget, the time
+recording took beyond the paused path, which the budget bounds.
+reckoned: the tracer's own estimate (recorded calls at its calibrated
+cost, --info budget=).  ns/call: (full - plain) per call, what
+recording everything costs here.
 EOT
 cat <<'EOT'
 Post-processor: seconds of one litifut-postproc --profile run (wall
