@@ -5,8 +5,9 @@
 #   make demo    deps + build + trace a sample program under qemu
 #                (DEMO_TRIPLE=mips-linux-gnu or mipsel-linux-gnu for MIPS)
 #   make test    deps + build + all tests
-#   make bench   instruction counts (litifut, -finstrument-functions, -pg),
-#                sizes and link times (BENCH_QUICK=1: a short run)
+#   make bench   instruction and system call counts (litifut,
+#                -finstrument-functions, -pg), sizes and link times
+#                (BENCH_QUICK=1: a short run)
 #   make fuzz    the libFuzzer harnesses, FUZZ_SECONDS each (fuzz/README.md)
 #
 # Host tools: build/bin/{litifut-ld,litifut-rewrite,litifut-postproc},
@@ -165,13 +166,18 @@ $(BUILD)/lib/litifut/%/island-shared.o: $(BUILD)/tracer/%/shared/island.o
 
 SHARED ?= $(abspath ../shared)
 TEST_TOOLS := $(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so $(BUILD)/tools/oracle-compare \
-              $(BUILD)/tools/unit $(BUILD)/tools/returns-compare
+              $(BUILD)/tools/unit $(BUILD)/tools/returns-compare $(BUILD)/tools/syscount.so
 
 test-tools: $(TEST_TOOLS)
 
 $(BUILD)/tools/calltrace.so $(BUILD)/tools/insncount.so: $(SHARED)/tools/calltrace.c $(SHARED)/tools/insncount.c
 	@test -d $(SHARED)/tools || { echo "$(SHARED)/tools is missing (set SHARED=)"; exit 1; }
 	$(MAKE) -C $(SHARED)/tools OUT=$(abspath $(BUILD)/tools)
+
+# system calls counted, next to insncount.so in the same run (make bench)
+$(BUILD)/tools/syscount.so: tests/tools/syscount.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ $<
 
 $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 	@mkdir -p $(dir $@)
@@ -200,7 +206,7 @@ DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev libiberty-d
                 gcc-arm-linux-gnueabi g++-arm-linux-gnueabi qemu-user \
                 gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
                 gcc-mips-linux-gnu g++-mips-linux-gnu gcc-mipsel-linux-gnu g++-mipsel-linux-gnu \
-                dpkg-dev bc time python3
+                dpkg-dev bc time python3 tcl
 # fuzz/fuzz.mk: make fuzz-build, fuzz-smoke (part of make test), fuzz
 include fuzz/fuzz.mk
 DEB_PACKAGES += $(FUZZ_DEB_PACKAGES)
@@ -219,14 +225,15 @@ deps:
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-# Debian source packages of the real programs the tests build (bzip2
-# and lua5.4: only `make bench`).
+# Debian source packages of the real programs the tests build (bzip2,
+# lua5.4 and sqlite3: only `make bench`).
 sources: deps
 	tests/get-source.sh zlib $(BUILD)/src
 	tests/get-source.sh xz-utils $(BUILD)/src
 	tests/get-source.sh busybox $(BUILD)/src
 	tests/get-source.sh bzip2 $(BUILD)/src
 	tests/get-source.sh lua5.4 $(BUILD)/src
+	tests/get-source.sh sqlite3 $(BUILD)/src
 
 DEMO_TRIPLE ?= arm-linux-gnueabi
 DEMO_QEMU   := qemu-$(firstword $(subst -, ,$(DEMO_TRIPLE)))

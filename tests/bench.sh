@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `make bench`: the cost of tracing with litifut, next to the cost of
 # -finstrument-functions and of -pg, measured in guest instructions
-# (counted by ../shared/tools/insncount.c under qemu: deterministic) on
-# a call-heavy synthetic program and three real ones from Debian source
-# packages (`make sources`), each built by its own build system
-# (tests/bench/programs.sh):
+# (counted by ../shared/tools/insncount.c under qemu: deterministic) and
+# system calls (tests/tools/syscount.c, a QEMU plugin loaded in the same
+# run: qemu_plugin_register_vcpu_syscall_cb, every system call the guest
+# makes) on a call-heavy synthetic program and four real ones from
+# Debian source packages (`make sources`), each built by its own build
+# system (tests/bench/programs.sh):
 #
 #   callheavy  tests/progs/callheavy.c (recursion, a dispatch table)
 #   zlib       minigzip compressing zlib's ChangeLog; pie and static
@@ -12,23 +14,47 @@
 #              instrumented (most calls are inside libz.so)
 #   bzip2      bzip2 -c compressing its manual.ps (libbz2.a linked in)
 #   lua        the Lua 5.4 interpreter running tests/bench/bench.lua
+#   sqlite     SQLite's speedtest1 (sqlite3's test/speedtest1.c,
+#              against the package's libsqlite3), --size 2 on a
+#              database file
 #
 # One table per architecture: arm (arm-linux-gnueabi, armv5te), armv7
 # (the same toolchain, every compilation -march=armv7-a -marm), armhf
 # (arm-linux-gnueabihf as it comes: Thumb-2, and a Thumb-2 libc), mips
-# (mips-linux-gnu), mipsel (mipsel-linux-gnu).  For each program and
-# build: calls traced; guest instructions of the plain build, of the
-# instrumented one tracing and with LITIFUT_TRACE=0, of a build with
-# -finstrument-functions and a minimal handler
-# (tests/bench/cyg-ringbuf.c) and of a -pg build, each as a ratio to
-# plain and as extra instructions per traced call; trace bytes per
-# call; DB bytes and all added loaded bytes per rewritten site; link
-# time, plain and instrumented (wall clock, best of 3); the instrumented
-# build's cost and trace bytes per call with a time per call
-# (LITIFUT_CLOCK=monotonic) and with exact returns too; the cost and
-# the whole trace's bytes of LITIFUT_MODE=count and dedup.  The legend at
-# the end says exactly what each column is.  Every run's output must
-# equal the plain run's, or the bench fails.
+# (mips-linux-gnu), mipsel (mipsel-linux-gnu).
+#
+# It opens with the Targets: for each program and build, per traced
+# call with its return, the extra guest instructions (a system call
+# counts as one), the extra system calls (apart) and the trace bytes
+# of
+#   litifut default   LITIFUT_RETURNS=1 LITIFUT_CLOCK=auto: exact
+#                     returns and a time per call from the clock auto
+#                     picks (the table names the one the trace got)
+#   calls only        LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks
+#   off               LITIFUT_TRACE=0
+#   timed ring        -finstrument-functions with tests/bench/cyg-timed.c:
+#                     entry and exit each with clock_gettime(CLOCK_MONOTONIC)
+#                     into a per-thread ring (the competitor to beat)
+#   minimal ring      -finstrument-functions with tests/bench/cyg-ringbuf.c:
+#                     entry and exit into a per-thread ring, no time
+#   -pg               glibc's mcount
+# Every litifut configuration has its settings spelled out (the
+# tracer's defaults may change; the bench means the same before and
+# after), the other litifut runs below too (calls only, but for what
+# they measure).
+#
+# Then, for each program and build: calls traced; guest instructions
+# of the plain build, of the instrumented one tracing calls only and
+# with LITIFUT_TRACE=0, of -finstrument-functions with the minimal ring
+# and of -pg, each as a ratio to plain and as extra instructions per
+# traced call; trace bytes per call; DB bytes and all added loaded bytes
+# per rewritten site; link time, plain and instrumented (wall clock,
+# best of 3); the instrumented build's cost, system calls and trace
+# bytes per call with a time per call (LITIFUT_CLOCK=monotonic) and
+# with exact returns too; the cost and the whole trace's bytes of
+# LITIFUT_MODE=count and dedup.  The legend at the end says exactly
+# what each column is.  Every run's output must equal the plain run's
+# (speedtest1's: but its elapsed times), or the bench fails.
 #
 # Then the post-processor's speed and memory: litifut-postproc --profile
 # on traces of tests/bench/callmix.c (10 calls per iteration, nested,
@@ -38,12 +64,14 @@
 # trace (BENCH_PP_ITERS: the larger trace's iterations, default 5500000).
 #
 # Environment: ARCHES (default "arm armv7 armhf mips mipsel"), BENCH_ROWS
-# (PROGRAM:BUILD words, default all of the above), BENCH_QUICK=1 (ARCHES
-# "arm mips", rows callheavy:pie bzip2:static lua:pie), JOBS (make -j,
-# default: number of CPUs), BENCH_OUT (where the raw numbers go, one TSV
-# per arch; default build/bench), KEEP_WORK=1 (keep the scratch
-# directory; it is kept anyway after a failure).  BIN, PLUGINS, SOURCES:
-# as `make bench` sets them.
+# (PROGRAM:BUILD words, default all of the above; sqlite:static too
+# if asked), BENCH_QUICK=1 (ARCHES "arm mips", rows callheavy:pie
+# bzip2:static sqlite:pie), JOBS (make -j, default: number of CPUs),
+# BENCH_OUT (where the raw numbers go, one TSV per arch, columns named
+# in its first line; default build/bench), KEEP_WORK=1 (keep the
+# scratch directory; it is kept anyway after a failure).  BIN, PLUGINS
+# (insncount.so, syscount.so: `make test-tools`), SOURCES: as `make
+# bench` sets them.
 set -eu
 shopt -s inherit_errexit
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,17 +80,25 @@ PLUGINS=${PLUGINS:-$ROOT/build/tools}
 SOURCES=${SOURCES:-$ROOT/build/src}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
     ARCHES=${ARCHES:-arm mips}
-    ROWS=${BENCH_ROWS:-callheavy:pie bzip2:static lua:pie}
+    ROWS=${BENCH_ROWS:-callheavy:pie bzip2:static sqlite:pie}
 else
     ARCHES=${ARCHES:-arm armv7 armhf mips mipsel}
-    ROWS=${BENCH_ROWS:-callheavy:pie zlib:pie zlib:static zlib:shared bzip2:pie bzip2:static lua:pie lua:static}
+    ROWS=${BENCH_ROWS:-callheavy:pie zlib:pie zlib:static zlib:shared bzip2:pie bzip2:static lua:pie lua:static sqlite:pie}
 fi
 JOBS=${JOBS:-$(nproc)}
 OUT=${BENCH_OUT:-$ROOT/build/bench}
 # nothing of the caller's litifut settings: builds are plain unless
-# LITIFUT=1 is given here, runs trace with the defaults
-unset LITIFUT LITIFUT_TRACE LITIFUT_DIR LITIFUT_KEEP LITIFUT_VERBOSE LITIFUT_LOG \
-      LITIFUT_CHUNK_KB LITIFUT_TIME_EVERY
+# LITIFUT=1 is given here, and every run says what it traces (below)
+for v in $(compgen -v LITIFUT); do unset "$v"; done
+# The tracer's settings of each configuration, all explicit, so that
+# the bench means the same whatever the tracer's defaults are:
+# calls only, as the tracer's defaults were when this was written (the
+# "on" run, the modes, the budget, the post-processor's trace)
+CALLS_ONLY=(LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks)
+# litifut's default configuration in the Targets table: exact returns
+# and a time per call from the clock LITIFUT_CLOCK=auto picks (the
+# table names the one the trace got)
+DEFAULT_CONFIG=(LITIFUT_RETURNS=1 LITIFUT_CLOCK=auto)
 W=$(mktemp -d "${TMPDIR:-/tmp}/litifut-bench.XXXXXX")
 cleanup() {
     local rc=$?
@@ -120,17 +156,20 @@ loaded_bytes() {   # loaded_bytes FILE...: text + data + bss of all
     "$TRIPLE-size" "$@" | awk 'NR > 1 { n += $4 } END { print n }'
 }
 
-# run_insns DIR EXE LIB TRACE: runs a copy of EXE, as ./prog, under qemu
-# in the fresh directory DIR ($RUN_ARGS, stdin from $RUN_STDIN, stdout
-# to DIR/out, stderr to DIR/err), with a copy of LIB (if set) under its
-# soname beside it; prints the number of guest instructions; fails
-# unless EXE exits with 0.  The environment is only LITIFUT_DIR=.,
-# LITIFUT_TRACE=TRACE (1 or 0) and, with LIB, the guest's
+# run_insns DIR EXE LIB TRACE [VAR=VALUE...]: runs a copy of EXE, as
+# ./prog, under qemu in the fresh directory DIR ($RUN_ARGS, stdin from
+# $RUN_STDIN, stdout to DIR/out, stderr to DIR/err), with a copy of LIB
+# (if set) under its soname beside it; writes the number of guest
+# instructions to DIR/insns (insncount.so) and the system calls to
+# DIR/syscalls (syscount.so: the total, then per number), both from
+# the same run; fails unless EXE exits with 0.  The environment is only
+# LITIFUT_DIR=., LITIFUT_TRACE=TRACE (1 or 0), the VAR=VALUE given
+# (the tracer's settings) and, with LIB, the guest's
 # LD_LIBRARY_PATH=. (qemu -E): every run of every kind starts with the
 # same argv and environment, the same stack, whoever runs the bench.
 # (Under qemu-user the tracer reads qemu's /proc/self/environ: the
 # LITIFUT_ variables are qemu's, which the guest inherits.)
-run_insns() {    # run_insns DIR EXE LIB TRACE [VAR=VALUE...]: the tracer's settings
+run_insns() {
     local dir=$1 exe=$2 lib=$3 trace=$4 rc=0 soname qemu genv=()
     shift 4
     rm -rf "$dir"
@@ -143,10 +182,37 @@ run_insns() {    # run_insns DIR EXE LIB TRACE [VAR=VALUE...]: the tracer's sett
     fi
     qemu=$(command -v "$QEMU")
     (cd "$dir" && env -i LITIFUT_DIR=. LITIFUT_TRACE="$trace" "$@" \
-        "$qemu" -plugin "$PLUGINS/insncount.so,outfile=insns" "${genv[@]}" -L "$SYSROOT" \
+        "$qemu" -plugin "$PLUGINS/insncount.so,outfile=insns" \
+        -plugin "$PLUGINS/syscount.so,outfile=syscalls" "${genv[@]}" -L "$SYSROOT" \
         ./prog "${RUN_ARGS[@]}" < "$RUN_STDIN" > out 2> err) || rc=$?
     [ "$rc" = 0 ] || die "$exe exits with $rc (see $dir)"
-    cat "$dir/insns"
+    if [ ! -s "$dir/insns" ] || [ ! -s "$dir/syscalls" ]; then
+        die "no counts from the plugins (see $dir)"
+    fi
+}
+
+# run RUN KIND TRACE [VAR=VALUE...]: run_insns of measure's KIND build
+# in $d/run-RUN; sets n[RUN] (guest instructions) and s[RUN] (system
+# calls) of measure
+run() {
+    local run=$1 kind=$2
+    shift 2
+    run_insns "$d/run-$run" "${exe[$kind]}" "${lib[$kind]}" "$@"
+    n[$run]=$(cat "$d/run-$run/insns")
+    s[$run]=$(head -1 "$d/run-$run/syscalls")
+}
+
+# ring_bytes DIR: the bytes the -finstrument-functions handlers wrote
+# into their rings in the run in DIR (their "NAME: N records of SIZE
+# bytes" lines on stderr, one per object holding a handler)
+ring_bytes() {
+    awk '/^cyg-[a-z]+: [0-9]+ records of [0-9]+ bytes$/ { b += $2 * $5; n++ }
+         END { if (n) printf "%d\n", b; else exit 1 }' "$1/err"
+}
+
+# run_out RUN: the part of RUN's output that every run must repeat
+run_out() {
+    if declare -F "${prog}_out" > /dev/null; then "${prog}_out" "$d/run-$1/out"; else cat "$d/run-$1/out"; fi
 }
 
 # info_value DIR KEY: KEY= of litifut-postproc --info of the trace in DIR
@@ -159,15 +225,15 @@ info_value() {
     sed -n "s/^$2=//p" "$1/info" | head -1
 }
 
-# measure PROGRAM BUILD: builds the four kinds, times the plain and
-# instrumented links, runs the five, checks them, and appends one row
-# to $TSV
+# measure PROGRAM BUILD: builds the five kinds, times the plain and
+# instrumented links, runs the twelve configurations, checks them, and
+# appends one row to $TSV
 measure() {
     local prog=$1 build=$2 d=$W/$BENCH_ARCH/$1-$2 kind k
-    local -A exe=() lib=() n=()
+    local -A exe=() lib=() n=() s=()
     echo "bench: $BENCH_ARCH $prog $build" >&2
     "${prog}_run"
-    for kind in plain litifut finstr pg; do
+    for kind in plain litifut finstr timed pg; do
         "${prog}_build" "$build" "$kind" "$d/$kind"
         exe[$kind]=$EXE lib[$kind]=$LIB
     done
@@ -177,42 +243,57 @@ measure() {
     link_litifut=$(best_time "${prog}_relink" "$build" litifut "$d/litifut") ||
         die "relinking failed in $d/litifut (see its build.log)"
 
-    n[plain]=$(run_insns "$d/run-plain" "${exe[plain]}" "${lib[plain]}" 1)
-    n[on]=$(run_insns "$d/run-on" "${exe[litifut]}" "${lib[litifut]}" 1)
-    n[off]=$(run_insns "$d/run-off" "${exe[litifut]}" "${lib[litifut]}" 0)
-    n[finstr]=$(run_insns "$d/run-finstr" "${exe[finstr]}" "${lib[finstr]}" 1)
-    n[pg]=$(run_insns "$d/run-pg" "${exe[pg]}" "${lib[pg]}" 1)
+    run plain plain 1
+    # the Targets table: litifut's default, calls only, off; the
+    # -finstrument-functions handlers, timed and minimal; -pg
+    run default litifut 1 "${DEFAULT_CONFIG[@]}"
+    run on litifut 1 "${CALLS_ONLY[@]}"
+    run off litifut 0
+    run finstr finstr 1
+    run timed timed 1
+    run pg pg 1
     # a time per call, and exact returns (with it)
-    n[clock]=$(run_insns "$d/run-clock" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_CLOCK=monotonic)
-    n[returns]=$(run_insns "$d/run-returns" "${exe[litifut]}" "${lib[litifut]}" 1 \
-                 LITIFUT_CLOCK=monotonic LITIFUT_RETURNS=1)
+    run clock litifut 1 LITIFUT_RETURNS=0 LITIFUT_CLOCK=monotonic
+    run returns litifut 1 LITIFUT_RETURNS=1 LITIFUT_CLOCK=monotonic
     # the modes
-    n[count]=$(run_insns "$d/run-count" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_MODE=count)
-    n[dedup]=$(run_insns "$d/run-dedup" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_MODE=dedup)
+    run count litifut 1 "${CALLS_ONLY[@]}" LITIFUT_MODE=count
+    run dedup litifut 1 "${CALLS_ONLY[@]}" LITIFUT_MODE=dedup
     # recording off all along: the paused path counts each call
-    n[paused]=$(run_insns "$d/run-paused" "${exe[litifut]}" "${lib[litifut]}" 1 LITIFUT_RECORD=off)
+    run paused litifut 1 "${CALLS_ONLY[@]}" LITIFUT_RECORD=off
 
     # the same work in every run, and each kind what it says it is
-    for k in on off finstr pg clock returns count dedup paused; do
-        cmp -s "$d/run-plain/out" "$d/run-$k/out" ||
+    for k in default on off finstr timed pg clock returns count dedup paused; do
+        cmp -s <(run_out plain) <(run_out "$k") ||
             die "the $k run's output differs from the plain run's (see $d)"
     done
     ! compgen -G "$d/run-off/litifut.*" > /dev/null ||
         die "the LITIFUT_TRACE=0 run left a trace (see $d/run-off)"
-    "$TRIPLE-nm" "${exe[finstr]}" | grep -q ' __cyg_profile_func_enter$' ||
-        die "${exe[finstr]} has no __cyg_profile_func_enter"
+    for k in finstr timed; do
+        "$TRIPLE-nm" "${exe[$k]}" | grep -q ' __cyg_profile_func_enter$' ||
+            die "${exe[$k]} has no __cyg_profile_func_enter"
+    done
+    local -A ring=()
+    for k in finstr:ringbuf timed:timed; do
+        if ! grep -q "^cyg-${k#*:}: " "$d/run-${k%:*}/err" || ! ring[${k%:*}]=$(ring_bytes "$d/run-${k%:*}"); then
+            die "the ${k%:*} run's handler did not report (see $d/run-${k%:*}/err)"
+        fi
+    done
     [ -s "$d/run-pg/gmon.out" ] || die "the -pg run wrote no gmon.out (see $d/run-pg)"
-    for k in on clock returns count dedup; do
+    for k in default on clock returns count dedup; do
         "$BIN/litifut-postproc" --info "$d/run-$k" > "$d/run-$k/info" 2> "$d/run-$k/info.err" ||
             die "litifut-postproc --info: $(head -c 300 "$d/run-$k/info.err")"
+    done
+    for k in default:exact returns:exact on:inferred clock:inferred; do
+        [ "$(info_value "$d/run-${k%:*}" returns)" = "${k#*:}" ] ||
+            die "the ${k%:*} run's returns are not ${k#*:} (see $d/run-${k%:*}/info)"
     done
     # (lua seeds its string hashes with time and stack addresses: its
     # string table, and so a few calls of its own, differ from run to
     # run; 1 in 10^4 is more than that and far less than a lost chunk)
-    same_calls "$(info_value "$d/run-clock" calls)" "$(info_value "$d/run-on" calls)" &&
-        same_calls "$(info_value "$d/run-returns" calls)" "$(info_value "$d/run-on" calls)" &&
-        same_calls "$(info_value "$d/run-count" calls)" "$(info_value "$d/run-on" calls)" ||
-        die "the runs with a time per call, returns or counts recorded other calls (see $d)"
+    for k in default clock returns count; do
+        same_calls "$(info_value "$d/run-$k" calls)" "$(info_value "$d/run-on" calls)" ||
+            die "the $k run recorded other calls than the on run (see $d)"
+    done
     local calls sites added
     calls=$(info_value "$d/run-on" calls)
     sites=$(info_value "$d/run-on" sites)
@@ -221,16 +302,22 @@ measure() {
     fi
     added=$(( $(loaded_bytes "${exe[litifut]}" ${lib[litifut]:+"${lib[litifut]}"}) -
               $(loaded_bytes "${exe[plain]}" ${lib[plain]:+"${lib[plain]}"}) ))
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-        "$BENCH_ARCH" "$prog" "$build" "$calls" \
-        "${n[plain]}" "${n[on]}" "${n[off]}" "${n[finstr]}" "${n[pg]}" \
-        "$(info_value "$d/run-on" record_bytes)" "$sites" "$(info_value "$d/run-on" db_bytes)" \
-        "$added" "$link_plain" "$link_litifut" \
-        "${n[clock]}" "${n[returns]}" "$(info_value "$d/run-clock" record_bytes)" \
-        "$(info_value "$d/run-returns" record_bytes)" \
-        "${n[count]}" "${n[dedup]}" "$(info_value "$d/run-count" record_bytes)" \
-        "$(info_value "$d/run-dedup" record_bytes)" "$(info_value "$d/run-dedup" pairs)" \
-        "${n[paused]}" >> "$TSV"
+    local fields=(
+        "$BENCH_ARCH" "$prog" "$build" "$calls"
+        "${n[plain]}" "${n[on]}" "${n[off]}" "${n[finstr]}" "${n[pg]}"
+        "$(info_value "$d/run-on" record_bytes)" "$sites" "$(info_value "$d/run-on" db_bytes)"
+        "$added" "$link_plain" "$link_litifut"
+        "${n[clock]}" "${n[returns]}" "$(info_value "$d/run-clock" record_bytes)"
+        "$(info_value "$d/run-returns" record_bytes)"
+        "${n[count]}" "${n[dedup]}" "$(info_value "$d/run-count" record_bytes)"
+        "$(info_value "$d/run-dedup" record_bytes)" "$(info_value "$d/run-dedup" pairs)"
+        "${n[paused]}"
+        "${n[default]}" "$(info_value "$d/run-default" record_bytes)"
+        "$(info_value "$d/run-default" clock)" "${n[timed]}" "${ring[finstr]}" "${ring[timed]}")
+    for k in plain default on off finstr timed pg clock returns count dedup paused; do
+        fields+=("${s[$k]}")
+    done
+    (IFS=$'\t'; echo "${fields[*]}") >> "$TSV"
     [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$d"
 }
 
@@ -259,6 +346,8 @@ for row in $ROWS; do
             src=$(source_tree lua5.4)
             lua_prepare "$src" "$W/src-lua"
         fi ;;
+    sqlite)
+        [ -n "$SQLITE_SRC" ] || SQLITE_SRC=$(source_tree sqlite3) ;;
     esac
 done
 
@@ -266,15 +355,18 @@ mkdir -p "$OUT"
 for arch in $ARCHES; do
     set_bench_arch "$arch"
     mkdir -p "$W/$arch"
-    # the -finstrument-functions handler, for executables and for
-    # shared libraries
+    # the -finstrument-functions handlers, minimal and timed, for
+    # executables and for shared libraries
     read -r -a xf <<< "$XFLAGS"
     CYG_O=$W/$arch/cyg-ringbuf.o CYG_PIC_O=$W/$arch/cyg-ringbuf-pic.o
-    "$TCC" "${xf[@]}" -O2 -Wall -c -o "$CYG_O" "$ROOT/tests/bench/cyg-ringbuf.c"
-    "$TCC" "${xf[@]}" -O2 -Wall -fPIC -DRING_IN_LIBRARY -c -o "$CYG_PIC_O" \
-        "$ROOT/tests/bench/cyg-ringbuf.c"
+    CYG_TIMED_O=$W/$arch/cyg-timed.o CYG_TIMED_PIC_O=$W/$arch/cyg-timed-pic.o
+    for h in ringbuf timed; do
+        "$TCC" "${xf[@]}" -O2 -Wall -c -o "$W/$arch/cyg-$h.o" "$ROOT/tests/bench/cyg-$h.c"
+        "$TCC" "${xf[@]}" -O2 -Wall -fPIC -DRING_IN_LIBRARY -c -o "$W/$arch/cyg-$h-pic.o" \
+            "$ROOT/tests/bench/cyg-$h.c"
+    done
     TSV=$OUT/bench-$arch.tsv
-    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\tinsns_count\tinsns_dedup\trecord_bytes_count\trecord_bytes_dedup\tpairs\tinsns_paused\n' > "$TSV"
+    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\tinsns_count\tinsns_dedup\trecord_bytes_count\trecord_bytes_dedup\tpairs\tinsns_paused\tinsns_default\trecord_bytes_default\tclock_default\tinsns_timed\tring_bytes_finstr\tring_bytes_timed\tsys_plain\tsys_default\tsys_on\tsys_off\tsys_finstr\tsys_timed\tsys_pg\tsys_clock\tsys_returns\tsys_count\tsys_dedup\tsys_paused\n' > "$TSV"
     for row in $ROWS; do
         measure "${row%%:*}" "${row#*:}"
     done
@@ -291,12 +383,12 @@ postproc_speed() {
     LITIFUT=1 "$TCC" -B"$BIN/" -O2 -o "$d/callmix" "$ROOT/tests/bench/callmix.c" ||
         die "cannot build tests/bench/callmix.c"
     echo
-    echo "== post-processor: litifut-postproc --profile, tests/bench/callmix.c traced under $QEMU"
+    echo "== post-processor: litifut-postproc --profile, tests/bench/callmix.c traced (calls only) under $QEMU"
     printf '%14s %10s %14s %14s\n' calls seconds "M calls/s" "peak RSS (MB)"
     for iters in $((big / 10)) "$big"; do
         n=$d/run-$iters
         mkdir -p "$n"
-        (cd "$n" && LITIFUT_DIR=. "$QEMU" -L "$SYSROOT" ../callmix "$iters" > out) ||
+        (cd "$n" && env LITIFUT_DIR=. "${CALLS_ONLY[@]}" "$QEMU" -L "$SYSROOT" ../callmix "$iters" > out) ||
             die "callmix $iters under $QEMU failed (see $n)"
         "$BIN/litifut-postproc" --info "$n" > "$n/info" 2> "$n/info.err" ||
             die "litifut-postproc --info: $(head -c 300 "$n/info.err")"
@@ -333,7 +425,7 @@ budget_share() {
         cd "$d/$arch"
         t[plain]=$(best_time "$QEMU" -L "$SYSROOT" ./plain 40) || die "callheavy $arch"
         for k in off paused budget full; do
-            local envs=(LITIFUT_DIR=.)
+            local envs=(LITIFUT_DIR=. "${CALLS_ONLY[@]}")
             case $k in
             off) envs+=(LITIFUT_TRACE=0) ;;
             paused) envs+=(LITIFUT_RECORD=off) ;;
@@ -342,7 +434,7 @@ budget_share() {
             t[$k]=$(best_time env "${envs[@]}" "$QEMU" -L "$SYSROOT" ./prog 40) || die "callheavy $arch $k"
             rm -f litifut.*
         done
-        env LITIFUT_DIR=. LITIFUT_BUDGET=1ms/10ms "$QEMU" -L "$SYSROOT" ./prog 40 > /dev/null
+        env LITIFUT_DIR=. "${CALLS_ONLY[@]}" LITIFUT_BUDGET=1ms/10ms "$QEMU" -L "$SYSROOT" ./prog 40 > /dev/null
         local budget calls reckoned pauses
         budget=$("$BIN/litifut-postproc" --info . | sed -n 's/^budget=//p')
         calls=$("$BIN/litifut-postproc" --info . | sed -n 's/^calls=//p')
@@ -365,26 +457,46 @@ budget_share
 cat <<'EOT'
 
 Builds: pie: the toolchain's default (zlib and bzip2 with their static
-library linked in); static: -static, so libc's own calls are traced
-too; shared (zlib): libz.so and minigzipsh, both instrumented, one
-trace.  Each built by its own build system, four times: plain; litifut
-(CC="<triple>-gcc -B build/bin/", LITIFUT=1); finst: everything
-compiled -finstrument-functions, with tests/bench/cyg-ringbuf.c linked
-in (stores function and call site into a per-thread ring buffer on
-entry and on exit); pg: everything compiled and linked -pg (glibc's
-mcount; gmon.out written at exit).  Every run is a copy run as ./prog
-with the same environment, and its output equals the plain run's.
-calls traced: litifut-postproc --info calls= of the tracing run (all
-objects).
-Guest instructions of one run (qemu insncount; deterministic, but for
-what follows the host's clock: on's time marks and pg's SIGPROF ticks,
-a few hundred at most): plain; on: litifut, tracing; off: litifut with
-LITIFUT_TRACE=0; finst; pg.  Ratio: to plain.
-Extra per traced call: (instructions - plain) / calls traced, for finst
-and pg too: the same litifut call count, so the columns compare
+library linked in, sqlite's library in speedtest1); static: -static, so
+libc's own calls are traced too; shared (zlib): libz.so and minigzipsh,
+both instrumented, one trace.  Each built by its own build system, five
+times: plain; litifut (CC="<triple>-gcc -B build/bin/", LITIFUT=1);
+finst: everything compiled -finstrument-functions, with
+tests/bench/cyg-ringbuf.c linked in (stores function and call site into
+a per-thread ring buffer on entry and on exit: 8 bytes a record);
+timed: the same with tests/bench/cyg-timed.c (function, call site and
+clock_gettime(CLOCK_MONOTONIC) seconds and nanoseconds: 16 bytes a
+record); pg: everything compiled and linked -pg (glibc's mcount;
+gmon.out written at exit).  (sqlite: configured once per arch, its
+library compiled once for plain and litifut and once for finst and
+timed, whose objects are the same; each kind links speedtest1.)  Every
+run is a copy run as ./prog with the same environment but the tracer's
+settings, and its output equals the plain run's (speedtest1's elapsed
+times left out).
+calls traced: litifut-postproc --info calls= of the calls-only run
+(all objects).  Every "per traced call" divides by it, for finst,
+timed and pg too: the same call count, so the columns compare
 (-finstrument-functions calls its handler at every entry and exit of
 compiled code, inlined functions included, not in libc; -pg calls
 mcount at every entry of compiled code).
+Targets: extra insns: (guest instructions - plain's) per traced call,
+a system call counted as one instruction; system calls: (system calls
+- plain's) per traced call (syscount.so); trace B/call: the trace
+file's bytes per call (records, returns, time marks, chunk headers),
+for the rings the bytes their records took (the handler's count at
+exit times the record's size: a ring keeps only its last 4096).
+litifut default: LITIFUT_RETURNS=1 LITIFUT_CLOCK=auto, the clock the
+trace got in parentheses (marks: times interpolated between marks;
+monotonic: a clock_gettime system call per call; counter: the
+processor's); calls only: LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks (the
+"on" run below); off: LITIFUT_TRACE=0.  Under qemu-user 7.2 glibc's
+clock_gettime finds no vDSO: each is a system call (on a device with a
+vDSO, none, and more instructions).
+Guest instructions of one run (qemu insncount; deterministic, but for
+what follows the host's clock: on's time marks and pg's SIGPROF ticks,
+a few hundred at most): plain; on: litifut, calls only; off: litifut
+with LITIFUT_TRACE=0; finst; pg.  Ratio: to plain.
+Extra per traced call: (instructions - plain) / calls traced.
 trace B/call: trace file bytes per call (records, time marks, chunk
 headers).  sites: rewritten call sites (all objects).  DB B/site:
 instruction DB bytes per site.  added B/site: all loaded bytes the
@@ -393,28 +505,30 @@ library) per site.
 link s: wall-clock seconds of the link step (make relinking the
 program, for zlib shared libz.so; callheavy: gcc linking its object),
 plain and litifut, best of 3.
-With a time per call: the litifut build run with LITIFUT_CLOCK=monotonic
-(a clock_gettime system call per call; the default clock here is time
-marks: qemu-user traps the ARM counter and keeps the MIPS one at 0),
-then also with LITIFUT_RETURNS=1 (every return recorded; every call
-through the slow path): extra instructions per traced call (a system
-call counts as one instruction) and trace bytes per call.
-Modes: the litifut build run with LITIFUT_MODE=count and =dedup: extra
-instructions per traced call (its calls counted must equal on's), the
-distinct (caller site, callee) pairs, and the trace's bytes for the
-whole run (chunk headers and pairs; no maps file).  paused: recording
-off all along (LITIFUT_RECORD=off): each call counted, not recorded.
+With a time per call: the litifut build run with LITIFUT_RETURNS=0
+LITIFUT_CLOCK=monotonic (a clock_gettime system call per call; qemu-user
+traps the ARM counter and keeps the MIPS one at 0), then with
+LITIFUT_RETURNS=1 too (every return recorded; every call through the
+slow path): extra instructions per traced call (a system call counts
+as one instruction), system calls and trace bytes per call.
+Modes: the litifut build run calls only with LITIFUT_MODE=count and
+=dedup: extra instructions per traced call (its calls counted must
+equal on's), the distinct (caller site, callee) pairs, and the trace's
+bytes for the whole run (chunk headers and pairs; no maps file).
+paused: calls only, recording off all along (LITIFUT_RECORD=off): each
+call counted, not recorded.
 EOT
 cat <<'EOT'
 LITIFUT_BUDGET=1ms/10ms (10% of the time for the tracer): callheavy, a
-call every few instructions, run plain; litifut with LITIFUT_TRACE=0
-(off); recording off all along (paused: every call through the paused
-path, counted); with the budget; tracing in full.  share: (budget -
-plain) / budget, all the tracer's time, the paused path's included;
-share/off: (budget - paused) / budget, the time recording took beyond
-the paused path, which the budget bounds.  reckoned: the tracer's own
-estimate (recorded calls at its calibrated cost, --info budget=).
-ns/call: (full - plain) per call, what recording everything costs here.
+call every few instructions, run plain; litifut (calls only) with
+LITIFUT_TRACE=0 (off); recording off all along (paused: every call
+through the paused path, counted); with the budget; tracing in full.
+share: (budget - plain) / budget, all the tracer's time, the paused
+path's included; share/off: (budget - paused) / budget, the time
+recording took beyond the paused path, which the budget bounds.
+reckoned: the tracer's own estimate (recorded calls at its calibrated
+cost, --info budget=).  ns/call: (full - plain) per call, what
+recording everything costs here.
 EOT
 cat <<'EOT'
 Post-processor: seconds of one litifut-postproc --profile run (wall

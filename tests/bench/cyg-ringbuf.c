@@ -3,33 +3,18 @@
  * compares litifut with (tests/bench.sh): the minimal one a careful
  * user would write.  Every function entry and exit of code compiled
  * with -finstrument-functions calls it; it stores (function, call
- * site) into a per-thread ring buffer, the entry with the low bit of
- * the function address clear, the exit with it set (function
- * addresses are even: ARM state, MIPS).  Nothing else: no locking, no
- * output.  The functions are hidden, so a shared library that links its
- * own copy calls it directly, not through the PLT.  The buffer is
- * local-exec TLS in an executable; built -fPIC -DRING_IN_LIBRARY for a
- * shared library, initial-exec (loaded at start-up): never
- * __tls_get_addr.
+ * site) into a per-thread ring buffer (cyg-ring.h), the entry with the
+ * low bit of the function address clear, the exit with it set
+ * (function addresses are even: ARM state, MIPS).  Nothing else: no
+ * locking, no output while the program runs (at exit one line on
+ * stderr, "cyg-ringbuf: N records of 8 bytes": cyg-ring.h).
  */
 #include <stdint.h>
 
-#define RING_ENTRIES 4096       /* a power of two */
-
-#ifdef RING_IN_LIBRARY
-#define RING_TLS_MODEL "initial-exec"
-#else
-#define RING_TLS_MODEL "local-exec"
-#endif
-
 struct ring_entry { uintptr_t fn, site; };
 
-static __thread struct {
-    unsigned next;
-    struct ring_entry e[RING_ENTRIES];
-} ring __attribute__((tls_model(RING_TLS_MODEL)));
-
-#define HANDLER __attribute__((no_instrument_function, visibility("hidden")))
+#define RING_NAME "cyg-ringbuf"
+#include "cyg-ring.h"
 
 HANDLER void __cyg_profile_func_enter(void *fn, void *site)
 {

@@ -6,6 +6,8 @@
 #   litifut  CC="<triple>-gcc -B$BIN/", LITIFUT=1 in make's environment
 #   finstr   CC=<triple>-gcc, everything compiled -finstrument-functions,
 #            the handler tests/bench/cyg-ringbuf.c linked in
+#   timed    the same with tests/bench/cyg-timed.c linked in instead
+#            (a clock_gettime per entry and per exit)
 #   pg       CC=<triple>-gcc, everything compiled and linked -pg
 #            (glibc's mcount; gmon.out written in the run directory)
 #
@@ -22,6 +24,9 @@
 #                            again (KIND plain or litifut; DIR built)
 #   P_run                    sets RUN_ARGS (an array) and RUN_STDIN:
 #                            the run measured, deterministic
+#   P_out FILE               (optional) prints the part of the run's
+#                            output FILE that every run must repeat
+#                            (default: all of it)
 # Output of the build systems goes to DIR/build.log.
 
 # --- common ---
@@ -37,7 +42,7 @@ kind_cc() {
 # kind_cflags KIND: compiler flags of the kind
 kind_cflags() {
     case $1 in
-    finstr) echo "-finstrument-functions" ;;
+    finstr|timed) echo "-finstrument-functions" ;;
     pg) echo "-pg" ;;
     *) echo "" ;;
     esac
@@ -48,6 +53,7 @@ kind_cflags() {
 kind_ldflags() {
     case $1 in
     finstr) if [ "$2" = shared ]; then echo "$CYG_PIC_O"; else echo "$CYG_O"; fi ;;
+    timed) if [ "$2" = shared ]; then echo "$CYG_TIMED_PIC_O"; else echo "$CYG_TIMED_O"; fi ;;
     pg) echo "-pg" ;;
     *) echo "" ;;
     esac
@@ -230,4 +236,106 @@ lua_relink() {
 lua_run() {
     RUN_ARGS=("$ROOT/tests/bench/bench.lua")
     RUN_STDIN=/dev/null
+}
+
+# --- sqlite (Debian sqlite3): SQLite's speedtest1 ---
+# The package's build system, out of the source tree (which stays
+# untouched): ./configure --host=TRIPLE --disable-shared (speedtest1
+# gets the library linked in, as the package's own speedtest1 rule
+# has it) --disable-tcl --disable-readline (no Tcl or readline for the
+# target; tclsh on the host generates the sources), then make with
+# CROSS_BUILDING=yes (Debian's 30-cross.patch: lemon built for the
+# host) generating the amalgamation sqlite3.c and compiling it into
+# libsqlite3.la.  speedtest1 (test/speedtest1.c) is linked against that
+# library with the package's libtool and flags, by the one rule of
+# tests/bench/speedtest1.mk: the package's own speedtest1 rule compiles
+# the amalgamation into every link (half a minute each time).  The
+# kinds' flags go on make's command line: CC (litifut's -B), OPTS (the
+# package's variable for extra compiler flags: -finstrument-functions,
+# -pg), BENCH_LDFLAGS (the handler, -all-static: libtool's spelling of
+# -static).  To save compiling, configure runs once per arch, and the
+# library is compiled once per arch for the plain and litifut kinds
+# (their objects are the same: litifut works at the link) and once for
+# finstr and timed (only the handler linked in differs); each kind's
+# build is a copy of those objects, linked.  Link time: of speedtest1.
+# Run: speedtest1 --size $SQLITE_SIZE --verify --nosync on a database
+# file in the run directory; its output's elapsed times are left out of
+# the comparison (sqlite_out), the verification hash of every result is
+# in it.
+
+SQLITE_SRC=     # the Debian tree (configure runs out of it)
+SQLITE_SIZE=2
+
+# sqlite_flavour KIND: which compiled library the kind links
+sqlite_flavour() {
+    case $1 in
+    litifut) echo plain ;;
+    timed) echo finstr ;;
+    *) echo "$1" ;;
+    esac
+}
+
+# sqlite_make KIND DIR [VAR=VALUE] TARGET...: make in DIR with the
+# kind's CC and compiler flags, the package's Makefile and
+# speedtest1.mk
+sqlite_make() {
+    local kind=$1 dir=$2
+    shift 2
+    build_step "$dir" with_kind "$kind" make -j"$JOBS" -f Makefile -f "$ROOT/tests/bench/speedtest1.mk" \
+        CROSS_BUILDING=yes CC="$(kind_cc "$kind")" OPTS="$(kind_cflags "$kind")" "$@"
+}
+
+# sqlite_objects FLAVOUR: $W/$BENCH_ARCH/sqlite-FLAVOUR, the package
+# configured for the arch (sqlite-conf, once per arch) and compiled
+# with the flavour's flags (libsqlite3.la, speedtest1.lo), once
+sqlite_objects() {
+    local cdir=$W/$BENCH_ARCH/sqlite-conf dir=$W/$BENCH_ARCH/sqlite-$1
+    if [ ! -f "$cdir/.configured" ]; then
+        rm -rf "$cdir"
+        mkdir -p "$cdir"
+        : > "$cdir/build.log"
+        build_step "$cdir" "$SQLITE_SRC/configure" --host="$TRIPLE" --disable-shared \
+            --disable-tcl --disable-readline CC="$TCC" CFLAGS="-O2 $XFLAGS"
+        build_step "$cdir" make CROSS_BUILDING=yes sqlite3.c sqlite3.h
+        touch "$cdir/.configured"
+    fi
+    if [ ! -f "$dir/.compiled" ]; then
+        rm -rf "$dir"
+        cp -a "$cdir" "$dir"
+        sqlite_make "$1" "$dir" speedtest1.lo libsqlite3.la
+        touch "$dir/.compiled"
+    fi
+}
+
+sqlite_link() {
+    local build=$1 kind=$2 dir=$3 lf
+    lf=$(kind_ldflags "$kind" "$build")
+    [ "$build" = static ] && lf="$lf -all-static"
+    sqlite_make "$kind" "$dir" BENCH_LDFLAGS="$lf" speedtest1-lib
+}
+
+sqlite_build() {
+    local flavour
+    flavour=$(sqlite_flavour "$2")
+    sqlite_objects "$flavour"
+    rm -rf "$3"
+    mkdir -p "${3%/*}"
+    cp -a "$W/$BENCH_ARCH/sqlite-$flavour" "$3"
+    : > "$3/build.log"
+    sqlite_link "$@"
+    EXE=$3/speedtest1 LIB=
+}
+
+sqlite_relink() {
+    rm -f "$3/speedtest1"
+    sqlite_link "$@"
+}
+
+sqlite_run() {
+    RUN_ARGS=(--size "$SQLITE_SIZE" --verify --nosync speedtest1.db)
+    RUN_STDIN=/dev/null
+}
+
+sqlite_out() {      # the test lines without their elapsed times
+    sed 's/ *[0-9]*\.[0-9][0-9][0-9]s$//' "$1"
 }
