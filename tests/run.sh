@@ -12,10 +12,11 @@
 # scratch directory) and TEST_FULL=1 (the whole matrix, about 10 minutes
 # more: mipsel's programs in every link mode, -O0 for every program,
 # armhf's ARM-state static programs, -O0 shared libraries on armhf and
-# mipsel, the xz-utils build on mips too, mipsel's static returns and
-# modes cases, every return case in ARM state on armhf, fork storms and
-# BusyBox on every arch, every budget size, the release build's views
-# on every arch) may be set in the environment.
+# mipsel, armhf's ld.so, preload and dlhost shared-library cases, the
+# xz-utils build on mips too, mipsel's static returns and modes cases,
+# every return case in ARM state on armhf, fork storms and BusyBox on
+# every arch, every budget size, the release build's views on every
+# arch) may be set in the environment.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
