@@ -198,13 +198,14 @@ litifut_arm_common:                 @ a call with a fixed target
     HOT_PATH_END
     HOT_PATH_FULL .Lfixed
 
-    .global litifut_arm_common_reg
-    .hidden litifut_arm_common_reg
-    .type litifut_arm_common_reg, %function
-litifut_arm_common_reg:             @ a call through a register
-    HOT_PATH_START .Lreg
-    ldr     r9, [sp, r9]            @ rM as the call left it
-    str     r9, [sp, #FRAME_PC]
+/*
+ * A call through a register's record (r3 the record word, r9 the
+ * target, r6 cur): one word if the thread's target cache has the target,
+ * else two and the cache updated.  Clock marks key the cache by target
+ * (its entry goes into the word's top bits); the per-event clocks, whose
+ * delta is there, by site.
+ */
+    .macro RECORD_REG_BY_TARGET
     and     r8, r9, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the target's cache entry
     add     r10, r2, r8
     ldr     r10, [r10, #THREAD_CACHE]
@@ -216,6 +217,28 @@ litifut_arm_common_reg:             @ a call through a register
     stmiane r6!, {r3, r9}
     addne   r10, r2, r8
     strne   r9, [r10, #THREAD_CACHE]
+    .endm
+
+    .macro RECORD_REG_BY_SITE
+    and     r8, r3, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the site's cache entry
+    add     r8, r2, r8
+    ldr     r10, [r8, #THREAD_CACHE]
+    cmp     r10, r9
+    orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
+    streq   r3, [r6], #4
+    orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
+    stmiane r6!, {r3, r9}
+    strne   r9, [r8, #THREAD_CACHE]
+    .endm
+
+    .global litifut_arm_common_reg
+    .hidden litifut_arm_common_reg
+    .type litifut_arm_common_reg, %function
+litifut_arm_common_reg:             @ a call through a register
+    HOT_PATH_START .Lreg
+    ldr     r9, [sp, r9]            @ rM as the call left it
+    str     r9, [sp, #FRAME_PC]
+    RECORD_REG_BY_TARGET
     HOT_PATH_END
     HOT_PATH_FULL .Lreg
 
@@ -250,15 +273,7 @@ litifut_arm_common_reg_\suffix:
     \time \reg
     ldr     r9, [sp, r9]
     str     r9, [sp, #FRAME_PC]
-    and     r8, r3, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the site's cache entry
-    add     r8, r2, r8
-    ldr     r10, [r8, #THREAD_CACHE]
-    cmp     r10, r9
-    orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
-    streq   r3, [r6], #4
-    orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
-    stmiane r6!, {r3, r9}
-    strne   r9, [r8, #THREAD_CACHE]
+    RECORD_REG_BY_SITE
     HOT_PATH_END
     HOT_PATH_FULL \reg, \literals
     .endm
@@ -331,27 +346,9 @@ litifut_arm_ret_reg_\suffix:
     HOOK_CHECK
     \time \reg
     .ifc \suffix, marks
-    and     r8, r9, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the target's cache entry
-    add     r10, r2, r8
-    ldr     r10, [r10, #THREAD_CACHE]
-    cmp     r10, r9
-    orreq   r3, r3, r8, lsl #22     @ the entry, in bits 31..24 (clock marks)
-    orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
-    streq   r3, [r6], #4
-    orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
-    stmiane r6!, {r3, r9}
-    addne   r10, r2, r8
-    strne   r9, [r10, #THREAD_CACHE]
+    RECORD_REG_BY_TARGET
     .else
-    and     r8, r3, #4 * (LITIFUT_TARGET_CACHE - 1)  @ 4 * the site's cache entry
-    add     r8, r2, r8
-    ldr     r10, [r8, #THREAD_CACHE]
-    cmp     r10, r9
-    orreq   r3, r3, #LITIFUT_REC_CALL_CACHED
-    streq   r3, [r6], #4
-    orrne   r3, r3, #LITIFUT_REC_CALL_TARGET
-    stmiane r6!, {r3, r9}
-    strne   r9, [r8, #THREAD_CACHE]
+    RECORD_REG_BY_SITE
     .endif
     HOOK \reg
     HOT_PATH_END
