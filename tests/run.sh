@@ -2,7 +2,7 @@
 # litifut's tests: `make test` runs this after building everything.
 #
 #   tests/run.sh [GROUP...]     groups: unit programs passthrough linking inputs rules errors hostile install truncated
-#                               postproc views stacks clocks returns fork signals sigjump spawn tracefiles
+#                               postproc views stacks clocks returns owntime fork signals sigjump spawn tracefiles
 #                               copyout onoff modes limits daemon realprog busybox shlib
 #
 # BIN (the host tools under test, default build/bin), RELEASE_BIN (if
@@ -35,7 +35,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns fork signals sigjump spawn tracefiles copyout onoff modes limits daemon realprog busybox shlib}
+groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns owntime fork signals sigjump spawn tracefiles copyout onoff modes limits daemon realprog busybox shlib}
 # (each group's wall-clock seconds, to see where make test's time goes)
 for g in $groups; do
     echo "== $g"
