@@ -29,6 +29,7 @@
 #include "layout.h"
 #include "litifut/db-format.h"
 #include "litifut/trace-format.h"
+#include <asm/unistd.h>
 
 /* SLED_ENTRIES entries, all going to `to` for now. */
     .macro SLED_HALF to
@@ -270,6 +271,190 @@
     .endm
 
 /*
+ * A clock per event (LITIFUT_CLOCK=monotonic or counter) and
+ * LITIFUT_RETURNS: the same hot paths with v0 = now (\time: CLOCK_NONE,
+ * CLOCK_SYSCALL or CLOCK_COUNTER) and the time since the thread's last
+ * event in the record word's top bits, and, with returns, the call
+ * hooked (stub/returns.c): {sp at the call, ra} onto the thread's
+ * shadow stack and the clock's return trampoline (arch/mips/stub.S) as
+ * the callee's return address.  These paths also use a3, t0, t1 and t2
+ * (saved in the frame).  Anything unusual goes to the slow path, which
+ * records (and hooks) the call itself, busy holding this frame: a delta
+ * that does not fit in 8 bits (the slow path writes a TIME record), no
+ * shadow stack yet or a full one (top == end; both 0 before the
+ * thread's first hooked call), or the top entry's frame gone (its sp at
+ * or below this call's: a longjmp or an exception left it).  Entry 0 is
+ * a sentinel whose sp is above any, so the top entry can be read without
+ * asking whether there is one.
+ */
+
+/* v0 = CLOCK_MONOTONIC now, in units of 32 ns (sec * 31250000 + nsec /
+ * 32: exactly ns >> 5, trace-format.h), a system call into the thread's
+ * timespec (a1 = the thread).  Every other register stays: the call may
+ * change at, v1, a3, t0-t9, hi and lo (as glibc assumes), which are
+ * kept in their frame slots (v1, a0 and t9, whose slots may hold the
+ * program's values, in the unused ones of sp, k0 and k1). */
+    .macro CLOCK_SYSCALL
+    SAVE 1
+    sw      $v1, FRAME_R(29)($sp)
+    sw      $a0, FRAME_R(26)($sp)
+    SAVE 7
+    SAVE 8
+    SAVE 9
+    SAVE 10
+    SAVE 11
+    SAVE 12
+    SAVE 13
+    SAVE 14
+    SAVE 15
+    SAVE 24
+    sw      $t9, FRAME_R(27)($sp)
+    mfhi    $t0
+    sw      $t0, FRAME_HI($sp)
+    mflo    $t0
+    sw      $t0, FRAME_LO($sp)
+    addiu   $v0, $zero, __NR_clock_gettime
+    addiu   $a0, $zero, 1           /* CLOCK_MONOTONIC */
+    addiu   $a1, $a1, THREAD_TIMESPEC
+    syscall
+    addiu   $a1, $a1, -THREAD_TIMESPEC
+    lw      $t0, THREAD_TIMESPEC($a1)       /* sec */
+    lw      $t1, THREAD_TIMESPEC + 4($a1)   /* nsec */
+    lui     $t2, 0x01dc
+    ori     $t2, $t2, 0xd650        /* 31250000 */
+    mul     $t0, $t0, $t2
+    srl     $t1, $t1, 5
+    addu    $v0, $t0, $t1           /* now */
+    lw      $t0, FRAME_HI($sp)
+    mthi    $t0
+    lw      $t0, FRAME_LO($sp)
+    mtlo    $t0
+    RESTORE 1
+    lw      $v1, FRAME_R(29)($sp)
+    lw      $a0, FRAME_R(26)($sp)
+    RESTORE 7
+    RESTORE 8
+    RESTORE 9
+    RESTORE 10
+    RESTORE 11
+    RESTORE 12
+    RESTORE 13
+    RESTORE 14
+    RESTORE 15
+    RESTORE 24
+    lw      $t9, FRAME_R(27)($sp)
+    .endm
+
+/* v0 = the cycle counter (CP0 Count, tracer-arch.h), in ticks. */
+    .macro CLOCK_COUNTER
+    rdhwr   $v0, $2
+    .endm
+
+    .macro CLOCK_NONE
+    .endm
+
+/* The call's record (a2: the record word, t9: the target, v1: cur, v0:
+ * now unless CLOCK_NONE, a0 = 4k) and, if \hook, the hook, then on to
+ * the target.  \reg: the half for calls through a register (tag 2 in
+ * a2): one word if the thread's target cache has the target, else two.
+ * Clock marks key the cache by target (its entry into the word's top
+ * bits), a clock per event by site (the delta is there). */
+    .macro TIMED_CALL p, time, reg, hook, tramp
+    SAVE 7
+    SAVE 8
+    SAVE 9
+    SAVE 10
+    .ifnc \time, CLOCK_NONE
+    \time
+    .endif
+    .if \hook
+    lw      $a3, THREAD_SHADOW_TOP($a1)     /* top (next free) */
+    lw      $t0, THREAD_SHADOW_TOP + 4($a1) /* end */
+    sltu    $t0, $a3, $t0
+    beqz    $t0, 8f                 /* none yet, or full */
+    addiu   $t1, $sp, FRAME_SIZE    /* (delay slot) sp at the call */
+    lw      $t0, -8($a3)            /* the top entry's sp */
+    sltu    $t0, $t1, $t0
+    beqz    $t0, 8f                 /* its frame is gone */
+    nop
+    .endif
+    .ifnc \time, CLOCK_NONE
+    lw      $t0, THREAD_TIME($a1)
+    subu    $t0, $v0, $t0           /* the delta */
+    srl     $t2, $t0, 8
+    bnez    $t2, 8f                 /* too long for the record word */
+    sll     $t0, $t0, LITIFUT_REC_DELTA_SHIFT   /* (delay slot) */
+    sw      $v0, THREAD_TIME($a1)
+    or      $a2, $a2, $t0
+    .endif
+    .if \reg
+    .ifc \time, CLOCK_NONE
+    andi    $a0, $t9, 4 * (LITIFUT_TARGET_CACHE - 1)    /* 4 * the target's entry */
+    sll     $v0, $a0, LITIFUT_REC_AUX_SHIFT - 2
+    or      $a2, $a2, $v0           /* the entry, in bits 31..24 */
+    .else
+    andi    $a0, $a2, 4 * (LITIFUT_TARGET_CACHE - 1)    /* 4 * the site's entry */
+    .endif
+    addu    $a0, $a0, $a1
+    lw      $v0, THREAD_CACHE($a0)
+    beq     $v0, $t9, 2f
+    sw      $a2, 0($v1)             /* (delay slot) the record, if the cache has it */
+    .ifc \time, CLOCK_NONE
+    andi    $v0, $t9, 4 * (LITIFUT_TARGET_CACHE - 1)
+    sll     $v0, $v0, LITIFUT_REC_AUX_SHIFT - 2
+    xor     $a2, $a2, $v0
+    .endif
+    addiu   $a2, $a2, LITIFUT_REC_CALL_TARGET - LITIFUT_REC_CALL_CACHED
+    sw      $a2, 0($v1)             /* tag 1, and the target after it */
+    sw      $t9, 4($v1)
+    sw      $t9, THREAD_CACHE($a0)
+    addiu   $v1, $v1, 4
+2:  addiu   $v1, $v1, 4
+    .else
+    sw      $a2, 0($v1)
+    addiu   $v1, $v1, 4
+    .endif
+    .if \hook
+    sw      $t1, 0($a3)             /* {sp at the call, ra} */
+    sw      $ra, 4($a3)
+    addiu   $a3, $a3, 8
+    sw      $a3, THREAD_SHADOW_TOP($a1)
+    bal     1f                      /* ra = the word below */
+    nop
+    .word   \tramp - .
+1:  lw      $t0, 0($ra)
+    addu    $ra, $ra, $t0           /* the callee returns to the trampoline */
+    .endif
+    RESTORE 7
+    RESTORE 8
+    RESTORE 9
+    RESTORE 10
+    HOT_PATH_END
+8:  RESTORE 7                       /* the slow path: a0 = 4k still */
+    RESTORE 8
+    RESTORE 9
+    b       \p\()_slow
+    RESTORE 10                      /* (delay slot) */
+    .endm
+
+/* Both halves of one clock's paths: \name (calls only) or \name with
+ * returns hooked (\tramp: the clock's return trampoline). */
+    .macro TIMED_PATHS p, name, time, hook, tramp=0
+    HOT_PATH_START \p\()_\name, \p, 0, TLS_REC_DELTA
+    addu    $t9, $v0, $t9           /* a fixed target: relative to the site word */
+    addu    $a2, $a2, $v0           /* the record word: (site id + 1) << 2 */
+    TIMED_CALL \p, \time, 0, \hook, \tramp
+
+    HOT_PATH_START \p\()_\name\()_reg, \p, 1, TLS_REC_DELTA_REG
+    addu    $a2, $a2, $v0           /* the record word, tag 2 (cached) */
+    andi    $v0, $t9, 1
+    bnez    $v0, \p\()_slow         /* a register the hot path did not save */
+    addu    $v0, $sp, $t9           /* (delay slot) its frame slot */
+    lw      $t9, 0($v0)             /* the target */
+    TIMED_CALL \p, \time, 1, \hook, \tramp
+    .endm
+
+/*
  * The sled's entries go here instead (arch/mips/sleds.c patches their
  * branch) while this process records nothing (LITIFUT_TRACE=0): find
  * the target, jump.  Calls through a register other than t9, and a
@@ -483,6 +668,11 @@
     MODE_PATHS \prefix, dedup, 0
     MODE_PATHS \prefix, count, 1
     PAUSED_PATHS \prefix
+    TIMED_PATHS \prefix, clock, CLOCK_SYSCALL, 0
+    TIMED_PATHS \prefix, counter, CLOCK_COUNTER, 0
+    TIMED_PATHS \prefix, ret_marks, CLOCK_NONE, 1, litifut_return_marks
+    TIMED_PATHS \prefix, ret_clock, CLOCK_SYSCALL, 1, litifut_return_clock
+    TIMED_PATHS \prefix, ret_counter, CLOCK_COUNTER, 1, litifut_return_counter
     .section .note.GNU-stack, "", @progbits
     .endm
 

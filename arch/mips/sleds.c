@@ -23,7 +23,12 @@
         p##_off_reg_t9[] WEAK, p##_dedup[] WEAK, p##_dedup_reg[] WEAK, p##_dedup_t9[] WEAK, \
         p##_dedup_reg_t9[] WEAK, p##_count[] WEAK, p##_count_reg[] WEAK, p##_count_t9[] WEAK, \
         p##_count_reg_t9[] WEAK, p##_paused[] WEAK, p##_paused_reg[] WEAK,                   \
-        p##_paused_t9[] WEAK, p##_paused_reg_t9[] WEAK
+        p##_paused_t9[] WEAK, p##_paused_reg_t9[] WEAK;                             \
+    TIMED_TARGETS(p, clock); TIMED_TARGETS(p, counter); TIMED_TARGETS(p, ret_marks); \
+    TIMED_TARGETS(p, ret_clock); TIMED_TARGETS(p, ret_counter)
+#define TIMED_TARGETS(p, m)                                                     \
+    extern const char p##_##m[] WEAK, p##_##m##_reg[] WEAK, p##_##m##_t9[] WEAK,   \
+        p##_##m##_reg_t9[] WEAK
 /* the island (island.o) is in every MIPS object the wrapper links */
 #define WEAK __attribute__((weak, visibility("hidden")))
 extern const char litifut_sled[] HIDDEN;
@@ -33,14 +38,22 @@ SLED_TARGETS(litifut_island);
 
 static enum sleds_mode sleds_mode = SLEDS_START;
 
-/* A sled copy's code for a mode and a half (sled.h). */
-#define PICK(p, m, half)                                                        \
-    /* (no per-call clock hot path yet: SLEDS_ON_CLOCK, _COUNTER: slow path) */\
-    ((m) == SLEDS_ON ? ((half) ? p##_common_reg : p##_common)                   \
-     : (m) == SLEDS_OFF ? ((half) ? p##_off_reg : p##_off)                      \
-     : (m) == SLEDS_DEDUP ? ((half) ? p##_dedup_reg : p##_dedup)                \
-     : (m) == SLEDS_COUNT ? ((half) ? p##_count_reg : p##_count)                \
-     : (m) == SLEDS_PAUSED ? ((half) ? p##_paused_reg : p##_paused) : p##_start)
+/* A sled copy's code for a mode and a half (sled.h); with `_t9`, where a
+ * bridge's dispatcher goes instead (it saved t9). */
+#define PICK_AS(p, m, half, t9)                                                 \
+    ((m) == SLEDS_ON ? ((half) ? p##_common_reg##t9 : p##_common##t9)           \
+     : (m) == SLEDS_ON_CLOCK ? ((half) ? p##_clock_reg##t9 : p##_clock##t9)     \
+     : (m) == SLEDS_ON_COUNTER ? ((half) ? p##_counter_reg##t9 : p##_counter##t9) \
+     : (m) == SLEDS_ON_RET ? ((half) ? p##_ret_marks_reg##t9 : p##_ret_marks##t9) \
+     : (m) == SLEDS_ON_RET_CLOCK ? ((half) ? p##_ret_clock_reg##t9 : p##_ret_clock##t9) \
+     : (m) == SLEDS_ON_RET_COUNTER ? ((half) ? p##_ret_counter_reg##t9           \
+                                             : p##_ret_counter##t9)             \
+     : (m) == SLEDS_OFF ? ((half) ? p##_off_reg##t9 : p##_off##t9)              \
+     : (m) == SLEDS_DEDUP ? ((half) ? p##_dedup_reg##t9 : p##_dedup##t9)        \
+     : (m) == SLEDS_COUNT ? ((half) ? p##_count_reg##t9 : p##_count##t9)        \
+     : (m) == SLEDS_PAUSED ? ((half) ? p##_paused_reg##t9 : p##_paused##t9)     \
+     : p##_start##t9)
+#define PICK(p, m, half) PICK_AS(p, m, half, )
 
 static int retarget(uintptr_t start, const char *fixed, const char *reg)
 {
@@ -78,16 +91,5 @@ int arch_sleds_select(enum sleds_mode mode)
 
 uint32_t arch_bridge_common(int half)
 {
-    const char *to = sleds_mode == SLEDS_ON ? (half ? litifut_mips_common_reg_t9
-                                                    : litifut_mips_common_t9)
-                   : sleds_mode == SLEDS_OFF ? (half ? litifut_mips_off_reg_t9
-                                                     : litifut_mips_off_t9)
-                   : sleds_mode == SLEDS_DEDUP ? (half ? litifut_mips_dedup_reg_t9
-                                                       : litifut_mips_dedup_t9)
-                   : sleds_mode == SLEDS_COUNT ? (half ? litifut_mips_count_reg_t9
-                                                       : litifut_mips_count_t9)
-                   : sleds_mode == SLEDS_PAUSED ? (half ? litifut_mips_paused_reg_t9
-                                                        : litifut_mips_paused_t9)
-                   : litifut_mips_start_t9;
-    return (uint32_t)(uintptr_t)to;
+    return (uint32_t)(uintptr_t)PICK_AS(litifut_mips, sleds_mode, half, _t9);
 }

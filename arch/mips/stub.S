@@ -91,6 +91,99 @@ litifut_return_trampoline:
     jr      $ra
     addiu   $sp, $sp, 84            /* (delay slot) */
     .size litifut_return_trampoline, . - litifut_return_trampoline
+
+/*
+ * The hot paths' trampolines, one per clock (the hooked call's hot path
+ * chose it): the return recorded in assembly, as a call is.  The
+ * thread's state through this copy's TLS slot; not busy (then busy with
+ * this frame) and room in the chunk; the shadow stack's top entry must
+ * be this very frame's (sp as the callee returned it: no frame left by
+ * a jump in between); the RETURN word with its time delta; the entry
+ * popped, busy clear, every register back but ra, on to the real
+ * return address.  Anything else goes to the C trampoline above, which
+ * does it all (busy back to 0 first if this frame had marked it).  The
+ * frame is the sled's (sled.h), so that the clock reads work alike.
+ */
+    .macro RETURN_FAST name, time
+    .global \name
+    .hidden \name
+    .type \name, @function
+\name:
+    addiu   $sp, $sp, -FRAME_SIZE
+    SAVE 2
+    SAVE 3
+    SAVE 4
+    SAVE 5
+    SAVE 6
+#ifdef LITIFUT_SHARED
+    bal     1f                      /* ra = the word below */
+    rdhwr   $v1, $29                /* (delay slot) the thread pointer */
+    .word   litifut_copy + COPY_TLS_OFFSET - .
+1:  lw      $v0, 0($ra)
+    addu    $v0, $v0, $ra
+    lw      $v0, 0($v0)             /* the slot's offset */
+    addu    $v1, $v1, $v0
+    lw      $a1, TLS_THREAD($v1)
+#else
+    rdhwr   $v1, $29
+    lw      $a1, %tprel_lo(litifut_tls_slot + TLS_THREAD)($v1)
+#endif
+    lw      $v1, THREAD_BUSY($a1)
+    bnez    $v1, 7f
+    nop
+    sw      $sp, THREAD_BUSY($a1)
+    lw      $v1, THREAD_CUR($a1)
+    lw      $a2, THREAD_LIM($a1)
+    sltu    $a2, $v1, $a2
+    beqz    $a2, 6f                 /* no room */
+    lw      $a0, THREAD_SHADOW_TOP($a1)     /* (delay slot) */
+    sltiu   $a2, $a0, 4096
+    bnez    $a2, 6f                 /* no shadow stack: not this thread's hook */
+    addiu   $v0, $sp, FRAME_SIZE    /* (delay slot) sp as the callee returned */
+    lw      $a2, -8($a0)            /* the top entry's sp */
+    bne     $a2, $v0, 6f
+    nop
+    .ifc \time, CLOCK_NONE
+    addiu   $a2, $zero, LITIFUT_REC_RETURN_WORD
+    .else
+    \time                           /* v0 = now */
+    lw      $ra, THREAD_TIME($a1)
+    subu    $ra, $v0, $ra           /* the delta */
+    srl     $a2, $ra, 8
+    bnez    $a2, 6f                 /* too long for the record word */
+    sll     $ra, $ra, LITIFUT_REC_DELTA_SHIFT   /* (delay slot) */
+    sw      $v0, THREAD_TIME($a1)
+    ori     $a2, $ra, LITIFUT_REC_RETURN_WORD
+    .endif
+    sw      $a2, 0($v1)
+    addiu   $v1, $v1, 4
+    sw      $v1, THREAD_CUR($a1)
+    lw      $ra, -4($a0)            /* the real return address */
+    addiu   $a0, $a0, -8            /* the entry popped */
+    sw      $a0, THREAD_SHADOW_TOP($a1)
+    sw      $zero, THREAD_BUSY($a1)
+    RESTORE 2
+    RESTORE 3
+    RESTORE 4
+    RESTORE 5
+    RESTORE 6
+    jr      $ra
+    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
+6:  sw      $zero, THREAD_BUSY($a1) /* busy was this frame's: clear it again */
+7:  RESTORE 2
+    RESTORE 3
+    RESTORE 4
+    RESTORE 5
+    RESTORE 6
+    b       litifut_return_trampoline
+    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
+    .size \name, . - \name
+    .endm
+
+    .set mips32r2
+    RETURN_FAST litifut_return_marks, CLOCK_NONE
+    RETURN_FAST litifut_return_clock, CLOCK_SYSCALL
+    RETURN_FAST litifut_return_counter, CLOCK_COUNTER
     .global litifut_trampolines_end
     .hidden litifut_trampolines_end
 litifut_trampolines_end:
@@ -204,14 +297,44 @@ __wrap_\name:
  * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: the program's
  * calls of these come here (ld --wrap) so that the tracer knows them by
  * their target: they return twice, and their calls are not hooked for
- * LITIFUT_RETURNS (stub/returns.c).  Every register as it came but at,
- * t9 (the real function's address, as PIC callees expect) and gp (this
- * object's, which is the caller's: the wrapper is linked into it).
+ * LITIFUT_RETURNS (stub/returns.c).  A hot path hooks every call: if
+ * the return address is a trampoline, litifut_unhook gives the real
+ * one back (the shadow stack's entry stays, closed by a later event).
+ * Every register as it came but at, t9 (the real function's address,
+ * as PIC callees expect), gp (this object's, which is the caller's: the
+ * wrapper is linked into it) and, when it was hooked, ra (the real
+ * return address) and the call-clobbered registers.
  */
     .macro TWICE_WRAPPER name
     WRAPPER_START \name
     move    $at, $ra
+    bal     1f                      /* ra = the words below */
+    nop
+    .word   litifut_trampolines - .
+    .word   litifut_trampolines_end - litifut_trampolines
+1:  lw      $t9, 0($ra)
+    addu    $t9, $t9, $ra           /* litifut_trampolines */
+    lw      $ra, 4($ra)             /* their size */
+    subu    $t9, $at, $t9
+    sltu    $t9, $t9, $ra
+    beqz    $t9, 2f                 /* not hooked */
+    nop
+    addiu   $sp, $sp, -32           /* 16-byte argument area, a0-a3 */
+    sw      $a0, 16($sp)
+    sw      $a1, 20($sp)
+    sw      $a2, 24($sp)
+    sw      $a3, 28($sp)
     OWN_GP
+    lw      $t9, %call16(litifut_unhook)($gp)
+    jalr    $t9
+    move    $a0, $at                /* (delay slot) arg: the return address */
+    move    $at, $v0                /* the real one */
+    lw      $a0, 16($sp)
+    lw      $a1, 20($sp)
+    lw      $a2, 24($sp)
+    lw      $a3, 28($sp)
+    addiu   $sp, $sp, 32
+2:  OWN_GP
     lw      $t9, %call16(__real_\name)($gp)
     jr      $t9
     move    $ra, $at                /* (delay slot) */
