@@ -508,8 +508,8 @@ plain and litifut, best of 3.
 With a time per call: the litifut build run with LITIFUT_RETURNS=0
 LITIFUT_CLOCK=monotonic (a clock_gettime system call per call; qemu-user
 traps the ARM counter and keeps the MIPS one at 0), then with
-LITIFUT_RETURNS=1 too (every return recorded; every call through the
-slow path): extra instructions per traced call (a system call counts
+LITIFUT_RETURNS=1 too (every return recorded, in the hot paths;
+anything unusual through the slow path): extra instructions per traced call (a system call counts
 as one instruction), system calls and trace bytes per call.
 Modes: the litifut build run calls only with LITIFUT_MODE=count and
 =dedup: extra instructions per traced call (its calls counted must

@@ -64,7 +64,7 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
 #define ARCH_COUNTER_SHIFT  0u
 #define ARCH_COUNTER_MASK   0xffffffffull   /* 32 bits: it wraps in seconds */
 #define ARCH_HWCAP_COUNTER  0u              /* no such bit: it must advance */
-#define ARCH_COUNTER_AUTO   0               /* only when asked: no hot path reads it yet */
+#define ARCH_COUNTER_AUTO   0               /* only when asked: 32 bits wrap in seconds (DESIGN.md) */
 static inline uint64_t arch_counter(void)
 {
     uint32_t v;
