@@ -319,7 +319,7 @@ const struct settings *tracefile_settings(void)
 /* Where event times come from (trace-format.h, docs/DESIGN.md "Time"):
  *   counter    the processor's counter (tracer-arch.h), the cheapest
  *              per-event clock; "auto" (the default) takes it where it
- *              can be read and a hot path reads it (ARM), else
+ *              can be read (ARM: the HWCAP bit; MIPS: it advances), else
  *              monotonic: a time per event by default;
  *   monotonic  a clock_gettime system call per event, in units of 32 ns
  *              (1e9 / 32 is whole, so units = sec * 31250000 + nsec / 32,

@@ -345,9 +345,10 @@
     lw      $t9, FRAME_R(27)($sp)
     .endm
 
-/* v0 = the cycle counter (CP0 Count, tracer-arch.h), in ticks. */
+/* v0 = the cycle counter (CP0 Count, tracer-arch.h), in units. */
     .macro CLOCK_COUNTER
     rdhwr   $v0, $2
+    srl     $v0, $v0, COUNTER_SHIFT
     .endm
 
     .macro CLOCK_NONE

@@ -25,6 +25,12 @@
 #define SLED_BYTES        4096  /* both halves */
 #define RA_OFFSET         8     /* return address - call address (the delay slot) */
 
+/* LITIFUT_CLOCK=counter: a time unit is 2^COUNTER_SHIFT ticks of CP0
+ * Count (half the core clock, 50 to 600 MHz: units of 27 to 320 ns, as
+ * monotonic's 32 ns; the record word's 8-bit delta then reaches
+ * microseconds, not 256 ticks). */
+#define COUNTER_SHIFT     4
+
 /* The frame (struct arch_frame): r[32] by register number, hi, lo.
  * The hot path fills only the slots of the registers it uses; the slow
  * path fills the rest before it calls C. */

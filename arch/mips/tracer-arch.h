@@ -57,14 +57,17 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
  * kernels that emulate rdhwr expect. */
 /* The hardware counter (LITIFUT_CLOCK=counter or auto): CP0 Count
  * through rdhwr $2, 32 bits, which Linux lets user space read on
- * MIPS32r2 processors.  Its rate is not readable: the tracer measures
- * it.  The qemu-user here (7.2) gives a constant 0: a counter that does
- * not advance is not used unless asked for. */
+ * MIPS32r2 processors; `auto` takes it where it advances.  Its rate is
+ * not readable: the tracer measures it.  Units of 2^COUNTER_SHIFT
+ * ticks (sled.h: the hot paths shift too); a wrap (every 2^32 ticks,
+ * seconds) makes the next event's delta too long for the hot path,
+ * whose slow path then writes a TIME record (ticks and ns). The
+ * qemu-user here (7.2) gives a constant 0: not used unless asked for. */
 #define ARCH_COUNTER_CLOCK  LITIFUT_CLOCK_MIPS_CC
-#define ARCH_COUNTER_SHIFT  0u
+#define ARCH_COUNTER_SHIFT  COUNTER_SHIFT
 #define ARCH_COUNTER_MASK   0xffffffffull   /* 32 bits: it wraps in seconds */
 #define ARCH_HWCAP_COUNTER  0u              /* no such bit: it must advance */
-#define ARCH_COUNTER_AUTO   0               /* only when asked: 32 bits wrap in seconds (DESIGN.md) */
+#define ARCH_COUNTER_AUTO   1               /* the default where it advances */
 static inline uint64_t arch_counter(void)
 {
     uint32_t v;
