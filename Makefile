@@ -206,7 +206,8 @@ DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev libiberty-d
                 gcc-arm-linux-gnueabi g++-arm-linux-gnueabi qemu-user \
                 gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
                 gcc-mips-linux-gnu g++-mips-linux-gnu gcc-mipsel-linux-gnu g++-mipsel-linux-gnu \
-                dpkg-dev bc time python3 tcl
+                dpkg-dev bc time python3 tcl \
+                meson ninja-build libglib2.0-dev pkg-config
 # fuzz/fuzz.mk: make fuzz-build, fuzz-smoke (part of make test), fuzz
 include fuzz/fuzz.mk
 DEB_PACKAGES += $(FUZZ_DEB_PACKAGES)
@@ -234,6 +235,12 @@ sources: deps
 	tests/get-source.sh bzip2 $(BUILD)/src
 	tests/get-source.sh lua5.4 $(BUILD)/src
 	tests/get-source.sh sqlite3 $(BUILD)/src
+	tests/get-source.sh qemu $(BUILD)/src
+
+# qemu-arm, qemu-mips, qemu-mipsel with the processors' counters readable
+# from user space (tests/qemu/build.sh): the counter clock's tests
+qemu-counters: sources
+	tests/qemu/build.sh $(BUILD)/src $(BUILD)/qemu
 
 DEMO_TRIPLE ?= arm-linux-gnueabi
 DEMO_QEMU   := qemu-$(firstword $(subst -, ,$(DEMO_TRIPLE)))
@@ -255,11 +262,12 @@ demo: deps all
 
 # Tests run the host tools built with ASan and UBSan (build/asan); the
 # host tools' own groups run again against the release build (build/bin).
-test: deps sources test-tools all
+test: deps sources test-tools all qemu-counters
 	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 all
 	$(MAKE) fuzz-smoke
 	BIN=$(abspath $(BUILD)/asan/bin) RELEASE_BIN=$(abspath $(BIN)) \
-	    PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) tests/run.sh
+	    PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \
+	    COUNTER_QEMU=$(abspath $(BUILD)/qemu/bin) tests/run.sh
 
 bench: deps sources all test-tools
 	BIN=$(abspath $(BIN)) PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \
@@ -268,4 +276,4 @@ bench: deps sources all test-tools
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all clean test-tools deps sources demo test bench
+.PHONY: all clean test-tools deps sources qemu-counters demo test bench

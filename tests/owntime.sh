@@ -36,10 +36,14 @@ owntime_compare() {
         }' "$1" "$2"
 }
 
-owntime_case() {    # owntime_case ARCH MODE
+owntime_case() {    # owntime_case ARCH MODE [counter]: counter: under $COUNTER_QEMU's qemu
     set_arch "$1"
-    local mode=$2 name=owntime/$1/$2
+    local mode=$2 name=owntime/$1/$2 clocks='monotonic|counter'
     local d=$WORK/build/owntime/$1-$2 src=$ROOT/tests/progs/owntime.c
+    if [ "${3:-}" = counter ]; then
+        name=counters/$1/owntime-$2 clocks=counter QEMU=$COUNTER_QEMU/$QEMU
+        d=$WORK/build/counters/owntime-$1-$2
+    fi
     local flags=(-O2 -Wall -pthread) qemu_env=()
     mkdir -p "$d"
     case $mode in
@@ -74,7 +78,7 @@ owntime_case() {    # owntime_case ARCH MODE
     local info
     info=$("$BIN/litifut-postproc" --info "$r" 2> /dev/null | grep -E "^(clock|returns)=" | paste -sd' ')
     check "$name: no settings ($info): --profile's calls, total and self as the program's own clock says${bad:+ (try $try:$bad)}" \
-        eval '[ -z "$bad" ] && [[ $info =~ ^clock=(monotonic|counter).*\ returns=exact$ ]]'
+        eval '[ -z "$bad" ] && [[ $info =~ ^clock=($clocks).*\ returns=exact$ ]]'
 }
 
 test_owntime() {

@@ -2,10 +2,12 @@
 # litifut's tests: `make test` runs this after building everything.
 #
 #   tests/run.sh [GROUP...]     groups: unit programs passthrough linking inputs rules errors hostile install truncated
-#                               postproc views stacks clocks returns owntime fork signals sigjump spawn tracefiles
+#                               postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles
 #                               copyout onoff modes limits daemon realprog busybox shlib
 #
-# BIN (the host tools under test, default build/bin), RELEASE_BIN (if
+# BIN (the host tools under test, default build/bin), COUNTER_QEMU (the
+# directory of tests/qemu/build.sh's qemu-arm, qemu-mips, qemu-mipsel,
+# for the group counters), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
 # "arm armhf mips mipsel"; armhf builds Thumb-2, its default), JOBS (default: number of CPUs), KEEP_WORK=1 (keep the
@@ -35,7 +37,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns owntime fork signals sigjump spawn tracefiles copyout onoff modes limits daemon realprog busybox shlib}
+groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles copyout onoff modes limits daemon realprog busybox shlib}
 # (each group's wall-clock seconds, to see where make test's time goes)
 for g in $groups; do
     echo "== $g"
