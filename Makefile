@@ -127,7 +127,7 @@ $(call tracer_rules,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared.o)
 endef
 
 STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o settings.o procfs.o fileid.o \
-              returns.o elfsym.o copyout.o control.o pairs.o budget.o
+              returns.o elfsym.o copyout.o control.o pairs.o budget.o recording.o
 ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
 # Hard float: the same ARM-state code (armv5te instructions run on
 # every ARMv6/v7 device), built for the VFP argument-passing ABI so that

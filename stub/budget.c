@@ -75,7 +75,7 @@ static void put_budget(void)
 {
     const struct settings *st = &P->settings;
     uint32_t words = 4;
-    if (!control_events_room(words))
+    if (!recording_events_room(words))
         return;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
@@ -128,7 +128,7 @@ static uint32_t charge(uint64_t ns)
 static void budget_switch(int on)
 {
     uint64_t t0 = sys_monotonic_ns();
-    control_set(on, LITIFUT_STATE_BY_BUDGET);
+    recording_set(on, LITIFUT_STATE_BY_BUDGET);
     charge(sys_monotonic_ns() - t0 + P->clock_cost);
 }
 
@@ -159,9 +159,11 @@ static void budget_period(uint64_t now)
         budget_switch(1);
 }
 
-uint64_t budget_refill_start(void)
+uint64_t budget_refill_start(const struct litifut_thread *t, uint32_t *words)
 {
     const struct litifut_process *p = P;
+    *words = t->budget_from && t->budget_from >= t->chunk && t->budget_from <= t->cur
+             ? (uint32_t)(t->cur - t->budget_from) : 0;
     return p && p->budget_units ? sys_monotonic_ns() : 0;
 }
 

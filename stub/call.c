@@ -28,24 +28,6 @@ static void die_no_site(uintptr_t ra)
 /* arch/<arch>/unwind.c: the return trampoline's personality routine */
 extern const char litifut_return_personality[] HIDDEN;
 
-uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta)
-{
-    uint32_t units;
-    clock_ticks(&units);
-    uint32_t d = units - t->time_last;
-    *delta = 0;
-    if (d >= LITIFUT_REC_ADVANCE_LIMIT)
-        return thread_refill(t);        /* a TIME record (it read the clock a moment later) */
-    t->time_last = units;
-    if (d < LITIFUT_REC_DELTA_LIMIT) {
-        *delta = d;
-        return p;
-    }
-    *p++ = d << 8 | LITIFUT_REC_ADVANCE;        /* one word, not a TIME record */
-    t->cur = p;
-    return t->lim <= p ? thread_refill(t) : p;  /* (its TIME record sets time_last) */
-}
-
 /* Records one call as the hot path does (the same words, the same
  * cache); `busy_after` is what busy goes back to (0, or BUSY_SPAWN for
  * the parent's calls made inside vfork or clone).  `reset`: the cache
@@ -59,13 +41,13 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
     t->busy = frame;
     compiler_barrier();
     uint32_t *p = t->cur;
-    if (t->lim <= p && !(p = thread_refill(t)))
+    if (t->lim <= p && !(p = control_refill(t)))
         return 0;           /* this thread records no more: BUSY_OFF */
     if (reset) {
         thread_cache_clear(t);
         *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CACHE_RESET, 0);
         t->cur = p;
-        if (t->lim <= p && !(p = thread_refill(t)))
+        if (t->lim <= p && !(p = control_refill(t)))
             return 0;
     }
     uintptr_t sp_call = (uintptr_t)frame + sizeof(struct arch_frame);   /* sp at the call */
@@ -264,7 +246,7 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
  */
 HIDDEN void litifut_refill(struct litifut_thread *t)
 {
-    if (thread_refill(t))
+    if (control_refill(t))
         t->busy = 0;
 }
 

@@ -6,10 +6,10 @@
  * to the "off" code (the cost of finding the target) and the slow path
  * records nothing; on, back to the hot path the copy chose.  While a
  * function trigger can fire (off with START_AT, on with STOP_AT), the
- * sleds go to the slow path, which compares each call's target.  Each
- * change is a STATE record, after a TIME record, in the process's own
- * chunks (thread id 0; trace-format.h), so the reader knows the
- * windows.
+ * sleds go to the slow path, which compares each call's target.  The
+ * switch itself, and the STATE record each change leaves so that the
+ * reader knows the windows, are recording.c's.  Also: a refill with
+ * what comes due at one (control_refill).
  */
 #include <elf.h>
 #include <stdint.h>
@@ -24,92 +24,33 @@
 
 extern int sigaction(int, const struct sigaction *, struct sigaction *);
 
-#define STATE_MARK_WORDS (TIME_MARK_WORDS + 3)
-
-/* Two threads claiming a chunk at once waste one chunk, nothing else. */
-int control_events_room(uint32_t words)
-{
-    if (!tracefile_start())
-        return 0;               /* (a fork child's trace starts here, if not yet) */
-    lock_signals_blocked();
-    int room = P->events_cur && (uint32_t)(P->events_end - P->events_cur) >= words;
-    unlock_signals_blocked();
-    if (room)
-        return 1;
-    struct chunk c;
-    if (!tracefile_new_chunk(0, 4096 + 4 * words, &c))
-        return 0;
-    lock_signals_blocked();
-    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {
-        P->events_cur = c.base + sizeof(struct litifut_chunk_header) / 4;
-        P->events_end = c.end;
-    }
-    unlock_signals_blocked();
-    return 1;
-}
-
-/* A TIME and a STATE record: the process records (or not) from now on,
- * because of `why`.  Under the lock; nothing if there is no room (no
- * trace, or another thread took it: then the mark is lost, not the
- * state). */
-static void put_state(uint32_t why)
-{
-    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < STATE_MARK_WORDS)
-        return;
-    uint32_t units;
-    uint32_t *p = put_time_record(P->events_cur, &units);
-    *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_STATE, 2);
-    *p++ = LITIFUT_STATE_WORD(!P->recording_off, why);
-    *p++ = P->unrecorded;
-    P->events_cur = p;
-}
-
-/* Recording on or off for `why`, with its mark: the user's state, or
- * the budget's pause; the process records while neither is off.  A
- * budget change that changes nothing leaves no mark.  With every
- * signal blocked. */
-static void set_recording(int on, uint32_t why)
-{
-    if (!control_events_room(STATE_MARK_WORDS))
-        return;
-    lock_signals_blocked();
-    if (why == LITIFUT_STATE_BY_BUDGET)
-        P->budget_paused = !on;
-    else
-        P->user_off = !on;
-    uint32_t off = P->user_off || P->budget_paused;
-    if (off != P->recording_off || why != LITIFUT_STATE_BY_BUDGET) {
-        if (!off && P->recording_off)
-            pool_mark_due();    /* (before the sleds: the next record marks the time) */
-        P->recording_off = off;
-        objects_set_recording(!off);
-        put_state(why);
-    }
-    unlock_signals_blocked();
-}
-
-void control_set(int on, uint32_t why)
-{
-    uint32_t saved[SIGSET_WORDS];
-    process_block_signals(saved);
-    set_recording(on, why);
-    process_restore_signals(saved);
-}
-
 /* A fork child whose recording is off: its own trace starts now and
  * says so, and the budget's record with it, so that the calls it makes
  * are accounted for (counted from 0) even if it never records one. */
 void control_after_fork_child(void)
 {
-    if (!P->control_started || !P->recording_off || !control_events_room(STATE_MARK_WORDS))
+    if (!P->control_started || !P->recording_off)
         return;
-    uint32_t saved[SIGSET_WORDS];
-    process_block_signals(saved);
-    lock_signals_blocked();
-    put_state(LITIFUT_STATE_AT_START);
-    unlock_signals_blocked();
-    process_restore_signals(saved);
+    recording_mark_start();
     budget_poll();
+}
+
+/* thread_refill with what comes due at a refill: the budget's charge
+ * for the records since the last one (LITIFUT_BUDGET: it may pause
+ * recording), and the control file's poll (LITIFUT_CONTROL: every 64th
+ * refill, a time mark or a chunk; every 4th with a clock per event,
+ * whose refills are 8 times further apart). */
+uint32_t *control_refill(struct litifut_thread *t)
+{
+    uint32_t words;
+    uint64_t start = budget_refill_start(t, &words);   /* 0: no budget */
+    uint32_t *p = thread_refill(t);
+    if (!p)
+        return NULL;
+    if (start)
+        budget_refill_end(t, words, start);
+    control_poll(tracefile_time_every() ? 64 : 4);
+    return t->cur;
 }
 
 /* --- function triggers --- */
@@ -193,26 +134,16 @@ static int fires(uintptr_t target, int stop)
     return 0;
 }
 
-/* Whether the slow path must see every call: a trigger that can fire
- * in the state `on`. */
-int control_watching(int on)
-{
-    for (uint32_t i = 0; i < P->n_triggers; i++)
-        if (P->triggers[i].stop == (uint32_t)on)
-            return 1;
-    return 0;
-}
-
 void control_before_call(uintptr_t target)
 {
     if (P->user_off && fires(target, 0))
-        control_set(1, LITIFUT_STATE_BY_FUNCTION);
+        recording_set(1, LITIFUT_STATE_BY_FUNCTION);
 }
 
 void control_after_call(uintptr_t target)
 {
     if (!P->user_off && fires(target, 1))
-        control_set(0, LITIFUT_STATE_BY_FUNCTION);
+        recording_set(0, LITIFUT_STATE_BY_FUNCTION);
 }
 
 /* A trigger that named no function: said once, at the end (a library
@@ -221,7 +152,7 @@ void control_at_end(void)
 {
     const struct settings *st = &P->settings;
     if (P->recording_off && P->control_started)
-        put_state(LITIFUT_STATE_AT_END);    /* the calls not recorded since the last mark */
+        recording_put_state(LITIFUT_STATE_AT_END);    /* the calls not recorded since the last mark */
     int start = 0, stop = 0;
     for (uint32_t i = 0; i < P->n_triggers; i++)
         *(P->triggers[i].stop ? &stop : &start) = 1;
@@ -278,13 +209,13 @@ void control_poll(uint32_t every)
     p->control_seen[0] = (uint64_t)said;
     if ((said == CONTROL_ON) == !p->user_off)
         return;
-    control_set(said == CONTROL_ON, LITIFUT_STATE_BY_CONTROL);
+    recording_set(said == CONTROL_ON, LITIFUT_STATE_BY_CONTROL);
 }
 
 static void on_toggle_signal(int sig)
 {
     (void)sig;
-    control_set(P->user_off, LITIFUT_STATE_BY_SIGNAL);     /* (its own signal is blocked) */
+    recording_set(P->user_off, LITIFUT_STATE_BY_SIGNAL);     /* (its own signal is blocked) */
 }
 
 void control_start(void)
@@ -316,7 +247,7 @@ void control_start(void)
     int said = st->control[0] ? control_read(st->control) : CONTROL_UNKNOWN;
     P->control_seen[0] = (uint64_t)said;
     int on = said == CONTROL_UNKNOWN ? !st->record_off && !st->start_at[0] : said == CONTROL_ON;
-    control_set(on, LITIFUT_STATE_AT_START);
+    recording_set(on, LITIFUT_STATE_AT_START);
     budget_start();
     if (st->toggle_signal) {
         /* SA_RESTART: the program's system calls go on as if no signal came */

@@ -101,6 +101,17 @@ static enum sleds_mode sleds_mode(int tracing, int recording)
  * this copy is ready and the process traces; the "off" code for good
  * once the trace has stopped (tracefile.c), so that a failed trace
  * costs what LITIFUT_TRACE=0 does. */
+/* Whether the slow path must see every call: a function trigger
+ * (control.c) that can fire with recording `on` or off.  Under the
+ * lock. */
+static int watching(const struct litifut_process *p, int on)
+{
+    for (uint32_t i = 0; i < p->n_triggers; i++)
+        if (p->triggers[i].stop == (uint32_t)on)
+            return 1;
+    return 0;
+}
+
 void copy_set_recording(int on)
 {
     const struct litifut_process *p = litifut_copy.proc;
@@ -112,7 +123,7 @@ void copy_set_recording(int on)
     }
     if (p->trace != TRACE_ON)
         return;
-    arch_sleds_select(control_watching(on) ? SLEDS_START : on ? hot_path(p) : SLEDS_PAUSED);
+    arch_sleds_select(watching(p, on) ? SLEDS_START : on ? hot_path(p) : SLEDS_PAUSED);
 }
 
 void copy_sleds_ready(void)
@@ -120,13 +131,12 @@ void copy_sleds_ready(void)
     int on = copy_start() && !tracefile_disabled();
     if (!litifut_copy.pages)
         return;                     /* the slow path it is */
-    pairs_prepare();
     struct litifut_process *p = litifut_copy.proc;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
-    int watching = control_watching(!p->recording_off);
+    int watch = watching(p, !p->recording_off);
     unlock(mask);
-    enum sleds_mode mode = watching ? SLEDS_START : sleds_mode(on, !p->recording_off);
+    enum sleds_mode mode = watch ? SLEDS_START : sleds_mode(on, !p->recording_off);
     if (mode == SLEDS_START)
         return;                     /* every call hooked: the slow path does it */
     if (!arch_sleds_select(mode)) {

@@ -100,6 +100,7 @@ __attribute__((constructor(101))) static void at_start(void)
 {
     litifut_copy.ctor_done = 1;
     struct litifut_thread *t = thread_self();      /* registers the object */
+    pairs_prepare();            /* (LITIFUT_MODE dedup, count: before the sleds go there) */
     copy_sleds_ready();
     if (!thread_is_real(t))
         return;

@@ -115,7 +115,7 @@ static int table_room(void)
 static void put_objects(void)
 {
     for (int i = 0; i < 64 && P->objects_pending; i++) {
-        if (!control_events_room(1 + LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4))
+        if (!recording_events_room(1 + LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4))
             return;
         lock_signals_blocked();
         long n = P->events_cur ? object_take_pending(P->events_cur,

@@ -380,7 +380,8 @@ void process_unmap_chunk(uint32_t *base, uint32_t *end)
 
 static void pool_entry_reset(struct litifut_thread *t)
 {
-    returns_unmap(t);
+    if (t->shadow)
+        sys_munmap(shadow_mapping(t), shadow_mapping_bytes(t));
     if (t->chunk)
         process_unmap_chunk(t->chunk, t->chunk_end);
     if (t->prev_chunk)

@@ -35,14 +35,14 @@ static void die_unmatched(uintptr_t sp)
 uint32_t *returns_put(struct litifut_thread *t, uint32_t *p)
 {
     uint32_t delta;
-    if (t->lim <= p && !(p = thread_refill(t)))
+    if (t->lim <= p && !(p = control_refill(t)))
         return NULL;
     if (!(p = event_time(t, p, &delta)))
         return NULL;
     *p++ = LITIFUT_REC_RETURN_WORD | delta << LITIFUT_REC_DELTA_SHIFT;
     t->cur = p;
     if (t->lim <= p)
-        p = thread_refill(t);
+        p = control_refill(t);
     return p;
 }
 
@@ -146,7 +146,7 @@ static void thread_ends(void *arg)
     __asm__ volatile("" ::: "memory");
     uint32_t *p = t->cur;
     if (t->lim <= p)
-        p = thread_refill(t);
+        p = control_refill(t);
     unwind(t, p, t->tid == (uint32_t)sys_getpid() ? sp : ~(uintptr_t)0, 0);
     if (t->busy == sp) {
         __asm__ volatile("" ::: "memory");
@@ -178,18 +178,6 @@ static int shadow_make(struct litifut_thread *t)
     return 1;
 }
 
-static unsigned long shadow_bytes(const struct litifut_thread *t)
-{
-    return (unsigned long)(SET_ASIDE_ENTRIES + (t->shadow_end - t->shadow)) *
-           sizeof(struct shadow_entry);
-}
-
-void returns_unmap(struct litifut_thread *t)
-{
-    if (t->shadow)
-        sys_munmap(t->shadow - SET_ASIDE_ENTRIES, shadow_bytes(t));
-}
-
 /* A full shadow stack doubled (a deep recursion), with every signal
  * blocked: a handler's return would read it as it moves.  0 if it
  * cannot grow: the call is then not hooked, its return not recorded. */
@@ -200,8 +188,8 @@ static int shadow_grow(struct litifut_thread *t)
         return 0;
     uint32_t mask[SIGSET_WORDS];
     process_block_signals(mask);
-    unsigned long old = shadow_bytes(t), top = (unsigned long)(t->shadow_top - t->shadow);
-    struct shadow_entry *m = sys_mremap(t->shadow - SET_ASIDE_ENTRIES, old,
+    unsigned long old = shadow_mapping_bytes(t), top = (unsigned long)(t->shadow_top - t->shadow);
+    struct shadow_entry *m = sys_mremap(shadow_mapping(t), old,
                                         old + n * sizeof(struct shadow_entry), MREMAP_MAYMOVE);
     int ok = !sys_mmap_failed(m);
     if (ok) {
@@ -326,7 +314,7 @@ HIDDEN uintptr_t litifut_return(uintptr_t sp)
         __asm__ volatile("" ::: "memory");
         p = t->cur;
         if (t->lim <= p)
-            p = thread_refill(t);
+            p = control_refill(t);
     }
     p = unwind(t, p, sp, 0);
     struct shadow_entry *e = top_entry(t);

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <fcntl.h>
 #include <time.h>
+#include <errno.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include "tracer-arch.h"
 
@@ -110,6 +112,23 @@ static inline void sys_sigtake(int sig)
     struct { long sec, nsec; } zero = { 0, 0 };
     set[(sig - 1) / 32] = 1u << ((sig - 1) % 32);
     arch_syscall6(__NR_rt_sigtimedwait, (long)set, 0, (long)&zero, ARCH_NSIG / 8, 0, 0);
+}
+
+/* Growing a file of the tracer's is never a signal the program would
+ * not get: past RLIMIT_FSIZE the kernel sends SIGXFSZ, which ends the
+ * process.  Whether SIGXFSZ is pending before a file operation, and
+ * after it (it failed with err) taking back one it raised.  The callers
+ * have every signal blocked, so it is still pending then. */
+static inline int xfsz_pending(void)
+{
+    uint32_t set[ARCH_NSIG / 32];
+    return sys_sigpending(set) == 0 && (set[(SIGXFSZ - 1) / 32] >> ((SIGXFSZ - 1) % 32) & 1);
+}
+
+static inline void xfsz_undo(long err, int was_pending)
+{
+    if (err == -EFBIG && !was_pending && xfsz_pending())
+        sys_sigtake(SIGXFSZ);
 }
 
 /* The soft RLIMIT_FSIZE in bytes (~0: none). */

@@ -298,9 +298,6 @@ void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t 
  * it is marked BUSY_OFF for good. */
 uint32_t *thread_refill(struct litifut_thread *t)
 {
-    uint64_t budget_start = budget_refill_start();     /* LITIFUT_BUDGET: 0 if none */
-    uint32_t words = budget_start && t->budget_from && t->budget_from >= t->chunk &&
-                     t->budget_from <= t->cur ? (uint32_t)(t->cur - t->budget_from) : 0;
     if (t->state == THREAD_NEW && !thread_start(t))
         t->state = THREAD_OFF;
     if (t->state == THREAD_ON) {
@@ -316,10 +313,23 @@ uint32_t *thread_refill(struct litifut_thread *t)
         return NULL;
     }
     set_limit(t);
-    if (budget_start)
-        budget_refill_end(t, words, budget_start);      /* (may pause recording) */
-    /* LITIFUT_CONTROL: every 64th refill (a time mark, a chunk), every
-     * 4th with a clock per event (refills 8 times further apart) */
-    control_poll(tracefile_time_every() ? 64 : 4);
     return t->cur;
+}
+
+uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta)
+{
+    uint32_t units;
+    clock_ticks(&units);
+    uint32_t d = units - t->time_last;
+    *delta = 0;
+    if (d >= LITIFUT_REC_ADVANCE_LIMIT)
+        return thread_refill(t);        /* a TIME record (it read the clock a moment later) */
+    t->time_last = units;
+    if (d < LITIFUT_REC_DELTA_LIMIT) {
+        *delta = d;
+        return p;
+    }
+    *p++ = d << 8 | LITIFUT_REC_ADVANCE;        /* one word, not a TIME record */
+    t->cur = p;
+    return t->lim <= p ? thread_refill(t) : p;  /* (its TIME record sets time_last) */
 }

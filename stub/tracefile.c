@@ -128,25 +128,8 @@ static void fill_header(struct litifut_trace_header *h)
     h->parent_words = P->fork_from[3];
 }
 
-/* --- growing the file: never a signal the program would not get ---
- * Past RLIMIT_FSIZE the kernel sends SIGXFSZ, which ends the process:
- * the tracer stops at the limit instead, and a signal its own write
- * raised anyway (a limit lowered meanwhile) is taken back.  The
- * callers have every signal blocked, so it is still pending then. */
-
-int xfsz_pending(void)
-{
-    uint32_t set[SIGSET_WORDS];
-    return sys_sigpending(set) == 0 && (set[(SIGXFSZ - 1) / 32] >> ((SIGXFSZ - 1) % 32) & 1);
-}
-
-/* After a file operation that failed with `err`: SIGXFSZ taken back
- * if the operation raised it (it was not pending before). */
-void xfsz_undo(long err, int was_pending)
-{
-    if (err == -EFBIG && !was_pending && xfsz_pending())
-        sys_sigtake(SIGXFSZ);
-}
+/* --- growing the file: never a signal the program would not get
+ * (xfsz_pending, xfsz_undo: sys.h) --- */
 
 long tracefile_write(int fd, const void *buf, unsigned long n)
 {

@@ -3,18 +3,39 @@
  * module is linked into every instrumented object (the executable and
  * each library); the copies of one process share one trace through the
  * process block (process.c).  One file per job, calls going one way
- * (down this list):
- *   events.c     constructors, destructors, fork
- *   call.c       the per-call path's C half (the slow path)
- *   thread.c     the per-thread state: TLS slot, chunks, time marks
+ * (down this list; checked by reading, function by function):
+ *   events.c     constructors, destructors, fork: the entries from the
+ *                C library (and arch/mips/bridge.c's constructors, which
+ *                join this object to the run-time bridges)
+ *   arch/<arch>/unwind.c  the entries from unwinders: the return
+ *                trampoline's personality routine, __wrap_backtrace
+ *   call.c       the per-call path's C half: the slow path, the hot
+ *                path's refill (litifut_refill)
+ *   returns.c    exact returns: hooks, shadow stack, the trampolines' C
+ *                half
+ *   pairs.c      LITIFUT_MODE dedup and count
+ *   copyout.c    LITIFUT_COPY_TO
+ *   control.c    what turns recording on and off: LITIFUT_SIGNAL, the
+ *                control file, function triggers, the state at start;
+ *                and a refill with what comes due at one (control_refill:
+ *                the budget's charge, the control file's poll)
+ *   budget.c     ... and LITIFUT_BUDGET's pauses
+ *   recording.c  the recording switch those flip, and its STATE records
+ *   thread.c     the per-thread state and the one layer that writes a
+ *                thread's records: TLS slot, chunks, call and return
+ *                times (event_time), time marks
  *   copy.c       this copy: registration, its page table, sled modes
- *                (arch/<arch>/sleds.c)
+ *                (arch/<arch>/sleds.c, and on MIPS bridge.c's entries,
+ *                which sleds.c points at the mode's code)
  *   tracefile.c  the trace file: header, chunks, maps copy
- *   process.c    the process block: lock, objects, thread pool
- * and helpers every file may use: settings.c, procfs.c, fileid.c,
- * elfsym.c (a loaded object's dynamic symbols), sys.h, text.h.  (Not
- * yet true of every file: control.c, budget.c, returns.c, pairs.c and
- * copyout.c call across this list; issue 22 asks for it to be made so.)
+ *   process.c    the process block: lock, objects, thread pool.  It
+ *                reaches each live copy's sleds through the function
+ *                pointer the copy registered (copy_set_recording): the
+ *                one call that goes up, as another object's copy can be
+ *                reached no other way.
+ * and helpers every file may use, which call none of the above:
+ * settings.c, procfs.c, fileid.c, elfsym.c (a loaded object's dynamic
+ * symbols), sys.h, text.h.
  */
 #ifndef LITIFUT_STUB_TRACER_H
 #define LITIFUT_STUB_TRACER_H
@@ -119,6 +140,17 @@ struct litifut_thread {
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
 } __attribute__((aligned(8)));      /* (ARM loads shadow_top and _end with one ldrd) */
+/* The shadow stack's whole mapping (returns.c makes and grows it; the
+ * pool unmaps it with its thread: process.c). */
+static inline void *shadow_mapping(const struct litifut_thread *t)
+{
+    return t->shadow - SET_ASIDE_ENTRIES;
+}
+static inline unsigned long shadow_mapping_bytes(const struct litifut_thread *t)
+{
+    return (unsigned long)(SET_ASIDE_ENTRIES + (t->shadow_end - t->shadow)) *
+           sizeof(struct shadow_entry);
+}
 _Static_assert(offsetof(struct litifut_thread, busy) == THREAD_BUSY, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, cur) == THREAD_CUR, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, lim) == THREAD_LIM, "layout.h");
@@ -400,10 +432,6 @@ HIDDEN int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out);
 /* write() to a file of the tracer's: a file size limit never sends
  * SIGXFSZ to the program.  Every signal blocked. */
 HIDDEN long tracefile_write(int fd, const void *buf, unsigned long n);
-/* The same for any file operation: whether SIGXFSZ is pending before
- * it, and after it (it returned err) taking back one it raised. */
-HIDDEN int xfsz_pending(void);
-HIDDEN void xfsz_undo(long err, int was_pending);
 HIDDEN uint32_t tracefile_time_every(void);
 /* Whether calls are hooked for exact returns (LITIFUT_RETURNS=1). */
 HIDDEN int tracefile_returns(void);
@@ -431,15 +459,9 @@ HIDDEN int returns_backtrace_filter(void **buf, int n, uintptr_t lo, uintptr_t h
  * `object` (dl_iterate_phdr). */
 HIDDEN uintptr_t elf_symbol(uintptr_t base, const void *phdrs, unsigned phnum, const char *name);
 HIDDEN uintptr_t loaded_symbol(const char *object, const char *name);
-/* The thread's shadow stack unmapped (a pool entry reset). */
-HIDDEN void returns_unmap(struct litifut_thread *t);
 /* call.c: was the tracer frame that marked a thread busy at `busy`
  * abandoned, now that it enters the tracer from stack pointer caller_sp? */
 HIDDEN int busy_abandoned(uintptr_t busy, uintptr_t caller_sp);
-/* The time since t's last event, for a record at p (an ADVANCE
- * word or a TIME record first if it does not fit).  Returns where the
- * record goes, NULL if t records no more. */
-HIDDEN uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta);
 /* The clock of every event (LITIFUT_CLOCK_*), decided on first use. */
 HIDDEN uint32_t tracefile_clock(void);
 /* Now, on that clock: its ticks, and in units of the thread clocks. */
@@ -458,33 +480,39 @@ HIDDEN void control_at_end(void);   /* from the last object's destructor, under 
  * a call to `target` (LITIFUT_START_AT) and after (LITIFUT_STOP_AT). */
 HIDDEN void control_before_call(uintptr_t target);
 HIDDEN void control_after_call(uintptr_t target);
-/* Whether the sleds must send every call to the slow path, to see
- * trigger calls, with recording `on` or off.  Under the lock. */
-HIDDEN int control_watching(int on);
 /* LITIFUT_CONTROL: reads the control file at every `every`-th call of
  * this (a power of 2), turning recording on or off if what it says
  * changed. */
 HIDDEN void control_poll(uint32_t every);
-/* Recording on or off for `why` (a LITIFUT_STATE_*): the user's state,
- * or the budget's pause (LITIFUT_STATE_BY_BUDGET); it records only if
- * neither is off.  Blocks signals itself; lock not held. */
-HIDDEN void control_set(int on, uint32_t why);
 HIDDEN void control_after_fork_child(void);     /* once the child's lock is free */
+/* thread_refill, and what comes due at a refill: the budget's charge,
+ * the control file's poll.  Where the next record goes, or NULL. */
+HIDDEN uint32_t *control_refill(struct litifut_thread *t);
 /* budget.c (LITIFUT_BUDGET) */
 HIDDEN void budget_start(void);         /* from control_start, once */
-/* thread_refill's: the time at its start (0: no budget), and at its end
- * the refill's time and the records since the last one charged. */
-HIDDEN uint64_t budget_refill_start(void);
+/* A refill's: the time at its start (0: no budget) and the records
+ * since the last one charged (*words); at its end the refill's time
+ * and those records charged. */
+HIDDEN uint64_t budget_refill_start(const struct litifut_thread *t, uint32_t *words);
 HIDDEN void budget_refill_end(struct litifut_thread *t, uint32_t words, uint64_t start);
 HIDDEN void budget_poll(void);          /* paused: a new period resumes */
+/* recording.c: recording on or off for `why` (a LITIFUT_STATE_*): the
+ * user's state, or the budget's pause (LITIFUT_STATE_BY_BUDGET); it
+ * records only if neither is off.  Blocks signals itself; lock not
+ * held. */
+HIDDEN void recording_set(int on, uint32_t why);
+/* A fork child whose recording is off: its STATE record at its start. */
+HIDDEN void recording_mark_start(void);
+/* A TIME and a STATE record for `why`, if there is room.  Under the lock. */
+HIDDEN void recording_put_state(uint32_t why);
+/* Room for `words` in the process's own chunk (thread id 0; a new one
+ * if not); 0 if there is no trace.  Signals blocked, lock not held. */
+HIDDEN int recording_events_room(uint32_t words);
 /* arch/<arch>/stub.S: `rounds` rounds of a recorded call's instructions
  * on `scratch` (8 words: its own address, 0, 0, 0, 0, 0, 1, 0) */
 HIDDEN void litifut_calibrate(uint32_t rounds, uint32_t *scratch);
 /* copy.c: this copy's sleds to the hot path (on) or the "off" code */
 HIDDEN void copy_set_recording(int on);
-/* Room for `words` in the process's own chunk (thread id 0; a new one
- * if not); 0 if there is no trace.  Signals blocked, lock not held. */
-HIDDEN int control_events_room(uint32_t words);
 /* pairs.c (LITIFUT_MODE dedup and count) */
 HIDDEN void pairs_prepare(void);        /* this copy's site pointers, once READY */
 /* A call of the modes: its pair found or made, and counted. */
@@ -545,6 +573,10 @@ HIDDEN void thread_emit_objects(struct litifut_thread *t);
 /* Where the next record goes (a time mark or a new chunk made first),
  * or NULL if this thread records no more (then BUSY_OFF for good). */
 HIDDEN uint32_t *thread_refill(struct litifut_thread *t);
+/* The time since t's last event, for a record at p (an ADVANCE
+ * word or a TIME record first if it does not fit).  Returns where the
+ * record goes, NULL if t records no more. */
+HIDDEN uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta);
 HIDDEN void thread_cache_clear(struct litifut_thread *t);
 
 #define TIME_MARK_WORDS 5u          /* at most (clock marks: 3) */

@@ -37,6 +37,17 @@
 
 extern const uint32_t litifut_bridge_template[] HIDDEN;
 extern const uint32_t litifut_bridge_template_end[] HIDDEN;
+extern const char litifut_mips_start_t9[] HIDDEN;
+
+/* Where this object's entries send each half's calls: the `_t9` entry
+ * point of the sled mode (sleds.c tells, bridges_retarget); the slow
+ * path until then. */
+static uint32_t bridge_to[2];
+
+static uint32_t bridge_code(int half)
+{
+    return bridge_to[half] ? bridge_to[half] : (uint32_t)(uintptr_t)litifut_mips_start_t9;
+}
 
 static void die(const char *msg, uintptr_t addr)
 {
@@ -109,8 +120,8 @@ static void bridges_join(void)
         if (e >= end)
             die("its table is full", region << 28 | db_header()->bridge);
         e[1] = (uint32_t)hi;
-        e[2] = arch_bridge_common(0);
-        e[3] = arch_bridge_common(1);
+        e[2] = bridge_code(0);
+        e[3] = bridge_code(1);
         __sync_synchronize();
         e[0] = (uint32_t)lo;
     }
@@ -118,8 +129,8 @@ static void bridges_join(void)
 }
 
 /* This object's live entries in every bridge of its regions: `leave`
- * empties them (hi = lo), else they go to arch_bridge_common() (the
- * sled mode changed).  Under the lock: taken here unless the caller
+ * empties them (hi = lo), else they go to bridge_code() (the sled mode
+ * changed).  Under the lock: taken here unless the caller
  * holds it (a recording switch, control.c: taking it again would wait
  * for ever). */
 static void bridges_update(int leave)
@@ -141,8 +152,8 @@ static void bridges_update(int leave)
             if (leave) {
                 e[1] = e[0];
             } else {
-                e[2] = arch_bridge_common(0);
-                e[3] = arch_bridge_common(1);
+                e[2] = bridge_code(0);
+                e[3] = bridge_code(1);
             }
         }
     }
@@ -150,8 +161,10 @@ static void bridges_update(int leave)
         unlock(mask);
 }
 
-void bridges_retarget(void)
+void bridges_retarget(uint32_t fixed, uint32_t reg)
 {
+    bridge_to[0] = fixed;
+    bridge_to[1] = reg;
     bridges_update(0);
 }
 

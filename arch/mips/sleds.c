@@ -85,11 +85,8 @@ int arch_sleds_select(enum sleds_mode mode)
         return 0;
     }
     sleds_mode = mode;
-    bridges_retarget();
+    bridges_retarget((uint32_t)(uintptr_t)PICK_AS(litifut_mips, mode, 0, _t9),
+                     (uint32_t)(uintptr_t)PICK_AS(litifut_mips, mode, 1, _t9));
     return 1;
 }
 
-uint32_t arch_bridge_common(int half)
-{
-    return (uint32_t)(uintptr_t)PICK_AS(litifut_mips, sleds_mode, half, _t9);
-}

@@ -162,10 +162,9 @@ static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
 #define ARCH_HOT_TPOFF_OK(off) \
     ((intptr_t)(off) >= -32768 && (intptr_t)(off) + TLS_SLOT_SIZE <= 32768)
 
-/* The run-time bridges (bridge.c) and the sled modes (sleds.c) meet:
- * the code this object's bridge entries go to, per sled half, and
- * making them go there now. */
-__attribute__((visibility("hidden"))) uint32_t arch_bridge_common(int half);
-__attribute__((visibility("hidden"))) void bridges_retarget(void);
+/* The sled modes (sleds.c) tell the run-time bridges (bridge.c) where
+ * this object's bridge entries go now: per sled half, the mode's `_t9`
+ * entry point. */
+__attribute__((visibility("hidden"))) void bridges_retarget(uint32_t fixed, uint32_t reg);
 
 #endif

@@ -1,0 +1,108 @@
+/*
+ * The recording switch: the process records, or not, from now on, for
+ * a reason (LITIFUT_STATE_*): the user's state (signal, control file,
+ * function triggers, the state at start: control.c) or the budget's
+ * pause (budget.c), which flip it; it records while neither is off.
+ * Every change rewrites every copy's sleds (objects_set_recording) and
+ * leaves a TIME and a STATE record in the process's own chunks (thread
+ * id 0; trace-format.h), where the BUDGET and a dedup trace's object
+ * records go too (recording_events_room).
+ */
+#include <stdint.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+#include "litifut/trace-format.h"
+
+#define P (litifut_copy.proc)
+
+#define STATE_MARK_WORDS (TIME_MARK_WORDS + 3)
+
+/* Two threads claiming a chunk at once waste one chunk, nothing else. */
+int recording_events_room(uint32_t words)
+{
+    if (!tracefile_start())
+        return 0;               /* (a fork child's trace starts here, if not yet) */
+    lock_signals_blocked();
+    int room = P->events_cur && (uint32_t)(P->events_end - P->events_cur) >= words;
+    unlock_signals_blocked();
+    if (room)
+        return 1;
+    struct chunk c;
+    if (!tracefile_new_chunk(0, 4096 + 4 * words, &c))
+        return 0;
+    lock_signals_blocked();
+    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {
+        P->events_cur = c.base + sizeof(struct litifut_chunk_header) / 4;
+        P->events_end = c.end;
+    }
+    unlock_signals_blocked();
+    return 1;
+}
+
+/* A TIME and a STATE record: the process records (or not) from now on,
+ * because of `why`.  Under the lock; nothing if there is no room (no
+ * trace, or another thread took it: then the mark is lost, not the
+ * state). */
+static void put_state(uint32_t why)
+{
+    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < STATE_MARK_WORDS)
+        return;
+    uint32_t units;
+    uint32_t *p = put_time_record(P->events_cur, &units);
+    *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_STATE, 2);
+    *p++ = LITIFUT_STATE_WORD(!P->recording_off, why);
+    *p++ = P->unrecorded;
+    P->events_cur = p;
+}
+
+/* Recording on or off for `why`, with its mark: the user's state, or
+ * the budget's pause; the process records while neither is off.  A
+ * budget change that changes nothing leaves no mark.  With every
+ * signal blocked. */
+static void set_recording(int on, uint32_t why)
+{
+    if (!recording_events_room(STATE_MARK_WORDS))
+        return;
+    lock_signals_blocked();
+    if (why == LITIFUT_STATE_BY_BUDGET)
+        P->budget_paused = !on;
+    else
+        P->user_off = !on;
+    uint32_t off = P->user_off || P->budget_paused;
+    if (off != P->recording_off || why != LITIFUT_STATE_BY_BUDGET) {
+        if (!off && P->recording_off)
+            pool_mark_due();    /* (before the sleds: the next record marks the time) */
+        P->recording_off = off;
+        objects_set_recording(!off);
+        put_state(why);
+    }
+    unlock_signals_blocked();
+}
+
+void recording_set(int on, uint32_t why)
+{
+    uint32_t saved[SIGSET_WORDS];
+    process_block_signals(saved);
+    set_recording(on, why);
+    process_restore_signals(saved);
+}
+
+void recording_put_state(uint32_t why)
+{
+    put_state(why);
+}
+
+/* A fork child whose recording is off: its STATE record, at its
+ * trace's start. */
+void recording_mark_start(void)
+{
+    if (!recording_events_room(STATE_MARK_WORDS))
+        return;
+    uint32_t saved[SIGSET_WORDS];
+    process_block_signals(saved);
+    lock_signals_blocked();
+    put_state(LITIFUT_STATE_AT_START);
+    unlock_signals_blocked();
+    process_restore_signals(saved);
+}
