@@ -39,8 +39,9 @@
  * calls f again): the topmost frame of F is taken as the caller, so
  * such a recursion's frames end together, at the next call from below
  * it.  A stack deeper than CALLSTACK_MAX_DEPTH (a long recursion read
- * that way) ends its top frame before each push: memory stays bounded;
- * one warning per trace.
+ * that way; with return records, CALLSTACK_MAX_DEPTH_RETURNS) ends its
+ * top frame before each push: memory stays bounded; one warning per
+ * trace.
  *
  * Returns recorded (a trace with return records): a return ends the
  * innermost frame of a traced call, and the synthetic frames above it
@@ -131,12 +132,14 @@ enum frame_kind { FRAME_CALL, FRAME_SYNTHETIC, FRAME_INHERITED, FRAME_INHERITED_
 static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct trace_event *call,
                  enum frame_kind kind)
 {
-    if (s->n == CALLSTACK_MAX_DEPTH) {
+    uint32_t max = s->t->header.flags & LITIFUT_TRACE_RETURNS ? CALLSTACK_MAX_DEPTH_RETURNS
+                                                               : CALLSTACK_MAX_DEPTH;
+    if (s->n == max) {
         if (!*s->warned_depth) {
             *s->warned_depth = 1;
-            warning("%s: thread %u: the call stack inferred is deeper than %u frames (a long "
+            warning("%s: thread %u: the call stack is deeper than %u frames (a long "
                     "recursion?); the top frame taken as returned at each deeper call",
-                    s->t->path, (unsigned)s->th->tid, CALLSTACK_MAX_DEPTH);
+                    s->t->path, (unsigned)s->th->tid, (unsigned)max);
         }
         pop(s, t);
     }

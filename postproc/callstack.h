@@ -10,8 +10,14 @@
 #include "postproc/names.h"
 #include "postproc/trace.h"
 
-/* Deepest stack kept: a deeper frame pops the top first (see callstack.c). */
+/* Deepest stack kept: a deeper frame pops the top first (see
+ * callstack.c).  A trace with return records holds the real stack: as
+ * deep as the tracer's shadow stack can grow before its hooks stop
+ * (4 M frames, 80 bytes each here: memory only a recursion that deep
+ * asks for); inferred returns may pile up frames that returned long
+ * ago: 64 K. */
 #define CALLSTACK_MAX_DEPTH 65536u
+#define CALLSTACK_MAX_DEPTH_RETURNS (1u << 22)
 
 struct frame {
     uint32_t fid;               /* the function (names.h) */

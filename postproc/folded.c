@@ -10,6 +10,10 @@
  * time.  The paths are a calling-context tree, built as frames are
  * pushed: memory grows with the number of distinct paths, not with the
  * trace.  A ';' in a name (none in C or C++ names) is written as ':'.
+ * A path deeper than VIEW_DEPTH_CAP frames (view.h) ends in one frame,
+ * "[deeper than 256 frames]", which takes the self time of every frame
+ * past the cap: lines stay short, and the weights still total the self
+ * time.
  *
  * Estimates (estimates.h): the format has no room for a note (every
  * line must be "stack weight": flamegraph.pl counts others as bad
@@ -34,9 +38,14 @@
 
 struct node {
     uint32_t parent;            /* 0: a thread's first frame (node 0 is the root) */
-    uint32_t fid;
+    uint32_t fid;               /* FID_DEEPER: the frames past the depth cap */
+    uint32_t depth;             /* frames on its path (the root: 0) */
     uint64_t self_ns;
 };
+
+#define FID_DEEPER UINT32_MAX
+#define STRING(x) #x
+#define DEEPER_NAME(cap) "[deeper than " STRING(cap) " frames]"
 
 struct folded {
     struct view v;
@@ -51,6 +60,10 @@ struct folded {
 /* The node for `fid` called in the context `parent`. */
 static uint32_t child(struct folded *fo, uint32_t parent, uint32_t fid)
 {
+    if (fo->nodes[parent].fid == FID_DEEPER)
+        return parent;                  /* past the cap: one node for all */
+    if (fo->nodes[parent].depth >= VIEW_DEPTH_CAP)
+        fid = FID_DEEPER;
     uint64_t key = u64map_pair(parent, fid);
     uint32_t i = u64map_get(&fo->index, key);
     if (i != U64MAP_NONE)
@@ -65,7 +78,7 @@ static uint32_t child(struct folded *fo, uint32_t parent, uint32_t fid)
         fo->cap *= 2;
         fo->nodes = xrealloc(fo->nodes, fo->cap * sizeof *fo->nodes);
     }
-    fo->nodes[fo->n] = (struct node){ parent, fid, 0 };
+    fo->nodes[fo->n] = (struct node){ parent, fid, fo->nodes[parent].depth + 1, 0 };
     u64map_put(&fo->index, key, fo->n);
     return fo->n++;
 }
@@ -113,7 +126,8 @@ static void folded_end(struct view *v)
             path[depth++] = fo->nodes[k].fid;
         }
         while (depth--) {
-            put_frame(v->out, v->ft->v[path[depth]].name);
+            put_frame(v->out, path[depth] == FID_DEEPER ? DEEPER_NAME(VIEW_DEPTH_CAP)
+                                                        : v->ft->v[path[depth]].name);
             fputc(depth ? ';' : ' ', v->out);
         }
         fprintf(v->out, "%" PRIu64 "\n", fo->nodes[i].self_ns);

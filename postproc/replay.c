@@ -18,6 +18,9 @@
  * per-call clock or no return records (estimates.h), so its durations
  * are estimates; a trace with both has neither.
  *
+ * Indentation stops at VIEW_DEPTH_CAP (view.h): a deeper line says its
+ * depth, "[depth 300] f -> g".
+ *
  * A call that has traced calls of its own opens a block ("{"); its
  * duration is on the line that closes it ("}" and the function's name
  * as a C comment, at its end time).  A
@@ -171,7 +174,11 @@ static void line_start(const struct view *v, const struct callstack *s, uint64_t
         print_duration(out, *duration, DURATION_WIDTH, v->trace->estimates != 0);
     else
         fprintf(out, "%*s", DURATION_WIDTH, "");
-    fprintf(out, " %8" PRIu32 "  %*s", s->th->tid, (int)(2 * depth), "");
+    if (depth <= VIEW_DEPTH_CAP)
+        fprintf(out, " %8" PRIu32 "  %*s", s->th->tid, (int)(2 * depth), "");
+    else
+        fprintf(out, " %8" PRIu32 "  %*s[depth %" PRIu32 "] ", s->th->tid,
+                (int)(2 * VIEW_DEPTH_CAP), "", depth);
 }
 
 /* "caller -> callee", or "(untraced) -> callee" for a synthetic frame. */

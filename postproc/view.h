@@ -71,6 +71,14 @@ struct view_options {
     int notes;                  /* stderr is a terminal: notes the output has no room for */
 };
 
+/* The text and folded views show frames up to this depth: the log
+ * indents no further and names a deeper line's depth ("[depth N]"),
+ * folded stacks end in one frame "[deeper than 256 frames]" that takes
+ * the self time of every frame past it.  (A recursion 100000 calls deep
+ * would otherwise make lines of 200 KB, and folded output quadratic in
+ * the depth.) */
+#define VIEW_DEPTH_CAP 256
+
 /* Each makes its view (freed by its end). */
 struct view *replay_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_options *o);

@@ -154,7 +154,8 @@ returns_fate() {
             pass "$name: runs as the plain build; ${exact#returns-compare: }"
         else
             fail "$name: exact returns differ from the oracle: $(head -c 600 <<< "$exact")"
-        fi ;;
+        fi
+        [ "$base" = deeprec ] && [ "$mode" = pie ] && returns_deep_views "$name" "$r/exact" ;;
     contexts)
         check "$name: runs as the plain build; frames on another stack closed early ($info)" \
             eval '[[ $info =~ ^exact,\ [0-9]+\ frames\ closed\ early ]]' ;;
@@ -162,6 +163,27 @@ returns_fate() {
         check "$name: runs as the plain build (its backtrace() frames: $(grep -c '^(' "$r/plain/out"))" \
             eval '[ "$(grep -c "^(" "$r/plain/out")" -ge 3 ] && [ "$info" = exact ]' ;;
     esac
+}
+
+# returns_deep_views NAME DIR: the views of deeprec's trace (a stack
+# 100000 frames deep, returns recorded) stay small (postproc/view.h,
+# VIEW_DEPTH_CAP): log lines no longer than the indentation of 256
+# frames and a depth mark, folded paths of 256 frames and one
+# "[deeper than 256 frames]", which keeps the self time of the rest;
+# and the post-processor keeps the whole stack (no warning).
+returns_deep_views() {
+    local name=$1 dir=$2 pp=$BIN/litifut-postproc longest deepest frames
+    read -r longest deepest < <("$pp" "$dir" 2> "$dir.views.err" |
+        awk '{ if (length > m) m = length; if (match($0, /\[depth [0-9]+\] /)) {
+                   d = substr($0, RSTART + 7, RLENGTH - 9) + 0; if (d > dm) dm = d } }
+             END { print m + 0, dm + 0 }')
+    "$pp" --format=folded "$dir" > "$dir.folded" 2>> "$dir.views.err"
+    "$pp" --profile --format=tsv "$dir" > "$dir.prof" 2>> "$dir.views.err"
+    frames=$(awk '{ n = gsub(/;/, ";") + 1; if (n > m) m = n } END { print m + 0 }' "$dir.folded")
+    check "$name: views of a stack $deepest deep: log lines of $longest characters at most, folded paths of $frames frames, the profile's self time" \
+        eval '[ ! -s "$dir.views.err" ] && [ "$longest" -le 700 ] && [ "$deepest" -ge 100000 ] &&
+              [ "$frames" = 257 ] && grep -q ";\[deeper than 256 frames\] [0-9]*$" "$dir.folded" &&
+              [ "$(views_folded "$dir.folded")" = "$(views_self_total "$dir.prof")" ]'
 }
 
 returns_one() {     # returns_one ARCH SOURCE MODE, or ARCH shlib
