@@ -34,6 +34,8 @@ extern const char litifut_return_personality[] HIDDEN;
  * may hold a target whose record was abandoned: empty it first.
  * `hook`: LITIFUT_RETURNS, the frame whose return address to hook.
  * Returns 1 if the call was recorded. */
+static void unrecorded_call(struct litifut_process *proc);
+
 static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site, int indirect,
                        uintptr_t target, uintptr_t busy_after, int reset,
                        struct arch_frame *hook)
@@ -41,8 +43,17 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
     t->busy = frame;
     compiler_barrier();
     uint32_t *p = t->cur;
-    if (t->lim <= p && !(p = control_refill(t)))
-        return 0;           /* this thread records no more: BUSY_OFF */
+    if (t->lim <= p) {
+        if (!(p = control_refill(t)))
+            return 0;       /* this thread records no more: BUSY_OFF */
+        if (litifut_copy.proc->recording_off) {
+            /* the refill paused recording (LITIFUT_BUDGET, the control
+             * file): this call comes after the pause's STATE record */
+            t->busy = busy_after;
+            unrecorded_call(litifut_copy.proc);
+            return 0;
+        }
+    }
     if (reset) {
         thread_cache_clear(t);
         *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CACHE_RESET, 0);
@@ -242,11 +253,15 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
 /*
  * The ARM hot path found no room in t's chunk and marked t busy with its
  * frame: a time mark or a new chunk, then busy is clear again (or t is
- * off for good: BUSY_OFF), and the hot path tries once more.
+ * off for good: BUSY_OFF), and the hot path tries once more.  If the
+ * refill paused recording (LITIFUT_BUDGET, the control file), busy
+ * stays the hot path's frame: its retry goes to the slow path, which
+ * counts the call as not recorded (it comes after the pause's STATE
+ * record).
  */
 HIDDEN void litifut_refill(struct litifut_thread *t)
 {
-    if (control_refill(t))
+    if (control_refill(t) && !litifut_copy.proc->recording_off)
         t->busy = 0;
 }
 
