@@ -269,9 +269,9 @@ test: deps sources test-tools all qemu-counters
 	    PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \
 	    COUNTER_QEMU=$(abspath $(BUILD)/qemu/bin) tests/run.sh
 
-bench: deps sources all test-tools
+bench: deps sources all test-tools qemu-counters
 	BIN=$(abspath $(BIN)) PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \
-	    BENCH_OUT=$${BENCH_OUT:-$(abspath $(BUILD)/bench)} tests/bench.sh
+	    COUNTER_QEMU=$(abspath $(BUILD)/qemu/bin) BENCH_OUT=$${BENCH_OUT:-$(abspath $(BUILD)/bench)} tests/bench.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -30,6 +30,10 @@
 #   litifut default   LITIFUT_RETURNS=1 LITIFUT_CLOCK=auto: exact
 #                     returns and a time per call from the clock auto
 #                     picks (the table names the one the trace got)
+#   litifut default, counter qemu
+#                     the same under the qemu of `make qemu-counters`
+#                     ($COUNTER_QEMU), where auto picks the processor's
+#                     counter (Debian's qemu-user traps ARM's)
 #   calls only        LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks
 #   off               LITIFUT_TRACE=0
 #   timed ring        -finstrument-functions with tests/bench/cyg-timed.c:
@@ -247,6 +251,12 @@ measure() {
     # the Targets table: litifut's default, calls only, off; the
     # -finstrument-functions handlers, timed and minimal; -pg
     run default litifut 1 "${DEFAULT_CONFIG[@]}"
+    # the default again under qemu with the processors' counters
+    # readable (make qemu-counters), which Debian's qemu-user traps:
+    # there auto picks the counter
+    if [ -n "${COUNTER_QEMU:-}" ] && [ -x "$COUNTER_QEMU/$QEMU" ]; then
+        QEMU=$COUNTER_QEMU/$QEMU run counter litifut 1 "${DEFAULT_CONFIG[@]}"
+    fi
     run on litifut 1 "${CALLS_ONLY[@]}"
     run off litifut 0
     run finstr finstr 1
@@ -262,7 +272,7 @@ measure() {
     run paused litifut 1 "${CALLS_ONLY[@]}" LITIFUT_RECORD=off
 
     # the same work in every run, and each kind what it says it is
-    for k in default on off finstr timed pg clock returns count dedup paused; do
+    for k in default on off finstr timed pg clock returns count dedup paused ${n[counter]:+counter}; do
         cmp -s <(run_out plain) <(run_out "$k") ||
             die "the $k run's output differs from the plain run's (see $d)"
     done
@@ -279,18 +289,18 @@ measure() {
         fi
     done
     [ -s "$d/run-pg/gmon.out" ] || die "the -pg run wrote no gmon.out (see $d/run-pg)"
-    for k in default on clock returns count dedup; do
+    for k in default on clock returns count dedup ${n[counter]:+counter}; do
         "$BIN/litifut-postproc" --info "$d/run-$k" > "$d/run-$k/info" 2> "$d/run-$k/info.err" ||
             die "litifut-postproc --info: $(head -c 300 "$d/run-$k/info.err")"
     done
-    for k in default:exact returns:exact on:inferred clock:inferred; do
+    for k in default:exact returns:exact on:inferred clock:inferred ${n[counter]:+counter:exact}; do
         [ "$(info_value "$d/run-${k%:*}" returns)" = "${k#*:}" ] ||
             die "the ${k%:*} run's returns are not ${k#*:} (see $d/run-${k%:*}/info)"
     done
     # (lua seeds its string hashes with time and stack addresses: its
     # string table, and so a few calls of its own, differ from run to
     # run; 1 in 10^4 is more than that and far less than a lost chunk)
-    for k in default clock returns count; do
+    for k in default clock returns count ${n[counter]:+counter}; do
         same_calls "$(info_value "$d/run-$k" calls)" "$(info_value "$d/run-on" calls)" ||
             die "the $k run recorded other calls than the on run (see $d)"
     done
@@ -317,6 +327,12 @@ measure() {
     for k in plain default on off finstr timed pg clock returns count dedup paused; do
         fields+=("${s[$k]}")
     done
+    if [ -n "${n[counter]:-}" ]; then
+        fields+=("${n[counter]}" "$(info_value "$d/run-counter" record_bytes)"
+                 "$(info_value "$d/run-counter" clock)" "${s[counter]}")
+    else
+        fields+=("" "" "" "")
+    fi
     (IFS=$'\t'; echo "${fields[*]}") >> "$TSV"
     [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$d"
 }
@@ -366,7 +382,7 @@ for arch in $ARCHES; do
             "$ROOT/tests/bench/cyg-$h.c"
     done
     TSV=$OUT/bench-$arch.tsv
-    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\tinsns_count\tinsns_dedup\trecord_bytes_count\trecord_bytes_dedup\tpairs\tinsns_paused\tinsns_default\trecord_bytes_default\tclock_default\tinsns_timed\tring_bytes_finstr\tring_bytes_timed\tsys_plain\tsys_default\tsys_on\tsys_off\tsys_finstr\tsys_timed\tsys_pg\tsys_clock\tsys_returns\tsys_count\tsys_dedup\tsys_paused\n' > "$TSV"
+    printf '# arch\tprogram\tbuild\tcalls\tinsns_plain\tinsns_on\tinsns_off\tinsns_finstr\tinsns_pg\trecord_bytes\tsites\tdb_bytes\tadded_bytes\tlink_plain_s\tlink_litifut_s\tinsns_clock\tinsns_returns\trecord_bytes_clock\trecord_bytes_returns\tinsns_count\tinsns_dedup\trecord_bytes_count\trecord_bytes_dedup\tpairs\tinsns_paused\tinsns_default\trecord_bytes_default\tclock_default\tinsns_timed\tring_bytes_finstr\tring_bytes_timed\tsys_plain\tsys_default\tsys_on\tsys_off\tsys_finstr\tsys_timed\tsys_pg\tsys_clock\tsys_returns\tsys_count\tsys_dedup\tsys_paused\tinsns_counter\trecord_bytes_counter\tclock_counter\tsys_counter\n' > "$TSV"
     for row in $ROWS; do
         measure "${row%%:*}" "${row#*:}"
     done
@@ -488,7 +504,11 @@ exit times the record's size: a ring keeps only its last 4096).
 litifut default: LITIFUT_RETURNS=1 LITIFUT_CLOCK=auto, the clock the
 trace got in parentheses (marks: times interpolated between marks;
 monotonic: a clock_gettime system call per call; counter: the
-processor's); calls only: LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks (the
+processor's); litifut default, counter qemu: the same under the qemu
+of `make qemu-counters` (COUNTER_QEMU; Debian's qemu-user traps ARM's
+counter and keeps MIPS's at 0), where auto picks the counter, as on a
+device whose counter user space may read (the row is left out without
+it); calls only: LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks (the
 "on" run below); off: LITIFUT_TRACE=0.  Under qemu-user 7.2 glibc's
 clock_gettime finds no vDSO: each is a system call (on a device with a
 vDSO, none, and more instructions).

@@ -33,6 +33,10 @@ END {
         printf f0, val(i, "program"), val(i, "build"), \
             "litifut default (returns, clock " val(i, "clock_default") ")", \
             percall("insns_default", i), syspercall("default", i), bytes("record_bytes_default", i)
+        if (val(i, "insns_counter") != "")
+            printf f0, "", "", "litifut default, counter qemu (" val(i, "clock_counter") ")", \
+                percall("insns_counter", i), syspercall("counter", i), \
+                bytes("record_bytes_counter", i)
         printf f0, "", "", "litifut calls only (clock marks)", \
             percall("insns_on", i), syspercall("on", i), bytes("record_bytes", i)
         printf f0, "", "", "litifut off (LITIFUT_TRACE=0)", \
