@@ -237,10 +237,11 @@ sources: deps
 	tests/get-source.sh sqlite3 $(BUILD)/src
 	tests/get-source.sh qemu $(BUILD)/src
 
-# qemu-arm, qemu-mips, qemu-mipsel with the processors' counters readable
-# from user space (tests/qemu/build.sh): the counter clock's tests
+# qemu-arm and qemu-mips (TEST_FULL=1: qemu-mipsel too) with the
+# processors' counters readable from user space (tests/qemu/build.sh):
+# the counter clock's tests
 qemu-counters: sources
-	tests/qemu/build.sh $(BUILD)/src $(BUILD)/qemu
+	tests/qemu/build.sh $(BUILD)/src $(BUILD)/qemu $(if $(filter 1,$(TEST_FULL)),mipsel)
 
 DEMO_TRIPLE ?= arm-linux-gnueabi
 DEMO_QEMU   := qemu-$(firstword $(subst -, ,$(DEMO_TRIPLE)))
@@ -262,8 +263,13 @@ demo: deps all
 
 # Tests run the host tools built with ASan and UBSan (build/asan); the
 # host tools' own groups run again against the release build (build/bin).
-test: deps sources test-tools all qemu-counters
-	$(MAKE) BUILD=$(BUILD)/asan SANITIZE=1 all
+# (the builds on every core: each is a tree of independent compilations)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+test: deps sources
+	$(MAKE) -j$(NPROC) all test-tools
+	$(MAKE) qemu-counters
+	$(MAKE) -j$(NPROC) BUILD=$(BUILD)/asan SANITIZE=1 all
+	$(MAKE) -j$(NPROC) fuzz-build
 	$(MAKE) fuzz-smoke
 	BIN=$(abspath $(BUILD)/asan/bin) RELEASE_BIN=$(abspath $(BIN)) \
 	    PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \

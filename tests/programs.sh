@@ -18,7 +18,7 @@ program_modes() {
     armhf) [ "${TEST_FULL:-0}" = 1 ] && echo pie nopie static marm-pie marm-static ||
            echo pie static marm-pie ;;     # (arm has nopie)
     mipsel) [ "${TEST_FULL:-0}" = 1 ] && echo pie nopie nopic static ||
-            echo pie static ;;      # (mips has the rest: only the byte order differs)
+            echo pie ;;             # (mips has the rest: only the byte order differs)
     *) echo pie nopie nopic static ;;
     esac
 }

@@ -1,11 +1,12 @@
 # Returns: each test program, and a program with shared libraries,
-# traced with exact returns (LITIFUT_RETURNS=1)
+# traced with exact returns (the default; LITIFUT_RETURNS=1 said)
 # must behave as the plain build and record exactly the calls and
 # returns the oracle (calltrace.so returns=on) sees at rewritten sites,
 # thread by thread; C++ programs may have returns in another order
 # where an exception unwound frames (the oracle closes those late).
-# The same run without LITIFUT_RETURNS (inferred returns) is compared
-# too, and the line says how many returns the inference puts elsewhere.
+# The same run with calls only (LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks:
+# returns inferred) is compared too, and the line says how many returns
+# the inference puts elsewhere.
 # Static C++ too: the unwinder a static link brings in is left alone
 # (src/linkmap.c), as a dynamic program's libgcc_s is.
 
@@ -42,7 +43,7 @@ returns_case() {    # returns_case ARCH SOURCE MODE
     local r=$WORK/runs/$name
     run_in "$r/plain" "$d/plain" --
     LITIFUT_RETURNS=1 run_in "$r/exact" "$d/prog" --
-    run_in "$r/inferred" "$d/prog" --
+    LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks run_in "$r/inferred" "$d/prog" --
     run_in "$r/oracle" "$d/prog.litifut/unrewritten" -plugin "$PLUGINS/$ORACLE,returns=on" --
     local run
     for run in exact inferred oracle; do
@@ -81,7 +82,8 @@ returns_shlib() {
     local r=$WORK/runs/$name run
     run_in "$r/plain" "$b/plain/shmain" -E LD_LIBRARY_PATH="$b/plain" -- loadmap.txt
     LITIFUT_RETURNS=1 run_in "$r/exact" "$b/inst/shmain" -E LD_LIBRARY_PATH="$b/inst" -- loadmap.txt
-    run_in "$r/inferred" "$b/inst/shmain" -E LD_LIBRARY_PATH="$b/inst" -- loadmap.txt
+    LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks run_in "$r/inferred" "$b/inst/shmain" \
+        -E LD_LIBRARY_PATH="$b/inst" -- loadmap.txt
     run_in "$r/oracle" "$b/inst/shmain.litifut/unrewritten" -plugin "$PLUGINS/$ORACLE,returns=on" \
         -E LD_LIBRARY_PATH="$b/oracle" -- loadmap.txt
     for run in exact inferred oracle; do

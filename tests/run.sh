@@ -6,7 +6,7 @@
 #                               copyout onoff modes limits daemon realprog busybox shlib
 #
 # BIN (the host tools under test, default build/bin), COUNTER_QEMU (the
-# directory of tests/qemu/build.sh's qemu-arm, qemu-mips, qemu-mipsel,
+# directory of tests/qemu/build.sh's qemu-arm, qemu-mips (qemu-mipsel),
 # for the group counters), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
