@@ -30,7 +30,7 @@
 #   litifut default   LITIFUT_RETURNS=1 LITIFUT_CLOCK=auto: exact
 #                     returns and a time per call from the clock auto
 #                     picks (the table names the one the trace got)
-#   litifut default, counter qemu
+#   litifut default, clock counter
 #                     the same under the qemu of `make qemu-counters`
 #                     ($COUNTER_QEMU), where auto picks the processor's
 #                     counter (Debian's qemu-user traps ARM's)
@@ -504,7 +504,7 @@ exit times the record's size: a ring keeps only its last 4096).
 litifut default: LITIFUT_RETURNS=1 LITIFUT_CLOCK=auto, the clock the
 trace got in parentheses (marks: times interpolated between marks;
 monotonic: a clock_gettime system call per call; counter: the
-processor's); litifut default, counter qemu: the same under the qemu
+processor's); litifut default, clock counter: the same under the qemu
 of `make qemu-counters` (COUNTER_QEMU; Debian's qemu-user traps ARM's
 counter and keeps MIPS's at 0), where auto picks the counter, as on a
 device whose counter user space may read (the row is left out without

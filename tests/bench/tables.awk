@@ -34,7 +34,7 @@ END {
             "litifut default (returns, clock " val(i, "clock_default") ")", \
             percall("insns_default", i), syspercall("default", i), bytes("record_bytes_default", i)
         if (val(i, "insns_counter") != "")
-            printf f0, "", "", "litifut default, counter qemu (" val(i, "clock_counter") ")", \
+            printf f0, "", "", "litifut default, clock " val(i, "clock_counter"), \
                 percall("insns_counter", i), syspercall("counter", i), \
                 bytes("record_bytes_counter", i)
         printf f0, "", "", "litifut calls only (clock marks)", \
