@@ -75,6 +75,69 @@
     lw      $\r, FRAME_R(\r)($sp)
     .endm
 
+/* The call-clobbered registers a system call or C may change beyond
+ * the hot paths' own (at, a3, t0-t8; hi and lo through t0), into their
+ * frame slots and back. */
+    .macro TEMPS_SAVE
+    SAVE 1
+    SAVE 7
+    SAVE 8
+    SAVE 9
+    SAVE 10
+    SAVE 11
+    SAVE 12
+    SAVE 13
+    SAVE 14
+    SAVE 15
+    SAVE 24
+    mfhi    $t0
+    sw      $t0, FRAME_HI($sp)
+    mflo    $t0
+    sw      $t0, FRAME_LO($sp)
+    .endm
+    .macro TEMPS_RESTORE
+    lw      $t0, FRAME_HI($sp)
+    mthi    $t0
+    lw      $t0, FRAME_LO($sp)
+    mtlo    $t0
+    RESTORE 1
+    RESTORE 7
+    RESTORE 8
+    RESTORE 9
+    RESTORE 10
+    RESTORE 11
+    RESTORE 12
+    RESTORE 13
+    RESTORE 14
+    RESTORE 15
+    RESTORE 24
+    .endm
+
+/* A library's hot path (LITIFUT_SHARED): v1 = this copy's TLS slot,
+ * whose offset its copy keeps (it is in the library's GOT).  Clobbers
+ * v0 and ra. */
+    .macro SHARED_TLS_SLOT
+    bal     1f                      /* ra = the word below */
+    rdhwr   $v1, $29                /* (delay slot) the thread pointer */
+    .word   litifut_copy + COPY_TLS_OFFSET - .
+1:  lw      $v0, 0($ra)
+    addu    $v0, $v0, $ra
+    lw      $v0, 0($v0)             /* the slot's offset */
+    addu    $v1, $v1, $v0           /* &slot */
+    .endm
+
+/* v0 = now (units) minus the thread's last event (a1): \d = that
+ * delta, shifted to the record word's top bits, and now the thread's
+ * last event; or \slow if it does not fit in 8 bits (\s: scratch). */
+    .macro TIME_DELTA d, s, slow
+    lw      \d, THREAD_TIME($a1)
+    subu    \d, $v0, \d
+    srl     \s, \d, 8
+    bnez    \s, \slow               /* too long for the record word */
+    sll     \d, \d, LITIFUT_REC_DELTA_SHIFT   /* (delay slot) */
+    sw      $v0, THREAD_TIME($a1)
+    .endm
+
 /* \name (where sled entries go) and \name\()_t9 (where a bridge's
  * dispatcher comes in, with t9 in the frame already): the registers the
  * hot paths use, into the frame; t9 too if `save_t9` (a jalr $t9 goes
@@ -103,16 +166,7 @@
     .macro SLOW_PATH p
     ENTRY_POINTS \p\()_start, 1
 \p\()_slow:
-    SAVE 1
-    SAVE 7
-    SAVE 8
-    SAVE 9
-    SAVE 10
-    SAVE 11
-    SAVE 12
-    SAVE 13
-    SAVE 14
-    SAVE 15
+    TEMPS_SAVE
     SAVE 16
     SAVE 17
     SAVE 18
@@ -121,14 +175,9 @@
     SAVE 21
     SAVE 22
     SAVE 23
-    SAVE 24
     SAVE 28
     SAVE 30
     SAVE 31
-    mfhi    $t0
-    sw      $t0, FRAME_HI($sp)
-    mflo    $t0
-    sw      $t0, FRAME_LO($sp)
     move    $a1, $a0                /* arg 1: 4k */
     move    $a0, $sp                /* arg 0: the frame */
     move    $s0, $sp                /* callee-saved: the frame across the call */
@@ -141,25 +190,12 @@
     nop
     move    $sp, $s0
     move    $t9, $v0                /* the target */
-    lw      $t0, FRAME_HI($sp)
-    mthi    $t0
-    lw      $t0, FRAME_LO($sp)
-    mtlo    $t0
-    RESTORE 1
+    TEMPS_RESTORE
     RESTORE 2
     RESTORE 3
     RESTORE 4
     RESTORE 5
     RESTORE 6
-    RESTORE 7
-    RESTORE 8
-    RESTORE 9
-    RESTORE 10
-    RESTORE 11
-    RESTORE 12
-    RESTORE 13
-    RESTORE 14
-    RESTORE 15
     RESTORE 16
     RESTORE 17
     RESTORE 18
@@ -168,7 +204,6 @@
     RESTORE 21
     RESTORE 22
     RESTORE 23
-    RESTORE 24
     RESTORE 28
     RESTORE 30
     RESTORE 31
@@ -185,16 +220,9 @@
     .macro HOT_PATH_START name, p, save_t9, delta
     ENTRY_POINTS \name, \save_t9
 #ifdef LITIFUT_SHARED
-    /* a library's TLS slot offset is in its GOT: its copy keeps it */
     move    $t9, $ra
-    bal     1f                      /* ra = the word below */
-    rdhwr   $v1, $29                /* (delay slot) the thread pointer */
-    .word   litifut_copy + COPY_TLS_OFFSET - .
-1:  lw      $v0, 0($ra)
-    addu    $v0, $v0, $ra
-    lw      $v0, 0($v0)             /* the slot's offset */
+    SHARED_TLS_SLOT
     move    $ra, $t9
-    addu    $v1, $v1, $v0           /* &slot */
     lw      $a1, TLS_THREAD($v1)
     lw      $a2, \delta($v1)
     lw      $v0, TLS_PAGES($v1)
@@ -295,24 +323,10 @@
  * kept in their frame slots (v1, a0 and t9, whose slots may hold the
  * program's values, in the unused ones of sp, k0 and k1). */
     .macro CLOCK_SYSCALL
-    SAVE 1
+    TEMPS_SAVE
     sw      $v1, FRAME_R(29)($sp)
     sw      $a0, FRAME_R(26)($sp)
-    SAVE 7
-    SAVE 8
-    SAVE 9
-    SAVE 10
-    SAVE 11
-    SAVE 12
-    SAVE 13
-    SAVE 14
-    SAVE 15
-    SAVE 24
     sw      $t9, FRAME_R(27)($sp)
-    mfhi    $t0
-    sw      $t0, FRAME_HI($sp)
-    mflo    $t0
-    sw      $t0, FRAME_LO($sp)
     addiu   $v0, $zero, __NR_clock_gettime
     addiu   $a0, $zero, 1           /* CLOCK_MONOTONIC */
     addiu   $a1, $a1, THREAD_TIMESPEC
@@ -325,24 +339,10 @@
     mul     $t0, $t0, $t2
     srl     $t1, $t1, 5
     addu    $v0, $t0, $t1           /* now */
-    lw      $t0, FRAME_HI($sp)
-    mthi    $t0
-    lw      $t0, FRAME_LO($sp)
-    mtlo    $t0
-    RESTORE 1
     lw      $v1, FRAME_R(29)($sp)
     lw      $a0, FRAME_R(26)($sp)
-    RESTORE 7
-    RESTORE 8
-    RESTORE 9
-    RESTORE 10
-    RESTORE 11
-    RESTORE 12
-    RESTORE 13
-    RESTORE 14
-    RESTORE 15
-    RESTORE 24
     lw      $t9, FRAME_R(27)($sp)
+    TEMPS_RESTORE
     .endm
 
 /* v0 = the cycle counter (CP0 Count, tracer-arch.h), in units. */
@@ -361,12 +361,14 @@
  * Clock marks key the cache by target (its entry into the word's top
  * bits), a clock per event by site (the delta is there). */
     .macro TIMED_CALL p, time, reg, hook, tramp
+    .ifnc \time, CLOCK_NONE
+    \time
+    .endif
+    .ifnc \time, CLOCK_SYSCALL         /* (which kept them in these slots) */
     SAVE 7
     SAVE 8
     SAVE 9
     SAVE 10
-    .ifnc \time, CLOCK_NONE
-    \time
     .endif
     .if \hook
     lw      $a3, THREAD_SHADOW_TOP($a1)     /* top (next free) */
@@ -380,12 +382,7 @@
     nop
     .endif
     .ifnc \time, CLOCK_NONE
-    lw      $t0, THREAD_TIME($a1)
-    subu    $t0, $v0, $t0           /* the delta */
-    srl     $t2, $t0, 8
-    bnez    $t2, 8f                 /* too long for the record word */
-    sll     $t0, $t0, LITIFUT_REC_DELTA_SHIFT   /* (delay slot) */
-    sw      $v0, THREAD_TIME($a1)
+    TIME_DELTA $t0, $t2, 8f
     or      $a2, $a2, $t0
     .endif
     .if \reg

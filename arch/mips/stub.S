@@ -116,13 +116,7 @@ litifut_return_trampoline:
     SAVE 5
     SAVE 6
 #ifdef LITIFUT_SHARED
-    bal     1f                      /* ra = the word below */
-    rdhwr   $v1, $29                /* (delay slot) the thread pointer */
-    .word   litifut_copy + COPY_TLS_OFFSET - .
-1:  lw      $v0, 0($ra)
-    addu    $v0, $v0, $ra
-    lw      $v0, 0($v0)             /* the slot's offset */
-    addu    $v1, $v1, $v0
+    SHARED_TLS_SLOT
     lw      $a1, TLS_THREAD($v1)
 #else
     rdhwr   $v1, $29
@@ -147,12 +141,7 @@ litifut_return_trampoline:
     addiu   $a2, $zero, LITIFUT_REC_RETURN_WORD
     .else
     \time                           /* v0 = now */
-    lw      $ra, THREAD_TIME($a1)
-    subu    $ra, $v0, $ra           /* the delta */
-    srl     $a2, $ra, 8
-    bnez    $a2, 6f                 /* too long for the record word */
-    sll     $ra, $ra, LITIFUT_REC_DELTA_SHIFT   /* (delay slot) */
-    sw      $v0, THREAD_TIME($a1)
+    TIME_DELTA $ra, $a2, 6f
     ori     $a2, $ra, LITIFUT_REC_RETURN_WORD
     .endif
     sw      $a2, 0($v1)
