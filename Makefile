@@ -43,7 +43,7 @@ LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c lib/arch-read.
 REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/rewrite.c src/rewriter.c \
                 src/arch-rewrite.c arch/arm/rewrite-arm.c arch/mips/rewrite-mips.c
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
-                wrapper/install.c wrapper/process.c
+                wrapper/install.c wrapper/process.c wrapper/farsleds.c
 POSTPROC_SRC := $(wildcard postproc/*.c)
 
 host_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -61,6 +61,7 @@ TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o \
                                   $(BUILD)/lib/litifut/$(t)/tracer-shared.o) \
            $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/lib/litifut/$(t)/tracer-v6k.o \
                                                   $(BUILD)/lib/litifut/$(t)/tracer-shared-v6k.o) \
+           $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/lib/litifut/$(t)/far-sled.o) \
            $(foreach t,mips-linux-gnu mipsel-linux-gnu,$(BUILD)/lib/litifut/$(t)/island.o \
                                                       $(BUILD)/lib/litifut/$(t)/island-shared.o)
 
@@ -159,6 +160,11 @@ $(BUILD)/lib/litifut/%/island.o: $(BUILD)/tracer/%/exe/island.o
 	cp $< $@
 $(BUILD)/lib/litifut/%/island-shared.o: $(BUILD)/tracer/%/shared/island.o
 	cp $< $@
+# ARM's far sleds, linked among a large program's inputs (wrapper/farsleds.c):
+# position-independent, one object for executables and libraries
+$(BUILD)/lib/litifut/%/far-sled.o: $(BUILD)/tracer/%/exe/far-sled.o
+	cp $< $@
+.SECONDARY: $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/tracer/$(t)/exe/far-sled.o)
 .SECONDARY: $(foreach t,mips-linux-gnu mipsel-linux-gnu,$(BUILD)/tracer/$(t)/exe/island.o \
                                                         $(BUILD)/tracer/$(t)/shared/island.o)
 

@@ -231,6 +231,12 @@ void site_list_free(struct site_list *l)
     l->n = 0;
 }
 
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
                struct sled_set *sleds)
 {
@@ -244,6 +250,16 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
             return error("%s: no symbol litifut_sled: not linked with the litifut tracer",
                          img->path);
     }
+    size_t first_far = sleds->n;
+    for (size_t i = 0; i < img->n_symbols; i++) {
+        const struct elf_symbol *s = &img->symbols[i];
+        if (s->bind != STB_LOCAL || strcmp(s->name, "litifut_far_sled") != 0)
+            continue;
+        if (sleds->n == MAX_SLEDS)
+            return error("%s: more than %d far sleds", img->path, MAX_SLEDS - 2);
+        sleds->base[sleds->n++] = s->value & ~1u;
+    }
+    qsort(sleds->base + first_far, sleds->n - first_far, sizeof sleds->base[0], compare_u32);
     const struct elf_symbol *t = elf_symbol_by_name(img, "litifut_thunks");
     sleds->thunks = t ? t->value & ~1u : 0;
     sleds->thunks_size = t ? t->size : 0;

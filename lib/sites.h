@@ -79,8 +79,9 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
 void site_list_free(struct site_list *l);
 
 /* Where rewritten calls can go: the sled copies linked into the program
- * (link-time addresses), and on MIPS the run-time bridge. */
-#define MAX_SLEDS 4
+ * (link-time addresses: litifut_sled first, then MIPS's island or ARM's
+ * far sleds in address order), and on MIPS the run-time bridge. */
+#define MAX_SLEDS 1026          /* far sleds: one per 4 MB of 4 GB of code */
 struct sled_set {
     uint32_t base[MAX_SLEDS];
     unsigned n;
@@ -90,7 +91,8 @@ struct sled_set {
 };
 
 /* The sled copies the tracer module put into `img` (litifut_sled, and
- * litifut_island_sled where the arch has islands), and the thunk area
+ * litifut_island_sled where the arch has islands; the far sleds the
+ * wrapper linked in, local symbols litifut_far_sled), and the thunk area
  * the DB object has if any site needs a thunk. */
 int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
                struct sled_set *sleds);

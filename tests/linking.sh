@@ -2,7 +2,7 @@
 # --gc-sections, and ld run directly (no gcc driver: the DB compiler
 # comes from the triple) with its arguments in a response file.  And
 # litifut-rewrite run by hand on the kept files redoes the wrapper's
-# rewrite, byte for byte.
+# rewrite, byte for byte.  ARM's far sleds in a program of 36 MB.
 
 linking_case() {        # linking_case ARCH
     set_arch "$1"
@@ -46,9 +46,59 @@ linking_case() {        # linking_case ARCH
     fi
 }
 
+# ARM's far sleds (arch/arm/far-sled.S, wrapper/farsleds.c): a program
+# of 36 MB of code (tests/progs/fartext.c's parts with 12 MB of padding
+# between them), as PIE, static and a shared library, traced exactly
+# like the oracle; far sleds in the link, used by the calls beyond reach
+# of the tracer's own sled, and where the link put them pass 2 kept.
+linking_far_case() {    # linking_far_case ARCH
+    set_arch "$1"
+    local d=$WORK/linking-far/$ARCH src=$ROOT/tests/progs/fartext.c p objs=() libobjs=()
+    mkdir -p "$d"
+    "$TCC" -c -o "$d/pad.o" "$ROOT/tests/progs/fartext-pad.S"
+    for p in 1 2 3; do
+        "$TCC" -O1 -fPIC -DPART=$p -c -o "$d/p$p.o" "$src"
+        libobjs+=("$d/p$p.o" "$d/pad.o")
+    done
+    "$TCC" -O1 -DPART=0 -c -o "$d/p0.o" "$src"
+    objs=("${libobjs[@]}" "$d/p0.o")
+    local mode flags
+    for mode in pie static; do
+        flags=(); [ $mode = static ] && flags=(-static)
+        # (a plain static armhf link of more than about 16 MB of code
+        # crashes in glibc's IFUNC start-up, litifut or not)
+        [ $mode = static ] && [ "$ARCH" = armhf ] && continue
+        "$TCC" "${flags[@]}" -o "$d/$mode-plain" "${objs[@]}"
+        if ! LITIFUT=1 LITIFUT_KEEP=1 "$TCC" -B"$BIN/" "${flags[@]}" -o "$d/$mode" "${objs[@]}" \
+               2> "$d/$mode.err"; then
+            fail "$ARCH/linking/far-sleds/$mode: link failed: $(head -c 300 "$d/$mode.err")"
+            continue
+        fi
+        # one before the first input, one after each pad (12 MB each)
+        check "$ARCH/linking/far-sleds/$mode: four far sleds in the link" \
+            eval '[ "$("$TRIPLE-nm" "$d/$mode" | grep -c " t litifut_far_sled$")" = 4 ]'
+        check_traced "$ARCH/linking/far-sleds/$mode" "$d/$mode-plain" "$d/$mode"
+    done
+    # the same code as a shared library (far sleds in a -shared link)
+    mkdir -p "$d/plainlib" "$d/lib" "$d/oraclelib"
+    "$TCC" -shared -o "$d/plainlib/libfar.so" "${libobjs[@]}"
+    if LITIFUT=1 LITIFUT_KEEP=1 "$TCC" -B"$BIN/" -shared -o "$d/lib/libfar.so" "${libobjs[@]}" \
+         2> "$d/shared.err"; then
+        cp "$d/lib/libfar.so.litifut/unrewritten" "$d/oraclelib/libfar.so"
+        "$TCC" -o "$d/main" "$d/p0.o" -L"$d/plainlib" -lfar
+        check_traced_objects "$ARCH/linking/far-sleds/shared" "$d/main" "$d/plainlib" "$d/main" \
+            "$d/lib" "$d/oraclelib" libfar.so
+    else
+        fail "$ARCH/linking/far-sleds/shared: link failed: $(head -c 300 "$d/shared.err")"
+    fi
+}
+
 test_linking() {
     local arch
     for arch in $ARCHES; do
         echo "$arch"
     done | parallel linking_case
+    for arch in $ARCHES; do
+        [ "${arch#arm}" != "$arch" ] && echo "$arch"
+    done | parallel linking_far_case
 }

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "wrapper/instrument.h"
+#include "wrapper/farsleds.h"
 #include "src/rewriter.h"
 #include "src/linkmap.h"
 #include "lib/error.h"
@@ -39,6 +40,8 @@ struct work {
     char *dir;                  /* mkdtemp */
     struct site_rules *rules;
     int one_stream;             /* our stdout and stderr are one file (>out 2>&1) */
+    unsigned char *far_after;   /* per argument: a far sled follows it (ARM), or NULL */
+    int far_first;              /* a far sled precedes the first input */
 };
 
 static char *work_path(const struct work *w, const char *name)
@@ -172,9 +175,19 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
         argv_push(&a, "--undefined=litifut_island_sled");
         argv_push(&a, w->tc->island_object);
     }
-    for (int i = 0; i < la->args.n; i++)
-        if (!la->drop[i])
-            argv_push(&a, la->args.v[i]);
+    /* far sleds among the inputs (farsleds.c): the same in both passes */
+    int far_before = w->far_first;
+    for (int i = 0; i < la->args.n; i++) {
+        if (la->drop[i])
+            continue;
+        if (far_before && la->input[i]) {
+            argv_push(&a, w->tc->far_sled_object);
+            far_before = 0;
+        }
+        argv_push(&a, la->args.v[i]);
+        if (w->far_after && w->far_after[i])
+            argv_push(&a, w->tc->far_sled_object);
+    }
     argv_push(&a, w->tc->tracer_object);
     argv_push(&a, db_o);
     if (map)
@@ -298,6 +311,8 @@ static int run_passes(struct work *w, char **summary)
     size_t summary_len = 0;
     int rc = -1;
 
+    if (w->tc->far_sled_object)
+        w->far_after = far_sleds_place(w->la, &w->far_first);
     if (rewriter_placeholder_db(arch, db0_c) != 0 || compile_db(w, db0_c, db0_o) != 0)
         goto out;
     int st = link_pass(w, db0_o, pass1, map, "pass1.args");
@@ -305,7 +320,11 @@ static int run_passes(struct work *w, char **summary)
         rc = st;                    /* the user's link fails: as it would with ld alone */
     if (st != 0 || link_map_read(map, &lm) != 0)
         goto out;
-    const char *also[] = { w->tc->tracer_object, w->tc->island_object, NULL };
+    const char *also[4] = { w->tc->tracer_object }, **more = also + 1;
+    if (w->tc->island_object)
+        *more++ = w->tc->island_object;
+    if (w->tc->far_sled_object)
+        *more++ = w->tc->far_sled_object;
     exclusions_from_map(&lm, also, &ex);
     site_rules_resolve_files(w->rules, &lm, w->la->output);
 
@@ -336,6 +355,8 @@ out:
     link_map_free(&lm);
     free(db0_c); free(db0_o); free(db_c); free(db_o);
     free(pass1); free(pass2); free(map); free(sites_tsv); free(untraced_tsv);
+    free(w->far_after);
+    w->far_after = NULL;
     return rc;
 }
 
@@ -357,7 +378,7 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
 {
     const char *tmp = getenv("TMPDIR");
     struct work w = { la, tc, xasprintf("%s/litifut-XXXXXX", tmp && *tmp ? tmp : "/tmp"),
-                      rules, same_file(STDOUT_FILENO, STDERR_FILENO) };
+                      rules, same_file(STDOUT_FILENO, STDERR_FILENO), NULL, 0 };
     if (!mkdtemp(w.dir)) {
         error("cannot create a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
               strerror(errno));

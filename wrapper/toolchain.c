@@ -345,6 +345,9 @@ static int choose_tools(struct toolchain *tc, const struct link_args *la,
     char *island = xasprintf("%s/%s", dir, la->shared ? "island-shared.o" : "island.o");
     tc->tracer_object = realpath(tracer, NULL);
     tc->island_object = realpath(island, NULL);      /* only where the arch has islands */
+    char *far = xasprintf("%s/far-sled.o", dir);
+    tc->far_sled_object = realpath(far, NULL);      /* only where the arch has far sleds */
+    free(far);
     free(dir);
     free(island);
     if (!tc->tracer_object) {
@@ -363,5 +366,6 @@ void toolchain_free(struct toolchain *tc)
     argv_free(&tc->cc);
     free(tc->tracer_object);
     free(tc->island_object);
+    free(tc->far_sled_object);
     memset(tc, 0, sizeof *tc);
 }

@@ -14,6 +14,7 @@ struct toolchain {
     struct argv_builder cc;     /* target compiler and its -m options */
     char *tracer_object;        /* lib/litifut/<triple>/tracer.o (tracer-shared.o: -shared) */
     char *island_object;        /* lib/litifut/<triple>/island.o, or NULL */
+    char *far_sled_object;      /* lib/litifut/<triple>/far-sled.o (ARM), or NULL */
 };
 
 /* The real linker: $LITIFUT_REAL_LD, else <triple>-ld from PATH (never

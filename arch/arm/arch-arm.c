@@ -450,8 +450,10 @@ static int add_landing_pads(const struct arm_scan *sc, const struct elf_image *i
 /* Why a pair site must stay untraced (NULL: it may be rewritten):
  * something may reach its blx other than the instruction before it. */
 static const char *pair_refusal(const struct arm_scan *sc, const struct elf_image *img,
-                                uint32_t blx)
+                                uint32_t blx, uint32_t sled, uint32_t reach)
 {
+    if (sled && (blx < sled ? sled - blx : blx - sled) >= reach)
+        return "Thumb blx rM (16-bit) beyond bl range of the thunk area";
     if (addr_in(&sc->targets, blx))
         return "Thumb blx rM (16-bit) at a branch target";
     if (addr_in(&sc->symbols, blx))
@@ -509,11 +511,23 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
         qsort(sc->targets.v, sc->targets.n, sizeof *sc->targets.v, u32_cmp);
     if (sc->jumps.n)
         qsort(sc->jumps.v, sc->jumps.n, sizeof *sc->jumps.v, u32_cmp);
+    /* The pairs' thunks lie after the code (the DB object's thunk
+     * area, src/db.c), within 1 MB of the tracer's sled plus the area
+     * itself: a pair farther than Thumb bl reaches (+-16 MB) from there
+     * stays untraced.  (The sled is where it is in both passes.) */
+    const struct elf_symbol *sled_sym = elf_symbol_by_name(img, "litifut_sled");
+    uint32_t pairs = 0, reach = 0;
+    for (size_t i = 0; i < sites->n; i++)
+        pairs += sites->v[i].kind == KIND_T_BLX_PAIR || sites->v[i].kind == KIND_T_BLX_PAIR32;
+    if ((UINT32_C(1) << 24) > (UINT32_C(1) << 20) + THUNK32_SIZE * pairs)
+        reach = (UINT32_C(1) << 24) - (UINT32_C(1) << 20) - THUNK32_SIZE * pairs;
     size_t k = 0;
     for (size_t i = 0; i < sites->n; i++) {
         unsigned kind = sites->v[i].kind;
         const char *why = kind == KIND_T_BLX_PAIR || kind == KIND_T_BLX_PAIR32
-                              ? pair_refusal(sc, img, sites->v[i].addr) : NULL;
+                              ? pair_refusal(sc, img, sites->v[i].addr,
+                                             sled_sym ? sled_sym->value : 0, reach)
+                              : NULL;
         if (why) {
             st->sites_by_kind[kind]--;
             stats_untraced(st, sites->v[i].addr, why, 2);

@@ -29,13 +29,16 @@ static int arm_call_target(const struct call_site *site, uint32_t *target)
     return 0;
 }
 
+/* An entry of the tracer's sled or of a far sled (either half). */
 static int sled_entry_of(uint32_t target, const struct sled_set *sleds, unsigned *k)
 {
-    if (target - sleds->base[0] >= 2 * SLED_ENTRIES * SLED_ENTRY_SIZE ||
-        (target - sleds->base[0]) % SLED_ENTRY_SIZE)
-        return 0;
-    *k = (target - sleds->base[0]) / SLED_ENTRY_SIZE % SLED_ENTRIES;    /* either half */
-    return 1;
+    for (unsigned i = 0; i < sleds->n; i++)
+        if (target - sleds->base[i] < 2 * SLED_ENTRIES * SLED_ENTRY_SIZE &&
+            (target - sleds->base[i]) % SLED_ENTRY_SIZE == 0) {
+            *k = (target - sleds->base[i]) / SLED_ENTRY_SIZE % SLED_ENTRIES;
+            return 1;
+        }
+    return 0;
 }
 
 /* A Thumb bl to a thunk (host-arm.h): its entry is 2 mod 4 after a

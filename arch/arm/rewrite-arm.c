@@ -15,8 +15,8 @@ static int thumb_encode_redirect(const struct call_site *site, uint32_t entry, u
 {
     int64_t off = (int64_t)entry - (int64_t)((site->addr + 4) & ~3u);
     if (off < -(INT64_C(1) << 24) || off >= (INT64_C(1) << 24) || (off & 3))
-        return error("Thumb call at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
-                     " is out of blx range (+-16 MB)", site->addr, entry);
+        return error("Thumb call at 0x%08" PRIx32 ": the nearest tracer sled, at 0x%08" PRIx32
+                     ", is out of blx range (+-16 MB)", site->addr, entry);
     uint32_t u = (uint32_t)off, s = off < 0;
     uint32_t j1 = (~(u >> 23) ^ s) & 1, j2 = (~(u >> 22) ^ s) & 1;
     uint32_t hw1 = 0xF000 | s << 10 | (u >> 12 & 0x3FF);
@@ -25,21 +25,44 @@ static int thumb_encode_redirect(const struct call_site *site, uint32_t entry, u
     return 0;
 }
 
-static uint32_t sled_entry(const struct call_site *site, unsigned k, const struct sled_set *sleds)
+/* How far a redirect reaches from the call: ARM bl +-32 MB; Thumb blx
+ * +-16 MB, but only +-4 MB on a Thumb-1 core (armv5te), so a Thumb
+ * call prefers a sled within that. */
+#define ARM_REACH    (INT64_C(1) << 25)
+#define THUMB1_REACH (INT64_C(1) << 22)
+
+static int64_t distance(uint32_t from, uint32_t to)
+{
+    int64_t d = (int64_t)to - (int64_t)from;
+    return d < 0 ? -d : d;
+}
+
+/* Entry k of the sled a call goes to: the tracer's own (base[0]) if it
+ * is in reach, else the nearest far sled (far-sled.S, 3 instructions
+ * more per call); a thunk's branch, from the thunk area beside the
+ * tracer's sled, always the tracer's own. */
+static uint32_t sled_entry(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                           int from_thunk)
 {
     unsigned half = site->kind == KIND_BLX_REG || site->kind == KIND_T_BLX_PAIR ||
                     site->kind == KIND_T_BLX_PAIR32;                                /* sled.h */
-    return sleds->base[0] + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
+    uint32_t base = sleds->base[0];
+    int64_t reach = is_thumb_kind(site->kind) ? THUMB1_REACH : ARM_REACH - 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
+    if (!from_thunk && distance(site->addr, base) >= reach)
+        for (unsigned i = 1; i < sleds->n; i++)
+            if (distance(site->addr, sleds->base[i]) < distance(site->addr, base))
+                base = sleds->base[i];
+    return base + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
 }
 
-/* bl<c> to entry k of the (one) sled, keeping the call's condition; a
+/* bl<c> to entry k of its sled, keeping the call's condition; a
  * Thumb call: blx to it; a 16-bit blx rM and the instruction before it:
  * bl to their thunk. */
 static int arm_encode_redirect(const struct call_site *site, unsigned k,
                                const struct sled_set *sleds, uint32_t thunk, uint32_t *word,
                                int *bridged)
 {
-    uint32_t entry = sled_entry(site, k, sleds);
+    uint32_t entry = sled_entry(site, k, sleds, 0);
     *bridged = 0;
     if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32) {
         int p32 = site->kind == KIND_T_BLX_PAIR32;
@@ -52,8 +75,8 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
         return thumb_encode_redirect(site, entry, word);
     int64_t off = (int64_t)entry - ((int64_t)site->addr + 8);
     if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25))
-        return error("call at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
-                     " is out of bl range (+-32 MB)", site->addr, entry);
+        return error("call at 0x%08" PRIx32 ": the nearest tracer sled, at 0x%08" PRIx32
+                     ", is out of bl range (+-32 MB)", site->addr, entry);
     uint32_t cond = site->kind == KIND_BLX_IMM ? 0xE : site->insn >> 28;
     *word = cond << 28 | 0x0B000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
     return 0;
@@ -77,7 +100,7 @@ static int arm_encode_thunk(const struct call_site *site, unsigned k, const stru
                             uint32_t thunk, uint8_t *bytes)
 {
     int p32 = site->kind == KIND_T_BLX_PAIR32;
-    uint32_t entry = sled_entry(site, k, sleds), b_at = thunk + (p32 ? THUNK32_BRANCH : THUNK_BRANCH);
+    uint32_t entry = sled_entry(site, k, sleds, 1), b_at = thunk + (p32 ? THUNK32_BRANCH : THUNK_BRANCH);
     int64_t off = (int64_t)entry - ((int64_t)b_at + 8);
     if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25) || (thunk & 3))
         return error("thunk at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32

@@ -5,7 +5,9 @@
  * that reads a clock per call), to a mode's path (litifut_arm_dedup,
  * litifut_arm_count), while recording is off to litifut_arm_paused
  * (which counts the call), or, while the process records nothing, to
- * litifut_arm_off, which only finds the target.  The sled's pages are
+ * litifut_arm_off, which only finds the target; and the two branches
+ * that the far sleds (far-sled.S) go through, one per half, with them.
+ * The sled's pages are
  * made writable while the branches change; a thread running through an
  * entry meanwhile takes the old branch or the new one: both are right.
  */
@@ -50,7 +52,10 @@ int arch_sleds_select(enum sleds_mode mode)
     case SLEDS_ON_RET_COUNTER: to[0] = litifut_arm_ret_counter; to[1] = litifut_arm_ret_reg_counter; break;
     default:               to[0] = to[1] = litifut_arm_start; break;
     }
-    uintptr_t start = (uintptr_t)litifut_sled, end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
+    /* the entries, then the far sleds' way in: one branch per half
+     * (stub.S, far-sled.S) */
+    uintptr_t start = (uintptr_t)litifut_sled, far = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
+    uintptr_t end = far + 8;
     uintptr_t lo = start & ~4095u, hi = (end + 4095) & ~4095u;
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
@@ -59,6 +64,8 @@ int arch_sleds_select(enum sleds_mode mode)
         uintptr_t b = start + i * SLED_ENTRY_SIZE + 8;
         *(volatile uint32_t *)b = branch(b, to[i / SLED_ENTRIES]);
     }
+    for (unsigned half = 0; half < 2; half++)
+        *(volatile uint32_t *)(far + 4 * half) = branch(far + 4 * half, to[half]);
     arch_flush_icache(start, end);
     arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
     return 1;

@@ -78,6 +78,13 @@ litifut_sled:
     .set k, k + 1
     .endr
     .endr
+    /* The far sleds' way in (far-sled.S), one branch per half, patched
+     * with the entries' */
+    .global litifut_sled_far
+    .hidden litifut_sled_far
+litifut_sled_far:
+    b       litifut_arm_start
+    b       litifut_arm_start
     .size litifut_sled, . - litifut_sled
     .global litifut_sled_end
     .hidden litifut_sled_end
