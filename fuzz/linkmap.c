@@ -110,7 +110,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i <= map.n && i < 64; i++) {
         struct code_range *r;
         size_t n;
-        exclusions_for_section(&ex, i < map.n ? map.v[i].output : ".text", &r, &n);
+        struct elf_section s = { .name = i < map.n ? map.v[i].output : ".text",
+                                 .addr = i < map.n ? map.v[i].output_addr : 0 };
+        exclusions_for_section(&ex, &s, &r, &n);
         for (size_t j = 1; j < n; j++)
             if (r[j].start <= r[j - 1].end)         /* those would have been merged */
                 fuzz_fail("linkmap: exclusions_for_section left overlapping ranges");

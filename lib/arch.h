@@ -82,6 +82,15 @@ struct arch_ops {
      * following word (a delay slot), if has_next. */
     int (*classify)(void *state, const cs_insn *insn, unsigned isa, uint32_t word,
                     uint32_t next, int has_next, struct call_site *site, struct scan_stats *st);
+    /* Optional: classify without the disassembler, for the
+     * instructions whose bits say all (most are no call and no branch:
+     * a scan is then many times faster than capstone decodes).  Returns
+     * the size of the instruction at `addr` (its first bytes `word`, as
+     * classify gets them; `next`, has_next as for classify) if it did
+     * what classify would (*found = classify's result, `site` filled if
+     * 1); 0 if it must be disassembled and classified. */
+    unsigned (*quick)(void *state, unsigned isa, uint32_t addr, uint32_t word, uint32_t next,
+                      int has_next, struct call_site *site, int *found, struct scan_stats *st);
 };
 
 const struct arch_ops *arch_by_machine(int elf_machine);

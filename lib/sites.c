@@ -83,14 +83,27 @@ static int range_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-void exclusions_for_section(const struct exclusions *ex, const char *name,
+int excluded_range_at(const struct excluded_range *r, const struct elf_section *s,
+                      uint32_t *start, uint32_t *end)
+{
+    if (r->section && (!s || strcmp(r->section, s->name) != 0))
+        return 0;
+    uint32_t shift = r->section && r->section_addr ? s->addr - r->section_addr : 0;
+    *start = r->start + shift;
+    *end = r->end + shift;
+    return 1;
+}
+
+void exclusions_for_section(const struct exclusions *ex, const struct elf_section *s,
                             struct code_range **out, size_t *n)
 {
-    struct code_range *v = xcalloc(ex->n, sizeof *v);
+    struct code_range *v = xcalloc(ex->n + 1, sizeof *v);
     size_t m = 0;
-    for (size_t i = 0; i < ex->n; i++)
-        if (!ex->v[i].section || strcmp(ex->v[i].section, name) == 0)
-            v[m++] = (struct code_range){ .start = ex->v[i].start, .end = ex->v[i].end };
+    for (size_t i = 0; i < ex->n; i++) {
+        uint32_t start, end;
+        if (excluded_range_at(&ex->v[i], s, &start, &end))
+            v[m++] = (struct code_range){ .start = start, .end = end };
+    }
     qsort(v, m, sizeof *v, range_cmp);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
@@ -103,6 +116,17 @@ void exclusions_for_section(const struct exclusions *ex, const char *name,
     }
     *out = v;
     *n = k;
+}
+
+static void add_site(struct site_list *out, size_t *cap, const struct call_site *site,
+                     struct scan_stats *st)
+{
+    if (out->n == *cap) {
+        *cap = *cap * 2 + 1024;
+        out->v = xrealloc(out->v, *cap * sizeof *out->v);
+    }
+    out->v[out->n++] = *site;
+    st->sites_by_kind[site->kind]++;
 }
 
 /* Cuts the excluded ranges out of `r`, calling `scan` on what is left. */
@@ -120,6 +144,23 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
     st->bytes_scanned += size;
     while (size >= unit) {
         const unsigned char *at = code;
+        struct call_site site;
+        memset(&site, 0, sizeof site);
+        if (arch->quick) {
+            uint32_t w = size >= 4 ? elf_get32(img, at) : elf_get16(img, at);
+            int has_next = size >= 8, found = 0;
+            uint32_t next = has_next ? elf_get32(img, at + 4) : 0;
+            unsigned n = arch->quick(state, r.isa, (uint32_t)addr, w, next, has_next, &site,
+                                     &found, st);
+            if (n && n <= size) {
+                code += n;
+                size -= n;
+                addr += n;
+                if (found)
+                    add_site(out, cap, &site, st);
+                continue;
+            }
+        }
         if (!cs_disasm_iter(cs, &code, &size, &addr, insn)) {
             stats_skip(st, "instructions capstone cannot decode", unit);
             code = at + unit;
@@ -127,20 +168,13 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
             addr += unit;
             continue;
         }
-        struct call_site site;
-        memset(&site, 0, sizeof site);
         uint32_t word = insn->size >= 4 ? elf_get32(img, at) : elf_get16(img, at);
         int has_next = size >= 4;           /* the delay slot, on MIPS */
         uint32_t next = has_next ? elf_get32(img, code) : 0;
         if (!arch->classify(state, insn, r.isa, word, next, has_next, &site, st))
             continue;
         site.addr = (uint32_t)insn->address;
-        if (out->n == *cap) {
-            *cap = *cap * 2 + 1024;
-            out->v = xrealloc(out->v, *cap * sizeof *out->v);
-        }
-        out->v[out->n++] = site;
-        st->sites_by_kind[site.kind]++;
+        add_site(out, cap, &site, st);
     }
     cs_free(insn, 1);
     return 0;
@@ -198,7 +232,7 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
         if (s != sec) {
             sec = s;
             free(ex);
-            exclusions_for_section(excluded, s ? s->name : "", &ex, &n_ex);
+            exclusions_for_section(excluded, s, &ex, &n_ex);
         }
         unsigned isa = ranges[i].isa;
         if (isa >= N_ISAS || !arch->insn_unit[isa]) {

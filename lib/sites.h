@@ -59,15 +59,23 @@ size_t untraced_by_function(const struct elf_image *img, const struct scan_stats
 struct excluded_range {
     const char *section;
     uint32_t start, end;
+    uint32_t section_addr;      /* where the map's link put `section` (0: addresses
+                                 * as they are): a link whose section lies elsewhere
+                                 * (after a thunk area) gets them moved with it */
 };
+
+/* r's addresses in the image's section s: 1 if r is one of s's. */
+int excluded_range_at(const struct excluded_range *r, const struct elf_section *s,
+                      uint32_t *start, uint32_t *end);
 
 struct exclusions {
     struct excluded_range *v;
     size_t n;
 };
 
-/* The ranges that apply to output section `name`, sorted and merged. */
-void exclusions_for_section(const struct exclusions *ex, const char *name,
+/* The ranges that apply to the image's section `s` (NULL: none), sorted
+ * and merged. */
+void exclusions_for_section(const struct exclusions *ex, const struct elf_section *s,
                             struct code_range **out, size_t *n);
 
 /* Every call instruction in the image's code outside `excluded` (NULL:

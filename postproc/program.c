@@ -21,7 +21,7 @@ size_t other_code_ranges(const struct elf_image *img, struct excluded_range **ou
         for (size_t k = 0; k < s->size / 8; k++, p += 8) {
             uint32_t start = elf_get32(img, p), end = elf_get32(img, p + 4);
             if (start < end)
-                (*out)[n++] = (struct excluded_range){ NULL, start, end };
+                (*out)[n++] = (struct excluded_range){ NULL, start, end, 0 };
         }
         return n;
     }

@@ -20,20 +20,23 @@ int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
  * the sites of its page. */
 unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
                        const struct site_list *sites, size_t i);
-/* The DB as C for the target compiler, with a thunk area of
- * `thunk_bytes` (litifut_thunks, .text; none if 0) and the user's site
- * rules as text (src/rules.h; section .litifut_rules, not loaded; none
- * if NULL or ""). */
-/* `other_code`: n_other pairs of link-time (start, end) of code that is
+/* The DB as assembly for the target's assembler (`path`, and its words
+ * in the target's byte order in `path`.bin, which the assembly
+ * includes): the array litifut_db of `room_words` words (at least the
+ * DB's; zeros after it), a thunk area of `thunk_bytes` (litifut_thunks,
+ * code; none if 0) and the user's site rules as text (src/rules.h;
+ * section .litifut_rules, not loaded; none if NULL or "").
+ * `other_code`: n_other pairs of link-time (start, end) of code that is
  * not the program's own (the tracer, the C runtime's start files), for
  * the post-processor's --coverage (section .litifut_other_code, not
  * loaded, words in the target's byte order). */
-int db_write_c(const struct db *db, uint32_t thunk_bytes, const char *rules,
-               const uint32_t *other_code, size_t n_other, const char *path);
+int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint32_t thunk_bytes,
+                 const char *rules, const uint32_t *other_code, size_t n_other, const char *path);
 /* Puts this DB into the litifut_db array `img` links, which pass 1's
- * DB for the same sites sized (pass 2's addresses may differ from pass
- * 1's where a thunk area moved the DB: its words are this DB's), and
- * reads it back; else one error line. */
+ * DB for the same sites sized (its room may be larger: zeros follow;
+ * pass 2's addresses may differ from pass 1's where a thunk area moved
+ * the DB, or pass 3's where pass 2 moved code: its words are this
+ * DB's), and reads it back; else one error line. */
 int db_write_image(const struct db *db, struct elf_image *img);
 
 #endif

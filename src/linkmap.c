@@ -39,6 +39,7 @@ int link_map_read(const char *path, struct link_map *map)
     map->n = 0;
     size_t cap = 0;
     char *line = NULL, *pending = NULL, *output = NULL;
+    uint32_t output_addr = 0;
     size_t len = 0;
     int in_map = 0;
     while (getline(&line, &len, f) > 0) {
@@ -51,6 +52,15 @@ int link_map_read(const char *path, struct link_map *map)
         if (line[0] && line[0] != ' ') {
             free(output);                       /* ".text   0x.. 0x..": an output section */
             output = xstrndup(line, strcspn(line, " \t"));
+            /* its address, on this line or (a long name) the next */
+            const char *a = line + strlen(output);
+            a += strspn(a, " \t");
+            output_addr = 0;
+            if (!*a && getline(&line, &len, f) > 0)
+                a = line + strspn(line, " \t");
+            char *end;
+            if (strncmp(a, "0x", 2) == 0)
+                output_addr = (uint32_t)strtoull(a, &end, 16);
             free(pending);
             pending = NULL;
             continue;
@@ -76,7 +86,7 @@ int link_map_read(const char *path, struct link_map *map)
             map->v = xrealloc(map->v, cap * sizeof *map->v);
         }
         map->v[map->n++] = (struct map_input){ xstrdup(output ? output : ""), pending,
-                                               xstrdup(file), addr, size };
+                                               xstrdup(file), addr, size, output_addr };
         pending = NULL;
     }
     free(pending);
@@ -140,16 +150,18 @@ int is_unwinder_object(const char *file)
             strncmp(member, "libunwind.o", 11) == 0);
 }
 
-static void push(struct exclusions *ex, const char *section, uint32_t start, uint32_t end)
+static void push(struct exclusions *ex, const char *section, uint32_t start, uint32_t end,
+                 uint32_t section_addr)
 {
     ex->v = xrealloc(ex->v, (ex->n + 1) * sizeof *ex->v);
-    ex->v[ex->n++] = (struct excluded_range){ section ? xstrdup(section) : NULL, start, end };
+    ex->v[ex->n++] = (struct excluded_range){ section ? xstrdup(section) : NULL, start, end,
+                                              section ? section_addr : 0 };
 }
 
 void exclusions_add(struct exclusions *ex, const char *section, uint32_t start, uint32_t end)
 {
     if (start < end)
-        push(ex, section, start, end);
+        push(ex, section, start, end, 0);
 }
 
 void exclusions_from_map(const struct link_map *map, const char *const *also,
@@ -161,7 +173,7 @@ void exclusions_from_map(const struct link_map *map, const char *const *also,
         for (const char *const *a = also; a && *a && !match; a++)
             match = strcmp(in->file, *a) == 0;
         if (match && in->size)
-            push(ex, in->output, in->addr, in->addr + in->size);
+            push(ex, in->output, in->addr, in->addr + in->size, in->output_addr);
     }
 }
 

@@ -15,6 +15,7 @@ struct map_input {
     char *section;
     char *file;         /* as ld prints it: path, or archive(member) */
     uint32_t addr, size;
+    uint32_t output_addr;   /* where the output section starts */
 };
 
 struct link_map {

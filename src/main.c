@@ -23,7 +23,8 @@ static void usage(FILE *f)
         "                        by the link map FILE (ld -Map)\n"
         "  --exclude-object F    also leave alone input file F (as named in the map)\n"
         "  --exclude A-B         also leave alone addresses [A, B) (hex)\n"
-        "  --db FILE             write the instruction DB for the sites as C (pass 1)\n"
+        "  --db FILE             write the instruction DB for the sites as assembly, its\n"
+        "                        words in FILE.bin (pass 1)\n"
         "  --sites FILE          write the sites as TSV\n"
         "  --expect FILE         fail unless the sites equal those of this sites TSV\n"
         "  -o FILE               rewrite: PROGRAM must link the DB for its own sites\n"
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
     const char **objects = xcalloc((size_t)argc + 1, sizeof *objects);
     size_t n_objects = 0;
     struct exclusions ex = { NULL, 0 };
-    struct rewriter_opts o = { &ex, stdout, NULL, NULL, NULL, NULL };
+    struct rewriter_opts o = { &ex, stdout, NULL, NULL, NULL, NULL, NULL };
     int c;
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (c) {

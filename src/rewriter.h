@@ -1,8 +1,10 @@
 /*
  * The rewriter's two steps, shared by litifut-rewrite and the ld
  * wrapper.  Pass 1 scans a program linked with the placeholder DB and
- * writes the real DB as C; pass 2 scans the relinked program, checks
- * that nothing moved and that it links that DB, and rewrites it.
+ * writes the real DB as assembly; pass 2 scans the relinked program,
+ * checks that nothing moved and that it links that DB (or one with
+ * room for it, if the caller accepts moved code: a third link), and
+ * rewrites it.
  */
 #ifndef LITIFUT_REWRITER_H
 #define LITIFUT_REWRITER_H
@@ -18,6 +20,8 @@ struct rewriter_opts {
     const char *name;           /* the program's name in the summary (NULL: its path) */
     const char *untraced_tsv;   /* write untraced.tsv here, or NULL */
     struct site_rules *rules;   /* the user's (NULL: none); the file rules resolved */
+    int *moved;                 /* rewrite: set to 1, with no message, if the sites are
+                                 * not the expected ones (NULL: that is an error) */
 };
 
 /* Pass 1.  On success *sites holds the sites found. */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "wrapper/instrument.h"
 #include "wrapper/farsleds.h"
@@ -49,12 +50,14 @@ static char *work_path(const struct work *w, const char *name)
     return xasprintf("%s/%s", w->dir, name);
 }
 
-static int compile_db(const struct work *w, const char *c_file, const char *o_file)
+/* The DB is assembly (src/db.c): the target compiler's driver runs the
+ * assembler with the target's options (byte order, float ABI). */
+static int compile_db(const struct work *w, const char *s_file, const char *o_file)
 {
     struct argv_builder a = { 0 };
     for (int i = 0; i < w->tc->cc.n; i++)
         argv_push(&a, w->tc->cc.v[i]);
-    const char *fixed[] = { "-c", "-O1", "-fno-lto", "-o", o_file, "-x", "c", c_file, NULL };
+    const char *fixed[] = { "-c", "-o", o_file, "-x", "assembler", s_file, NULL };
     for (const char **f = fixed; *f; f++)
         argv_push(&a, *f);
     int st = run_command(a.v);
@@ -145,7 +148,7 @@ static void replay_link(const struct work *w, const char *out, const char *err,
  * if pass 2 fails (else it repeats pass 1's).  Returns ld's exit
  * status, or -1 with one error line. */
 static int link_pass(const struct work *w, const char *db_o, const char *out,
-                     const char *map, const char *args_name)
+                     const char *map, const char *args_name, int first)
 {
     const struct link_args *la = w->la;
     struct argv_builder a = { 0 };
@@ -204,10 +207,12 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
         char *said = xasprintf("%s.out", out), *said_err = xasprintf("%s.err", out);
         char *argv[] = { w->tc->real_ld, at, NULL };
         st = run_command_captured(argv, said, w->one_stream ? NULL : said_err);
-        if (map || st != 0)
+        if (first || st != 0)
             replay_link(w, said, w->one_stream ? NULL : said_err, out);
-        if (st > 0 && !map)
-            st = error("%s: second link failed (%s exit %d)", la->output, w->tc->real_ld, st);
+        if (st > 0 && !first)
+            st = error("%s: %s link failed (%s exit %d)", la->output,
+                       strcmp(args_name, "pass2.args") == 0 ? "second" : "third",
+                       w->tc->real_ld, st);
         free(said);
         free(said_err);
         free(at);
@@ -251,7 +256,8 @@ static int keep_file(const struct work *w, int dfd, const char *dir, const char 
 static int keep_intermediates(const struct work *w)
 {
     static const char *const files[][2] = {
-        { "pass2", "unrewritten" }, { "sites.tsv", "sites.tsv" }, { "db.c", "db.c" },
+        { "unrewritten", "unrewritten" }, { "sites.tsv", "sites.tsv" }, { "db.s", "db.s" },
+        { "db.s.bin", "db.s.bin" },
         { "untraced.tsv", "untraced.tsv" },
         { "pass1.map", "pass1.map" }, { "pass1", "pass1" },
         { "pass1.args", "pass1.args" }, { "pass2.args", "pass2.args" },
@@ -272,6 +278,14 @@ static int keep_intermediates(const struct work *w)
                    "LITIFUT_KEEP keeps nothing there", dir);
     for (size_t i = 0; rc == 0 && i < sizeof files / sizeof files[0]; i++)
         rc = keep_file(w, dfd, dir, files[i][0], files[i][1]);
+    /* a third link's (run_passes) */
+    static const char *const third[] = { "pass3.map", "pass3.args" };
+    for (size_t i = 0; rc == 0 && i < sizeof third / sizeof third[0]; i++) {
+        char *p = work_path(w, third[i]);
+        if (access(p, F_OK) == 0)
+            rc = keep_file(w, dfd, dir, third[i], third[i]);
+        free(p);
+    }
     if (dfd >= 0)
         close(dfd);
     free(dir);
@@ -294,67 +308,155 @@ static void remove_work_dir(const char *dir)
     rmdir(dir);
 }
 
-/* On success *summary is the rewriter's summary line (allocated).
- * Returns 0, pass 1's exit status if it failed (ld has said why), or
- * -1 after one error line. */
-static int run_passes(struct work *w, char **summary)
+/* The ranges the scans leave alone, from a link map: the crt objects,
+ * the tracer, the island and far sleds; and the user's file rules. */
+static int read_exclusions(struct work *w, const char *map, struct exclusions *ex)
 {
-    const struct arch_ops *arch = w->tc->arch;
-    char *db0_c = work_path(w, "db0.c"), *db0_o = work_path(w, "db0.o");
-    char *db_c = work_path(w, "db.c"), *db_o = work_path(w, "db.o");
-    char *pass1 = work_path(w, "pass1"), *pass2 = work_path(w, "pass2");
-    char *map = work_path(w, "pass1.map"), *sites_tsv = work_path(w, "sites.tsv");
-    char *untraced_tsv = work_path(w, "untraced.tsv");
-    struct site_list sites = { NULL, 0 };
-    struct exclusions ex = { NULL, 0 };
     struct link_map lm = { NULL, 0 };
-    size_t summary_len = 0;
-    int rc = -1;
-
-    if (w->tc->far_sled_object)
-        w->far_after = far_sleds_place(w->la, &w->far_first);
-    if (rewriter_placeholder_db(arch, db0_c) != 0 || compile_db(w, db0_c, db0_o) != 0)
-        goto out;
-    int st = link_pass(w, db0_o, pass1, map, "pass1.args");
-    if (st > 0)
-        rc = st;                    /* the user's link fails: as it would with ld alone */
-    if (st != 0 || link_map_read(map, &lm) != 0)
-        goto out;
+    if (link_map_read(map, &lm) != 0)
+        return -1;
     const char *also[4] = { w->tc->tracer_object }, **more = also + 1;
     if (w->tc->island_object)
         *more++ = w->tc->island_object;
     if (w->tc->far_sled_object)
         *more++ = w->tc->far_sled_object;
-    exclusions_from_map(&lm, also, &ex);
+    exclusions_free(ex);
+    exclusions_from_map(&lm, also, ex);
     site_rules_resolve_files(w->rules, &lm, w->la->output);
+    link_map_free(&lm);
+    return 0;
+}
 
-    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output, NULL, w->rules };
-    if (rewriter_scan(pass1, &scan_opts, db_c, &sites) != 0 || compile_db(w, db_c, db_o) != 0 ||
-        link_pass(w, db_o, pass2, NULL, "pass2.args") != 0)
-        goto out;
-
+/* The last step: rewrite `linked` into the output.  *moved (if not
+ * NULL) is set, with no message, if its sites are not `expected`. */
+static int rewrite_output(struct work *w, const char *linked, const struct exclusions *ex,
+                          const struct site_list *expected, int *moved, char **summary)
+{
+    char *sites_tsv = work_path(w, "sites.tsv"), *untraced_tsv = work_path(w, "untraced.tsv");
+    size_t summary_len = 0;
+    int rc = -1;
     /* The rewriter prints its summary line to a FILE; catch it in
      * memory and report it only once the program is in place. */
+    free(*summary);
+    *summary = NULL;
     FILE *summary_out = open_memstream(summary, &summary_len);
     if (!summary_out) {
         error("cannot make an in-memory stream: %s", strerror(errno));
-        goto out;
+    } else {
+        char *prefix = xasprintf("%s: %s", program_name(), w->la->output);
+        struct rewriter_opts rw_opts = { ex, summary_out, sites_tsv, prefix, untraced_tsv,
+                                         w->rules, moved };
+        rc = rewriter_rewrite(linked, &rw_opts, expected, w->la->output);
+        free(prefix);
+        if (fclose(summary_out) != 0 && rc == 0)
+            rc = error("%s: cannot keep the summary line: %s", w->la->output, strerror(errno));
     }
-    char *prefix = xasprintf("%s: %s", program_name(), w->la->output);
-    struct rewriter_opts rw_opts = { &ex, summary_out, sites_tsv, prefix, untraced_tsv,
-                                     w->rules };
-    rc = rewriter_rewrite(pass2, &rw_opts, &sites, w->la->output);
-    free(prefix);
-    if (fclose(summary_out) != 0 && rc == 0)
-        rc = error("%s: cannot keep the summary line: %s", w->la->output, strerror(errno));
+    free(sites_tsv);
+    free(untraced_tsv);
+    return rc;
+}
+
+/* On success *summary is the rewriter's summary line (allocated).
+ * Returns 0, pass 1's exit status if it failed (ld has said why), or
+ * -1 after one error line.
+ * Pass 2 normally leaves every call site where pass 1 had it (the DB
+ * lies after the code, far sleds are there in pass 1 already).  If a
+ * layout makes it move code anyway (a linker script with .rodata before
+ * .text, MIPS multi-GOT links whose split the DB's size changes), a
+ * third link with pass 2's inputs and a map of its own is rewritten
+ * instead: its DB has room for a few pages more (src/rewriter.c), and
+ * the rewriter computes everything from that link itself. */
+/* Where a link's time goes (LITIFUT_VERBOSE=1: one line after the
+ * summary; `make bench` tabulates it). */
+struct phase_times {
+    double t0, last;
+    char text[256];
+    size_t len;
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void phase_done(struct phase_times *pt, const char *what)
+{
+    double t = now_seconds();
+    if (pt->len < sizeof pt->text)
+        pt->len += (size_t)snprintf(pt->text + pt->len, sizeof pt->text - pt->len, "%s%s %.2f",
+                                    pt->len ? ", " : "", what, t - pt->last);
+    pt->last = t;
+}
+
+static int run_passes(struct work *w, char **summary)
+{
+    struct phase_times pt = { now_seconds(), 0, "", 0 };
+    pt.last = pt.t0;
+    const struct arch_ops *arch = w->tc->arch;
+    char *db0_s = work_path(w, "db0.s"), *db0_o = work_path(w, "db0.o");
+    char *db_s = work_path(w, "db.s"), *db_o = work_path(w, "db.o");
+    char *pass1 = work_path(w, "pass1"), *pass2 = work_path(w, "pass2");
+    char *pass3 = work_path(w, "pass3"), *map3 = work_path(w, "pass3.map");
+    char *map = work_path(w, "pass1.map"), *unrewritten = work_path(w, "unrewritten");
+    struct site_list sites = { NULL, 0 };
+    struct exclusions ex = { NULL, 0 };
+    int rc = -1, moved = 0;
+
+    if (w->tc->far_sled_object)
+        w->far_after = far_sleds_place(w->la, &w->far_first);
+    if (rewriter_placeholder_db(arch, db0_s) != 0 || compile_db(w, db0_s, db0_o) != 0)
+        goto out;
+    int st = link_pass(w, db0_o, pass1, map, "pass1.args", 1);
+    if (st > 0)
+        rc = st;                    /* the user's link fails: as it would with ld alone */
+    if (st != 0 || read_exclusions(w, map, &ex) != 0)
+        goto out;
+    phase_done(&pt, "pass 1");
+
+    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output, NULL, w->rules, NULL };
+    if (rewriter_scan(pass1, &scan_opts, db_s, &sites) != 0)
+        goto out;
+    phase_done(&pt, "scan 1");
+    if (compile_db(w, db_s, db_o) != 0)
+        goto out;
+    phase_done(&pt, "DB");
+    if (link_pass(w, db_o, pass2, NULL, "pass2.args", 0) != 0)
+        goto out;
+    phase_done(&pt, "pass 2");
+    const char *linked = pass2;
+    rc = rewrite_output(w, pass2, &ex, &sites, &moved, summary);
+    phase_done(&pt, "rewrite");
+    if (rc != 0 && moved) {
+        linked = pass3;
+        rc = -1;
+        if (link_pass(w, db_o, pass3, map3, "pass3.args", 0) == 0 &&
+            read_exclusions(w, map3, &ex) == 0) {
+            phase_done(&pt, "pass 3 (pass 2 moved code)");
+            rc = rewrite_output(w, pass3, &ex, NULL, NULL, summary);
+            phase_done(&pt, "rewrite 3");
+        }
+    }
+    if (rc == 0) {
+        /* at the end of the summary line (before its newline) */
+        size_t len = *summary ? strlen(*summary) : 0;
+        if (len && (*summary)[len - 1] == '\n')
+            (*summary)[--len] = 0;
+        char *line = xasprintf("%s; link %.2f s (%s)\n", len ? *summary : "",
+                               pt.last - pt.t0, pt.text);
+        free(*summary);
+        *summary = line;
+    }
     if (rc == 0 && getenv("LITIFUT_KEEP") && strcmp(getenv("LITIFUT_KEEP"), "1") == 0)
-        rc = keep_intermediates(w);
+        rc = rename(linked, unrewritten) == 0 ? keep_intermediates(w)
+                                              : error("%s: cannot rename: %s", linked,
+                                                      strerror(errno));
 out:
     site_list_free(&sites);
     exclusions_free(&ex);
-    link_map_free(&lm);
-    free(db0_c); free(db0_o); free(db_c); free(db_o);
-    free(pass1); free(pass2); free(map); free(sites_tsv); free(untraced_tsv);
+    free(db0_s); free(db0_o); free(db_s); free(db_o);
+    free(pass1); free(pass2); free(pass3); free(map3); free(map); free(unrewritten);
     free(w->far_after);
     w->far_after = NULL;
     return rc;

@@ -626,6 +626,85 @@ static int arm_state_classify(const cs_insn *insn, uint32_t w, struct call_site 
     return 0;
 }
 
+/* arm_classify without capstone, where the bits say all: ARM state,
+ * every instruction (only b, bl, blx imm and blx rM matter, and their
+ * encodings are plain); Thumb, the 16-bit instructions that are no
+ * branch, IT or write of pc, and the 32-bit bl and blx imm.  The rest
+ * of Thumb (other 32-bit instructions: the pair check needs their
+ * operands) goes to capstone. */
+static unsigned arm_quick(void *state, unsigned isa, uint32_t addr, uint32_t w, uint32_t next,
+                          int has_next, struct call_site *site, int *found,
+                          struct scan_stats *st)
+{
+    (void)next;
+    (void)has_next;
+    struct arm_scan *sc = state;
+    *found = 0;
+    if (isa != ISA_THUMB) {
+        sc->prev_end = 0;
+        if ((w & 0x0E000000) == 0x0A000000) {          /* b, bl, blx imm */
+            uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
+            if (is_blx_imm(w))
+                target += (w >> 23) & 2;
+            addr_add(&sc->targets, target);
+            if (is_bl(w) || is_blx_imm(w)) {
+                site->insn = w;
+                site->kind = is_bl(w) ? KIND_BL : KIND_BLX_IMM;
+                site->addr = addr;
+                *found = 1;
+            }
+            return 4;
+        }
+        if ((w & 0x0FFFFFF0) == 0x012FFF30) {          /* blx rM */
+            if (!is_blx_reg(w))
+                return 0;
+            unsigned rm = w & 15;
+            if (rm >= 13) {
+                stats_untraced(st, addr, rm == 13 ? "blx sp" : rm == 14 ? "blx lr" : "blx pc", 4);
+                return 4;
+            }
+            site->insn = w;
+            site->kind = KIND_BLX_REG;
+            site->addr = addr;
+            *found = 1;
+        }
+        return 4;
+    }
+    uint32_t hw = w & 0xFFFF;
+    if ((hw >> 11) >= 0x1D) {                           /* 32-bit */
+        if (!is_t_bl(w) && !is_t_blx_imm(w))
+            return 0;
+        addr_add(&sc->targets, t_call_target(addr, w));
+        int in_it = sc->it_left > 0;
+        if (in_it)
+            sc->it_left--;
+        site->insn = w;
+        site->kind = is_t_bl(w) ? KIND_T_BL : KIND_T_BLX_IMM;
+        site->addr = addr;
+        *found = 1;
+        sc->prev_end = addr + 4;
+        sc->prev_word = w;
+        sc->prev_size = 4;
+        sc->prev_usable = 0;                            /* a call never moves */
+        return 4;
+    }
+    if ((hw & 0xFF00) == 0xBF00 ||                      /* IT, hints */
+        (hw & 0xF000) == 0xD000 || (hw & 0xF800) == 0xE000 ||   /* b<c>, udf, svc; b */
+        (hw & 0xF500) == 0xB100 ||                      /* cbz, cbnz */
+        (hw & 0xFF00) == 0x4700 ||                      /* bx, blx */
+        ((hw & 0xFC00) == 0x4400 && (hw & 0x87) == 0x87) ||    /* add, cmp, mov to pc */
+        (hw & 0xFF00) == 0xBD00)                        /* pop {..., pc} */
+        return 0;
+    int in_it = sc->it_left > 0;
+    if (in_it)
+        sc->it_left--;
+    sc->prev_end = addr + 2;
+    sc->prev_word = hw;
+    sc->prev_size = 2;
+    sc->prev_usable = !in_it && thumb16_movable(hw);
+    return 2;
+}
+
 static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t w,
                         uint32_t next, int has_next, struct call_site *site,
                         struct scan_stats *st)
@@ -663,4 +742,5 @@ const struct arch_ops arch_arm = {
     .scan_begin = arm_scan_begin,
     .scan_end = arm_scan_end,
     .classify = arm_classify,
+    .quick = arm_quick,
 };

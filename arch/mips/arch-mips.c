@@ -159,15 +159,12 @@ static int gpr_written(uint32_t w)
     }
 }
 
-static int mips_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t w,
-                         uint32_t next, int has_next, struct call_site *site,
-                         struct scan_stats *st)
+/* An instruction that capstone names `id`. */
+static int classify_id(unsigned id, uint32_t addr, uint32_t w, uint32_t next, int has_next,
+                       struct call_site *site, struct scan_stats *st)
 {
-    (void)state;
-    (void)isa;
-    uint32_t addr = (uint32_t)insn->address;
     site->insn = w;
-    switch (insn->id) {
+    switch (id) {
     case MIPS_INS_JAL:
         if (!is_jal(w))
             break;
@@ -221,6 +218,54 @@ static int mips_classify(void *state, const cs_insn *insn, unsigned isa, uint32_
     return 0;
 }
 
+static int mips_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t w,
+                         uint32_t next, int has_next, struct call_site *site,
+                         struct scan_stats *st)
+{
+    (void)state;
+    (void)isa;
+    return classify_id(insn->id, (uint32_t)insn->address, w, next, has_next, site, st);
+}
+
+/* What capstone would name an instruction, where its bits say it
+ * plainly: every word but the few kinds of call; those in their usual
+ * encodings (any other goes to capstone).  So a scan decodes no
+ * instruction with capstone in the common case. */
+static unsigned mips_quick(void *state, unsigned isa, uint32_t addr, uint32_t w, uint32_t next,
+                           int has_next, struct call_site *site, int *found,
+                           struct scan_stats *st)
+{
+    (void)state;
+    (void)isa;
+    unsigned op = op_of(w), id;
+    if (op == 3)
+        id = MIPS_INS_JAL;
+    else if (op == 0 && (w & 63) == 9 && rt_of(w) == 0 && ((w >> 6) & 31) == 0)
+        id = MIPS_INS_JALR;
+    else if (op == 0 && (w & 63) == 9 && rt_of(w) == 0 && ((w >> 6) & 31) == 16)
+        id = MIPS_INS_JALR_HB;
+    else if (op == 0x1d)
+        id = MIPS_INS_JALX;
+    else if (op == 1 && rt_of(w) == 17)
+        id = rs_of(w) == 0 ? MIPS_INS_BAL : MIPS_INS_BGEZAL;
+    else if (op == 1 && rt_of(w) == 16)
+        id = MIPS_INS_BLTZAL;
+    else if (op == 1 && rt_of(w) == 18)
+        id = MIPS_INS_BLTZALL;
+    else if (op == 1 && rt_of(w) == 19)
+        id = MIPS_INS_BGEZALL;
+    else if (op == 0 && (w & 63) == 9)
+        return 0;                       /* an unusual jalr: capstone says */
+    else {
+        *found = 0;
+        return 4;
+    }
+    *found = classify_id(id, addr, w, next, has_next, site, st);
+    if (*found)
+        site->addr = addr;
+    return 4;
+}
+
 const struct arch_ops arch_mips = {
     .name = "mips",
     .elf_machine = EM_MIPS,
@@ -237,4 +282,5 @@ const struct arch_ops arch_mips = {
     .code_ranges = mips_code_ranges,
     .disasm_open = mips_disasm_open,
     .classify = mips_classify,
+    .quick = mips_quick,
 };
