@@ -13,7 +13,7 @@ static uint32_t page_of(const struct arch_ops *arch, const struct call_site *sit
 
 int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
              const struct site_list *sites, uint32_t sled_vaddr, uint32_t bridge,
-             uint32_t db_vaddr, struct db *db)
+             uint32_t db_vaddr, int provisional, struct db *db)
 {
     memset(db, 0, sizeof *db);
     struct litifut_db_header *h = &db->header;
@@ -36,11 +36,17 @@ int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
         uint32_t p = page_of(arch, &sites->v[i]) - h->first_page;
         while (page < p)
             db->pages[++page] = (uint32_t)i;
-        uint32_t w = rw->site_word(&sites->v[i], db_word_addr(db, (uint32_t)i));
-        if (w >= LITIFUT_DB_INDIRECT && (int32_t)w >= 0) {
+        /* A fixed target is never within LITIFUT_DB_INDIRECT bytes after
+         * its word, where it would read as a register: before the DB
+         * (the usual layout: code, then .rodata) the word is negative;
+         * after it (a linker script with .rodata first) it is past the
+         * room of zeros that follows the words (DB_ROOM_WORDS). */
+        uint32_t at = db_word_addr(db, (uint32_t)i), w = rw->site_word(&sites->v[i], at);
+        int fixed = w != rw->site_word(&sites->v[i], at + 4);  /* relative to its word */
+        if (fixed && w < LITIFUT_DB_INDIRECT && !provisional) {
             db_free(db);
-            return error("call at 0x%08" PRIx32 ": its target lies after the instruction "
-                         "DB (code after data is not supported)", sites->v[i].addr);
+            return error("call at 0x%08" PRIx32 ": its target lies right after the "
+                         "instruction DB", sites->v[i].addr);
         }
         db->words[i] = w;
     }
@@ -156,7 +162,7 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
     return 0;
 }
 
-int db_write_image(const struct db *db, struct elf_image *img)
+int db_write_image(const struct db *db, struct elf_image *img, int same_code)
 {
     const struct litifut_db_header *h = &db->header;
     uint32_t n = LITIFUT_DB_HEADER_WORDS + h->n_pages + h->n_sites;
@@ -169,13 +175,12 @@ int db_write_image(const struct db *db, struct elf_image *img)
     for (uint32_t i = 0; i < LITIFUT_DB_HEADER_WORDS; i++)
         ((uint32_t *)&linked)[i] = elf_get32(img, p + 4 * i);
     if (linked.magic != h->magic || linked.version != h->version ||
-        linked.n_sites != h->n_sites)
+        linked.n_sites != h->n_sites || (same_code && linked.n_pages != h->n_pages))
         return error("%s: the linked instruction DB is not the one generated for it",
                      img->path);
     /* Where nothing moved it (no thunk area), it is exactly this DB:
      * anything else is another program (or one rewritten already). */
-    for (uint32_t i = 0; linked.db_vaddr == h->db_vaddr && linked.first_page == h->first_page &&
-                         linked.n_pages == h->n_pages && i < n; i++)
+    for (uint32_t i = 0; same_code && linked.db_vaddr == h->db_vaddr && i < n; i++)
         if (elf_get32(img, p + 4 * i) != file_word(db, i))
             return error("%s: the linked instruction DB differs from the one generated for it",
                          img->path);

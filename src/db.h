@@ -11,11 +11,12 @@
 /* `sled_vaddr`: link-time address of litifut_sled; `bridge`: the
  * bridge offset if any site goes through the MIPS bridge, else 0;
  * `db_vaddr`: where litifut_db is linked (in pass 2 it moves by the
- * thunk area's size, if any).  An empty list gives the
- * placeholder DB pass 1 links with. */
+ * thunk area's size, if any).  `provisional`: pass 1's DB, whose words
+ * the rewrite computes again from its own link: a target right after
+ * the DB (which pass 1 only has room for) is not refused. */
 int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
              const struct site_list *sites, uint32_t sled_vaddr, uint32_t bridge,
-             uint32_t db_vaddr, struct db *db);
+             uint32_t db_vaddr, int provisional, struct db *db);
 /* The sled entry (k) the i-th site must branch to: its position among
  * the sites of its page. */
 unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
@@ -36,7 +37,9 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
  * DB for the same sites sized (its room may be larger: zeros follow;
  * pass 2's addresses may differ from pass 1's where a thunk area moved
  * the DB, or pass 3's where pass 2 moved code: its words are this
- * DB's), and reads it back; else one error line. */
-int db_write_image(const struct db *db, struct elf_image *img);
+ * DB's), and reads it back; else one error line.  `same_code`: the
+ * sites are where pass 1 had them (else the linked DB was made for
+ * other addresses: only its size and site count are checked). */
+int db_write_image(const struct db *db, struct elf_image *img, int same_code);
 
 #endif

@@ -9,10 +9,12 @@
 #include "lib/files.h"
 #include "lib/arch-read.h"
 
-/* Room for the DB of a link whose code moved after pass 1 (a third link
- * then redoes pass 2, wrapper/instrument.c): its page table may be a
- * page or two longer. */
-#define DB_ROOM_PAGES 16
+/* Zeros after the DB's words: room for the DB of a link whose code moved
+ * after pass 1 (a third link then redoes pass 2, wrapper/instrument.c:
+ * its page table may be a few pages longer), and what keeps code that
+ * follows the DB (a linker script with .rodata first) more than
+ * LITIFUT_DB_INDIRECT bytes from any site word (src/db.c). */
+#define DB_ROOM_WORDS (LITIFUT_DB_INDIRECT / 4)
 
 static int open_program(const char *path, struct elf_image *img, const struct arch_ops **arch)
 {
@@ -85,7 +87,7 @@ static void plan_free(struct plan *pl)
 
 /* Whether the DB names a bridge depends on the redirects. */
 static int plan(const struct arch_ops *arch, const struct elf_image *img,
-                const struct site_list *sites, struct plan *pl)
+                const struct site_list *sites, int provisional, struct plan *pl)
 {
     int bridged;
     memset(pl, 0, sizeof *pl);
@@ -97,13 +99,13 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img,
         return error("%s: no symbol litifut_db: not linked with the litifut tracer", img->path);
     pl->words = xcalloc(sites->n + 1, sizeof *pl->words);
     pl->thunks = pl->sleds.thunks ? xcalloc(thunk_area_size(arch, sites) + 1, 1) : NULL;
-    if (db_build(arch, rw, sites, pl->sleds.base[0], 0, dbsym->value, &pl->db) == 0 &&
+    if (db_build(arch, rw, sites, pl->sleds.base[0], 0, dbsym->value, provisional, &pl->db) == 0 &&
         plan_redirects(arch, sites, &pl->db, &pl->sleds, pl->words, pl->thunks, &bridged) == 0) {
         if (!bridged)
             return 0;
         db_free(&pl->db);
         if (db_build(arch, rw, sites, pl->sleds.base[0], pl->sleds.bridge, dbsym->value,
-                     &pl->db) == 0)
+                     provisional, &pl->db) == 0)
             return 0;
     }
     plan_free(pl);
@@ -174,12 +176,12 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
     if (scan(binary, o, &img, &arch, sites) != 0)
         return -1;
     int rc = -1;
-    if (plan(arch, &img, sites, &pl) == 0) {
+    if (plan(arch, &img, sites, 1, &pl) == 0) {
         char *rules = o->rules ? site_rules_text(o->rules) : NULL;
         size_t n_other = 0;
         uint32_t *other = other_code(o->excluded, &img, &n_other);
         uint32_t words = db_size_bytes(&pl.db) / 4;
-        rc = db_c ? db_write_asm(&pl.db, img.big_endian, words + DB_ROOM_PAGES,
+        rc = db_c ? db_write_asm(&pl.db, img.big_endian, words + DB_ROOM_WORDS,
                                  thunk_area_size(arch, sites), rules, other, n_other, db_c)
                   : 0;
         free(other);
@@ -212,7 +214,7 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     if (expected && compare_site_lists(arch, expected, &sites,
                                        "pass 2 moved code (the two links differ)") != 0)
         goto out;
-    if (plan(arch, &img, &sites, &pl) != 0)
+    if (plan(arch, &img, &sites, 0, &pl) != 0)
         goto out;
     for (size_t i = 0; i < sites.n; i++) {
         struct call_site s = sites.v[i];
@@ -224,7 +226,7 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
             goto out;
         }
     }
-    if (db_write_image(&pl.db, &img) == 0 && write_other_code(o->excluded, &img) == 0 &&
+    if (db_write_image(&pl.db, &img, expected != NULL) == 0 && write_other_code(o->excluded, &img) == 0 &&
         rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks) == 0)
         rc = write_file_atomic(out, img.data, img.size, st.st_mode & 07777);
     plan_free(&pl);
@@ -238,7 +240,7 @@ int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
 {
     (void)arch;
     /* pass 1's: a header's room of zeros (nothing reads it) */
-    return db_write_asm(NULL, 0, LITIFUT_DB_HEADER_WORDS, 0, NULL, NULL, 0, db_c);
+    return db_write_asm(NULL, 0, LITIFUT_DB_HEADER_WORDS + DB_ROOM_WORDS, 0, NULL, NULL, 0, db_c);
 }
 
 int read_sites_tsv(const struct arch_ops *arch, const char *path, struct site_list *out)

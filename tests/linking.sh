@@ -2,7 +2,8 @@
 # --gc-sections, and ld run directly (no gcc driver: the DB compiler
 # comes from the triple) with its arguments in a response file.  And
 # litifut-rewrite run by hand on the kept files redoes the wrapper's
-# rewrite, byte for byte.  ARM's far sleds in a program of 36 MB.
+# rewrite, byte for byte.  A linker script that puts .rodata first (pass
+# 2 moves code: a third link).  ARM's far sleds in a program of 36 MB.
 
 linking_case() {        # linking_case ARCH
     set_arch "$1"
@@ -44,6 +45,36 @@ linking_case() {        # linking_case ARCH
     else
         fail "$ARCH/linking: direct $TRIPLE-ld @file failed"
     fi
+}
+
+# A linker script with .rodata (where the DB goes) before the code: the
+# code's targets lie after the DB (positive site words), and pass 2's
+# bigger DB moves the code, so the wrapper links a third time and
+# rewrites that (a static link: thousands of sites; PIE: where it
+# moves).  ld's own script with one line moved.
+linking_moved_case() {  # linking_moved_case ARCH
+    set_arch "$1"
+    local d=$WORK/linking-moved/$ARCH src=$ROOT/tests/progs/calls.c mode opt
+    mkdir -p "$d"
+    for mode in pie static; do
+        opt=-pie; [ $mode = static ] && opt=-static
+        "$TRIPLE-ld" --verbose $opt | sed -n '/^=====/,/^=====/p' | sed '1d;$d' |
+            awk '/^  \.rodata  *:/ { next }
+                 /^  \.init  *:/ { print "  .rodata : { *(.rodata .rodata.* .gnu.linkonce.r.*) }" }
+                 { print }' > "$d/$mode.ld"
+        "$TCC" -O1 $opt -Wl,-T,"$d/$mode.ld" -o "$d/$mode-plain" "$src"
+        if ! LITIFUT=1 LITIFUT_KEEP=1 "$TCC" -B"$BIN/" -O1 $opt -Wl,-T,"$d/$mode.ld" \
+               -o "$d/$mode" "$src" 2> "$d/$mode.err"; then
+            fail "$ARCH/linking/rodata-first/$mode: link failed: $(head -c 300 "$d/$mode.err")"
+            continue
+        fi
+        [ $mode = static ] &&
+            check "$ARCH/linking/rodata-first/static: .rodata before .text, pass 2 moved the code: a third link" \
+                eval '[ -s "$d/static.litifut/pass3.map" ] &&
+                      [ "$("$TRIPLE-readelf" -SW "$d/static" | grep -n " \.rodata \| \.text " | cut -d: -f1 | head -1)" = \
+                        "$("$TRIPLE-readelf" -SW "$d/static" | grep -n " \.rodata " | cut -d: -f1)" ]'
+        check_traced "$ARCH/linking/rodata-first/$mode" "$d/$mode-plain" "$d/$mode"
+    done
 }
 
 # ARM's far sleds (arch/arm/far-sled.S, wrapper/farsleds.c): a program
@@ -98,6 +129,9 @@ test_linking() {
     for arch in $ARCHES; do
         echo "$arch"
     done | parallel linking_case
+    for arch in $ARCHES; do
+        echo "$arch"
+    done | parallel linking_moved_case
     for arch in $ARCHES; do
         [ "${arch#arm}" != "$arch" ] && echo "$arch"
     done | parallel linking_far_case

@@ -212,7 +212,7 @@ static void test_db(void)
     };
     struct site_list sites = { v, 4 };
     struct db db;
-    if (db_build(arm, rw, &sites, 0x20000, 0, 0x30000, &db) != 0) {
+    if (db_build(arm, rw, &sites, 0x20000, 0, 0x30000, 0, &db) != 0) {
         check(0, "db: build", "failed");
         return;
     }
@@ -229,11 +229,23 @@ static void test_db(void)
     check(db_site_target(&db, 0, &t) && t == 0x10008 && !db_site_target(&db, 3, &t) &&
           db.words[3] == 16, "db: site words", "0x%08" PRIx32 " %" PRIu32, t, db.words[3]);
     check(db_checksum(&db) == h->checksum, "db: checksum", "0x%08" PRIx32, h->checksum);
-    struct call_site after = { 0x40000, 0xeb000000, 0, 0 };   /* its target after the DB */
-    struct site_list bad = { &after, 1 };
+    /* a target after the DB (a linker script with .rodata first): a
+     * positive word; but not within 128 bytes of its word (0x30030,
+     * after a header and one page), where it would read as a register */
+    struct call_site after = { 0x40000, 0xeb000000, 0, 0 };
+    struct site_list later = { &after, 1 };
     struct db db2;
-    check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, &db2) != 0, "db: a target after the DB is refused",
-          "built");
+    check(db_build(arm, rw, &later, 0x20000, 0, 0x30000, 0, &db2) == 0 &&
+          db_site_target(&db2, 0, &t) && t == 0x40008, "db: a target after the DB",
+          "0x%08" PRIx32, t);
+    db_free(&db2);
+    struct call_site close = { 0x2fff0, 0xeb000012, 0, 0 };  /* to 0x30040 */
+    struct site_list bad = { &close, 1 };
+    check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, 0, &db2) != 0,
+          "db: a target right after its DB word is refused", "built");
+    check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, 1, &db2) == 0,
+          "db: but not in pass 1's provisional DB", "refused");
+    db_free(&db2);
     db_free(&db);
 }
 
