@@ -39,6 +39,7 @@
 #include <string.h>
 #include "postproc/report.h"
 #include "postproc/view.h"
+#include "postproc/outbuf.h"
 #include "lib/error.h"
 
 struct chrome {
@@ -46,6 +47,10 @@ struct chrome {
     int srcline;
     int any;                    /* an event written: the next needs a comma */
     struct estimates est;       /* what the traces read estimate */
+    struct outbuf ob;           /* events being built (outbuf.h) */
+    /* per function id: its ,"name":...,"cat":... as JSON, made once */
+    struct fn_json { char *text; size_t len; } *fn_json;
+    size_t n_fn_json;
 };
 
 /* The length of the well-formed UTF-8 sequence at s (RFC 3629), or 0. */
@@ -64,26 +69,35 @@ static size_t utf8_length(const unsigned char *s)
     return n;
 }
 
-static void put_json_string(FILE *out, const char *str)
+static void ob_json_string(struct outbuf *ob, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
-    fputc('"', out);
+    ob_char(ob, '"');
     while (*s) {
         size_t n = utf8_length(s);
         if (n == 1 && (*s == '"' || *s == '\\')) {
-            fputc('\\', out);
-            fputc(*s, out);
+            ob_char(ob, '\\');
+            ob_char(ob, (char)*s);
         } else if (n == 1 && (*s < 0x20 || *s == 0x7f)) {
-            fputc('?', out);
+            ob_char(ob, '?');
         } else if (n) {
-            fwrite(s, 1, n, out);
+            ob_mem(ob, (const char *)s, n);
         } else {
-            fputc('?', out);
+            ob_char(ob, '?');
             n = 1;
         }
         s += n;
     }
-    fputc('"', out);
+    ob_char(ob, '"');
+}
+
+static void put_json_string(FILE *out, const char *str)
+{
+    struct outbuf *ob = xcalloc(1, sizeof *ob);
+    ob->out = out;
+    ob_json_string(ob, str);
+    ob_flush(ob);
+    free(ob);
 }
 
 static const char *base_name(const char *path)
@@ -95,6 +109,7 @@ static const char *base_name(const char *path)
 /* The next event: a comma after the one before. */
 static void next_event(struct chrome *c)
 {
+    ob_flush(&c->ob);                   /* (the metadata events write to the FILE) */
     fputs(c->any ? ",\n" : "\n", c->v.out);
     c->any = 1;
 }
@@ -133,9 +148,45 @@ static void chrome_thread_begin(struct view *v, struct callstack *s)
 static void event_start(struct chrome *c, const struct callstack *s, char phase, uint64_t ns)
 {
     uint64_t at = c->v.trace->t->header.start_ns + ns;
-    next_event(c);
-    fprintf(c->v.out, "{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":%" PRIu64
-            ".%03u", phase, s->t->header.pid, s->th->tid, at / 1000, (unsigned)(at % 1000));
+    struct outbuf *ob = &c->ob;
+    ob_str(ob, c->any ? ",\n{\"ph\":\"" : "\n{\"ph\":\"");
+    c->any = 1;
+    ob_char(ob, phase);
+    ob_str(ob, "\",\"pid\":");
+    ob_u64(ob, s->t->header.pid);
+    ob_str(ob, ",\"tid\":");
+    ob_u64(ob, s->th->tid);
+    ob_str(ob, ",\"ts\":");
+    ob_u64(ob, at / 1000);
+    ob_char(ob, '.');
+    ob_dec(ob, at % 1000, 3, 1);
+}
+
+/* ,"name":...,"cat":... of function `fid`, made on its first event. */
+static void put_function(struct chrome *c, uint32_t fid)
+{
+    if (fid >= c->n_fn_json) {
+        size_t n = c->n_fn_json ? c->n_fn_json : 256;
+        while (n <= fid)
+            n *= 2;
+        c->fn_json = xrealloc(c->fn_json, n * sizeof *c->fn_json);
+        memset(c->fn_json + c->n_fn_json, 0, (n - c->n_fn_json) * sizeof *c->fn_json);
+        c->n_fn_json = n;
+    }
+    struct fn_json *j = &c->fn_json[fid];
+    if (!j->text) {
+        const struct func *fn = &c->v.ft->v[fid];
+        struct outbuf *tmp = xcalloc(1, sizeof *tmp);     /* (out NULL: kept in memory) */
+        ob_str(tmp, ",\"name\":");
+        ob_json_string(tmp, fn->name);
+        ob_str(tmp, ",\"cat\":");
+        ob_json_string(tmp, base_name(fn->obj));
+        j->text = xmalloc(tmp->n + 1);
+        memcpy(j->text, tmp->b, tmp->n);
+        j->len = tmp->n;
+        free(tmp);
+    }
+    ob_mem(&c->ob, j->text, j->len);
 }
 
 static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
@@ -143,36 +194,36 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
     struct chrome *c = (struct chrome *)v;
     if (!f->shown)
         return;
-    const struct func *fn = &v->ft->v[f->fid];
     event_start(c, s, 'B', f->start_ns);
-    fputs(",\"name\":", v->out);
-    put_json_string(v->out, fn->name);
-    fputs(",\"cat\":", v->out);
-    put_json_string(v->out, base_name(fn->obj));
+    put_function(c, f->fid);
     const char *line = NULL;
     if (c->srcline && frame_is_call(f)) {
         const struct program *p = &v->trace->ps->v[f->call.object];
         line = trace_funcs_srcline(v->trace->tf, p->obj, p->site_addr[f->call.site]);
     }
+    struct outbuf *ob = &c->ob;
     if (line || v->trace->estimates) {
-        fputs(",\"args\":{", v->out);
+        ob_str(ob, ",\"args\":{");
         if (line) {
-            fputs("\"site\":", v->out);
-            put_json_string(v->out, line);
+            ob_str(ob, "\"site\":");
+            ob_json_string(ob, line);
         }
         if (v->trace->estimates)
-            fputs(line ? ",\"estimate\":true" : "\"estimate\":true", v->out);
-        fputc('}', v->out);
+            ob_str(ob, line ? ",\"estimate\":true" : "\"estimate\":true");
+        ob_char(ob, '}');
     }
-    fputc('}', v->out);
+    ob_char(ob, '}');
+    ob_line_done(ob);
 }
 
 static void chrome_pop(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns)
 {
     if (!f->shown)
         return;
-    event_start((struct chrome *)v, s, 'E', end_ns);
-    fputc('}', v->out);
+    struct chrome *c = (struct chrome *)v;
+    event_start(c, s, 'E', end_ns);
+    ob_char(&c->ob, '}');
+    ob_line_done(&c->ob);
 }
 
 /* Where some trace has estimates: what each process's times are. */
@@ -193,6 +244,10 @@ static void other_data(struct chrome *c)
 static void chrome_end(struct view *v)
 {
     struct chrome *c = (struct chrome *)v;
+    ob_flush(&c->ob);
+    for (size_t i = 0; i < c->n_fn_json; i++)
+        free(c->fn_json[i].text);
+    free(c->fn_json);
     fputs("\n]", v->out);
     if (c->est.any)
         other_data(c);
@@ -209,6 +264,7 @@ struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_opt
     };
     struct chrome *c = xcalloc(1, sizeof *c);
     view_init(&c->v, &ops, out, ft);
+    c->ob.out = out;
     c->srcline = o->srcline;
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
     return &c->v;

@@ -107,22 +107,60 @@ void estimates_free(struct estimates *e)
     memset(e, 0, sizeof *e);
 }
 
+/* v in decimal, at least `digits` digits; returns the end. */
+static char *put_decimal(char *p, uint64_t v, int digits)
+{
+    char t[24];
+    int n = 0;
+    do {
+        t[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v || n < digits);
+    while (n)
+        *p++ = t[--n];
+    return p;
+}
+
+/* As snprintf(buf, size, "%*s %s", width - 3, number, unit) with the
+ * number "%.3f" of ns in the unit (or ns as an integer), in integers:
+ * the log prints one per call.  An exact tie rounds as printf rounds
+ * the double (the only case where they could differ). */
 void format_duration(char *buf, size_t size, uint64_t ns, int width, int estimate)
 {
     static const struct { uint64_t ns; const char *unit; } units[] = {
         { 1000000000, " s" }, { 1000000, "ms" }, { 1000, "us" },
     };
-    const char *mark = estimate ? "~" : "";
-    char num[32];
+    char num[48], *p = num;
     const char *unit = "ns";
-    snprintf(num, sizeof num, "%s%" PRIu64, mark, ns);
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (ns >= units[i].ns) {
-            snprintf(num, sizeof num, "%s%.3f", mark, (double)ns / (double)units[i].ns);
-            unit = units[i].unit;
-            break;
+    if (estimate)
+        *p++ = '~';
+    size_t i = 0;
+    while (i < sizeof units / sizeof units[0] && ns < units[i].ns)
+        i++;
+    if (i == sizeof units / sizeof units[0]) {
+        p = put_decimal(p, ns, 1);
+    } else {
+        uint64_t step = units[i].ns / 1000, q = ns / step, r = ns % step;
+        if (2 * r > step) {
+            q++;
+        } else if (2 * r == step) {
+            char t[48], *dot;
+            snprintf(t, sizeof t, "%.3f", (double)ns / (double)units[i].ns);
+            q = strtoull(t, &dot, 10) * 1000 + (*dot == '.' ? strtoull(dot + 1, NULL, 10) : 0);
         }
-    snprintf(buf, size, "%*s %s", width > 3 ? width - 3 : 0, num, unit);  /* (" ms": 3 of it) */
+        p = put_decimal(p, q / 1000, 1);
+        *p++ = '.';
+        p = put_decimal(p, q % 1000, 3);
+        unit = units[i].unit;
+    }
+    size_t len = (size_t)(p - num), field = width > 3 ? (size_t)width - 3 : 0;
+    size_t pad = len < field ? field - len : 0;
+    if (size < pad + len + 4)
+        return (void)snprintf(buf, size, "%s", "");
+    memset(buf, ' ', pad);
+    memcpy(buf + pad, num, len);
+    buf[pad + len] = ' ';
+    memcpy(buf + pad + len + 1, unit, 3);       /* with its NUL */
 }
 
 void print_duration(FILE *out, uint64_t ns, int width, int estimate)

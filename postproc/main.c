@@ -530,6 +530,11 @@ static void free_options(struct options *o)
 int main(int argc, char **argv)
 {
     set_program_name("litifut-postproc");
+    /* Views write hundreds of MB: into a file or a pipe, in large
+     * writes (a terminal keeps its line buffering) */
+    static char stdout_buffer[64 * 1024];
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
     struct options o;
     memset(&o, 0, sizeof o);
     int rc = parse_options(argc, argv, &o);

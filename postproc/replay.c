@@ -42,11 +42,13 @@
 #include <string.h>
 #include "postproc/report.h"
 #include "postproc/view.h"
+#include "postproc/outbuf.h"
 #include "lib/error.h"
 
 struct replay {
     struct view v;
     int srcline;
+    struct outbuf ob;           /* a line being built (outbuf.h) */
 };
 
 #define DURATION_WIDTH 11
@@ -85,6 +87,7 @@ static void print_fork(struct view *v)
 
 static void print_head(struct view *v)
 {
+    ob_flush(&((struct replay *)v)->ob);        /* (the lines so far, before the FILE's) */
     const struct trace_file *t = v->trace->t;
     const struct litifut_trace_header *h = &t->header;
     FILE *out = v->out;
@@ -163,46 +166,58 @@ static void print_head(struct view *v)
 }
 
 /* The start of a line: time (after the first trace's start, in a
- * combined log), duration (or blanks), tid, indentation. */
-static void line_start(const struct view *v, const struct callstack *s, uint64_t time_ns,
+ * merged log), duration if known, thread, indentation (up to
+ * VIEW_DEPTH_CAP levels; deeper lines say their depth). */
+static void line_start(struct replay *r, const struct callstack *s, uint64_t time_ns,
                        const uint64_t *duration, uint32_t depth)
 {
-    FILE *out = v->out;
-    print_time(out, time_ns + v->trace->offset_ns);
-    fputc(' ', out);
-    if (duration)
-        print_duration(out, *duration, DURATION_WIDTH, v->trace->estimates != 0);
-    else
-        fprintf(out, "%*s", DURATION_WIDTH, "");
-    if (depth <= VIEW_DEPTH_CAP)
-        fprintf(out, " %8" PRIu32 "  %*s", s->th->tid, (int)(2 * depth), "");
-    else
-        fprintf(out, " %8" PRIu32 "  %*s[depth %" PRIu32 "] ", s->th->tid,
-                (int)(2 * VIEW_DEPTH_CAP), "", depth);
+    struct outbuf *ob = &r->ob;
+    uint64_t t = time_ns + r->v.trace->offset_ns;
+    ob_dec(ob, t / 1000000000, 4, 0);
+    ob_char(ob, '.');
+    ob_dec(ob, t % 1000000000, 9, 1);
+    ob_char(ob, ' ');
+    if (duration) {
+        char d[64];
+        format_duration(d, sizeof d, *duration, DURATION_WIDTH, r->v.trace->estimates != 0);
+        ob_str(ob, d);
+    } else {
+        ob_spaces(ob, DURATION_WIDTH);
+    }
+    ob_char(ob, ' ');
+    ob_dec(ob, s->th->tid, 8, 0);
+    ob_spaces(ob, 2 + 2 * (depth <= VIEW_DEPTH_CAP ? depth : VIEW_DEPTH_CAP));
+    if (depth > VIEW_DEPTH_CAP) {
+        ob_str(ob, "[depth ");
+        ob_u64(ob, depth);
+        ob_str(ob, "] ");
+    }
 }
 
 /* "caller -> callee", or "(untraced) -> callee" for a synthetic frame. */
 static void print_call(struct replay *r, const struct callstack *s, const struct frame *f)
 {
-    FILE *out = r->v.out;
+    struct outbuf *ob = &r->ob;
     const struct func_table *ft = r->v.ft;
     const struct frame *below = f > s->f ? f - 1 : NULL;
     if (f->synthetic || !below)
-        fputs("(untraced)", out);
+        ob_str(ob, "(untraced)");
     else
-        fputs(ft->v[below->fid].name, out);
-    fputs(" -> ", out);
-    fputs(ft->v[f->fid].name, out);
+        ob_str(ob, ft->v[below->fid].name);
+    ob_str(ob, " -> ");
+    ob_str(ob, ft->v[f->fid].name);
     if (r->srcline && !f->synthetic) {
         const struct program *p = &r->v.trace->ps->v[f->call.object];
         const char *line = trace_funcs_srcline(r->v.trace->tf, p->obj, p->site_addr[f->call.site]);
-        if (line)
-            fprintf(out, " @ %s", line);
+        if (line) {
+            ob_str(ob, " @ ");
+            ob_str(ob, line);
+        }
     }
 }
 
 /* A shown frame with a shown frame above it: its block opens (an
- * inherited frame's opened in the parent: the head names it). */
+ * inherited frame's never does: the parent printed its call). */
 static void replay_push(struct view *v, struct callstack *s, struct frame *f)
 {
     struct replay *r = (struct replay *)v;
@@ -213,9 +228,10 @@ static void replay_push(struct view *v, struct callstack *s, struct frame *f)
         parent->printed = 1;
         return;
     }
-    line_start(v, s, parent->start_ns, NULL, parent->depth);
+    line_start(r, s, parent->start_ns, NULL, parent->depth);
     print_call(r, s, parent);
-    fputs(" {\n", v->out);
+    ob_str(&r->ob, " {\n");
+    ob_line_done(&r->ob);
     parent->printed = 1;
 }
 
@@ -226,19 +242,23 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
         return;
     uint64_t duration = end_ns - f->start_ns;
     if (f->printed || f->inherited) {   /* (an inherited frame: its end in this process) */
-        line_start(v, s, end_ns, &duration, f->depth);
-        fprintf(v->out, "} /* %s */\n", v->ft->v[f->fid].name);
+        line_start(r, s, end_ns, &duration, f->depth);
+        ob_str(&r->ob, "} /* ");
+        ob_str(&r->ob, v->ft->v[f->fid].name);
+        ob_str(&r->ob, " */\n");
     } else {
-        line_start(v, s, f->start_ns, &duration, f->depth);
+        line_start(r, s, f->start_ns, &duration, f->depth);
         print_call(r, s, f);
-        fputc('\n', v->out);
+        ob_char(&r->ob, '\n');
     }
+    ob_line_done(&r->ob);
 }
 
 /* A pair of a dedup or count trace: one line. */
 static void replay_pair(struct view *v, const struct trace_event *call, uint32_t calls)
 {
     struct replay *r = (struct replay *)v;
+    ob_flush(&r->ob);
     struct trace_funcs *tf = v->trace->tf;
     FILE *out = v->out;
     print_time(out, call->time_ns + v->trace->offset_ns);
@@ -257,6 +277,7 @@ static void replay_pair(struct view *v, const struct trace_event *call, uint32_t
 
 static void replay_end(struct view *v)
 {
+    ob_flush(&((struct replay *)v)->ob);
     free(v);
 }
 
@@ -268,6 +289,7 @@ struct view *replay_view(FILE *out, struct func_table *ft, const struct view_opt
     };
     struct replay *r = xcalloc(1, sizeof *r);
     view_init(&r->v, &ops, out, ft);
+    r->ob.out = out;
     r->srcline = o->srcline;
     return &r->v;
 }

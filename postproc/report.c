@@ -459,65 +459,191 @@ void print_info_header(FILE *out)
 
 /* --- calls (TSV) --- */
 
-static void print_sym(FILE *out, const struct place *pl)
+static void print_sym(struct outbuf *ob, const struct place *pl)
 {
     if (pl->sym) {
-        put_clean(out, pl->sym->name);
-        fprintf(out, "+0x%" PRIx32, pl->off);
+        ob_clean(ob, pl->sym->name);
+        ob_str(ob, "+0x");
+        ob_hex(ob, pl->off, 1);
     } else {
-        fputc('?', out);
+        ob_char(ob, '?');
     }
 }
 
-static void put_srcline(FILE *out, struct trace_funcs *tf, const struct place *pl)
+static void put_srcline(struct outbuf *ob, struct trace_funcs *tf, const struct place *pl)
 {
     const char *line = pl->o ? trace_funcs_srcline(tf, pl->o, pl->addr) : NULL;
     if (line)
-        put_clean(out, line);
+        ob_clean(ob, line);
 }
 
-static void print_places(FILE *out, const struct call_places *cp);
+static void print_places(struct outbuf *ob, const struct call_places *cp);
+static void print_to(struct outbuf *ob, const struct call_places *cp);
 
-static void print_tsv_row(const struct report *r, const struct callstack *s,
-                          const struct frame *f, const struct call_places *cp)
+static void print_tsv_row(struct report *r, const struct callstack *s, const struct frame *f)
 {
-    FILE *out = r->v.out;
-    fprintf(out, "%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t", s->t->header.pid, s->th->tid, f->seq);
-    print_places(out, cp);
+    struct call_places places, *cp = &places;
+    call_places(r->v.trace, &f->call, cp);
+    struct outbuf *ob = &r->ob;
+    ob_u64(ob, s->t->header.pid);
+    ob_char(ob, '\t');
+    ob_u64(ob, s->th->tid);
+    ob_char(ob, '\t');
+    ob_u64(ob, f->seq);
+    ob_char(ob, '\t');
+    print_places(ob, cp);
     if (r->srcline) {
         struct trace_funcs *tf = r->v.trace->tf;
-        fputc('\t', out);
-        put_srcline(out, tf, &cp->from);
-        fputc('\t', out);
-        put_srcline(out, tf, &cp->to);
+        ob_char(ob, '\t');
+        put_srcline(ob, tf, &cp->from);
+        ob_char(ob, '\t');
+        put_srcline(ob, tf, &cp->to);
     }
-    fputc('\n', out);
+    ob_char(ob, '\n');
+    ob_line_done(ob);
+}
+
+/* "0x%08x" */
+static void ob_addr(struct outbuf *ob, uint32_t a)
+{
+    ob_str(ob, "0x");
+    ob_hex(ob, a, 8);
+}
+
+/* site_rt, then the site_* fields after target_rt */
+static void print_from(struct outbuf *ob, const struct call_places *cp)
+{
+    const struct place *from = &cp->from;
+    ob_clean(ob, from->obj);
+    ob_char(ob, '\t');
+    ob_addr(ob, from->addr);
+    ob_char(ob, '\t');
+    print_sym(ob, from);
+    ob_char(ob, '\t');
 }
 
 /* site_rt ... callee_sym of a calls (or pairs) row */
-static void print_places(FILE *out, const struct call_places *cp)
+static void print_places(struct outbuf *ob, const struct call_places *cp)
 {
-    const struct place *from = &cp->from, *to = &cp->to;
-    fprintf(out, "0x%08" PRIx32 "\t0x%08" PRIx32 "\t", from->addr + cp->p->bias, cp->target_rt);
-    put_clean(out, from->obj);
-    fprintf(out, "\t0x%08" PRIx32 "\t", from->addr);
-    print_sym(out, from);
-    fputc('\t', out);
-    put_clean(out, to->obj);
-    fputc('\t', out);
+    ob_addr(ob, cp->from.addr + cp->p->bias);
+    ob_char(ob, '\t');
+    ob_addr(ob, cp->target_rt);
+    ob_char(ob, '\t');
+    print_from(ob, cp);
+    print_to(ob, cp);
+}
+
+/* target_obj ... callee_sym */
+static void print_to(struct outbuf *ob, const struct call_places *cp)
+{
+    const struct place *to = &cp->to;
+    ob_clean(ob, to->obj);
+    ob_char(ob, '\t');
     if (to->o)
-        fprintf(out, "0x%08" PRIx32, to->addr);
+        ob_addr(ob, to->addr);
     else
-        fputc('?', out);
-    fputc('\t', out);
-    print_sym(out, to);
-    fputc('\t', out);
+        ob_char(ob, '?');
+    ob_char(ob, '\t');
+    print_sym(ob, to);
+    ob_char(ob, '\t');
     if (cp->callee->symbol) {               /* (the offset into what the call reached) */
-        put_clean(out, cp->callee->symbol);
-        fprintf(out, "+0x%" PRIx32, to->sym ? to->off : 0);
+        ob_clean(ob, cp->callee->symbol);
+        ob_str(ob, "+0x");
+        ob_hex(ob, to->sym ? to->off : 0, 1);
     } else {
-        fputc('?', out);
+        ob_char(ob, '?');
     }
+}
+
+/* This trace's text of a site (report.h), made on its first call. */
+static const struct site_text *site_text(struct report *r, const struct trace_event *c)
+{
+    const struct view_trace *vt = r->v.trace;
+    const struct program *p = &vt->ps->v[c->object];
+    if (c->object >= r->n_site_text) {
+        size_t n = r->n_site_text ? r->n_site_text : 4;
+        while (n <= c->object)
+            n *= 2;
+        r->site_text = xrealloc(r->site_text, n * sizeof *r->site_text);
+        memset(r->site_text + r->n_site_text, 0, (n - r->n_site_text) * sizeof *r->site_text);
+        r->n_site_text = n;
+    }
+    struct site_texts *sts = &r->site_text[c->object];
+    if (!sts->v) {
+        sts->n = p->db.header.n_sites + 1;
+        sts->v = xcalloc(sts->n, sizeof *sts->v);
+    }
+    if (c->site >= sts->n)
+        return NULL;
+    struct site_text *st = &sts->v[c->site];
+    if (st->text)
+        return st;
+    struct call_places cp;
+    int direct;
+    uint32_t link;
+    call_places(vt, c, &cp);
+    (void)call_target(p, c, &direct, &link);
+    /* built in a buffer of its own (the row's may hold the row's start) */
+    if (!r->scratch)
+        r->scratch = xcalloc(1, sizeof *r->scratch);
+    struct outbuf *ob = r->scratch;
+    ob->n = 0;
+    if (direct)
+        print_places(ob, &cp);
+    else
+        print_from(ob, &cp);
+    st->text = xmalloc(ob->n + 1);
+    memcpy(st->text, ob->b, ob->n);
+    st->len = (uint32_t)ob->n;
+    st->whole = direct;
+    return st;
+}
+
+/* At a trace's end: the next has its own objects. */
+static void free_site_text(struct view *v)
+{
+    struct report *r = (struct report *)v;
+    for (size_t i = 0; i < r->n_site_text; i++) {
+        for (uint32_t k = 0; k < r->site_text[i].n; k++)
+            free(r->site_text[i].v[k].text);
+        free(r->site_text[i].v);
+    }
+    free(r->site_text);
+    r->site_text = NULL;
+    r->n_site_text = 0;
+}
+
+/* A row of the calls TSV without --srcline: the site's text made once. */
+static void print_cached_row(struct report *r, const struct callstack *s, const struct frame *f)
+{
+    struct outbuf *ob = &r->ob;
+    const struct trace_event *c = &f->call;
+    ob_u64(ob, s->t->header.pid);
+    ob_char(ob, '\t');
+    ob_u64(ob, s->th->tid);
+    ob_char(ob, '\t');
+    ob_u64(ob, f->seq);
+    ob_char(ob, '\t');
+    const struct site_text *st = site_text(r, c);
+    if (!st) {                              /* (no such site: as the uncached row) */
+        r->ob.n = 0;
+        print_tsv_row(r, s, f);
+        return;
+    }
+    if (st->whole) {
+        ob_mem(ob, st->text, st->len);
+    } else {
+        struct call_places cp;
+        call_places(r->v.trace, c, &cp);
+        ob_addr(ob, cp.from.addr + cp.p->bias);
+        ob_char(ob, '\t');
+        ob_addr(ob, cp.target_rt);
+        ob_char(ob, '\t');
+        ob_mem(ob, st->text, st->len);
+        print_to(ob, &cp);
+    }
+    ob_char(ob, '\n');
+    ob_line_done(ob);
 }
 
 /* A call the filters show: a row, or counted. */
@@ -526,13 +652,12 @@ static void report_push(struct view *v, struct callstack *s, struct frame *f)
     struct report *r = (struct report *)v;
     if (!f->shown || !frame_is_call(f))
         return;
-    if (r->summary) {
+    if (r->summary)
         summarize_call(r, &f->call, 1);
-    } else {
-        struct call_places cp;
-        call_places(v->trace, &f->call, &cp);
-        print_tsv_row(r, s, f, &cp);
-    }
+    else if (r->srcline)
+        print_tsv_row(r, s, f);
+    else
+        print_cached_row(r, s, f);
 }
 
 /* A pair of a dedup or count trace: a row (calls: its count, "-" in
@@ -546,25 +671,34 @@ static void report_pair(struct view *v, const struct trace_event *call, uint32_t
         return;
     }
     if (!r->pairs_header) {
+        ob_flush(&r->ob);
         fprintf(v->out, "pid\tcalls\tfirst_ns\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\t"
                         "site_sym\ttarget_obj\ttarget_addr\ttarget_sym\tcallee_sym\n");
         r->pairs_header = 1;
     }
     struct call_places cp;
     call_places(v->trace, call, &cp);
-    fprintf(v->out, "%" PRIu32 "\t", v->trace->t->header.pid);
+    struct outbuf *ob = &r->ob;
+    ob_u64(ob, v->trace->t->header.pid);
+    ob_char(ob, '\t');
     if (count)
-        fprintf(v->out, "%" PRIu32 "\t", calls);
+        ob_u64(ob, calls);
     else
-        fputs("-\t", v->out);
-    fprintf(v->out, "%" PRIu64 "\t", call->time_ns);
-    print_places(v->out, &cp);
-    fputc('\n', v->out);
+        ob_char(ob, '-');
+    ob_char(ob, '\t');
+    ob_u64(ob, call->time_ns);
+    ob_char(ob, '\t');
+    print_places(ob, &cp);
+    ob_char(ob, '\n');
+    ob_line_done(ob);
 }
 
 static void report_end(struct view *v)
 {
     struct report *r = (struct report *)v;
+    ob_flush(&r->ob);
+    free_site_text(v);
+    free(r->scratch);
     if (r->summary) {
         sorting_ft = v->ft;
         if (r->n_entries)
@@ -581,6 +715,7 @@ static void report_end(struct view *v)
 static void calls_trace_begin(struct view *v)
 {
     struct report *r = (struct report *)v;
+    ob_flush(&r->ob);
     if (r->calls_header || v->trace->t->header.mode != LITIFUT_MODE_FULL)
         return;
     fprintf(v->out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
@@ -594,7 +729,7 @@ static struct report *report_new(FILE *out, struct func_table *ft, const struct 
 {
     static const struct view_ops ops = {
         .trace_begin = calls_trace_begin, .push = report_push, .pair = report_pair,
-        .end = report_end,
+        .trace_end = free_site_text, .end = report_end,
     };
     static const struct view_ops summary_ops = {
         .push = report_push, .pair = report_pair, .end = report_end,
@@ -602,6 +737,7 @@ static struct report *report_new(FILE *out, struct func_table *ft, const struct 
     struct report *r = xcalloc(1, sizeof *r);
     view_init(&r->v, summary ? &summary_ops : &ops, out, ft);
     r->tsv = o->tsv;
+    r->ob.out = out;
     r->srcline = o->srcline;
     r->summary = summary;
     return r;

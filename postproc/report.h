@@ -8,6 +8,7 @@
 #include "postproc/program.h"
 #include "postproc/strmap.h"
 #include "postproc/view.h"
+#include "postproc/outbuf.h"
 
 struct report {
     struct view v;                  /* first: a struct view * is a struct report * */
@@ -20,6 +21,16 @@ struct report {
     uint32_t *entry_of;             /* by function id: its entry (UINT32_MAX: none yet) */
     size_t n_entry_of;
     unsigned long long total;
+    struct outbuf ob;               /* a row being built (outbuf.h) */
+    struct outbuf *scratch;         /* a site's text being built */
+    /* The calls TSV's fields after seq, per object and site, as text,
+     * for this trace: a direct call's (all of them: its target is the
+     * site's), a call through a register's site_* fields only. */
+    struct site_texts {
+        struct site_text { char *text; uint32_t len, whole; } *v;
+        uint32_t n;
+    } *site_text;
+    size_t n_site_text;
 };
 
 struct view *calls_tsv_view(FILE *out, struct func_table *ft, const struct view_options *o);
