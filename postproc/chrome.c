@@ -40,6 +40,7 @@
 #include "postproc/report.h"
 #include "postproc/view.h"
 #include "postproc/outbuf.h"
+#include "postproc/grow.h"
 #include "lib/error.h"
 
 struct chrome {
@@ -165,14 +166,7 @@ static void event_start(struct chrome *c, const struct callstack *s, char phase,
 /* ,"name":...,"cat":... of function `fid`, made on its first event. */
 static void put_function(struct chrome *c, uint32_t fid)
 {
-    if (fid >= c->n_fn_json) {
-        size_t n = c->n_fn_json ? c->n_fn_json : 256;
-        while (n <= fid)
-            n *= 2;
-        c->fn_json = xrealloc(c->fn_json, n * sizeof *c->fn_json);
-        memset(c->fn_json + c->n_fn_json, 0, (n - c->n_fn_json) * sizeof *c->fn_json);
-        c->n_fn_json = n;
-    }
+    c->fn_json = grow_to_hold(c->fn_json, &c->n_fn_json, fid, sizeof *c->fn_json, 0);
     struct fn_json *j = &c->fn_json[fid];
     if (!j->text) {
         const struct func *fn = &c->v.ft->v[fid];

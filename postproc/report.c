@@ -155,14 +155,7 @@ static void call_places(const struct view_trace *vt, const struct trace_event *c
 static void summarize_call(struct report *r, const struct trace_event *call, uint64_t n)
 {
     uint32_t fid = trace_funcs_callee(r->v.trace->tf, call);
-    if (fid >= r->n_entry_of) {
-        size_t m = r->n_entry_of ? r->n_entry_of : 256;
-        while (m <= fid)
-            m *= 2;
-        r->entry_of = xrealloc(r->entry_of, m * sizeof *r->entry_of);
-        memset(r->entry_of + r->n_entry_of, 0xff, (m - r->n_entry_of) * sizeof *r->entry_of);
-        r->n_entry_of = m;
-    }
+    r->entry_of = grow_to_hold(r->entry_of, &r->n_entry_of, fid, sizeof *r->entry_of, 0xff);
     if (r->entry_of[fid] == UINT32_MAX) {
         r->entries = grow_for_one(r->entries, r->n_entries, &r->cap, sizeof *r->entries);
         r->entries[r->n_entries] = (struct summary_entry){ fid, 0 };
@@ -480,17 +473,23 @@ static void put_srcline(struct outbuf *ob, struct trace_funcs *tf, const struct 
 static void print_places(struct outbuf *ob, const struct call_places *cp);
 static void print_to(struct outbuf *ob, const struct call_places *cp);
 
-static void print_tsv_row(struct report *r, const struct callstack *s, const struct frame *f)
+/* pid, tid, seq */
+static void print_row_start(struct outbuf *ob, const struct callstack *s, const struct frame *f)
 {
-    struct call_places places, *cp = &places;
-    call_places(r->v.trace, &f->call, cp);
-    struct outbuf *ob = &r->ob;
     ob_u64(ob, s->t->header.pid);
     ob_char(ob, '\t');
     ob_u64(ob, s->th->tid);
     ob_char(ob, '\t');
     ob_u64(ob, f->seq);
     ob_char(ob, '\t');
+}
+
+static void print_tsv_row(struct report *r, const struct callstack *s, const struct frame *f)
+{
+    struct call_places places, *cp = &places;
+    call_places(r->v.trace, &f->call, cp);
+    struct outbuf *ob = &r->ob;
+    print_row_start(ob, s, f);
     print_places(ob, cp);
     if (r->srcline) {
         struct trace_funcs *tf = r->v.trace->tf;
@@ -560,14 +559,7 @@ static const struct site_text *site_text(struct report *r, const struct trace_ev
 {
     const struct view_trace *vt = r->v.trace;
     const struct program *p = &vt->ps->v[c->object];
-    if (c->object >= r->n_site_text) {
-        size_t n = r->n_site_text ? r->n_site_text : 4;
-        while (n <= c->object)
-            n *= 2;
-        r->site_text = xrealloc(r->site_text, n * sizeof *r->site_text);
-        memset(r->site_text + r->n_site_text, 0, (n - r->n_site_text) * sizeof *r->site_text);
-        r->n_site_text = n;
-    }
+    r->site_text = grow_to_hold(r->site_text, &r->n_site_text, c->object, sizeof *r->site_text, 0);
     struct site_texts *sts = &r->site_text[c->object];
     if (!sts->v) {
         sts->n = p->db.header.n_sites + 1;
@@ -618,18 +610,12 @@ static void print_cached_row(struct report *r, const struct callstack *s, const 
 {
     struct outbuf *ob = &r->ob;
     const struct trace_event *c = &f->call;
-    ob_u64(ob, s->t->header.pid);
-    ob_char(ob, '\t');
-    ob_u64(ob, s->th->tid);
-    ob_char(ob, '\t');
-    ob_u64(ob, f->seq);
-    ob_char(ob, '\t');
     const struct site_text *st = site_text(r, c);
     if (!st) {                              /* (no such site: as the uncached row) */
-        r->ob.n = 0;
         print_tsv_row(r, s, f);
         return;
     }
+    print_row_start(ob, s, f);
     if (st->whole) {
         ob_mem(ob, st->text, st->len);
     } else {
