@@ -62,6 +62,7 @@ TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o \
            $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/lib/litifut/$(t)/tracer-v6k.o \
                                                   $(BUILD)/lib/litifut/$(t)/tracer-shared-v6k.o) \
            $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/lib/litifut/$(t)/far-sled.o) \
+           $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/db0.o) \
            $(foreach t,mips-linux-gnu mipsel-linux-gnu,$(BUILD)/lib/litifut/$(t)/island.o \
                                                       $(BUILD)/lib/litifut/$(t)/island-shared.o)
 
@@ -160,6 +161,20 @@ $(BUILD)/lib/litifut/%/island.o: $(BUILD)/tracer/%/exe/island.o
 	cp $< $@
 $(BUILD)/lib/litifut/%/island-shared.o: $(BUILD)/tracer/%/shared/island.o
 	cp $< $@
+# Pass 1's placeholder DB, the same for every link of a triple (src/rewriter.c),
+# with the tracer module's flags: made once here, not once per link
+# placeholder_db TRIPLE ARCH FLAGS
+define placeholder_db
+$(BUILD)/lib/litifut/$(1)/db0.o: $(BIN)/litifut-rewrite
+	@mkdir -p $$(dir $$@)
+	$(BIN)/litifut-rewrite --placeholder $(2) --db $$@.s
+	$(1)-gcc $(3) -c -o $$@ -x assembler $$@.s
+	rm -f $$@.s $$@.s.bin
+endef
+$(eval $(call placeholder_db,arm-linux-gnueabi,arm,$(ARM_FLAGS)))
+$(eval $(call placeholder_db,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS)))
+$(eval $(call placeholder_db,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB))
+$(eval $(call placeholder_db,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL))
 # ARM's far sleds, linked among a large program's inputs (wrapper/farsleds.c):
 # position-independent, one object for executables and libraries
 $(BUILD)/lib/litifut/%/far-sled.o: $(BUILD)/tracer/%/exe/far-sled.o

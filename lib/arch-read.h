@@ -29,6 +29,11 @@ struct arch_read_ops {
     int (*call_target)(const struct call_site *site, uint32_t *target);
     /* The image's PLT entries (the names are allocated: free them). */
     int (*plt_entries)(const struct elf_image *img, struct plt_entry **out, size_t *n);
+    /* For the post-processor's scan for tail jumps (postproc/jumps.c):
+     * the size of the instruction whose first bytes are `word` (as
+     * struct arch_ops's classify gets them) if it is no jump, no call
+     * and, on MIPS, does not name $t9; 0 if it must be decoded. */
+    unsigned (*jump_skip)(unsigned isa, uint32_t word);
 };
 
 /* The read ops of `arch` (every arch has them). */

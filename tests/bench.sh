@@ -417,9 +417,82 @@ postproc_speed() {
         printf 'postproc\t%s\t%s\t%s\n' "$calls" "$secs" "$rss" >> "$OUT/bench-postproc.tsv"
         rm -rf "$n"
     done
+    # every view, on a trace of the default configuration (returns and
+    # a time per call), output to /dev/null (the tool, not the disk)
+    iters=$((big / 5))
+    n=$d/views
+    mkdir -p "$n"
+    (cd "$n" && env LITIFUT_DIR=. "${DEFAULT_CONFIG[@]}" "$QEMU" -L "$SYSROOT" ../callmix "$iters" > out) ||
+        die "callmix $iters under $QEMU failed (see $n)"
+    "$BIN/litifut-postproc" --info "$n" > "$n/info" 2> "$n/info.err" ||
+        die "litifut-postproc --info: $(head -c 300 "$n/info.err")"
+    calls=$(info_value "$n" calls)
+    echo
+    echo "== post-processor views: callmix, $calls calls with returns and a time each (LITIFUT_CLOCK=auto), output to /dev/null"
+    printf '%-18s %10s %12s %14s %14s\n' view seconds "M calls/s" "peak RSS (MB)" "bytes/call out"
+    local view args out_bytes
+    for view in log tsv chrome folded profile graph; do
+        case $view in
+        log) args=() ;;
+        tsv) args=(--format=tsv) ;;
+        chrome) args=(--format=chrome) ;;
+        folded) args=(--format=folded) ;;
+        profile) args=(--profile) ;;
+        graph) args=(--graph) ;;
+        esac
+        secs=$(best_time "$BIN/litifut-postproc" "${args[@]}" "$n") ||
+            die "litifut-postproc ${args[*]} $n failed"
+        rss=$(/usr/bin/time -f %M "$BIN/litifut-postproc" "${args[@]}" "$n" 2>&1 > /dev/null | tail -1)
+        out_bytes=$("$BIN/litifut-postproc" "${args[@]}" "$n" | wc -c)
+        printf '%-18s %10s %12.1f %14.1f %14.1f\n' "$view" "$secs" \
+            "$(echo "$calls / $secs / 1000000" | bc -l)" "$(echo "$rss / 1024" | bc -l)" \
+            "$(echo "$out_bytes / $calls" | bc -l)"
+        printf '%s\t%s\t%s\t%s\n' "$view" "$calls" "$secs" "$rss" >> "$OUT/bench-postproc.tsv"
+    done
+    rm -rf "$n"
 }
 printf '# view\tcalls\tseconds\tpeak_rss_kb\n' > "$OUT/bench-postproc.tsv"
 postproc_speed
+
+# link_times: the link-time table (see the legend): programs of the
+# firmware's shape made by tests/bench/genprog.c, linked plain and with
+# LITIFUT=1 (best of 3), and where the instrumented link's time went
+link_times() {
+    local d=$W/link sizes=${BENCH_LINK_SITES:-10000 50000 200000} arch n p objs plain lit line
+    mkdir -p "$d"
+    cc -O2 -o "$d/genprog" "$ROOT/tests/bench/genprog.c" || die "cannot build genprog"
+    echo
+    echo "== link time: tests/bench/genprog.c programs (-O1, C and C++), plain and LITIFUT=1, best of 3"
+    printf '%-6s %9s %8s %8s %8s %6s  %s\n' arch sites "text MB" "plain s" "litifut s" ratio \
+        "where the instrumented link's time went (s), peak memory"
+    for arch in ${BENCH_LINK_ARCHES:-arm mips}; do
+        set_arch "$arch"
+        for n in $sizes; do
+            p=$d/$arch-$n
+            "$d/genprog" --sites "$n" --seed 1 "$p" > /dev/null || die "genprog $n failed"
+            (cd "$p" && make -s -j"${JOBS:-2}" CC="$TCC" CXX="$TRIPLE-g++" \
+                 $(sed -n 's/^OBJS = //p' Makefile) > build.log 2>&1) ||
+                die "building the generated program $p failed (see $p/build.log)"
+            read -ra objs <<< "$(sed -n 's/^OBJS = //p' "$p/Makefile")"
+            plain=$(cd "$p" && best_time "$TRIPLE-g++" -o prog.plain "${objs[@]}") ||
+                die "plain link of $p failed"
+            lit=$(cd "$p" && best_time env LITIFUT=1 "$TRIPLE-g++" -B"$BIN/" -o prog "${objs[@]}") ||
+                die "LITIFUT=1 link of $p failed"
+            line=$(cd "$p" && LITIFUT=1 LITIFUT_VERBOSE=1 "$TRIPLE-g++" -B"$BIN/" -o prog \
+                       "${objs[@]}" 2>&1 | sed -n 's/.*; link [0-9.]* s (//p' | sed 's/)$//')
+            (cd "$p" && "$QEMU" -L "$SYSROOT" ./prog.plain 300 > out.plain &&
+                 LITIFUT_DIR=. "$QEMU" -L "$SYSROOT" ./prog 300 > out.traced &&
+                 cmp -s out.plain out.traced) || die "$p: the traced run differs from the plain one"
+            printf '%-6s %9s %8.1f %8s %8s %6.2f  %s\n' "$arch" "$n" \
+                "$(echo "$("$TRIPLE-size" "$p/prog.plain" | awk 'NR == 2 { print $1 }') / 1048576" | bc -l)" \
+                "$plain" "$lit" "$(echo "$lit / $plain" | bc -l)" "$line"
+            printf 'link\t%s\t%s\t%s\t%s\t%s\n' "$arch" "$n" "$plain" "$lit" "$line" >> "$OUT/bench-link.tsv"
+            rm -rf "$p"
+        done
+    done
+}
+printf '# link\tarch\tsites\tplain_s\tlitifut_s\tphases\n' > "$OUT/bench-link.tsv"
+link_times
 
 # budget_share: LITIFUT_BUDGET's table (see the legend): callheavy with
 # 40 dispatch rounds (8 million calls), wall clock, best of 3
@@ -557,4 +630,19 @@ second, and the run's peak resident memory: the reader holds one chunk
 at a time, the call stack and the per-function tables, so the memory
 does not grow with the trace.
 EOT
-echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv."
+cat <<'EOT'
+Link time: tests/bench/genprog.c (deterministic, seeded) writes a
+program of the firmware's shape: translation units of small functions
+calling each other directly, through function tables, into libc and
+(one unit in eight, C++) through virtual methods, about 9 call sites per
+function; compiled -O1 once, then linked with g++ plain and with
+LITIFUT=1 (wall clock, best of 3); ratio = litifut / plain.  The phases
+are LITIFUT_VERBOSE's: pass 1 (ld, with a map), scan 1 (the call sites),
+DB (assembling it), pass 2 (ld again), rewrite (scan 2, the DB, the
+file); peak memory of the wrapper and of the largest ld.  The run's
+output (300 functions' calls) must equal the plain build's.  Sizes:
+BENCH_LINK_SITES (default 10000 50000 200000), arches
+BENCH_LINK_ARCHES (default arm mips).  The million-site case by hand:
+README, "Firmware scale".
+EOT
+echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv."

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -406,9 +407,11 @@ static int run_passes(struct work *w, char **summary)
 
     if (w->tc->far_sled_object)
         w->far_after = far_sleds_place(w->la, &w->far_first);
-    if (rewriter_placeholder_db(arch, db0_s) != 0 || compile_db(w, db0_s, db0_o) != 0)
+    if (!w->tc->placeholder_db &&
+        (rewriter_placeholder_db(arch, db0_s) != 0 || compile_db(w, db0_s, db0_o) != 0))
         goto out;
-    int st = link_pass(w, db0_o, pass1, map, "pass1.args", 1);
+    int st = link_pass(w, w->tc->placeholder_db ? w->tc->placeholder_db : db0_o, pass1, map,
+                       "pass1.args", 1);
     if (st > 0)
         rc = st;                    /* the user's link fails: as it would with ld alone */
     if (st != 0 || read_exclusions(w, map, &ex) != 0)
@@ -443,8 +446,12 @@ static int run_passes(struct work *w, char **summary)
         size_t len = *summary ? strlen(*summary) : 0;
         if (len && (*summary)[len - 1] == '\n')
             (*summary)[--len] = 0;
-        char *line = xasprintf("%s; link %.2f s (%s)\n", len ? *summary : "",
-                               pt.last - pt.t0, pt.text);
+        struct rusage self, children;
+        getrusage(RUSAGE_SELF, &self);
+        getrusage(RUSAGE_CHILDREN, &children);
+        char *line = xasprintf("%s; link %.2f s (%s; peak memory: wrapper %ld MB, linker %ld MB)\n",
+                               len ? *summary : "", pt.last - pt.t0, pt.text,
+                               self.ru_maxrss / 1024, children.ru_maxrss / 1024);
         free(*summary);
         *summary = line;
     }

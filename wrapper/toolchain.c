@@ -348,6 +348,9 @@ static int choose_tools(struct toolchain *tc, const struct link_args *la,
     char *far = xasprintf("%s/far-sled.o", dir);
     tc->far_sled_object = realpath(far, NULL);      /* only where the arch has far sleds */
     free(far);
+    char *db0 = xasprintf("%s/db0.o", dir);
+    tc->placeholder_db = realpath(db0, NULL);       /* (else made per link) */
+    free(db0);
     free(dir);
     free(island);
     if (!tc->tracer_object) {
@@ -367,5 +370,6 @@ void toolchain_free(struct toolchain *tc)
     free(tc->tracer_object);
     free(tc->island_object);
     free(tc->far_sled_object);
+    free(tc->placeholder_db);
     memset(tc, 0, sizeof *tc);
 }

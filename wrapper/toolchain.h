@@ -15,6 +15,7 @@ struct toolchain {
     char *tracer_object;        /* lib/litifut/<triple>/tracer.o (tracer-shared.o: -shared) */
     char *island_object;        /* lib/litifut/<triple>/island.o, or NULL */
     char *far_sled_object;      /* lib/litifut/<triple>/far-sled.o (ARM), or NULL */
+    char *placeholder_db;       /* lib/litifut/<triple>/db0.o, or NULL */
 };
 
 /* The real linker: $LITIFUT_REAL_LD, else <triple>-ld from PATH (never

@@ -146,8 +146,21 @@ static int arm_plt_entries(const struct elf_image *img, struct plt_entry **out, 
     return 0;
 }
 
+/* Only b (ARM: b<c>, bl, blx imm; Thumb: b<c>, b, and the 32-bit
+ * branch and control space) can be a tail jump: the rest is skipped. */
+static unsigned arm_jump_skip(unsigned isa, uint32_t w)
+{
+    if (isa != ISA_THUMB)
+        return (w & 0x0E000000) == 0x0A000000 ? 0 : 4;
+    uint32_t hw = w & 0xFFFF;
+    if ((hw >> 11) >= 0x1D)                             /* 32-bit */
+        return (hw >> 11) == 0x1E && (w & 0x80000000u) ? 0 : 4;
+    return (hw & 0xF000) == 0xD000 || (hw & 0xF800) == 0xE000 ? 0 : 2;
+}
+
 const struct arch_read_ops arch_arm_read = {
     .decode_redirect = arm_decode_redirect,
     .call_target = arm_call_target,
     .plt_entries = arm_plt_entries,
+    .jump_skip = arm_jump_skip,
 };

@@ -76,8 +76,22 @@ static int mips_plt_entries(const struct elf_image *img, struct plt_entry **out,
     return 0;
 }
 
+/* Jumps, branches and calls (SPECIAL jr/jalr, REGIMM, j, jal, the
+ * branches and their likely forms, the FPU's), and anything with $t9 in
+ * a register field, are decoded; nothing else can matter. */
+static unsigned mips_jump_skip(unsigned isa, uint32_t w)
+{
+    (void)isa;
+    unsigned op = op_of(w);
+    int branch = (op == 0 && ((w & 63) == 8 || (w & 63) == 9)) || (op >= 1 && op <= 7) ||
+                 (op >= 0x14 && op <= 0x17) || op == 0x11 || op == 0x12 || op == 0x1d;
+    int t9 = rs_of(w) == 25 || rt_of(w) == 25 || rd_of(w) == 25;
+    return branch || t9 ? 0 : 4;
+}
+
 const struct arch_read_ops arch_mips_read = {
     .decode_redirect = mips_decode_redirect,
     .call_target = mips_call_target,
     .plt_entries = mips_plt_entries,
+    .jump_skip = mips_jump_skip,
 };
