@@ -57,10 +57,12 @@ static unsigned long long object_code(int fd, const unsigned char *eh, off_t fil
 
 unsigned long long input_code_bytes(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     unsigned char head[52];
     unsigned long long code = 0;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;                       /* (a FIFO is left for ld alone to open) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
