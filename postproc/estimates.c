@@ -125,7 +125,7 @@ static char *put_decimal(char *p, uint64_t v, int digits)
  * number "%.3f" of ns in the unit (or ns as an integer), in integers:
  * the log prints one per call.  An exact tie rounds as printf rounds
  * the double (the only case where they could differ). */
-void format_duration(char *buf, size_t size, uint64_t ns, int width, int estimate)
+size_t format_duration(char *buf, size_t size, uint64_t ns, int width, int estimate)
 {
     static const struct { uint64_t ns; const char *unit; } units[] = {
         { 1000000000, " s" }, { 1000000, "ms" }, { 1000, "us" },
@@ -155,12 +155,16 @@ void format_duration(char *buf, size_t size, uint64_t ns, int width, int estimat
     }
     size_t len = (size_t)(p - num), field = width > 3 ? (size_t)width - 3 : 0;
     size_t pad = len < field ? field - len : 0;
-    if (size < pad + len + 4)
-        return (void)snprintf(buf, size, "%s", "");
+    if (size < pad + len + 4) {
+        if (size)
+            *buf = 0;
+        return 0;
+    }
     memset(buf, ' ', pad);
     memcpy(buf + pad, num, len);
     buf[pad + len] = ' ';
     memcpy(buf + pad + len + 1, unit, 3);       /* with its NUL */
+    return pad + len + 3;
 }
 
 void print_duration(FILE *out, uint64_t ns, int width, int estimate)

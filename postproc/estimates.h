@@ -54,8 +54,8 @@ void estimates_free(struct estimates *e);
 
 /* Durations for people: "12.345 ms" (ns, us, ms, s), with a '~'
  * before the number if it is an estimate, right-aligned in `width`
- * (0: as short as it gets). */
-void format_duration(char *buf, size_t size, uint64_t ns, int width, int estimate);
+ * (0: as short as it gets).  Returns its length. */
+size_t format_duration(char *buf, size_t size, uint64_t ns, int width, int estimate);
 void print_duration(FILE *out, uint64_t ns, int width, int estimate);
 
 #endif

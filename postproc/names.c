@@ -168,6 +168,7 @@ static uint32_t func_intern(struct trace_funcs *tf, struct object *o, uint32_t a
     else
         f->name = xstrdup(f->bare);
     clean(f->name);
+    f->name_len = (uint32_t)strlen(f->name);
     f->flags = filter_flags(ft, f);
     f->code = (uint8_t)code_of(o, symbol);
     if (ft->srcline && o && addr != FUNC_NONE) {

@@ -39,6 +39,7 @@ enum func_code {
 struct func {
     char *name;             /* for people: demangled, "name (file)" outside the main
                                program, "0x<address>" without a symbol; no control characters */
+    uint32_t name_len;      /* strlen(name) */
     char *bare;             /* the same without " (file)" */
     char *symbol;           /* as the file has it (mangled); NULL without a symbol */
     char *obj;              /* the file as the target named it, "?" if unknown */

@@ -179,8 +179,9 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
     ob_char(ob, ' ');
     if (duration) {
         char d[64];
-        format_duration(d, sizeof d, *duration, DURATION_WIDTH, r->v.trace->estimates != 0);
-        ob_str(ob, d);
+        size_t n = format_duration(d, sizeof d, *duration, DURATION_WIDTH,
+                                   r->v.trace->estimates != 0);
+        ob_mem(ob, d, n);
     } else {
         ob_spaces(ob, DURATION_WIDTH);
     }
@@ -203,9 +204,9 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
     if (f->synthetic || !below)
         ob_str(ob, "(untraced)");
     else
-        ob_str(ob, ft->v[below->fid].name);
-    ob_str(ob, " -> ");
-    ob_str(ob, ft->v[f->fid].name);
+        ob_mem(ob, ft->v[below->fid].name, ft->v[below->fid].name_len);
+    ob_mem(ob, " -> ", 4);
+    ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
     if (r->srcline && !f->synthetic) {
         const struct program *p = &r->v.trace->ps->v[f->call.object];
         const char *line = trace_funcs_srcline(r->v.trace->tf, p->obj, p->site_addr[f->call.site]);
@@ -243,9 +244,9 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
     uint64_t duration = end_ns - f->start_ns;
     if (f->printed || f->inherited) {   /* (an inherited frame: its end in this process) */
         line_start(r, s, end_ns, &duration, f->depth);
-        ob_str(&r->ob, "} /* ");
-        ob_str(&r->ob, v->ft->v[f->fid].name);
-        ob_str(&r->ob, " */\n");
+        ob_mem(&r->ob, "} /* ", 5);
+        ob_mem(&r->ob, v->ft->v[f->fid].name, v->ft->v[f->fid].name_len);
+        ob_mem(&r->ob, " */\n", 4);
     } else {
         line_start(r, s, f->start_ns, &duration, f->depth);
         print_call(r, s, f);

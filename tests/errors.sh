@@ -235,24 +235,24 @@ link_outputs() {
 }
 
 # link_interrupted SIG NUMBER: a signal to the wrapper in the middle of
-# an instrumented link (while the DB compiles, slowly) removes its
-# temporary directory and the output, and the wrapper dies by the same
-# signal.  (env --default-signal: background jobs start with SIGINT
-# ignored, and an ignored signal is left ignored.)
+# an instrumented link (while pass 1's ld runs, slowly: a stand-in that
+# sleeps) removes its temporary directory and the output, and the
+# wrapper dies by the same signal.  (env --default-signal: background
+# jobs start with SIGINT ignored, and an ignored signal is left ignored.)
 link_interrupted() {
     local sig=$1 num=$2 d=$WORK/errors/interrupt-$1 pid rc
     mkdir -p "$d/tmp"
-    printf '#!/bin/sh\nexec sleep 60\n' > "$d/slowcc"
-    chmod +x "$d/slowcc"
+    printf '#!/bin/sh\nexec sleep 60\n' > "$d/slowld"
+    chmod +x "$d/slowld"
     echo stale > "$d/out"
-    LITIFUT=1 LITIFUT_CC="$d/slowcc" TMPDIR="$d/tmp" env --default-signal=INT \
+    LITIFUT=1 LITIFUT_REAL_LD="$d/slowld" TMPDIR="$d/tmp" env --default-signal=INT \
         "$BIN/$TRIPLE-ld" -o "$d/out" "$WORK/errors/demo.o" 2> "$d/err" &
     pid=$!
     for _ in $(seq 100); do
         [ -n "$(ls "$d/tmp")" ] && break
         sleep 0.1
     done
-    sleep 0.3                                   # let it reach the compiler
+    sleep 0.3                                   # let it reach the linker
     kill -"$sig" "$pid"
     { wait "$pid"; } 2> /dev/null
     rc=$?
