@@ -238,14 +238,15 @@ link_outputs() {
 # an instrumented link (while pass 1's ld runs, slowly: a stand-in that
 # sleeps) removes its temporary directory and the output, and the
 # wrapper dies by the same signal.  (env --default-signal: background
-# jobs start with SIGINT ignored, and an ignored signal is left ignored.)
+# jobs start with SIGINT ignored, a run under nohup with SIGHUP ignored,
+# and an ignored signal is left ignored.)
 link_interrupted() {
     local sig=$1 num=$2 d=$WORK/errors/interrupt-$1 pid rc
     mkdir -p "$d/tmp"
     printf '#!/bin/sh\nexec sleep 60\n' > "$d/slowld"
     chmod +x "$d/slowld"
     echo stale > "$d/out"
-    LITIFUT=1 LITIFUT_REAL_LD="$d/slowld" TMPDIR="$d/tmp" env --default-signal=INT \
+    LITIFUT=1 LITIFUT_REAL_LD="$d/slowld" TMPDIR="$d/tmp" env --default-signal=INT,HUP,TERM \
         "$BIN/$TRIPLE-ld" -o "$d/out" "$WORK/errors/demo.o" 2> "$d/err" &
     pid=$!
     for _ in $(seq 100); do
