@@ -81,6 +81,16 @@
  *                           the TIME record before it: why (a
  *                           LITIFUT_STOP_*) and the error number;
  *                           written into room each chunk keeps for it
+ *     LITIFUT_REC_CHUNK     4 words and more, in every thread chunk of a
+ *                           full trace, after its first TIME record: the
+ *                           chunk's number in its thread (from 0), the
+ *                           thread's record words in its earlier chunks
+ *                           (low, high: what a ring overwrote or a stream
+ *                           dropped shows as a gap), the thread's open
+ *                           hooked calls (exact returns; 0 without), then
+ *                           (rings only) the return addresses of the
+ *                           innermost of them, outermost first, as many as
+ *                           the payload has room for
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -138,6 +148,7 @@
 #define LITIFUT_CLOCK_ARM_CNTVCT 3      /* ARMv7 generic timer, virtual count */
 #define LITIFUT_CLOCK_MIPS_CC   4       /* MIPS rdhwr $2 (CC) */
 #define LITIFUT_TRACE_RETURNS   1       /* header.flags: exact return records */
+#define LITIFUT_TRACE_RING      2       /* header.flags: LITIFUT_MODE=ring (header.ring_size) */
 /* header.mode */
 #define LITIFUT_MODE_FULL       0       /* every call, in order, with its time */
 #define LITIFUT_MODE_DEDUP      1       /* each distinct (site, target) pair once */
@@ -178,6 +189,8 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_STATE       5u
 #define LITIFUT_REC_BUDGET      6u
 #define LITIFUT_REC_STOPPED     7u
+#define LITIFUT_REC_CHUNK       8u      /* a thread chunk's place in its thread's history */
+#define LITIFUT_CHUNK_REC_WORDS 4u      /* ... its payload before the open frames */
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */
 #define LITIFUT_STATE_BY_SIGNAL 2u      /* LITIFUT_SIGNAL toggled it */
 #define LITIFUT_STATE_BY_FUNCTION 3u    /* a call of LITIFUT_START_AT or LITIFUT_STOP_AT */
@@ -190,6 +203,13 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
                                            EDQUOT, EFBIG for RLIMIT_FSIZE, ...) */
 #define LITIFUT_STOP_MAP        2u      /* ... or its new chunk not be mapped */
 #define LITIFUT_STOP_REPLACED   3u      /* the trace file was removed or replaced */
+#define LITIFUT_STOP_SNAPSHOT   4u      /* a ring was frozen (header.snapshot says why) */
+/* Why a ring's records end (header.snapshot) */
+#define LITIFUT_SNAPSHOT_EXIT   1u      /* the process exited */
+#define LITIFUT_SNAPSHOT_FATAL  2u      /* a fatal signal (snapshot_arg) ended it */
+#define LITIFUT_SNAPSHOT_SIGNAL 3u      /* LITIFUT_SNAPSHOT_SIGNAL (snapshot_arg) froze it */
+#define LITIFUT_SNAPSHOT_CONTROL 4u     /* the LITIFUT_CONTROL file's word `snapshot` froze it */
+#define LITIFUT_SNAPSHOT_FUNCTION 5u    /* a call of LITIFUT_SNAPSHOT_AT froze it */
 #define LITIFUT_STATE_WORD(on, why) ((uint32_t)(on) | (uint32_t)(why) << 8)
 #define LITIFUT_STATE_ON(w)     ((w) & 1u)
 #define LITIFUT_STATE_WHY(w)    (((w) >> 8) & 0xffu)
@@ -238,7 +258,29 @@ struct litifut_trace_header {
      * had closed them early (a stack switch, such as swapcontext, made
      * them look gone; 0 in traces made before this field existed). */
     uint32_t returns_resumed;
+    /* LITIFUT_MODE=ring (flags LITIFUT_TRACE_RING): a flight recorder.
+     * Thread chunks are recycled, oldest claimed first, once the ring's
+     * bytes are in use; the file keeps the most recent records of each
+     * thread (at least its current chunk).  Each thread chunk starts
+     * with a CHUNK record that places it in its thread's history. */
+    uint32_t ring_size;         /* the ring's bytes (0: not a ring) */
+    uint32_t snapshot;          /* LITIFUT_SNAPSHOT_*: why the records end (0: not said) */
+    uint32_t snapshot_arg;      /* ... the signal's number, or 0 */
+    uint32_t reserved3;
+    uint64_t snapshot_ns;       /* CLOCK_MONOTONIC then */
+    uint64_t overwritten_chunks;/* ring: thread chunks recycled */
+    uint64_t overwritten_bytes; /* ... the bytes they had */
+    /* Written by the host receiver of a stream (litifut-recv), never by
+     * the tracer (0 there): what the device's agent did not send. */
+    uint32_t streamed;          /* 1: this file was received from litifut-agent */
+    uint32_t reserved4;
+    uint64_t dropped_chunks;    /* chunks the agent dropped (the link was too slow) */
+    uint64_t dropped_bytes;     /* ... their bytes */
 };
+
+_Static_assert(__builtin_offsetof(struct litifut_trace_header, snapshot_ns) == 1128 &&
+               __builtin_offsetof(struct litifut_trace_header, dropped_bytes) == 1168,
+               "the same offsets on 32- and 64-bit hosts");
 
 /* Payload of LITIFUT_REC_OBJECT, before the path. */
 #define LITIFUT_BUILD_ID_MAX    32
