@@ -266,7 +266,6 @@ struct litifut_trace_header {
     uint32_t ring_size;         /* the ring's bytes (0: not a ring) */
     uint32_t snapshot;          /* LITIFUT_SNAPSHOT_*: why the records end (0: not said) */
     uint32_t snapshot_arg;      /* ... the signal's number, or 0 */
-    uint32_t reserved3;
     uint64_t snapshot_ns;       /* CLOCK_MONOTONIC then */
     uint64_t overwritten_chunks;/* ring: thread chunks recycled */
     uint64_t overwritten_bytes; /* ... the bytes they had */
