@@ -14,6 +14,20 @@ const struct arch_ops *arch_by_machine(int elf_machine)
     return NULL;
 }
 
+const struct arch_ops *arch_by_trace_arch(uint32_t trace_arch)
+{
+    for (size_t i = 0; i < N_ARCHES; i++)
+        if (all_arches[i]->trace_arch == trace_arch)
+            return all_arches[i];
+    return NULL;
+}
+
+const char *const arch_generic_signal_names[32] = {
+    NULL, "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV",
+    "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU",
+    "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+};
+
 const struct arch_ops *arch_by_name(const char *name)
 {
     for (size_t i = 0; i < N_ARCHES; i++)

@@ -60,6 +60,7 @@ struct arch_ops {
     unsigned sled_entry_size;           /* bytes per sled entry */
     unsigned sled_entries;              /* = page size / instruction size */
     uint32_t bridge_offset;             /* where a bridge would go (MIPS), else 0 */
+    const char *const *signal_names;    /* the ABI's signals by number, 1 to 31, no "SIG" */
 
     /* One error line and -1 if this arch cannot handle the image. */
     int (*check_image)(const struct elf_image *img);
@@ -99,5 +100,10 @@ const struct arch_ops *arch_by_name(const char *name);
  * emulation table); *triple gets the emulation's triple.  NULL if none. */
 const struct arch_ops *arch_by_emulation(const char *emulation, const char **triple);
 const struct arch_ops *arch_by_triple(const char *triple);
+/* The arch a trace header names (LITIFUT_ARCH_*), NULL if none. */
+const struct arch_ops *arch_by_trace_arch(uint32_t trace_arch);
+/* Most Linux ABIs' signal numbering (asm-generic/signal.h): an arch
+ * whose kernel numbers them so names this table. */
+extern const char *const arch_generic_signal_names[32];
 
 #endif

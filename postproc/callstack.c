@@ -277,9 +277,9 @@ void callstack_return(struct callstack *s, uint64_t time_ns)
 }
 
 void callstack_inherit(struct callstack *s, const uint32_t *fids, const uint8_t *synthetic,
-                       size_t n)
+                       size_t n, uint64_t ns)
 {
-    uint64_t t = now(s, 0);
+    uint64_t t = now(s, ns);
     for (size_t i = 0; i < n; i++)
         push(s, fids[i], t, NULL, synthetic[i] ? FRAME_INHERITED_SYNTHETIC : FRAME_INHERITED);
 }

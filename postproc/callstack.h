@@ -95,11 +95,13 @@ static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
  * thread's next state change in t->states. */
 void callstack_cross_states(struct callstack *s, const struct trace_file *t, size_t *next,
                             uint64_t ns);
-/* A fork child's thread that forked: the n frames live in the parent
- * at the fork (root first), inherited at the trace's start (not calls;
- * synthetic[i]: the parent's frame i was synthetic). */
+/* Frames open before the thread's records start (root first), at `ns`
+ * (not calls; synthetic[i]: a caller, not a traced call): a fork
+ * child's thread that forked has the parent's frames at the fork, a
+ * ring's thread whose history was overwritten the calls its tracer
+ * had open then. */
 void callstack_inherit(struct callstack *s, const uint32_t *fids, const uint8_t *synthetic,
-                       size_t n);
+                       size_t n, uint64_t ns);
 /* The thread's end: every open frame ends at `end_ns` (or the latest
  * time seen, if later). */
 void callstack_end(struct callstack *s, uint64_t end_ns);

@@ -81,6 +81,30 @@ static uint64_t thread_end_ns(const struct trace_cursor *c, const struct callsta
     return mark > s->last_ns ? mark : s->last_ns;
 }
 
+/* A ring's thread whose history was overwritten starts inside the
+ * calls its CHUNK record lists: the function holding each return
+ * address, the outermost as a caller (synthetic), each next one the
+ * callee of the call before, and the innermost call's callee the
+ * function the thread's first call is made from ("(unknown)" if it
+ * starts with a return). */
+static void ring_frames(const struct view_trace *vt, struct callstack *s,
+                        const struct trace_thread *th)
+{
+    size_t n = th->n_open_ra;
+    uint32_t *fids = xcalloc(n + 1, sizeof *fids);
+    uint8_t *synthetic = xcalloc(n + 1, 1);
+    for (size_t k = 0; k < n; k++)
+        fids[k] = th->open_ra[k] ? trace_funcs_at_runtime(vt->tf, th->open_ra[k])
+                                 : trace_funcs_unknown(vt->tf);
+    synthetic[0] = 1;
+    uint32_t object, site;
+    fids[n] = trace_site_of(vt->t, th->first_site, &object, &site)
+                  ? vt->tf->caller[object][site] : trace_funcs_unknown(vt->tf);
+    callstack_inherit(s, fids, synthetic, n + 1, th->start_ns);
+    free(fids);
+    free(synthetic);
+}
+
 static void thread_start(struct drive *d, const struct view_trace *vt, struct trace_cursor *c,
                          struct callstack *s, size_t i, int *warned_depth)
 {
@@ -91,7 +115,9 @@ static void thread_start(struct drive *d, const struct view_trace *vt, struct tr
         d->view->ops->thread_begin(d->view, s);
     const struct fork_origin *o = vt->fork;
     if (o && o->known && t->threads[i].tid == t->header.pid)   /* (the thread that forked) */
-        callstack_inherit(s, o->fids, o->synthetic, o->n);
+        callstack_inherit(s, o->fids, o->synthetic, o->n, 0);
+    else if (t->threads[i].n_open_ra)
+        ring_frames(vt, s, &t->threads[i]);
 }
 
 static void thread_finish(struct drive *d, struct trace_cursor *c, struct callstack *s,
@@ -242,7 +268,11 @@ static const char *base_name(const char *path)
 /* Every view says when a trace stopped before its process did. */
 static void say_stopped(const struct trace_file *t)
 {
-    char *text = trace_stop_text(t);
+    char *text = t->stop_why == LITIFUT_STOP_SNAPSHOT ? NULL : trace_stop_text(t);
+    if (text)
+        warning("%s: %s", t->path, text);
+    free(text);
+    text = trace_history_text(t);
     if (text)
         warning("%s: %s", t->path, text);
     free(text);

@@ -284,6 +284,11 @@ static uint32_t callee_in(struct trace_funcs *tf, struct object *o, uint32_t lin
     return func_intern(tf, o, s->addr, s->name);
 }
 
+uint32_t trace_funcs_unknown(struct trace_funcs *tf)
+{
+    return func_intern(tf, NULL, FUNC_NONE, "(unknown)");
+}
+
 uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint32_t rt)
 {
     uint32_t fid = u64map_get(&tf->targets, rt);

@@ -114,6 +114,10 @@ void trace_funcs_free(struct trace_funcs *tf);
  * imports); looked up once per address. */
 uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint32_t rt);
 
+/* A function known by no address: "(unknown)" (a ring's frame whose
+ * function its record does not say). */
+uint32_t trace_funcs_unknown(struct trace_funcs *tf);
+
 /* The callee of call event `e` (a TRACE_CALL of a usable object). */
 static inline uint32_t trace_funcs_callee(struct trace_funcs *tf, const struct trace_event *e)
 {

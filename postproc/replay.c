@@ -152,6 +152,13 @@ static void print_head(struct view *v)
     if (stopped)
         fprintf(out, "# %s\n", stopped);
     free(stopped);
+    char *history = trace_history_text(t), *snapshot = trace_snapshot_text(t);
+    if (history)
+        fprintf(out, "# %s\n", history);
+    if (snapshot)
+        fprintf(out, "# the ring's records end: %s\n", snapshot);
+    free(history);
+    free(snapshot);
     if (t->n_states && t->states[t->n_states - 1].has_count)
         fprintf(out, "# %" PRIu32 " calls not recorded while recording was off\n",
                 t->states[t->n_states - 1].unrecorded);

@@ -274,7 +274,7 @@ static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
     "clock_hz", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
-    "untraced",
+    "untraced", "ring", "history", "snapshot",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
 
@@ -375,6 +375,10 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = build_id;
     v[k++] = xasprintf("%zu", t->n_objects);
     v[k++] = xasprintf("%" PRIu64, untraced);
+    v[k++] = h->ring_size ? xasprintf("%" PRIu32, h->ring_size) : xstrdup("");
+    char *history = trace_history_text(t), *snapshot = trace_snapshot_text(t);
+    v[k++] = history ? history : xstrdup("");
+    v[k++] = snapshot ? snapshot : xstrdup("");
 }
 
 /* The site rules the object was linked with (src/rules.h: section

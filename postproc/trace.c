@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "postproc/grow.h"
+#include "lib/arch.h"
 #include "postproc/trace.h"
 #include "lib/elfimage.h"
 #include "lib/error.h"
@@ -126,6 +127,15 @@ static void decode_header(const struct reader *r, struct litifut_trace_header *h
     h->stop_errno = word(r, offsetof(struct litifut_trace_header, stop_errno));
     h->stop_ns = header_u64(r, offsetof(struct litifut_trace_header, stop_ns));
     h->returns_resumed = word(r, offsetof(struct litifut_trace_header, returns_resumed));
+    h->ring_size = word(r, offsetof(struct litifut_trace_header, ring_size));
+    h->snapshot = word(r, offsetof(struct litifut_trace_header, snapshot));
+    h->snapshot_arg = word(r, offsetof(struct litifut_trace_header, snapshot_arg));
+    h->snapshot_ns = header_u64(r, offsetof(struct litifut_trace_header, snapshot_ns));
+    h->overwritten_chunks = header_u64(r, offsetof(struct litifut_trace_header, overwritten_chunks));
+    h->overwritten_bytes = header_u64(r, offsetof(struct litifut_trace_header, overwritten_bytes));
+    h->streamed = word(r, offsetof(struct litifut_trace_header, streamed));
+    h->dropped_chunks = header_u64(r, offsetof(struct litifut_trace_header, dropped_chunks));
+    h->dropped_bytes = header_u64(r, offsetof(struct litifut_trace_header, dropped_bytes));
 }
 
 /* The program path: a NUL-terminated string without control characters
@@ -453,6 +463,18 @@ static void apply_unloads(struct reader *r)
 /* --- records --- */
 
 /* The object whose site range holds site id `id`, or NULL. */
+static struct trace_object *object_of_site(const struct trace_file *t, uint32_t id);
+
+int trace_site_of(const struct trace_file *t, uint32_t id, uint32_t *object, uint32_t *site)
+{
+    const struct trace_object *o = id == ~0u ? NULL : object_of_site(t, id);
+    if (!o || !o->usable || id - o->base >= o->db_sites)
+        return 0;
+    *object = (uint32_t)(o - t->objects);
+    *site = id - o->base;
+    return 1;
+}
+
 static struct trace_object *object_of_site(const struct trace_file *t, uint32_t id)
 {
     size_t lo = 0, hi = t->n_with_sites;    /* the last one with base <= id */
@@ -489,6 +511,8 @@ static int control_word_ok(uint32_t w)
         return n == 3;
     case LITIFUT_REC_STOPPED:
         return n == 2;
+    case LITIFUT_REC_CHUNK:
+        return n >= LITIFUT_CHUNK_REC_WORDS;
     default:
         return 0;
     }
@@ -510,6 +534,13 @@ struct walk {
     uint64_t calls;             /* call records seen */
     uint64_t last_ns;           /* of the last event or mark */
     uint32_t rec_end;           /* the record being read ends before this word */
+    /* its CHUNK record (the scan's), its first TIME and first event */
+    int has_seq, has_first_ns;
+    uint64_t first_ns;
+    uint32_t first_site;        /* the first event's site id, if it is a call (else ~0u) */
+    int first_event;
+    uint32_t seq, depth, ra_pos, n_ra;
+    uint64_t words_before;
     /* the cursor's, clock MARKS: the events at which a TIME record came */
     size_t *mark_at;
     uint64_t *mark_ns;
@@ -537,6 +568,10 @@ static void time_record(struct reader *r, struct walk *w, size_t pos, size_t n)
     k->mark_ns = ns > t->header.start_ns ? ns - t->header.start_ns : 0;
     k->have_mark = 1;
     w->last_ns = k->mark_ns;
+    if (!w->has_first_ns) {
+        w->has_first_ns = 1;
+        w->first_ns = k->mark_ns;
+    }
     if (!w->c) {
         struct trace_file *tf = r->t;   /* for a clock of unknown rate: its extremes */
         if (!tf->n_time_marks || ns < tf->first_mark[1]) {
@@ -638,6 +673,16 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
         if (!w->c)
             stopped_record(r, w, word(r, pos + 4), word(r, pos + 8));
         break;
+    case LITIFUT_REC_CHUNK:
+        if (!w->has_seq) {
+            w->has_seq = 1;
+            w->seq = word(r, pos + 4);
+            w->words_before = dword(r, pos + 8);
+            w->depth = word(r, pos + 16);
+            w->ra_pos = (uint32_t)pos + 4 + 4 * LITIFUT_CHUNK_REC_WORDS;
+            w->n_ra = (uint32_t)n - LITIFUT_CHUNK_REC_WORDS;
+        }
+        break;
     }
     return 4 + 4 * n;
 }
@@ -709,6 +754,8 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
             w->clock.units += LITIFUT_REC_DELTA(rec);
             w->last_ns = clock_ns(r->t, &w->clock);
             w->rec_end = (uint32_t)(pos + 4) / 4;
+            if (!w->first_event++)
+                w->first_site = ~0u;
             if (w->c)
                 new_event(w, TRACE_RETURN, w->last_ns);
         } else if (tag == LITIFUT_REC_CONTROL) {
@@ -727,6 +774,8 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
                 entry = &cache[LITIFUT_CACHE_ENTRY_OF_TARGET(word(r, pos + 4))];
             w->last_ns = clock_ns(r->t, &w->clock);
             w->calls++;
+            if (!w->first_event++)
+                w->first_site = LITIFUT_REC_SITE(rec);
             if (pos + len > r->size) {
                 record_past_end(r, w->whole, w->index);
                 len = 0;
@@ -765,11 +814,17 @@ static int chunk_header_ok(struct reader *r, uint32_t index)
 
 /* --- the trace --- */
 
-/* A readable chunk, as trace_open found it (index: its position in
- * t->chunks, which is the order of the chunks' indices). */
+/* A readable thread chunk, as trace_open found it (pos: its place in
+ * t->chunks, which is file order; index: its claim order, which a
+ * ring's recycled slots do not follow), and its CHUNK record. */
 struct chunk_info {
-    uint32_t tid, index;
+    uint32_t tid, pos, index;
     uint64_t calls;
+    uint64_t first_ns;
+    uint32_t first_site;
+    int has_seq;
+    uint32_t seq, depth, ra_pos, n_ra;
+    uint64_t words_before;
 };
 
 static int by_tid_then_index(const void *a, const void *b)
@@ -780,15 +835,44 @@ static int by_tid_then_index(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static int by_first_chunk(const void *a, const void *b)
+static int by_first_index(const void *a, const void *b)
 {
     const struct trace_thread *x = a, *y = b;
-    return x->first_chunk < y->first_chunk ? -1 : x->first_chunk > y->first_chunk;
+    return x->first_index < y->first_index ? -1 : x->first_index > y->first_index;
 }
 
-/* Each thread's chunks; threads in order of their first chunk. */
-static void make_threads(struct trace_file *t, struct chunk_info *chunks, size_t n_chunks)
+/* A ring thread whose history was cut: the return addresses its first
+ * chunk's CHUNK record gives (the chunk is read again: the scan keeps
+ * no records). */
+static void read_open_frames(struct reader *r, struct trace_thread *th, const struct chunk_info *c)
 {
+    const struct trace_file *t = r->t;
+    th->open_depth = c->depth;
+    if (!c->n_ra || c->ra_pos + 4ull * c->n_ra > t->chunks[c->pos].size)
+        return;
+    size_t n = c->n_ra;
+    unsigned char *b = xmalloc(4 * n);
+    if (pread(t->fd, b, 4 * n, (off_t)(t->chunks[c->pos].off + c->ra_pos)) == (ssize_t)(4 * n)) {
+        struct reader rr = { .data = b, .size = 4 * n, .big = r->big, .t = r->t };
+        th->open_ra = xcalloc(n, sizeof *th->open_ra);
+        for (size_t i = 0; i < n; i++)
+            th->open_ra[i] = word(&rr, 4 * i);
+        th->n_open_ra = n;
+    }
+    free(b);
+}
+
+/* Each thread's chunks by index; threads in order of their first
+ * chunk.  Numbers missing from the chunks' CHUNK records are chunks the
+ * trace lacks: before the first, a ring overwrote them (or a stream
+ * dropped them); between two, a stream dropped them.  A ring keeps a
+ * thread's chunks after its last gap only (one before it outlived a
+ * slot the ring passed by while its thread held it), so that each
+ * thread's records read as one stretch of its history. */
+static void make_threads(struct reader *r, struct chunk_info *chunks, size_t n_chunks)
+{
+    struct trace_file *t = r->t;
+    int ring = (t->header.flags & LITIFUT_TRACE_RING) != 0;
     if (n_chunks) {
         qsort(chunks, n_chunks, sizeof *chunks, by_tid_then_index);
         t->threads = xcalloc(n_chunks, sizeof *t->threads);     /* at most one per chunk */
@@ -797,20 +881,47 @@ static void make_threads(struct trace_file *t, struct chunk_info *chunks, size_t
         size_t j = i;
         while (j < n_chunks && chunks[j].tid == chunks[i].tid)
             j++;
+        size_t first = i;
+        uint32_t missing = 0;
+        for (size_t k = i + 1; k < j; k++) {
+            if (!chunks[k].has_seq || !chunks[k - 1].has_seq ||
+                chunks[k].seq == chunks[k - 1].seq + 1)
+                continue;
+            if (ring) {
+                first = k;
+                missing = 0;
+            } else {
+                missing += chunks[k].seq > chunks[k - 1].seq ? chunks[k].seq - chunks[k - 1].seq - 1
+                                                             : 0;
+            }
+        }
         struct trace_thread *th = &t->threads[t->n_threads++];
-        th->tid = chunks[i].tid;
-        th->first_chunk = chunks[i].index;
-        th->n_chunks = j - i;
-        th->chunks = xcalloc(j - i, sizeof *th->chunks);
-        for (size_t k = i; k < j; k++) {
-            th->chunks[k - i] = chunks[k].index;
+        th->tid = chunks[first].tid;
+        th->first_chunk = chunks[first].pos;
+        th->first_index = chunks[first].index;
+        th->n_chunks = j - first;
+        th->chunks = xcalloc(j - first, sizeof *th->chunks);
+        for (size_t k = first; k < j; k++) {
+            th->chunks[k - first] = chunks[k].pos;
             th->n_calls += chunks[k].calls;
         }
+        if (chunks[first].has_seq) {
+            th->chunks_before = chunks[first].seq;
+            th->words_before = chunks[first].words_before;
+        }
+        th->chunks_missing = missing + (ring ? (uint32_t)(first - i) : 0);
+        if (ring && th->chunks_before) {
+            read_open_frames(r, th, &chunks[first]);
+            th->start_ns = chunks[first].first_ns;
+            th->first_site = chunks[first].first_site;
+        }
         t->n_calls += th->n_calls;
+        t->chunks_before += th->chunks_before;
+        t->chunks_missing += th->chunks_missing;
         i = j;
     }
     if (t->n_threads)
-        qsort(t->threads, t->n_threads, sizeof *t->threads, by_first_chunk);
+        qsort(t->threads, t->n_threads, sizeof *t->threads, by_first_index);
 }
 
 /* ns per unit of the thread clocks: from the header's rate, or (a
@@ -891,7 +1002,9 @@ static void find_chunks(struct reader *r)
             word(&h, 0) == LITIFUT_CHUNK_MAGIC) {
             index = word(&h, 8);
             size = chunk_size_of(t, word(&h, 12));
-            if (index < next_index || (t->header.version == 4 && index != next_index))
+            /* (a ring's recycled slots lie anywhere) */
+            if ((index < next_index && !(t->header.flags & LITIFUT_TRACE_RING)) ||
+                (t->header.version == 4 && index != next_index))
                 size = 0;
         }
         if (!size) {
@@ -958,7 +1071,10 @@ static void scan_chunks(struct reader *r)
             cap = cap * 2 + 64;
             chunks = xrealloc(chunks, cap * sizeof *chunks);
         }
-        chunks[n_chunks++] = (struct chunk_info){ word(r, 4), pos, w.calls };
+        chunks[n_chunks++] = (struct chunk_info){ word(r, 4), pos, index, w.calls, w.first_ns,
+                                                  w.first_event ? w.first_site : ~0u, w.has_seq,
+                                                  w.seq, w.depth, w.ra_pos, w.n_ra,
+                                                  w.words_before };
     }
     set_clock_rate(t);                  /* (a counter's: now known) */
     t->end_ns = last_ns;
@@ -966,7 +1082,7 @@ static void scan_chunks(struct reader *r)
         add_state(t, t->stop_ns, LITIFUT_STATE_WORD(0, TRACE_STATE_STOPPED), 0, 0);
     if (t->n_states)
         qsort(t->states, t->n_states, sizeof *t->states, by_time);
-    make_threads(t, chunks, n_chunks);
+    make_threads(r, chunks, n_chunks);
     free(chunks);
     free(buf);
 }
@@ -1074,6 +1190,9 @@ char *trace_stop_text(const struct trace_file *t)
 {
     if (!t->stop_why)
         return NULL;
+    if (t->stop_why == LITIFUT_STOP_SNAPSHOT)
+        return xasprintf("recording frozen at %.6f s by a snapshot: nothing after it is in the "
+                         "trace", (double)t->stop_ns / 1e9);
     const char *what = t->stop_why == LITIFUT_STOP_EXTEND  ? "the trace file could not grow"
                        : t->stop_why == LITIFUT_STOP_MAP   ? "a chunk could not be mapped"
                        : t->stop_why == LITIFUT_STOP_REPLACED
@@ -1093,6 +1212,67 @@ char *trace_stop_text(const struct trace_file *t)
                      "the trace (found by thread%s %s)", (double)t->stop_ns / 1e9, what,
                      err || *num ? ": " : "", err ? err : num,
                      t->n_stopped_tids == 1 ? "" : "s", t->n_stopped_tids ? tids : "none");
+}
+
+static char *bytes_text(uint64_t b)
+{
+    return b >= 1u << 20 ? xasprintf("%.1f MB", (double)b / (1 << 20))
+           : b >= 1u << 10 ? xasprintf("%.1f KB", (double)b / (1 << 10))
+           : xasprintf("%" PRIu64 " bytes", b);
+}
+
+char *trace_snapshot_text(const struct trace_file *t)
+{
+    const struct litifut_trace_header *h = &t->header;
+    if (!h->snapshot)
+        return NULL;
+    const char *why = h->snapshot == LITIFUT_SNAPSHOT_EXIT       ? "the process exited"
+                      : h->snapshot == LITIFUT_SNAPSHOT_FATAL    ? "a fatal signal"
+                      : h->snapshot == LITIFUT_SNAPSHOT_SIGNAL   ? "LITIFUT_SNAPSHOT_SIGNAL"
+                      : h->snapshot == LITIFUT_SNAPSHOT_CONTROL  ? "the control file"
+                      : h->snapshot == LITIFUT_SNAPSHOT_FUNCTION ? "a call of LITIFUT_SNAPSHOT_AT"
+                                                                 : "an unknown cause";
+    char sig[48] = "";
+    const struct arch_ops *a = arch_by_trace_arch(h->arch);     /* (its numbering) */
+    const char *name = a && a->signal_names && h->snapshot_arg < 32
+                           ? a->signal_names[h->snapshot_arg] : NULL;
+    if (name)
+        snprintf(sig, sizeof sig, " (SIG%s)", name);
+    else if (h->snapshot_arg)
+        snprintf(sig, sizeof sig, " (signal %" PRIu32 ")", h->snapshot_arg);
+    uint64_t ns = h->snapshot_ns > h->start_ns ? h->snapshot_ns - h->start_ns : 0;
+    return xasprintf("%s%s at %.6f s", why, sig, (double)ns / 1e9);
+}
+
+char *trace_history_text(const struct trace_file *t)
+{
+    const struct litifut_trace_header *h = &t->header;
+    char *lost = NULL, *dropped = NULL;
+    if ((h->flags & LITIFUT_TRACE_RING) && (h->overwritten_chunks || t->chunks_before)) {
+        char *size = bytes_text(h->ring_size), *over = bytes_text(h->overwritten_bytes);
+        size_t open = 0;
+        for (size_t i = 0; i < t->n_threads; i++)
+            open += t->threads[i].n_open_ra != 0;
+        lost = xasprintf("a ring of %s: %" PRIu64 " older chunk%s (%s) overwritten; each thread "
+                         "starts at its oldest whole chunk (%zu inside open calls)", size,
+                         h->overwritten_chunks, h->overwritten_chunks == 1 ? "" : "s", over, open);
+        free(size);
+        free(over);
+    }
+    if (h->streamed && (h->dropped_chunks || t->chunks_missing)) {
+        char *b = bytes_text(h->dropped_bytes);
+        dropped = xasprintf("received from litifut-agent, which dropped %" PRIu64 " chunk%s (%s) "
+                            "the link could not carry; %" PRIu64 " missing inside threads",
+                            h->dropped_chunks, h->dropped_chunks == 1 ? "" : "s", b,
+                            t->chunks_missing);
+        free(b);
+    }
+    if (!lost || !dropped)
+        return lost ? lost : dropped;
+    char *both = xasprintf("%s; %s", lost, dropped);
+    free(lost);
+    free(dropped);
+    return both;
 }
 
 /* The header's bytes of the trace at `path` (a regular file only: a
@@ -1145,8 +1325,10 @@ void trace_free(struct trace_file *t)
     free(t->stopped_tids);
     free(t->states);
     free(t->pairs);
-    for (size_t i = 0; i < t->n_threads; i++)
+    for (size_t i = 0; i < t->n_threads; i++) {
         free(t->threads[i].chunks);
+        free(t->threads[i].open_ra);
+    }
     free(t->threads);
     for (size_t i = 0; i < t->n_objects; i++)
         free(t->objects[i].path);

@@ -40,9 +40,25 @@ struct trace_chunk {
 struct trace_thread {
     uint32_t tid;
     uint32_t first_chunk;       /* (positions in trace_file.chunks) */
-    uint32_t *chunks;           /* its chunks' positions, ascending */
+    uint32_t first_index;       /* ... that chunk's index (threads are ordered by it) */
+    uint32_t *chunks;           /* its chunks' positions, by index */
     size_t n_chunks;
     uint64_t n_calls;           /* call records (also ones a cursor will skip as bad) */
+    /* What the trace does not hold of the thread (its chunks' CHUNK
+     * records say; all 0 in traces without them): */
+    uint32_t chunks_before;     /* chunks before its first (a ring overwrote them) */
+    uint64_t words_before;      /* ... their record words */
+    uint32_t chunks_missing;    /* chunks missing between its chunks (a stream dropped
+                                   them; in a ring, ones before a gap are left out) */
+    /* A ring's thread whose history was cut: its hooked calls open at
+     * its first chunk, and the return addresses of the innermost of
+     * them (runtime, outermost first), for the views' first frames. */
+    uint32_t open_depth;
+    uint32_t *open_ra;
+    size_t n_open_ra;
+    uint64_t start_ns;          /* ... the time its records start */
+    uint32_t first_site;        /* ... its first event's site id if a call (else ~0u):
+                                   the function running then */
 };
 
 /* An instrumented object, from its OBJECT record (host byte order,
@@ -116,6 +132,7 @@ struct trace_file {
     size_t n_pairs;
     struct trace_chunk *chunks;         /* every chunk found, in file order */
     size_t n_chunks;
+    uint64_t chunks_before, chunks_missing; /* the threads' (trace_thread), added up */
     uint32_t stop_why, stop_errno;      /* recording stopped for good (LITIFUT_STOP_*;
                                            0: it did not), first at stop_ns */
     uint64_t stop_ns;                   /* (since the trace's start) */
@@ -145,10 +162,18 @@ struct trace_file {
  * warning (the build-id is then ignored).  Memory: the objects and a
  * few words per chunk, never the records. */
 int trace_open(const char *path, struct trace_file *t);
+/* Site id `id` as (object, DB index) of a usable object; 0 if none. */
+int trace_site_of(const struct trace_file *t, uint32_t id, uint32_t *object, uint32_t *site);
 void trace_free(struct trace_file *t);
 /* NULL if recording never stopped for good; else one line's text (to
  * free) saying when, why and which threads found out. */
 char *trace_stop_text(const struct trace_file *t);
+/* NULL if the trace holds every record its threads wrote; else one
+ * line (to free): what a ring overwrote, what a stream dropped. */
+char *trace_history_text(const struct trace_file *t);
+/* NULL if the header names no snapshot; else why and when the ring's
+ * records end (to free). */
+char *trace_snapshot_text(const struct trace_file *t);
 /* The mode (LITIFUT_MODE_*) the header of the trace at `path` names,
  * -1 if it cannot be read (trace_open says why). */
 int trace_peek_mode(const char *path);

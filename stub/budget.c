@@ -75,7 +75,7 @@ static void put_budget(void)
 {
     const struct settings *st = &P->settings;
     uint32_t words = 4;
-    if (!recording_events_room(words))
+    if (!tracefile_events_room(words))
         return;
     uint32_t mask[SIGSET_WORDS];
     lock(mask);

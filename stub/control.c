@@ -8,8 +8,11 @@
  * function trigger can fire (off with START_AT, on with STOP_AT), the
  * sleds go to the slow path, which compares each call's target.  The
  * switch itself, and the STATE record each change leaves so that the
- * reader knows the windows, are recording.c's.  Also: a refill with
- * what comes due at one (control_refill).
+ * reader knows the windows, are recording.c's.  Snapshots (a ring's
+ * freeze: tracefile_snapshot) asked by a call of LITIFUT_SNAPSHOT_AT
+ * (watched while recording is on) or the control file's word
+ * `snapshot`.  Also: a refill with what comes due at one
+ * (control_refill).
  */
 #include <elf.h>
 #include <stdint.h>
@@ -114,8 +117,8 @@ static void add_triggers(const struct settings *st)
     for (uint32_t i = 0; i < P->n_objects; i++)
         if (P->objects[i].rec.base == litifut_copy.base && P->objects[i].live)
             path = P->objects[i].path;
-    for (int stop = 0; stop < 2 && path && path[0]; stop++) {
-        const char *name = stop ? st->stop_at : st->start_at;
+    for (int stop = 0; stop < 3 && path && path[0]; stop++) {
+        const char *name = stop == 2 ? st->snapshot_at : stop ? st->stop_at : st->start_at;
         uintptr_t v = name[0] ? symbol_value(path, name) : 0;
         if (v && P->n_triggers < MAX_TRIGGERS) {
             P->triggers[P->n_triggers].addr = ARCH_CODE_ADDRESS(v + object_load_bias());
@@ -144,6 +147,12 @@ void control_after_call(uintptr_t target)
 {
     if (!P->user_off && fires(target, 1))
         recording_set(0, LITIFUT_STATE_BY_FUNCTION);
+    if (fires(target, TRIGGER_SNAPSHOT)) {
+        uint32_t mask[SIGSET_WORDS];
+        lock(mask);
+        tracefile_snapshot(LITIFUT_SNAPSHOT_FUNCTION, 0);
+        unlock(mask);
+    }
 }
 
 /* A trigger that named no function: said once, at the end (a library
@@ -153,9 +162,10 @@ void control_at_end(void)
     const struct settings *st = &P->settings;
     if (P->recording_off && P->control_started)
         recording_put_state(LITIFUT_STATE_AT_END);    /* the calls not recorded since the last mark */
-    int start = 0, stop = 0;
+    int start = 0, stop = 0, snapshot = 0;
     for (uint32_t i = 0; i < P->n_triggers; i++)
-        *(P->triggers[i].stop ? &stop : &start) = 1;
+        *(P->triggers[i].stop == TRIGGER_SNAPSHOT ? &snapshot
+          : P->triggers[i].stop ? &stop : &start) = 1;
     if (P->trace != TRACE_ON)
         return;
     if (st->start_at[0] && !start)
@@ -163,11 +173,14 @@ void control_at_end(void)
             " (LITIFUT_START_AT): nothing was recorded");
     if (st->stop_at[0] && !stop)
         say("no instrumented object has the function", st->stop_at, 0, " (LITIFUT_STOP_AT)");
+    if (st->snapshot_at[0] && !snapshot)
+        say("no instrumented object has the function", st->snapshot_at, 0,
+            " (LITIFUT_SNAPSHOT_AT)");
 }
 
 /* --- the control file (LITIFUT_CONTROL) --- */
 
-enum { CONTROL_UNKNOWN, CONTROL_ON, CONTROL_OFF };
+enum { CONTROL_UNKNOWN, CONTROL_ON, CONTROL_OFF, CONTROL_SNAPSHOT };
 
 /* What the file says: its first word, "on" or "off" (else unknown: a
  * missing file, another word, a FIFO with no writer, a device). */
@@ -189,7 +202,8 @@ static int control_read(const char *path)
     while (*e && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r')
         e++;
     *e = 0;
-    return str_eq(w, "on") ? CONTROL_ON : str_eq(w, "off") ? CONTROL_OFF : CONTROL_UNKNOWN;
+    return str_eq(w, "on") ? CONTROL_ON : str_eq(w, "off") ? CONTROL_OFF
+           : str_eq(w, "snapshot") ? CONTROL_SNAPSHOT : CONTROL_UNKNOWN;
 }
 
 /* A change of the file's word turns recording on or off (a signal or
@@ -207,6 +221,13 @@ void control_poll(uint32_t every)
     if (said == CONTROL_UNKNOWN || (uint64_t)said == p->control_seen[0])
         return;
     p->control_seen[0] = (uint64_t)said;
+    if (said == CONTROL_SNAPSHOT) {
+        uint32_t mask[SIGSET_WORDS];
+        lock(mask);
+        tracefile_snapshot(LITIFUT_SNAPSHOT_CONTROL, 0);
+        unlock(mask);
+        return;
+    }
     if ((said == CONTROL_ON) == !p->user_off)
         return;
     recording_set(said == CONTROL_ON, LITIFUT_STATE_BY_CONTROL);
@@ -221,7 +242,7 @@ static void on_toggle_signal(int sig)
 void control_start(void)
 {
     const struct settings *st = tracefile_settings();
-    int triggers = st->start_at[0] || st->stop_at[0];
+    int triggers = st->start_at[0] || st->stop_at[0] || st->snapshot_at[0];
     if ((!st->toggle_signal && !st->record_off && !triggers && !st->control[0] &&
          !st->budget_us) || !tracefile_start())
         return;
@@ -246,7 +267,8 @@ void control_start(void)
     /* the control file, if it says, decides the state at start */
     int said = st->control[0] ? control_read(st->control) : CONTROL_UNKNOWN;
     P->control_seen[0] = (uint64_t)said;
-    int on = said == CONTROL_UNKNOWN ? !st->record_off && !st->start_at[0] : said == CONTROL_ON;
+    int on = said == CONTROL_UNKNOWN || said == CONTROL_SNAPSHOT
+                 ? !st->record_off && !st->start_at[0] : said == CONTROL_ON;
     recording_set(on, LITIFUT_STATE_AT_START);
     budget_start();
     if (st->toggle_signal) {

@@ -107,7 +107,7 @@ static enum sleds_mode sleds_mode(int tracing, int recording)
 static int watching(const struct litifut_process *p, int on)
 {
     for (uint32_t i = 0; i < p->n_triggers; i++)
-        if (p->triggers[i].stop == (uint32_t)on)
+        if (p->triggers[i].stop == (uint32_t)on || (on && p->triggers[i].stop == TRIGGER_SNAPSHOT))
             return 1;
     return 0;
 }

@@ -10,7 +10,9 @@
  * line on stderr; the local files stay as they are, complete.  The copy
  * is the trace as it was then: calls after the last destructor (a
  * static program's C library finishing exit) are in the local trace
- * only.
+ * only.  A ring (LITIFUT_MODE=ring) catches the same signals, to say in
+ * its header that one ended it; LITIFUT_SNAPSHOT_SIGNAL freezes it.
+ * The copying itself is tracefile.c's (a snapshot copies too).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -34,111 +36,11 @@ static const int fatal_signals[] = {
     SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGSYS,
 };
 
-#define COPY_CHUNK (1ul << 20)      /* bytes per sendfile */
-
-/* Copies all of `in` to `out`: sendfile, or read and write where the
- * kernel cannot send between these files.  0 or -errno.  (A file size
- * limit makes it fail, never sends the program SIGXFSZ: copy_fd.) */
-static long copy_fd_raw(int in, int out)
-{
-    long n;
-    while ((n = arch_syscall6(__NR_sendfile, out, in, 0, (long)COPY_CHUNK, 0, 0)) > 0)
-        ;
-    if (n != -EINVAL && n != -ENOSYS)
-        return n;
-    while ((n = sys_read(in, P->io, sizeof P->io)) > 0) {
-        long w = sys_write(out, P->io, (unsigned long)n);
-        if (w != n)
-            return w < 0 ? w : -ENOSPC;     /* a short write: the disk is full */
-    }
-    return n;
-}
-
-static long copy_fd(int in, int out)
-{
-    int was = xfsz_pending();
-    long rc = copy_fd_raw(in, out);
-    xfsz_undo(rc, was);
-    return rc;
-}
-
-/* `from` to DIR/name, through DIR/.name.tmp.  0 or -errno. */
-static long copy_file(const char *from, const char *dir, const char *name)
-{
-    char *tmp = P->scratch[0], *final = P->scratch[1];
-    const unsigned long size = sizeof P->scratch[0];
-    if (str_len(dir) + str_len(name) + sizeof "/..tmp" > size)
-        return -ENAMETOOLONG;           /* never a shortened path */
-    char *p = str_put(str_put(tmp, tmp + size, dir), tmp + size, "/.");
-    str_put(str_put(p, tmp + size, name), tmp + size, ".tmp");
-    str_put(str_put(str_put(final, final + size, dir), final + size, "/"), final + size, name);
-    int in = sys_open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
-    if (in < 0)
-        return in;
-    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    int out = sys_open(tmp, flags, 0644);
-    if (out == -EEXIST && sys_unlink(tmp) == 0)     /* left by a crash: ours to replace */
-        out = sys_open(tmp, flags, 0644);
-    long rc = out;
-    if (out >= 0) {
-        rc = copy_fd(in, out);
-        if (rc == 0)
-            rc = SYS3(__NR_fsync, out, 0, 0);
-        long closed = sys_close(out);
-        if (rc == 0)
-            rc = closed;
-        if (rc == 0)
-            rc = sys_rename(tmp, final);
-        if (rc != 0)
-            sys_unlink(tmp);
-    }
-    sys_close(in);
-    return rc;
-}
-
-static void sync_dir(const char *dir)
-{
-    int fd = sys_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-    if (fd >= 0) {
-        SYS3(__NR_fsync, fd, 0, 0);
-        sys_close(fd);
-    }
-}
-
-static const char *last_component(const char *path)
-{
-    const char *base = path;
-    for (const char *s = path; *s; s++)
-        if (*s == '/')
-            base = s + 1;
-    return base;
-}
-
-/* Copies the maps (fresh) and the trace to LITIFUT_COPY_TO.  Under the
- * lock. */
-static void copy_out(void)
-{
-    const char *dir = P->settings.copy_to;
-    if (!dir[0] || P->trace != TRACE_ON)
-        return;
-    tracefile_copy_maps();
-    char maps_name[PATH_SIZE], maps_path[PATH_SIZE + 16];
-    str_put(str_put(maps_path, maps_path + sizeof maps_path, P->base),
-            maps_path + sizeof maps_path, ".maps");
-    str_put(maps_name, maps_name + sizeof maps_name, last_component(maps_path));
-    long rc = copy_file(P->path, dir, last_component(P->path));
-    if (rc == 0)
-        rc = copy_file(maps_path, dir, maps_name);
-    if (rc == 0)
-        sync_dir(dir);
-    else
-        say("cannot copy the trace to", dir, rc, "; it stays in LITIFUT_DIR");
-}
-
 void copyout_at_end(void)
 {
+    tracefile_snapshot(LITIFUT_SNAPSHOT_EXIT, 0);      /* (a ring's: why its records end) */
     if (P->settings.copy_to[0])
-        copy_out();
+        tracefile_copy_out();
 }
 
 /* The handler: the copy, then the signal again with its default action
@@ -151,7 +53,7 @@ static void on_fatal_signal(int sig)
 {
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
-    copy_out();
+    tracefile_snapshot(LITIFUT_SNAPSHOT_FATAL, (uint32_t)sig);    /* (copies it, if asked) */
     P->settings.copy_to[0] = 0;         /* once */
     unlock(mask);
     static const uint32_t dfl[8 + SIGSET_WORDS];
@@ -159,16 +61,33 @@ static void on_fatal_signal(int sig)
     arch_syscall6(__NR_tgkill, sys_getpid(), sys_gettid(), sig, 0, 0, 0);
 }
 
+/* LITIFUT_SNAPSHOT_SIGNAL: the ring frozen (and copied, if asked). */
+static void on_snapshot_signal(int sig)
+{
+    uint32_t mask[SIGSET_WORDS];
+    lock(mask);
+    tracefile_snapshot(LITIFUT_SNAPSHOT_SIGNAL, (uint32_t)sig);
+    unlock(mask);
+}
+
 void copyout_catch_signals(void)
 {
-    if (!tracefile_settings()->copy_to[0] || !tracefile_start())
+    const struct settings *st = tracefile_settings();
+    if ((!st->copy_to[0] && !st->ring && !st->snapshot_signal) || !tracefile_start())
         return;                 /* (the trace starts now: a signal may come before a call) */
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
-    int first = P->trace == TRACE_ON && P->settings.copy_to[0] && !P->copyout_signals;
+    int first = P->trace == TRACE_ON && !P->copyout_signals;
     P->copyout_signals = 1;
     unlock(mask);
     if (!first)
+        return;
+    if (st->snapshot_signal) {
+        /* SA_RESTART: the program's system calls go on as if no signal came */
+        struct sigaction sa = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
+        sigaction(st->snapshot_signal, &sa, 0);
+    }
+    if (!st->copy_to[0] && !st->ring)
         return;
     for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         struct sigaction old, sa = { .sa_handler = on_fatal_signal };

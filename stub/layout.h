@@ -15,7 +15,7 @@
 #define THREAD_TIME       12
 #define THREAD_TIMESPEC   48
 #define THREAD_SHADOW_TOP 56    /* then shadow_end: LITIFUT_RETURNS (tracer.h) */
-#define THREAD_CACHE      96
+#define THREAD_CACHE      128
 
 /* struct tls_slot, this copy's thread-local words: the thread's state
  * (0 until the thread's first call through this copy), this copy's

@@ -110,25 +110,6 @@ static int table_room(void)
     return 1;
 }
 
-/* Pending OBJECT records into the process's own chunk, before any pair
- * that names their sites.  Signals blocked, lock not held. */
-static void put_objects(void)
-{
-    for (int i = 0; i < 64 && P->objects_pending; i++) {
-        if (!recording_events_room(1 + LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4))
-            return;
-        lock_signals_blocked();
-        long n = P->events_cur ? object_take_pending(P->events_cur,
-                                                     (uint32_t)(P->events_end - P->events_cur))
-                               : -1;
-        if (n > 0)
-            P->events_cur += n;
-        unlock_signals_blocked();
-        if (n == 0)
-            return;
-    }
-}
-
 /* pr in front of the site's list (`head`, this copy's pointer), unless
  * it is there: its fields are seen before the pointer (the
  * compare-and-swap's barrier).  Under the lock. */
@@ -151,7 +132,7 @@ static struct litifut_pair *pair_make(uint32_t site, uint32_t target, struct lit
     struct litifut_pair *pr = NULL;
     process_block_signals(mask);
     for (int tries = 0; tries < 4; tries++) {
-        put_objects();
+        thread_events_objects();
         lock_signals_blocked();
         int room = P->pairs_cur && P->pairs_cur < P->pairs_end;
         pr = pair_find(site, target);

@@ -518,6 +518,15 @@ void objects_set_recording(int on)
             p->objects[i].set_recording(on);
 }
 
+int pool_slot_held(uint32_t slot)
+{
+    for (struct pool_page *pg = litifut_copy.proc->pool; pg; pg = pg->next)
+        for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++)
+            if (pg->t[i].tid && (pg->t[i].ring_slot == slot || pg->t[i].ring_prev == slot))
+                return 1;
+    return 0;
+}
+
 /* Recording resumes: each thread's next record goes to the slow path
  * first, which puts a time mark before it, so that its calls are not
  * placed (interpolated between marks) inside the time recording was

@@ -6,7 +6,7 @@
  * Every change rewrites every copy's sleds (objects_set_recording) and
  * leaves a TIME and a STATE record in the process's own chunks (thread
  * id 0; trace-format.h), where the BUDGET and a dedup trace's object
- * records go too (recording_events_room).
+ * records go too (tracefile_events_room).
  */
 #include <stdint.h>
 #include "tracer-arch.h"
@@ -17,28 +17,6 @@
 #define P (litifut_copy.proc)
 
 #define STATE_MARK_WORDS (TIME_MARK_WORDS + 3)
-
-/* Two threads claiming a chunk at once waste one chunk, nothing else. */
-int recording_events_room(uint32_t words)
-{
-    if (!tracefile_start())
-        return 0;               /* (a fork child's trace starts here, if not yet) */
-    lock_signals_blocked();
-    int room = P->events_cur && (uint32_t)(P->events_end - P->events_cur) >= words;
-    unlock_signals_blocked();
-    if (room)
-        return 1;
-    struct chunk c;
-    if (!tracefile_new_chunk(0, 4096 + 4 * words, &c))
-        return 0;
-    lock_signals_blocked();
-    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {
-        P->events_cur = c.base + sizeof(struct litifut_chunk_header) / 4;
-        P->events_end = c.end;
-    }
-    unlock_signals_blocked();
-    return 1;
-}
 
 /* A TIME and a STATE record: the process records (or not) from now on,
  * because of `why`.  Under the lock; nothing if there is no room (no
@@ -62,7 +40,7 @@ static void put_state(uint32_t why)
  * signal blocked. */
 static void set_recording(int on, uint32_t why)
 {
-    if (!recording_events_room(STATE_MARK_WORDS))
+    if (!tracefile_events_room(STATE_MARK_WORDS))
         return;
     lock_signals_blocked();
     if (why == LITIFUT_STATE_BY_BUDGET)
@@ -97,7 +75,7 @@ void recording_put_state(uint32_t why)
  * trace's start. */
 void recording_mark_start(void)
 {
-    if (!recording_events_room(STATE_MARK_WORDS))
+    if (!tracefile_events_room(STATE_MARK_WORDS))
         return;
     uint32_t saved[SIGSET_WORDS];
     process_block_signals(saved);

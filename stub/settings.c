@@ -3,7 +3,7 @@
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
  * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
  * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE, LITIFUT_CONTROL,
- * LITIFUT_BUDGET.  A value a setting does not take is one line at
+ * LITIFUT_BUDGET, LITIFUT_RING, LITIFUT_SNAPSHOT_AT, LITIFUT_SNAPSHOT_SIGNAL.  A value a setting does not take is one line at
  * start (what it takes) and no trace, never a default taken silently.
  * Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
@@ -22,6 +22,26 @@ extern char **__environ __attribute__((weak));
 
 #define DEFAULT_CHUNK_KB   128u
 #define DEFAULT_TIME_EVERY 256u
+#define DEFAULT_RING_KB    8192u    /* LITIFUT_MODE=ring without LITIFUT_RING: 8 MB */
+#define MIN_RING_KB        64u
+#define MAX_RING_KB        (2048u * 1024u)  /* 2 GB: the header's ring_size is 32 bits */
+
+/* "4M", "512K", "1G", "65536" (bytes) at v: KB, or -1 if not such or
+ * not a whole number of KB. */
+static int64_t size_kb(const char *v)
+{
+    uint64_t n = 0;
+    const char *p = v;
+    for (; *p >= '0' && *p <= '9' && n < (1ull << 40); p++)
+        n = n * 10 + (uint64_t)(*p - '0');
+    if (p == v)
+        return -1;
+    uint64_t kb = *p == 'K' || *p == 'k' ? n : *p == 'M' || *p == 'm' ? n << 10
+                : *p == 'G' || *p == 'g' ? n << 20 : !*p && !(n & 1023) ? n >> 10 : ~0ull;
+    if (*p && p[1])
+        return -1;
+    return kb > MAX_RING_KB ? -1 : (int64_t)kb;
+}
 
 /* A whole number, all of `v`, at most `max`; -1 if `v` is not one. */
 static int64_t number(const char *v, uint32_t max)
@@ -114,7 +134,11 @@ static const char *const accepted[] = {
     [BAD_SIGNAL] = "LITIFUT_SIGNAL: expected a signal the program can spare: USR1, USR2, "
                    "HUP, INT, QUIT, TERM, ALRM, WINCH, PWR, URG, PROF, VTALRM, IO or "
                    "RTMIN+N (SIG prefix or number)",
-    [BAD_MODE] = "LITIFUT_MODE: expected full, dedup or count",
+    [BAD_MODE] = "LITIFUT_MODE: expected full, ring, dedup or count",
+    [BAD_RING] = "LITIFUT_RING: expected a size from 64K to 2G such as 4M (K, M, G)",
+    [BAD_SNAPSHOT_AT] = "LITIFUT_SNAPSHOT_AT: expected a function name of at most 127 bytes",
+    [BAD_SNAPSHOT_SIGNAL] = "LITIFUT_SNAPSHOT_SIGNAL: expected a signal the program can spare "
+                            "(as LITIFUT_SIGNAL)",
     [BAD_BUDGET] = "LITIFUT_BUDGET: expected B/T such as 2ms/100ms (us, ms, s; B from 1us, "
                    "below T; T up to 60s)",
     [BAD_START_AT] = "LITIFUT_START_AT: expected a function name of at most 127 bytes",
@@ -150,7 +174,7 @@ static void apply_setting(struct settings *st, const char *var)
     static const char *const off_on[] = { "1", "0", NULL };     /* LITIFUT_TRACE */
     static const char *const no_yes[] = { "0", "1", NULL };
     static const char *const on_off[] = { "on", "off", NULL };
-    static const char *const modes[] = { "full", "dedup", "count", NULL };
+    static const char *const modes[] = { "full", "dedup", "count", "ring", NULL };
     static const char *const clocks[] = { "auto", "marks", "monotonic", "counter", NULL };
     static const uint32_t clock_ids[] = { 0, LITIFUT_CLOCK_MARKS, LITIFUT_CLOCK_MONOTONIC,
                                           ARCH_COUNTER_CLOCK };
@@ -199,6 +223,21 @@ static void apply_setting(struct settings *st, const char *var)
         if ((w = word_of(v, modes)) < 0)
             bad(st, BAD_MODE);
         st->mode = w == 1 ? LITIFUT_MODE_DEDUP : w == 2 ? LITIFUT_MODE_COUNT : LITIFUT_MODE_FULL;
+        st->ring = w == 3;
+        st->mode_set = *v != 0;
+    } else if ((v = str_after(var, "RING="))) {
+        n = *v ? size_kb(v) : DEFAULT_RING_KB;
+        if (n < MIN_RING_KB)
+            bad(st, BAD_RING);
+        else
+            st->ring_kb = (uint32_t)n;
+    } else if ((v = str_after(var, "SNAPSHOT_AT="))) {
+        if (put_path(st->snapshot_at, sizeof st->snapshot_at, v))
+            bad(st, BAD_SNAPSHOT_AT);
+    } else if ((v = str_after(var, "SNAPSHOT_SIGNAL="))) {
+        st->snapshot_signal = *v ? signal_number(v) : 0;
+        if (*v && !st->snapshot_signal)
+            bad(st, BAD_SNAPSHOT_SIGNAL);
     } else if ((v = str_after(var, "BUDGET="))) {
         if (*v && !parse_budget(st, v))
             bad(st, BAD_BUDGET);
@@ -258,6 +297,10 @@ void read_settings(struct settings *st)
     st->record_off = 0;
     st->start_at[0] = st->stop_at[0] = 0;
     st->mode = LITIFUT_MODE_FULL;
+    st->mode_set = st->ring = 0;
+    st->ring_kb = 0;
+    st->snapshot_at[0] = 0;
+    st->snapshot_signal = 0;
     st->budget_us = st->period_us = 0;
     st->bad = 0;
     unsigned long len;
@@ -282,6 +325,14 @@ void read_settings(struct settings *st)
         st->control_too_long = 1;
     if (st->control_too_long)
         st->control[0] = 0;
+    /* LITIFUT_RING alone asks for a ring; with dedup or count it is said once */
+    if (st->ring_kb && !st->mode_set)
+        st->ring = 1;
+    st->ring_ignored = st->ring_kb && st->mode != LITIFUT_MODE_FULL;
+    if (st->ring && !st->ring_kb)
+        st->ring_kb = DEFAULT_RING_KB;
+    if (!st->ring)
+        st->ring_kb = 0;
     st->budget_ignored = st->budget_us && st->mode != LITIFUT_MODE_FULL;
     if (st->budget_ignored)
         st->budget_us = st->period_us = 0;  /* the modes have no refill to check it at */

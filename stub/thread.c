@@ -106,6 +106,9 @@ static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
         t->chunk_end = early_thread.chunk_end;
         t->chunk = early_thread.chunk;
         t->next_size = early_thread.next_size;
+        t->ring_slot = early_thread.ring_slot;
+        t->chunk_seq = early_thread.chunk_seq;
+        t->words_before = early_thread.words_before;
         t->cur = early_thread.cur;
         t->time_last = early_thread.time_last;
         t->state = THREAD_ON;
@@ -204,12 +207,41 @@ static void put_stopped(uint32_t *p)
     p[2] = proc->stop_errno;
 }
 
-/* A new chunk for t, with a time mark and an empty target cache; 0 if
- * the trace file failed (then the old chunk says the thread stopped).
- * A thread's chunks start at a page and double up to the trace's
- * chunk size: a short-lived thread costs a page, not a whole chunk.
- * Signals are blocked meanwhile, so a handler that leaves with
- * siglongjmp can never abandon this half done (or the file's lock). */
+/* The CHUNK record after a chunk's first time mark: its number in the
+ * thread and the words of the chunks before (so that a reader sees
+ * what a ring overwrote, or a stream dropped), the thread's open hooked
+ * calls, and in a ring the return addresses of the innermost of them
+ * (as many as a quarter of the chunk holds), outermost first, so that
+ * a reader starting here knows the stack. */
+static void put_chunk_record(struct litifut_thread *t)
+{
+    uint32_t depth = t->shadow ? (uint32_t)(t->shadow_top - t->shadow) - 1 : 0;
+    uint32_t n = 0;
+    if (litifut_copy.proc->ring_chunk) {
+        uint32_t room = (uint32_t)(t->chunk_end - t->cur) / 4;
+        n = depth < room ? depth : room;
+        if (n > 0xffffu - LITIFUT_CHUNK_REC_WORDS)
+            n = 0xffffu - LITIFUT_CHUNK_REC_WORDS;
+    }
+    uint32_t *p = t->cur;
+    *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CHUNK, LITIFUT_CHUNK_REC_WORDS + n);
+    *p++ = t->chunk_seq;
+    *p++ = (uint32_t)t->words_before;
+    *p++ = (uint32_t)(t->words_before >> 32);
+    *p++ = depth;
+    for (const struct shadow_entry *e = t->shadow_top - n; e < t->shadow_top; e++)
+        *p++ = e->ra;
+    t->cur = p;
+    t->chunk_seq++;
+}
+
+/* A new chunk for t, with a time mark, its CHUNK record and an empty
+ * target cache; 0 if the trace file failed (then the old chunk says
+ * the thread stopped).  A thread's chunks start at a page and double
+ * up to the trace's chunk size: a short-lived thread costs a page, not
+ * a whole chunk (a ring's are all one size).  Signals are blocked
+ * meanwhile, so a handler that leaves with siglongjmp can never
+ * abandon this half done (or the file's lock). */
 static int next_chunk(struct litifut_thread *t)
 {
     uint32_t saved[SIGSET_WORDS];
@@ -217,17 +249,23 @@ static int next_chunk(struct litifut_thread *t)
     int ok;
     process_block_signals(saved);
     /* The old chunk stays mapped until the next switch: a record store
-     * that a handler interrupted may still land in it. */
+     * that a handler interrupted may still land in it (so a ring's
+     * slot stays held as long). */
     if (t->prev_chunk)
         process_unmap_chunk(t->prev_chunk, t->prev_chunk_end);
     if (t->stale)
         process_unmap_chunk(t->stale, t->stale_end);
     t->stale = NULL;
     uint32_t *old_cur = t->cur;
+    if (t->chunk && old_cur)
+        t->words_before += (uint64_t)(old_cur - t->chunk);
     t->prev_chunk = t->chunk;
     t->prev_chunk_end = t->chunk_end;
+    t->ring_prev = t->ring_slot;
     t->cur = t->lim = t->chunk = NULL;
+    c.ring_slot = t->ring_prev;         /* (held: tracefile_new_chunk passes it by) */
     ok = tracefile_new_chunk(t->tid, t->next_size, &c);
+    t->ring_slot = ok ? c.ring_slot : 0;
     if (ok) {
         uint32_t size = (uint32_t)(c.end - c.base) * 4;
         t->next_size = 2 * size;        /* (tracefile_new_chunk caps it) */
@@ -236,6 +274,7 @@ static int next_chunk(struct litifut_thread *t)
         t->chunk = c.base;
         t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
         thread_put_time_mark(t);
+        put_chunk_record(t);
     } else if (t->prev_chunk) {
         put_stopped(old_cur);
     }
@@ -252,11 +291,40 @@ static int thread_make_room(struct litifut_thread *t, uint32_t words)
     return next_chunk(t);
 }
 
+/* Pending OBJECT records into the process's own chunk (the modes
+ * dedup and count: before any pair that names their sites; a ring,
+ * which takes over thread chunks but never the process's).  Signals
+ * blocked, lock not held. */
+void thread_events_objects(void)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    for (int i = 0; i < 64 && p->objects_pending; i++) {
+        if (!tracefile_events_room(1 + LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4))
+            return;
+        lock_signals_blocked();
+        long n = p->events_cur ? object_take_pending(p->events_cur,
+                                                     (uint32_t)(p->events_end - p->events_cur))
+                               : -1;
+        if (n > 0)
+            p->events_cur += n;
+        unlock_signals_blocked();
+        if (n == 0)
+            return;
+    }
+}
+
 /* Writes the OBJECT records of the objects registered since the trace
- * began whose records are not in it yet. */
+ * began whose records are not in it yet: in t's chunk (a ring's: in
+ * the process's). */
 void thread_emit_objects(struct litifut_thread *t)
 {
     uint32_t mask[SIGSET_WORDS];
+    if (litifut_copy.proc->ring_chunk) {
+        process_block_signals(mask);
+        thread_events_objects();
+        process_restore_signals(mask);
+        return;
+    }
     for (;;) {
         if (!thread_make_room(t, TIME_MARK_WORDS)) {
             t->state = THREAD_OFF;
@@ -283,6 +351,24 @@ void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t 
         t->state = THREAD_OFF;
     if (t->state == THREAD_ON && litifut_copy.proc->objects_pending)
         thread_emit_objects(t);
+    if (type == LITIFUT_REC_UNLOAD && litifut_copy.proc->ring_chunk) {
+        /* (a ring's thread chunks are taken over: it goes with the OBJECT records) */
+        uint32_t mask[SIGSET_WORDS];
+        process_block_signals(mask);
+        if (tracefile_events_room(1 + n)) {
+            lock_signals_blocked();
+            struct litifut_process *p = litifut_copy.proc;
+            if (p->events_cur && (uint32_t)(p->events_end - p->events_cur) >= 1 + n) {
+                p->events_cur[0] = LITIFUT_REC_CONTROL_WORD(type, n);
+                for (uint32_t i = 0; i < n; i++)
+                    p->events_cur[1 + i] = payload[i];
+                p->events_cur += 1 + n;
+            }
+            unlock_signals_blocked();
+        }
+        process_restore_signals(mask);
+        return;
+    }
     if (t->state != THREAD_ON || !thread_make_room(t, 1 + n + TIME_MARK_WORDS))
         return;
     t->cur[0] = LITIFUT_REC_CONTROL_WORD(type, n);

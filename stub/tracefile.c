@@ -118,7 +118,9 @@ static void fill_header(struct litifut_trace_header *h)
     h->time_shift = (uint8_t)P->time_shift;
     h->clock_hz = P->clock == LITIFUT_CLOCK_MONOTONIC ? 1000000000u
                   : P->clock == ARCH_COUNTER_CLOCK ? P->counter_hz : 0;
-    h->flags = P->settings.returns ? LITIFUT_TRACE_RETURNS : 0;
+    h->flags = (P->settings.returns ? LITIFUT_TRACE_RETURNS : 0) |
+               (P->ring_chunk ? LITIFUT_TRACE_RING : 0);
+    h->ring_size = P->ring_want * P->ring_chunk;
     h->mode = (uint8_t)P->mode;
     long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
@@ -147,7 +149,7 @@ static long grow_file(uint64_t size)
     if (size > sys_file_size_limit())
         return -EFBIG;
     int was = xfsz_pending();
-    long err = arch_fallocate(P->fd, P->file_size, size - P->file_size);
+    long err = arch_fallocate(P->fd, 0, P->file_size, size - P->file_size);
     if (err == -EOPNOTSUPP || err == -ENOSYS)
         err = arch_ftruncate64(P->fd, size);
     xfsz_undo(err, was);
@@ -176,6 +178,213 @@ static void trace_stops(uint32_t why, long err, const char *what)
     }
     P->trace = TRACE_OFF;
     objects_set_recording(0);
+}
+
+#define COPY_CHUNK (1ul << 20)      /* bytes per sendfile */
+
+/* Copies all of `in` to `out`: sendfile, or read and write where the
+ * kernel cannot send between these files.  0 or -errno.  (A file size
+ * limit makes it fail, never sends the program SIGXFSZ: copy_fd.) */
+static long copy_fd_raw(int in, int out)
+{
+    long n;
+    while ((n = arch_syscall6(__NR_sendfile, out, in, 0, (long)COPY_CHUNK, 0, 0)) > 0)
+        ;
+    if (n != -EINVAL && n != -ENOSYS)
+        return n;
+    while ((n = sys_read(in, P->io, sizeof P->io)) > 0) {
+        long w = sys_write(out, P->io, (unsigned long)n);
+        if (w != n)
+            return w < 0 ? w : -ENOSPC;     /* a short write: the disk is full */
+    }
+    return n;
+}
+
+static long copy_fd(int in, int out)
+{
+    int was = xfsz_pending();
+    long rc = copy_fd_raw(in, out);
+    xfsz_undo(rc, was);
+    return rc;
+}
+
+/* `from` to DIR/name, through DIR/.name.tmp.  0 or -errno. */
+static long copy_file(const char *from, const char *dir, const char *name)
+{
+    char *tmp = P->scratch[0], *final = P->scratch[1];
+    const unsigned long size = sizeof P->scratch[0];
+    if (str_len(dir) + str_len(name) + sizeof "/..tmp" > size)
+        return -ENAMETOOLONG;           /* never a shortened path */
+    char *p = str_put(str_put(tmp, tmp + size, dir), tmp + size, "/.");
+    str_put(str_put(p, tmp + size, name), tmp + size, ".tmp");
+    str_put(str_put(str_put(final, final + size, dir), final + size, "/"), final + size, name);
+    int in = sys_open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+    if (in < 0)
+        return in;
+    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int out = sys_open(tmp, flags, 0644);
+    if (out == -EEXIST && sys_unlink(tmp) == 0)     /* left by a crash: ours to replace */
+        out = sys_open(tmp, flags, 0644);
+    long rc = out;
+    if (out >= 0) {
+        rc = copy_fd(in, out);
+        if (rc == 0)
+            rc = SYS3(__NR_fsync, out, 0, 0);
+        long closed = sys_close(out);
+        if (rc == 0)
+            rc = closed;
+        if (rc == 0)
+            rc = sys_rename(tmp, final);
+        if (rc != 0)
+            sys_unlink(tmp);
+    }
+    sys_close(in);
+    return rc;
+}
+
+static void sync_dir(const char *dir)
+{
+    int fd = sys_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd >= 0) {
+        SYS3(__NR_fsync, fd, 0, 0);
+        sys_close(fd);
+    }
+}
+
+static const char *last_component(const char *path)
+{
+    const char *base = path;
+    for (const char *s = path; *s; s++)
+        if (*s == '/')
+            base = s + 1;
+    return base;
+}
+
+/* Copies the maps (fresh) and the trace to LITIFUT_COPY_TO.  Under the
+ * lock. */
+void tracefile_copy_out(void)
+{
+    const char *dir = P->settings.copy_to;
+    if (!dir[0] || (P->trace != TRACE_ON && !P->snapshot) || !P->header)
+        return;
+    tracefile_copy_maps();
+    char maps_name[PATH_SIZE], maps_path[PATH_SIZE + 16];
+    str_put(str_put(maps_path, maps_path + sizeof maps_path, P->base),
+            maps_path + sizeof maps_path, ".maps");
+    str_put(maps_name, maps_name + sizeof maps_name, last_component(maps_path));
+    long rc = copy_file(P->path, dir, last_component(P->path));
+    if (rc == 0)
+        rc = copy_file(maps_path, dir, maps_name);
+    if (rc == 0)
+        sync_dir(dir);
+    else
+        say("cannot copy the trace to", dir, rc, "; it stays in LITIFUT_DIR");
+}
+
+
+/* --- the ring (LITIFUT_MODE=ring): a flight recorder ---
+ *
+ * Every thread chunk is ring_chunk bytes (a 32nd of the ring, at most
+ * LITIFUT_CHUNK_KB, at least a page) in a *slot*: the first ring_want
+ * slots are made at the file's end as threads need them; after that a
+ * thread's next chunk takes over the slot the hand points at, the one
+ * taken longest ago, skipping slots a thread still holds (its current
+ * chunk, and the one before, where a record store a signal handler
+ * interrupted may still land: thread.c).  If every slot is held (more
+ * threads than the ring has room for) a new one is made: the file
+ * holds the ring or two chunks per live thread, whichever is more.
+ * The process's own chunks (objects, states) are never taken over. */
+
+#define RING_MAX_SLOTS 65536u       /* (2 GB of 32 KB chunks) */
+
+static int ring_setup(void)
+{
+    const struct settings *st = &P->settings;
+    if (!st->ring)
+        return 1;
+    uint64_t ring = (uint64_t)st->ring_kb * 1024;
+    uint32_t c = P->chunk_size, shift = 0;
+    while (c > P->page && (uint64_t)c * 32 > ring)
+        c /= 2;
+    while ((1u << shift) < c)
+        shift++;
+    P->ring_chunk = c;
+    P->ring_want = (uint32_t)(ring >> shift);
+    if (P->ring_want > RING_MAX_SLOTS / 2)
+        P->ring_want = RING_MAX_SLOTS / 2;
+    if (P->ring_want < 2)
+        P->ring_want = 2;
+    P->ring_n = P->ring_hand = 0;
+    if (!P->ring_off) {
+        void *m = sys_mmap(NULL, RING_MAX_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (sys_mmap_failed(m)) {
+            warn("cannot map the ring's table", NULL, (long)m);
+            return 0;
+        }
+        P->ring_off = m;
+    }
+    return 1;
+}
+
+/* The slot (from 1) a thread's next chunk takes over, 0 if it needs a
+ * new one.  `held`: the thread's current slot (its own pool entry may
+ * not say: a static program's first thread has none yet). */
+static uint32_t ring_take(uint32_t held)
+{
+    if (P->ring_n < P->ring_want)
+        return 0;
+    for (uint32_t tries = 0; tries < P->ring_n; tries++) {
+        uint32_t slot = P->ring_hand + 1;
+        P->ring_hand = slot == P->ring_n ? 0 : slot;
+        if (slot != held && !pool_slot_held(slot))
+            return slot;
+    }
+    return 0;
+}
+
+/* The slot's old records go: the file's blocks are given back, so that
+ * after a power cut its pages read as zeros, not as another thread's
+ * records under the new chunk's header.  Where the file system cannot
+ * (1), the caller clears the mapping. */
+static int ring_clear(uint64_t off, uint32_t size)
+{
+    long err = arch_fallocate(P->fd, 3 /* FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE */, off,
+                              size);
+    return err != 0;
+}
+
+/* --- snapshots --- */
+
+/* The ring's records end here, for `why` (a LITIFUT_SNAPSHOT_*; arg:
+ * the signal).  A snapshot asked for (signal, control file, function)
+ * freezes the trace for good: recording stops, as when the file fails
+ * (but silently), and LITIFUT_COPY_TO gets the copy now.  Exit and a
+ * fatal signal only say why (nothing comes after them); the fatal
+ * signal copies too.  The first cause is kept.  Under the lock. */
+void tracefile_snapshot(uint32_t why, uint32_t arg)
+{
+    if (P->trace != TRACE_ON || !P->header)
+        return;
+    int freeze = why != LITIFUT_SNAPSHOT_EXIT && why != LITIFUT_SNAPSHOT_FATAL;
+    if (!P->snapshot && (P->settings.ring || freeze)) {
+        P->snapshot = why;
+        uint64_t now = sys_monotonic_ns();
+        P->header->snapshot_arg = arg;
+        P->header->snapshot_ns = now;
+        __asm__ volatile("" ::: "memory");
+        P->header->snapshot = why;
+        if (freeze) {
+            P->header->stop_ns = now;
+            __asm__ volatile("" ::: "memory");
+            P->header->stopped = LITIFUT_STOP_SNAPSHOT;
+            P->stop_why = LITIFUT_STOP_SNAPSHOT;
+            P->trace = TRACE_OFF;
+            objects_set_recording(0);
+        }
+    }
+    if ((freeze || why == LITIFUT_SNAPSHOT_FATAL) && P->settings.copy_to[0])
+        tracefile_copy_out();
 }
 
 static int same_file(const struct file_id *a, const struct file_id *b)
@@ -433,11 +642,15 @@ static int open_trace(void)
         say("LITIFUT_BUDGET needs LITIFUT_MODE=full", NULL, 0, "; no budget");
     if (st->returns_ignored)
         say("LITIFUT_RETURNS=1 needs LITIFUT_MODE=full", NULL, 0, "; no return records");
+    if (st->ring_ignored)
+        say("LITIFUT_RING needs LITIFUT_MODE=ring", NULL, 0, "; no ring");
     P->mode = st->mode;
     /* chunks are mapped one by one: whole pages of the system's size */
     uint32_t page = (uint32_t)auxv_value(6 /* AT_PAGESZ */);
     P->page = page > 4096 && page <= 65536 && !(page & (page - 1)) ? page : 4096;
     P->chunk_size = st->chunk_kb * 1024;
+    if (!ring_setup())
+        return 0;
     choose_clock();
     P->time_every = P->clock == LITIFUT_CLOCK_MARKS ? st->time_every : 0;
     P->fd = create_trace_file(st->dir);
@@ -494,20 +707,36 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
         unlock_signals_blocked();
         return 0;
     }
+    int ring = P->ring_chunk && tid && tid != LITIFUT_PAIRS_TID;
     uint32_t want = size;
     for (size = LITIFUT_MIN_CHUNK; size < want && size < P->chunk_size; size *= 2)
         ;
+    if (ring)
+        size = P->ring_chunk;
     uint32_t index = P->next_chunk;
-    uint64_t off = P->next_off;
-    long err = grow_file(off + size);
-    if (err) {
-        trace_stops(LITIFUT_STOP_EXTEND, err, "cannot extend trace file");
-        unlock_signals_blocked();
-        return 0;
+    uint32_t slot = ring ? ring_take(out->ring_slot) : 0;
+    uint64_t off = slot ? P->ring_off[slot - 1] : P->next_off;
+    int dirty = 0;
+    if (slot) {
+        P->header->overwritten_chunks++;
+        P->header->overwritten_bytes += size;
+        dirty = ring_clear(off, size);
+    } else {
+        long err = grow_file(off + size);
+        if (err) {
+            trace_stops(LITIFUT_STOP_EXTEND, err, "cannot extend trace file");
+            unlock_signals_blocked();
+            return 0;
+        }
+        P->next_off = off + size;
+        if (ring && P->ring_n < RING_MAX_SLOTS) {
+            P->ring_off[P->ring_n++] = off;
+            slot = P->ring_n;
+        }
     }
     P->next_chunk++;
-    P->next_off = off + size;
     unlock_signals_blocked();
+    out->ring_slot = slot;
     struct litifut_chunk_header ch = { LITIFUT_CHUNK_MAGIC, tid, index, size };
     /* a small chunk may share its pages with others: the mapping is
      * of the pages it lies in (process_unmap_chunk) */
@@ -529,6 +758,11 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
         return 0;
     }
     struct litifut_chunk_header *h = p;
+    if (dirty) {                        /* (the old magic first: never a stale header) */
+        volatile uint32_t *w = p;
+        for (uint32_t i = 0; i < size / 4; i++)
+            w[i] = 0;
+    }
     h->tid = ch.tid;
     h->index = ch.index;
     h->size = ch.size;
@@ -536,6 +770,31 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
     h->magic = ch.magic;
     out->base = p;
     out->end = (uint32_t *)((char *)p + size);
+    return 1;
+}
+
+/* Room for `words` in the process's own chunk (thread id 0: objects,
+ * states), a new one if needed; 0 if there is no trace.  Two threads
+ * claiming a chunk at once waste one chunk, nothing else.  Signals
+ * blocked, lock not held. */
+int tracefile_events_room(uint32_t words)
+{
+    if (!tracefile_start())
+        return 0;               /* (a fork child's trace starts here, if not yet) */
+    lock_signals_blocked();
+    int room = P->events_cur && (uint32_t)(P->events_end - P->events_cur) >= words;
+    unlock_signals_blocked();
+    if (room)
+        return 1;
+    struct chunk c;
+    if (!tracefile_new_chunk(0, 4096 + 4 * words, &c))
+        return 0;
+    lock_signals_blocked();
+    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {
+        P->events_cur = c.base + sizeof(struct litifut_chunk_header) / 4;
+        P->events_end = c.end;
+    }
+    unlock_signals_blocked();
     return 1;
 }
 
@@ -554,6 +813,8 @@ void tracefile_after_fork_child(void)
     P->next_chunk = 0;
     P->next_off = 0;
     P->file_size = 0;
+    P->ring_n = P->ring_hand = 0;           /* (its table is private memory: the child's) */
+    P->snapshot = 0;
     P->pid = (uint32_t)sys_getpid();
     P->events_cur = P->events_end = NULL;   /* (in the parent's file: not mapped here) */
     P->budget_emitted = 0;

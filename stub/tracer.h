@@ -136,7 +136,12 @@ struct litifut_thread {
     struct shadow_entry *shadow;    /* the shadow stack (entry 0: the sentinel), in a
                                        mapping that starts SET_ASIDE_ENTRIES before */
     uint32_t set_aside;         /* entries ever set aside (returns.c): the ring's next is this mod */
-    uint32_t pad[(THREAD_CACHE - 92) / 4];
+    uint32_t ring_slot, ring_prev;  /* LITIFUT_MODE=ring: the slots (tracefile.c, from 1;
+                                       0: none) of its chunk and the one before, which no
+                                       thread may take over yet */
+    uint32_t chunk_seq;         /* chunks it has had (the CHUNK record's number) */
+    uint64_t words_before;      /* ... the words they used (the CHUNK record's) */
+    uint32_t pad[(THREAD_CACHE - 112) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uint32_t cache[LITIFUT_TARGET_CACHE];
 } __attribute__((aligned(8)));      /* (ARM loads shadow_top and _end with one ldrd) */
@@ -211,6 +216,8 @@ static inline void busy_leave(struct litifut_thread *t, uintptr_t old)
 struct chunk {
     uint32_t *base;
     uint32_t *end;
+    uint32_t ring_slot;         /* ring: its slot; in: the thread's two (pinned) */
+    uint32_t ring_prev;
 };
 
 /* A copy of /proc/self/maps' worth of per-object facts, kept in the
@@ -240,6 +247,7 @@ enum trace_state { TRACE_NEW = 0, TRACE_ON, TRACE_OFF };
 #define SIGSET_WORDS (ARCH_NSIG / 32)
 
 #define PATH_SIZE       600
+#define TRIGGER_SNAPSHOT 2u         /* triggers[].stop: LITIFUT_SNAPSHOT_AT's (0 start, 1 stop) */
 #define MAX_TRIGGERS    16          /* functions LITIFUT_START_AT/STOP_AT name (all objects) */
 
 /* settings.c: from the environment */
@@ -258,6 +266,12 @@ struct settings {
     char start_at[128], stop_at[128];   /* LITIFUT_START_AT, LITIFUT_STOP_AT ("": none) */
     uint32_t mode;              /* LITIFUT_MODE: a LITIFUT_MODE_* */
     uint32_t budget_us, period_us;  /* LITIFUT_BUDGET=B/T (0: none) */
+    int mode_set;               /* LITIFUT_MODE given */
+    int ring;                   /* LITIFUT_MODE=ring (mode is then LITIFUT_MODE_FULL) */
+    uint32_t ring_kb;           /* ... LITIFUT_RING: the ring's size (0: no ring) */
+    int ring_ignored;           /* LITIFUT_RING set, with LITIFUT_MODE dedup or count */
+    char snapshot_at[128];      /* LITIFUT_SNAPSHOT_AT ("": none) */
+    int snapshot_signal;        /* LITIFUT_SNAPSHOT_SIGNAL: 0, or the signal */
     int bad;                    /* the first setting with a value it does not take
                                    (enum bad_setting, 0: none): no trace */
     int budget_ignored;         /* ... set, with a LITIFUT_MODE but full */
@@ -267,7 +281,8 @@ struct settings {
     int control_too_long;
 };
 enum bad_setting { BAD_TRACE = 1, BAD_CHUNK_KB, BAD_TIME_EVERY, BAD_CLOCK, BAD_RETURNS,
-                   BAD_RECORD, BAD_SIGNAL, BAD_MODE, BAD_BUDGET, BAD_START_AT, BAD_STOP_AT };
+                   BAD_RECORD, BAD_SIGNAL, BAD_MODE, BAD_BUDGET, BAD_START_AT, BAD_STOP_AT,
+                   BAD_RING, BAD_SNAPSHOT_AT, BAD_SNAPSHOT_SIGNAL };
 HIDDEN void read_settings(struct settings *st);
 /* NULL, or "LITIFUT_X: expected ..." for the first bad setting. */
 HIDDEN const char *settings_problem(const struct settings *st);
@@ -286,7 +301,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 9u           /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 10u          /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -308,6 +323,13 @@ struct litifut_process {
     uint32_t page;              /* the system's page size: the header's */
     uint64_t file_size;
     uint32_t stop_why, stop_errno;  /* recording stopped for good (trace-format.h) */
+    /* LITIFUT_MODE=ring (tracefile.c): every thread chunk is ring_chunk
+     * bytes, in one of the ring's slots, taken over oldest first */
+    uint32_t ring_chunk;        /* 0: no ring */
+    uint32_t ring_want;         /* the slots the ring's size holds */
+    uint32_t ring_n, ring_hand; /* slots made; the next one to take over */
+    uint64_t *ring_off;         /* each slot's offset in the file (RING_MAX_SLOTS) */
+    uint32_t snapshot;          /* LITIFUT_SNAPSHOT_*: the ring is frozen (or the process ended) */
     uint32_t fork_from[4];      /* a fork child's parent: pid, tid, chunk, words */
     struct litifut_trace_header *header;
     char base[PATH_SIZE];       /* dir/litifut.<pid>[.<n>], absolute */
@@ -411,6 +433,7 @@ HIDDEN void process_unmap_chunk(uint32_t *base, uint32_t *end);
  * the lock. */
 HIDDEN void objects_set_recording(int on);
 HIDDEN void pool_mark_due(void);        /* under the lock */
+HIDDEN int pool_slot_held(uint32_t slot);   /* a thread holds this ring slot; under the lock */
 HIDDEN void objects_after_fork_child(void);
 /* Copies the next object record not yet in the trace to `to` if it
  * fits in `room` words; returns the words written, 0 if none is
@@ -469,6 +492,9 @@ HIDDEN uint64_t clock_ticks(uint32_t *units);
 /* A counter of unknown rate: its rate into the header, once known. */
 HIDDEN void tracefile_measure_counter(void);
 HIDDEN void tracefile_copy_maps(void);          /* under the lock */
+HIDDEN int tracefile_events_room(uint32_t words);  /* the process's own chunk */
+HIDDEN void tracefile_copy_out(void);           /* LITIFUT_COPY_TO, now; under the lock */
+HIDDEN void tracefile_snapshot(uint32_t why, uint32_t arg);   /* under the lock */
 HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
 /* One line: "litifut: WHAT PATH: ERROR" and `tail`.  Under the lock. */
@@ -507,7 +533,6 @@ HIDDEN void recording_mark_start(void);
 HIDDEN void recording_put_state(uint32_t why);
 /* Room for `words` in the process's own chunk (thread id 0; a new one
  * if not); 0 if there is no trace.  Signals blocked, lock not held. */
-HIDDEN int recording_events_room(uint32_t words);
 /* arch/<arch>/stub.S: `rounds` rounds of a recorded call's instructions
  * on `scratch` (8 words: its own address, 0, 0, 0, 0, 0, 1, 0) */
 HIDDEN void litifut_calibrate(uint32_t rounds, uint32_t *scratch);
@@ -569,6 +594,7 @@ HIDDEN uint32_t *put_time_record(uint32_t *p, uint32_t *units);
 /* Appends a control record (type, n payload words) to t's chunks. */
 HIDDEN void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
                                uint32_t n);
+HIDDEN void thread_events_objects(void);    /* OBJECT records to the process's chunk */
 HIDDEN void thread_emit_objects(struct litifut_thread *t);
 /* Where the next record goes (a time mark or a new chunk made first),
  * or NULL if this thread records no more (then BUSY_OFF for good). */

@@ -151,9 +151,9 @@ static inline long arch_ftruncate64(int fd, uint64_t len)
 
 /* Reserve disk blocks, so that storing into the shared mapping can
  * never hit a full disk (that would be SIGBUS in the traced program). */
-static inline long arch_fallocate(int fd, uint64_t off, uint64_t len)
+static inline long arch_fallocate(int fd, int mode, uint64_t off, uint64_t len)
 {
-    return arch_syscall6(__NR_fallocate, fd, 0, (long)(uint32_t)off,
+    return arch_syscall6(__NR_fallocate, fd, mode, (long)(uint32_t)off,
                          (long)(uint32_t)(off >> 32), (long)(uint32_t)len,
                          (long)(uint32_t)(len >> 32));
 }

@@ -266,6 +266,13 @@ static unsigned mips_quick(void *state, unsigned isa, uint32_t addr, uint32_t w,
     return 4;
 }
 
+/* The MIPS kernel's own signal numbering (arch/mips/include/uapi/asm/signal.h). */
+static const char *const mips_signal_names[32] = {
+    NULL, "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "EMT", "FPE", "KILL", "BUS", "SEGV",
+    "SYS", "PIPE", "ALRM", "TERM", "USR1", "USR2", "CHLD", "PWR", "WINCH", "URG", "IO",
+    "STOP", "TSTP", "CONT", "TTIN", "TTOU", "VTALRM", "PROF", "XCPU", "XFSZ",
+};
+
 const struct arch_ops arch_mips = {
     .name = "mips",
     .elf_machine = EM_MIPS,
@@ -278,6 +285,7 @@ const struct arch_ops arch_mips = {
     .sled_entry_size = SLED_ENTRY_SIZE,
     .sled_entries = SLED_ENTRIES,
     .bridge_offset = BRIDGE_OFFSET,
+    .signal_names = mips_signal_names,
     .check_image = mips_check_image,
     .code_ranges = mips_code_ranges,
     .disasm_open = mips_disasm_open,

@@ -140,9 +140,9 @@ static inline long arch_ftruncate64(int fd, uint64_t len)
     return arch_syscall6(__NR_ftruncate64, fd, 0, ARCH_U64_PAIR(len), 0, 0);
 }
 
-static inline long arch_fallocate(int fd, uint64_t off, uint64_t len)
+static inline long arch_fallocate(int fd, int mode, uint64_t off, uint64_t len)
 {
-    return arch_syscall6(__NR_fallocate, fd, 0, ARCH_U64_PAIR(off), ARCH_U64_PAIR(len));
+    return arch_syscall6(__NR_fallocate, fd, mode, ARCH_U64_PAIR(off), ARCH_U64_PAIR(len));
 }
 
 static inline long arch_pwrite64(int fd, const void *buf, unsigned long n, uint64_t off)

@@ -45,6 +45,14 @@
  * where a QEMU artefact (below) hides the target is compared as a
  * site: some pair (dedup), or its calls added up (count).
  *
+ * --ring, --ring-any (before SITES.tsv): TRACE.tsv is a flight
+ * recorder's (LITIFUT_MODE=ring), which holds the last calls of each
+ * thread: each traced thread's calls must be a stretch of one oracle
+ * vcpu's calls, in order, and with --ring every oracle vcpu's calls must
+ * end with a traced thread's (the oracle's run ran to the same end as
+ * the traced one).  --ring-any (a run killed at a random moment, whose
+ * oracle ran on to its end) asks only for the stretches.
+ *
  * Two QEMU artefacts are allowed for, both where the oracle takes the
  * wrong block for the call's target:
  *  - a call into the ARM kernel user helpers (0xffff0f60..0xffff0fff)
@@ -373,11 +381,62 @@ static int compare_pairs(struct seqs *oracle, const char *trace_tsv, int counts)
     return 0;
 }
 
+/* --ring, --ring-any: each traced thread a stretch of a vcpu; with
+ * `suffix`, each vcpu ending with one. */
+static int compare_ring(struct seqs *oracle, struct seqs *traced, int suffix)
+{
+    size_t total = 0, oracle_total = 0;
+    for (size_t j = 0; j < oracle->n; j++)
+        oracle_total += oracle->v[j].n;
+    for (size_t i = 0; i < traced->n; i++) {
+        struct seq *t = &traced->v[i];
+        if (!t->n)
+            continue;
+        size_t best = 0;
+        for (size_t j = 0; j < oracle->n && !t->matched; j++)     /* its end first */
+            if (oracle->v[j].n >= t->n && matches_at(t, &oracle->v[j], oracle->v[j].n - t->n))
+                t->matched = oracle->v[j].matched = 1;
+        for (size_t j = 0; j < oracle->n && !t->matched; j++) {
+            struct seq *o = &oracle->v[j];
+            for (size_t at = 0; at + t->n <= o->n && !t->matched; at++) {
+                size_t a = agreement(t, o, at);
+                if (a > best)
+                    best = a;
+                if (a == t->n) {
+                    t->matched = 1;
+                    if (at + t->n == o->n)
+                        o->matched = 1;        /* (its end) */
+                }
+            }
+        }
+        if (!t->matched) {
+            fprintf(stderr, "oracle-compare: ring: thread %lu's %zu calls are no stretch of any "
+                            "oracle vcpu's (at best %zu agree)\n", t->id, t->n, best);
+            return 1;
+        }
+        total += t->n;
+    }
+    for (size_t j = 0; j < oracle->n && suffix; j++)
+        if (oracle->v[j].n && !oracle->v[j].matched) {
+            fprintf(stderr, "oracle-compare: ring: oracle vcpu %lu's last calls (%zu in all) "
+                            "end no traced thread\n", oracle->v[j].id, oracle->v[j].n);
+            return 1;
+        }
+    printf("oracle-compare: ring: %zu calls in %zu threads equal the oracle's%s (of %zu)\n", total,
+           traced->n, suffix ? " last" : "", oracle_total);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int pairs_mode = 0;             /* 1: --pairs, 2: --counts */
+    int ring_mode = 0;              /* 1: --ring, 2: --ring-any */
     if (argc > 1 && (strcmp(argv[1], "--pairs") == 0 || strcmp(argv[1], "--counts") == 0)) {
         pairs_mode = strcmp(argv[1], "--pairs") == 0 ? 1 : 2;
+        argv++;
+        argc--;
+    } else if (argc > 1 && (strcmp(argv[1], "--ring") == 0 || strcmp(argv[1], "--ring-any") == 0)) {
+        ring_mode = strcmp(argv[1], "--ring") == 0 ? 1 : 2;
         argv++;
         argc--;
     }
@@ -440,6 +499,8 @@ int main(int argc, char **argv)
             push(seq_for(&traced, tid), site, target);
     }
     fclose(f);
+    if (ring_mode)
+        return compare_ring(&oracle, &traced, ring_mode == 1);
 
     /* Cover each vcpu's sequence with traced threads, in order. */
     size_t total = 0;
