@@ -107,6 +107,7 @@ static __attribute__((noinline)) struct litifut_thread *thread_attach(void)
         t->chunk = early_thread.chunk;
         t->next_size = early_thread.next_size;
         t->ring_slot = early_thread.ring_slot;
+        t->ring_prev = early_thread.ring_prev;
         t->chunk_seq = early_thread.chunk_seq;
         t->words_before = early_thread.words_before;
         t->cur = early_thread.cur;
@@ -261,11 +262,11 @@ static int next_chunk(struct litifut_thread *t)
         t->words_before += (uint64_t)(old_cur - t->chunk);
     t->prev_chunk = t->chunk;
     t->prev_chunk_end = t->chunk_end;
-    t->ring_prev = t->ring_slot;
+    t->ring_prev = t->ring_slot;        /* (held until the next switch) */
     t->cur = t->lim = t->chunk = NULL;
-    c.ring_slot = t->ring_prev;         /* (held: tracefile_new_chunk passes it by) */
+    c.ring_hold = &t->ring_slot;
+    c.ring_held = t->ring_prev;
     ok = tracefile_new_chunk(t->tid, t->next_size, &c);
-    t->ring_slot = ok ? c.ring_slot : 0;
     if (ok) {
         uint32_t size = (uint32_t)(c.end - c.base) * 4;
         t->next_size = 2 * size;        /* (tracefile_new_chunk caps it) */

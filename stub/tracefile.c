@@ -714,7 +714,7 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
     if (ring)
         size = P->ring_chunk;
     uint32_t index = P->next_chunk;
-    uint32_t slot = ring ? ring_take(out->ring_slot) : 0;
+    uint32_t slot = ring ? ring_take(out->ring_held) : 0;
     uint64_t off = slot ? P->ring_off[slot - 1] : P->next_off;
     int dirty = 0;
     if (slot) {
@@ -735,8 +735,9 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
         }
     }
     P->next_chunk++;
+    if (ring)
+        *out->ring_hold = slot;
     unlock_signals_blocked();
-    out->ring_slot = slot;
     struct litifut_chunk_header ch = { LITIFUT_CHUNK_MAGIC, tid, index, size };
     /* a small chunk may share its pages with others: the mapping is
      * of the pages it lies in (process_unmap_chunk) */

@@ -216,8 +216,11 @@ static inline void busy_leave(struct litifut_thread *t, uintptr_t old)
 struct chunk {
     uint32_t *base;
     uint32_t *end;
-    uint32_t ring_slot;         /* ring: its slot; in: the thread's two (pinned) */
-    uint32_t ring_prev;
+    /* in, a ring's thread chunk: the thread's slot word, set to the new
+     * chunk's slot under the tracer's lock (no other thread may take it
+     * over from then on), and the slot it holds now */
+    uint32_t *ring_hold;
+    uint32_t ring_held;
 };
 
 /* A copy of /proc/self/maps' worth of per-object facts, kept in the

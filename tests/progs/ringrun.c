@@ -8,8 +8,10 @@
  * makes far more calls than a small ring holds.  MODE says how the run
  * ends once the workers are joined: exit (status 0), segv (a NULL
  * store: SIGSEGV), snapshot (a call of snapshot_here() halfway through
- * the main thread's rounds, then on to the end), spin (the rounds go on
- * for ever: the test kills it).  Deterministic per thread.
+ * the main thread's rounds, then on to the end; $RINGRUN_CONTROL: see
+ * there), spin (a loop without
+ * calls after the rounds, for ever: the test kills it; its calls are
+ * exit's).  Deterministic per thread.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -29,13 +31,21 @@ __attribute__((noinline)) static unsigned deep(unsigned n, unsigned x)
 
 static unsigned (*const table[])(unsigned) = { odd, even, leaf };
 
+/* Mode snapshot's halfway call (LITIFUT_SNAPSHOT_AT's function), which
+ * also writes `snapshot` into the file $RINGRUN_CONTROL names (a
+ * LITIFUT_CONTROL file), if set. */
 __attribute__((noinline)) void snapshot_here(unsigned round)
 {
+    const char *control = getenv("RINGRUN_CONTROL");
+    FILE *f = control ? fopen(control, "w") : NULL;
+    if (f) {
+        fputs("snapshot\n", f);
+        fclose(f);
+    }
     sink = round;
 }
 
 static long rounds;
-static int forever;
 
 /* A round's calls depend on the thread's running value: no period
  * that a stretch of the trace could match at the wrong place. */
@@ -51,7 +61,7 @@ __attribute__((noinline)) static unsigned round_of(unsigned v)
 static void *worker(void *arg)
 {
     unsigned v = (unsigned)(uintptr_t)arg;
-    for (long r = 0; r < rounds || forever; r++)
+    for (long r = 0; r < rounds; r++)
         v = round_of(v);
     sink = v;
     return NULL;
@@ -65,12 +75,12 @@ int main(int argc, char **argv)
     }
     rounds = atol(argv[1]);
     const char *mode = argv[2];
-    forever = strcmp(mode, "spin") == 0;
+    int spin = strcmp(mode, "spin") == 0;       /* (every mode makes the same calls) */
     pthread_t t[3];
     for (uintptr_t i = 0; i < 3; i++)
         pthread_create(&t[i], NULL, worker, (void *)(i + 1));
     unsigned v = 100;
-    for (long r = 0; r < rounds || forever; r++) {
+    for (long r = 0; r < rounds; r++) {
         v = round_of(v);
         if (r == rounds / 2 && strcmp(mode, "snapshot") == 0)
             snapshot_here((unsigned)r);
@@ -79,6 +89,8 @@ int main(int argc, char **argv)
         pthread_join(t[i], NULL);
     printf("ringrun %s %ld rounds: %u\n", mode, rounds, v);
     fflush(stdout);
+    while (spin)
+        sink++;
     if (strcmp(mode, "segv") == 0)
         *(volatile int *)(uintptr_t)(sink & 0xffcu) = 0;   /* no page there */
     return 0;
