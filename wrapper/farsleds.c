@@ -1,10 +1,11 @@
 /*
- * Far sleds (ARM): a rewritten call must reach a sled with its bl or
- * blx (+-32 MB ARM, +-16 MB Thumb-2, +-4 MB Thumb-1), and the tracer's
- * own sled lies at the end of the code.  So in a larger program the
- * wrapper links far-sled.o among the inputs, one before the first and
- * one after every FAR_SLED_SPACING bytes of their code, in pass 1
- * already: pass 2 then moves nothing (the check after it proves that).
+ * Far sleds: a rewritten call must reach a sled (ARM: bl +-32 MB,
+ * Thumb-2 blx +-16 MB, Thumb-1 blx +-4 MB), and the tracer's own sled
+ * lies at the end of the code.  So in a larger program the wrapper
+ * links far-sled.o among the inputs, one before the first and one
+ * after every far_sled_spacing bytes of their code (the arch's row,
+ * lib/arch.h; 0: the arch has none), in pass 1 already: pass 2 then
+ * moves nothing (the check after it proves that).
  * The code each input brings is estimated before ld runs, from the
  * files alone: an object's executable sections; an archive's whole
  * size (ld takes only some members; too much only puts sleds closer).
@@ -76,14 +77,18 @@ unsigned long long input_code_bytes(const char *path)
     return code;
 }
 
-unsigned char *far_sleds_place(const struct link_args *la, int *before_first)
+unsigned char *far_sleds_place(const struct arch_ops *arch, const struct link_args *la,
+                               int *before_first)
 {
+    unsigned long long spacing = arch->far_sled_spacing;
+    *before_first = 0;
+    if (!spacing)
+        return NULL;
     unsigned long long *code = xcalloc((size_t)la->args.n + 1, sizeof *code), total = 0;
     for (int i = 0; i < la->args.n; i++)
         if (la->input[i] && !la->drop[i])
             total += code[i] = input_code_bytes(la->args.v[i]);
-    *before_first = 0;
-    if (total < FAR_SLED_SPACING) {
+    if (total < spacing) {
         free(code);
         return NULL;
     }
@@ -94,7 +99,7 @@ unsigned char *far_sleds_place(const struct link_args *la, int *before_first)
             continue;
         *before_first = 1;
         since += code[i];
-        if (since >= FAR_SLED_SPACING) {
+        if (since >= spacing) {
             after[i] = 1;
             since = 0;
         }

@@ -406,7 +406,7 @@ static int run_passes(struct work *w, char **summary)
     int rc = -1, moved = 0;
 
     if (w->tc->far_sled_object)
-        w->far_after = far_sleds_place(w->la, &w->far_first);
+        w->far_after = far_sleds_place(arch, w->la, &w->far_first);
     if (!w->tc->placeholder_db &&
         (rewriter_placeholder_db(arch, db0_s) != 0 || compile_db(w, db0_s, db0_o) != 0))
         goto out;
