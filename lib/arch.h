@@ -61,6 +61,10 @@ struct arch_ops {
     unsigned sled_entries;              /* = page size / instruction size */
     uint32_t bridge_offset;             /* where a bridge would go (MIPS), else 0 */
     const char *const *signal_names;    /* the ABI's signals by number, 1 to 31, no "SIG" */
+    /* Code bytes between far sleds, at most, as the wrapper estimates
+     * them before ld runs (wrapper/farsleds.c): the reach of the
+     * shortest redirect; 0: the arch has no far sleds (MIPS). */
+    uint32_t far_sled_spacing;
 
     /* One error line and -1 if this arch cannot handle the image. */
     int (*check_image)(const struct elf_image *img);

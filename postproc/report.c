@@ -130,6 +130,7 @@ static void place_of(struct address_space *as, uint32_t rt, struct place *pl)
 struct call_places {
     const struct program *p;
     uint32_t target_rt;
+    int direct;                 /* a direct call: its target is the site's (call_target) */
     struct place from, to;
     const struct func *callee;  /* the function called (names.c) */
 };
@@ -138,11 +139,10 @@ static void call_places(const struct view_trace *vt, const struct trace_event *c
                         struct call_places *cp)
 {
     uint32_t tlink;
-    int direct;
     cp->p = &vt->ps->v[c->object];
-    cp->target_rt = call_target(cp->p, c, &direct, &tlink);
+    cp->target_rt = call_target(cp->p, c, &cp->direct, &tlink);
     place_in(cp->p->obj, cp->p->site_addr[c->site], &cp->from);
-    if (direct)
+    if (cp->direct)
         place_in(cp->p->obj, tlink, &cp->to);
     else
         place_of(vt->as, cp->target_rt, &cp->to);
@@ -575,23 +575,20 @@ static const struct site_text *site_text(struct report *r, const struct trace_ev
     if (st->text)
         return st;
     struct call_places cp;
-    int direct;
-    uint32_t link;
     call_places(vt, c, &cp);
-    (void)call_target(p, c, &direct, &link);
     /* built in a buffer of its own (the row's may hold the row's start) */
     if (!r->scratch)
         r->scratch = xcalloc(1, sizeof *r->scratch);
     struct outbuf *ob = r->scratch;
     ob->n = 0;
-    if (direct)
+    if (cp.direct)
         print_places(ob, &cp);
     else
         print_from(ob, &cp);
     st->text = xmalloc(ob->n + 1);
     memcpy(st->text, ob->b, ob->n);
     st->len = (uint32_t)ob->n;
-    st->whole = direct;
+    st->whole = cp.direct;
     return st;
 }
 

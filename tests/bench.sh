@@ -391,6 +391,21 @@ for arch in $ARCHES; do
     awk -f "$ROOT/tests/bench/tables.awk" "$TSV"
 done
 
+# callmix_trace DIR ITERS [VAR=VALUE...]: postproc_speed's callmix (in
+# DIR's parent) run ITERS times under $QEMU in DIR with VAR=VALUE, and
+# litifut-postproc --info of its trace in DIR/info; sets calls (the
+# trace's) of postproc_speed
+callmix_trace() {
+    local n=$1 iters=$2
+    shift 2
+    mkdir -p "$n"
+    (cd "$n" && env LITIFUT_DIR=. "$@" "$QEMU" -L "$SYSROOT" ../callmix "$iters" > out) ||
+        die "callmix $iters under $QEMU failed (see $n)"
+    "$BIN/litifut-postproc" --info "$n" > "$n/info" 2> "$n/info.err" ||
+        die "litifut-postproc --info: $(head -c 300 "$n/info.err")"
+    calls=$(info_value "$n" calls)
+}
+
 # postproc_speed: the post-processor's table (see the top)
 postproc_speed() {
     local d=$W/postproc big=${BENCH_PP_ITERS:-5500000} iters n calls secs rss
@@ -403,12 +418,7 @@ postproc_speed() {
     printf '%14s %10s %14s %14s\n' calls seconds "M calls/s" "peak RSS (MB)"
     for iters in $((big / 10)) "$big"; do
         n=$d/run-$iters
-        mkdir -p "$n"
-        (cd "$n" && env LITIFUT_DIR=. "${CALLS_ONLY[@]}" "$QEMU" -L "$SYSROOT" ../callmix "$iters" > out) ||
-            die "callmix $iters under $QEMU failed (see $n)"
-        "$BIN/litifut-postproc" --info "$n" > "$n/info" 2> "$n/info.err" ||
-            die "litifut-postproc --info: $(head -c 300 "$n/info.err")"
-        calls=$(info_value "$n" calls)
+        callmix_trace "$n" "$iters" "${CALLS_ONLY[@]}"
         secs=$(best_time "$BIN/litifut-postproc" --profile "$n") ||
             die "litifut-postproc --profile $n failed"
         rss=$(/usr/bin/time -f %M "$BIN/litifut-postproc" --profile "$n" 2>&1 > /dev/null | tail -1)
@@ -421,12 +431,7 @@ postproc_speed() {
     # a time per call), output to /dev/null (the tool, not the disk)
     iters=$((big / 5))
     n=$d/views
-    mkdir -p "$n"
-    (cd "$n" && env LITIFUT_DIR=. "${DEFAULT_CONFIG[@]}" "$QEMU" -L "$SYSROOT" ../callmix "$iters" > out) ||
-        die "callmix $iters under $QEMU failed (see $n)"
-    "$BIN/litifut-postproc" --info "$n" > "$n/info" 2> "$n/info.err" ||
-        die "litifut-postproc --info: $(head -c 300 "$n/info.err")"
-    calls=$(info_value "$n" calls)
+    callmix_trace "$n" "$iters" "${DEFAULT_CONFIG[@]}"
     echo
     echo "== post-processor views: callmix, $calls calls with returns and a time each (LITIFUT_CLOCK=auto), output to /dev/null"
     printf '%-18s %10s %12s %14s %14s\n' view seconds "M calls/s" "peak RSS (MB)" "bytes/call out"

@@ -146,11 +146,13 @@ static void replay_link(const struct work *w, const char *out, const char *err,
  * options), the tracer and the DB; through a response file, so that
  * huge command lines work.  What ld prints goes to files: pass 1's is
  * shown once, as ld would have shown it (replay_output), pass 2's only
- * if pass 2 fails (else it repeats pass 1's).  Returns ld's exit
- * status, or -1 with one error line. */
+ * if pass 2 fails (else it repeats pass 1's).  `pass`: 1, 2 or 3 (its
+ * response file is passN.args).  Returns ld's exit status, or -1 with
+ * one error line. */
 static int link_pass(const struct work *w, const char *db_o, const char *out,
-                     const char *map, const char *args_name, int first)
+                     const char *map, int pass)
 {
+    int first = pass == 1;
     const struct link_args *la = w->la;
     struct argv_builder a = { 0 };
     argv_push(&a, "--undefined=pthread_atfork");   /* before any archive is searched */
@@ -200,7 +202,7 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
         argv_push(&a, map);
     argv_push(&a, "-o");
     argv_push(&a, out);
-    char *rsp = work_path(w, args_name);
+    char *rsp = xasprintf("%s/pass%d.args", w->dir, pass);
     int st = write_response_file(rsp, a.v, a.n);
     argv_free(&a);
     if (st == 0) {
@@ -212,8 +214,7 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
             replay_link(w, said, w->one_stream ? NULL : said_err, out);
         if (st > 0 && !first)
             st = error("%s: %s link failed (%s exit %d)", la->output,
-                       strcmp(args_name, "pass2.args") == 0 ? "second" : "third",
-                       w->tc->real_ld, st);
+                       pass == 2 ? "second" : "third", w->tc->real_ld, st);
         free(said);
         free(said_err);
         free(at);
@@ -406,12 +407,11 @@ static int run_passes(struct work *w, char **summary)
     int rc = -1, moved = 0;
 
     if (w->tc->far_sled_object)
-        w->far_after = far_sleds_place(w->la, &w->far_first);
+        w->far_after = far_sleds_place(arch, w->la, &w->far_first);
     if (!w->tc->placeholder_db &&
         (rewriter_placeholder_db(arch, db0_s) != 0 || compile_db(w, db0_s, db0_o) != 0))
         goto out;
-    int st = link_pass(w, w->tc->placeholder_db ? w->tc->placeholder_db : db0_o, pass1, map,
-                       "pass1.args", 1);
+    int st = link_pass(w, w->tc->placeholder_db ? w->tc->placeholder_db : db0_o, pass1, map, 1);
     if (st > 0)
         rc = st;                    /* the user's link fails: as it would with ld alone */
     if (st != 0 || read_exclusions(w, map, &ex) != 0)
@@ -425,7 +425,7 @@ static int run_passes(struct work *w, char **summary)
     if (compile_db(w, db_s, db_o) != 0)
         goto out;
     phase_done(&pt, "DB");
-    if (link_pass(w, db_o, pass2, NULL, "pass2.args", 0) != 0)
+    if (link_pass(w, db_o, pass2, NULL, 2) != 0)
         goto out;
     phase_done(&pt, "pass 2");
     const char *linked = pass2;
@@ -434,7 +434,7 @@ static int run_passes(struct work *w, char **summary)
     if (rc != 0 && moved) {
         linked = pass3;
         rc = -1;
-        if (link_pass(w, db_o, pass3, map3, "pass3.args", 0) == 0 &&
+        if (link_pass(w, db_o, pass3, map3, 3) == 0 &&
             read_exclusions(w, map3, &ex) == 0) {
             phase_done(&pt, "pass 3 (pass 2 moved code)");
             rc = rewrite_output(w, pass3, &ex, NULL, NULL, summary);

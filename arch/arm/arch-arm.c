@@ -737,6 +737,7 @@ const struct arch_ops arch_arm = {
     .sled_entry_size = SLED_ENTRY_SIZE,
     .sled_entries = SLED_ENTRIES,
     .signal_names = arch_generic_signal_names,
+    .far_sled_spacing = (uint32_t)THUMB1_REACH,     /* far-sled.S */
     .check_image = arm_check_image,
     .code_ranges = arm_code_ranges,
     .disasm_open = arm_disasm_open,

@@ -3,8 +3,8 @@
  * sites out of bl/blx range of the tracer's sled (litifut_sled, at the
  * end of the code): ARM bl reaches +-32 MB, Thumb-2 blx +-16 MB,
  * Thumb-1 blx +-4 MB.  The wrapper links this object several times
- * among the program's inputs, one every FAR_SLED_SPACING bytes of
- * their code (wrapper/farsleds.c), in pass 1 already, so pass 2 moves
+ * among the program's inputs, one every far_sled_spacing bytes of
+ * their code (arch_arm in arch-arm.c, wrapper/farsleds.c), in pass 1 already, so pass 2 moves
  * nothing; the rewriter sends each site to the nearest sled in range
  * (arch/arm/rewrite-arm.c), the main one if it can.
  *

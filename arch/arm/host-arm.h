@@ -45,6 +45,13 @@ enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_T_BL, KIND_T_BLX_IMM, KIND_T_BL
 #define T_ADD_LR_2      0x0e02f10eu     /* add.w lr, lr, #2 */
 #define T_BX_PC         0x4778
 
+/* How far a redirect reaches from the call: ARM bl +-32 MB; Thumb blx
+ * +-16 MB, but only +-4 MB on a Thumb-1 core (armv5te), so a Thumb
+ * call prefers a sled within that (rewrite-arm.c), and the far sleds
+ * lie at most that far apart (arch_arm.far_sled_spacing). */
+#define ARM_REACH    (INT64_C(1) << 25)
+#define THUMB1_REACH (INT64_C(1) << 22)
+
 static inline int is_thumb_kind(unsigned kind)
 {
     return kind >= KIND_T_BL;

@@ -25,12 +25,6 @@ static int thumb_encode_redirect(const struct call_site *site, uint32_t entry, u
     return 0;
 }
 
-/* How far a redirect reaches from the call: ARM bl +-32 MB; Thumb blx
- * +-16 MB, but only +-4 MB on a Thumb-1 core (armv5te), so a Thumb
- * call prefers a sled within that. */
-#define ARM_REACH    (INT64_C(1) << 25)
-#define THUMB1_REACH (INT64_C(1) << 22)
-
 static int64_t distance(uint32_t from, uint32_t to)
 {
     int64_t d = (int64_t)to - (int64_t)from;

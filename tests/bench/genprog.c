@@ -64,6 +64,16 @@ static void close_out(FILE *f)
 
 static int is_cxx(unsigned unit) { return unit % 8 == 7; }
 
+/* Every function's name, unit by unit, one a line between `before`
+ * and `after`. */
+static void list_functions(FILE *f, const char *before, const char *after, unsigned long units,
+                           unsigned long per_unit)
+{
+    for (unsigned long u = 0; u < units; u++)
+        for (unsigned long i = 0; i < per_unit; i++)
+            fprintf(f, "%sf%lu_%lu%s\n", before, u, i, after);
+}
+
 int main(int argc, char **argv)
 {
     unsigned long sites = 20000, text_mb = 0, units = 0;
@@ -119,9 +129,7 @@ int main(int argc, char **argv)
                "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
                "typedef int (*fn_t)(int, int);\nextern char gen_text[];\n"
                "extern fn_t gen_all[];\nextern unsigned long gen_count;\n");
-    for (unsigned long u = 0; u < units; u++)
-        for (unsigned long i = 0; i < per_unit; i++)
-            fprintf(h, "int f%lu_%lu(int, int);\n", u, i);
+    list_functions(h, "int ", "(int, int);", units, per_unit);
     fprintf(h, "#ifdef __cplusplus\n}\n#endif\n");
     close_out(h);
 
@@ -177,9 +185,7 @@ int main(int argc, char **argv)
                "#include \"gen.h\"\n"
                "char gen_text[] = \"the quick brown fox jumps over the lazy dog\";\n"
                "fn_t gen_all[] = {\n");
-    for (unsigned long u = 0; u < units; u++)
-        for (unsigned long i = 0; i < per_unit; i++)
-            fprintf(m, "    f%lu_%lu,\n", u, i);
+    list_functions(m, "    ", ",", units, per_unit);
     fprintf(m, "};\nunsigned long gen_count = %lu;\n"
                "int main(int argc, char **argv)\n{\n"
                "    unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 100;\n"
