@@ -224,21 +224,23 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
     }
 }
 
-/* A shown frame with a shown frame above it: its block opens (an
- * inherited frame's never does: the parent printed its call). */
+/* A shown frame with a shown frame above it: its block opens (a fork
+ * child's inherited frame's never does: the parent printed its call;
+ * a ring's thread's frames open before its records start are said). */
 static void replay_push(struct view *v, struct callstack *s, struct frame *f)
 {
     struct replay *r = (struct replay *)v;
     if (!f->shown || f->shown_parent < 0)
         return;
     struct frame *parent = &s->f[f->shown_parent];
-    if (parent->printed || parent->inherited) {
+    int ring = parent->inherited && s->th->n_open_ra;
+    if (parent->printed || (parent->inherited && !ring)) {
         parent->printed = 1;
         return;
     }
     line_start(r, s, parent->start_ns, NULL, parent->depth);
     print_call(r, s, parent);
-    ob_str(&r->ob, " {\n");
+    ob_str(&r->ob, ring ? " { /* open when the ring's records start */\n" : " {\n");
     ob_line_done(&r->ob);
     parent->printed = 1;
 }

@@ -5,8 +5,8 @@
  * pause (budget.c), which flip it; it records while neither is off.
  * Every change rewrites every copy's sleds (objects_set_recording) and
  * leaves a TIME and a STATE record in the process's own chunks (thread
- * id 0; trace-format.h), where the BUDGET and a dedup trace's object
- * records go too (tracefile_events_room).
+ * id 0; trace-format.h: tracefile_events_room), where the BUDGET and
+ * the object records of the modes and of a ring go too.
  */
 #include <stdint.h>
 #include "tracer-arch.h"

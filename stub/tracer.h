@@ -14,20 +14,26 @@
  *   returns.c    exact returns: hooks, shadow stack, the trampolines' C
  *                half
  *   pairs.c      LITIFUT_MODE dedup and count
- *   copyout.c    LITIFUT_COPY_TO
+ *   copyout.c    LITIFUT_COPY_TO's and a ring's fatal-signal handlers,
+ *                LITIFUT_SNAPSHOT_SIGNAL's, the copy at exit
  *   control.c    what turns recording on and off: LITIFUT_SIGNAL, the
- *                control file, function triggers, the state at start;
+ *                control file, function triggers, the state at start,
+ *                and the snapshots the last two ask for;
  *                and a refill with what comes due at one (control_refill:
  *                the budget's charge, the control file's poll)
  *   budget.c     ... and LITIFUT_BUDGET's pauses
  *   recording.c  the recording switch those flip, and its STATE records
  *   thread.c     the per-thread state and the one layer that writes a
- *                thread's records: TLS slot, chunks, call and return
- *                times (event_time), time marks
+ *                thread's records: TLS slot, chunks (and their CHUNK
+ *                records), call and return times (event_time), time
+ *                marks; OBJECT records (a ring's and the modes' into the
+ *                process's own chunk)
  *   copy.c       this copy: registration, its page table, sled modes
  *                (arch/<arch>/sleds.c, and on MIPS bridge.c's entries,
  *                which sleds.c points at the mode's code)
- *   tracefile.c  the trace file: header, chunks, maps copy
+ *   tracefile.c  the trace file: header, chunks (a ring's slots), the
+ *                process's own chunk, maps copy, snapshots, the copy to
+ *                LITIFUT_COPY_TO
  *   process.c    the process block: lock, objects, thread pool.  It
  *                reaches each live copy's sleds through the function
  *                pointer the copy registered (copy_set_recording): the

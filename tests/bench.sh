@@ -499,6 +499,16 @@ link_times() {
 printf '# link\tarch\tsites\tplain_s\tlitifut_s\tphases\n' > "$OUT/bench-link.tsv"
 link_times
 
+# build_callheavy ARCH DIR: tests/progs/callheavy.c as DIR/plain and
+# DIR/prog (LITIFUT=1), for ARCH (set_bench_arch)
+build_callheavy() {
+    set_bench_arch "$1"
+    mkdir -p "$2"
+    "$TCC" $XFLAGS -O2 -o "$2/plain" "$ROOT/tests/progs/callheavy.c" &&
+        LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$2/prog" "$ROOT/tests/progs/callheavy.c" ||
+        die "cannot build tests/progs/callheavy.c for $1"
+}
+
 # budget_share: LITIFUT_BUDGET's table (see the legend): callheavy with
 # 40 dispatch rounds (8 million calls), wall clock, best of 3
 budget_share() {
@@ -510,11 +520,7 @@ budget_share() {
     printf '# arch\tbudget\tplain_s\toff_s\tpaused_s\tbudget_s\tfull_s\treckoned\tpauses\n' \
         > "$OUT/bench-budget.tsv"
     for arch in $ARCHES; do
-        set_bench_arch "$arch"
-        mkdir -p "$d/$arch"
-        "$TCC" $XFLAGS -O2 -o "$d/$arch/plain" "$ROOT/tests/progs/callheavy.c" &&
-            LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$d/$arch/prog" "$ROOT/tests/progs/callheavy.c" ||
-            die "cannot build tests/progs/callheavy.c for $arch"
+        build_callheavy "$arch" "$d/$arch"
         declare -A t=()
         cd "$d/$arch"
         t[plain]=$(best_time "$QEMU" -L "$SYSROOT" ./plain 40) || die "callheavy $arch"
@@ -547,6 +553,51 @@ budget_share() {
     done
 }
 budget_share
+
+# ring_cost: the flight recorder's cost per call next to the full
+# trace's (see the legend): callheavy with 10 dispatch rounds,
+# guest instructions (insncount) and system calls
+ring_cost() {
+    local d=$W/ring arch k calls
+    echo
+    echo "== LITIFUT_MODE=ring: tests/progs/callheavy.c 10 (2 million calls), per traced call"
+    printf '%-7s %-10s %12s %12s %12s %12s\n' arch settings "full insns" "ring insns" \
+        "full sys" "ring sys"
+    printf '# arch\tsettings\tcalls\tplain_insns\tfull_insns\tring_insns\tplain_sys\tfull_sys\tring_sys\tfull_bytes\tring_bytes\n' \
+        > "$OUT/bench-ring.tsv"
+    for arch in $ARCHES; do
+        build_callheavy "$arch" "$d/$arch"
+        local RUN_ARGS=(10) RUN_STDIN=/dev/null
+        run_insns "$d/$arch/plain-run" "$d/$arch/plain" "" 1
+        local -A n=() sys=() bytes=()
+        for k in default:"${DEFAULT_CONFIG[*]}" calls-only:"${CALLS_ONLY[*]}"; do
+            local name=${k%%:*} cfg
+            read -r -a cfg <<< "${k#*:}"
+            run_insns "$d/$arch/full" "$d/$arch/prog" "" 1 "${cfg[@]}"
+            run_insns "$d/$arch/ring" "$d/$arch/prog" "" 1 "${cfg[@]}" LITIFUT_MODE=ring \
+                LITIFUT_RING=1M
+            calls=$("$BIN/litifut-postproc" --info "$d/$arch/full" | sed -n 's/^calls=//p')
+            [ "${calls:-0}" -gt 0 ] || die "no calls in $d/$arch/full"
+            for r in full ring; do
+                n[$r]=$(cat "$d/$arch/$r/insns")
+                sys[$r]=$(head -1 "$d/$arch/$r/syscalls")
+                bytes[$r]=$(stat -c %s "$d/$arch/$r"/litifut.*.trace)
+            done
+            local pn ps
+            pn=$(cat "$d/$arch/plain-run/insns")
+            ps=$(head -1 "$d/$arch/plain-run/syscalls")
+            printf '%-7s %-10s %12.1f %12.1f %12.3f %12.3f\n' "$arch" "$name" \
+                "$(echo "(${n[full]} - $pn) / $calls" | bc -l)" \
+                "$(echo "(${n[ring]} - $pn) / $calls" | bc -l)" \
+                "$(echo "(${sys[full]} - $ps) / $calls" | bc -l)" \
+                "$(echo "(${sys[ring]} - $ps) / $calls" | bc -l)"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arch" "$name" "$calls" "$pn" \
+                "${n[full]}" "${n[ring]}" "$ps" "${sys[full]}" "${sys[ring]}" "${bytes[full]}" \
+                "${bytes[ring]}" >> "$OUT/bench-ring.tsv"
+        done
+    done
+}
+ring_cost
 
 cat <<'EOT'
 
@@ -629,6 +680,15 @@ cost, --info budget=).  ns/call: (full - plain) per call, what
 recording everything costs here.
 EOT
 cat <<'EOT'
+LITIFUT_MODE=ring (LITIFUT_RING=1M): callheavy 10 run with the full
+trace and with the flight recorder, each with litifut's default
+settings and calls only: extra guest instructions and system calls
+per traced call over the plain run (a system call counts as one
+instruction).  The ring takes over chunks (a punched hole per chunk)
+where the full trace claims new ones: the file stays at the ring's
+size (bench-ring.tsv has both files' bytes).
+EOT
+cat <<'EOT'
 Post-processor: seconds of one litifut-postproc --profile run (wall
 clock, best of 3; the trace in the page cache), calls in the trace per
 second, and the run's peak resident memory: the reader holds one chunk
@@ -650,4 +710,4 @@ BENCH_LINK_SITES (default 10000 50000 200000), arches
 BENCH_LINK_ARCHES (default arm mips).  The million-site case by hand:
 README, "Firmware scale".
 EOT
-echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv."
+echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv, $OUT/bench-ring.tsv."
