@@ -4,7 +4,8 @@
  * sled halves), the DB's page table and checksum as built and as read
  * back, the trace's record words, and the kinds of site rules; and the
  * post-processor's estimate marks (which traces' figures are estimates,
- * what the views say, durations with '~').  One line per check, "ok NAME" or
+ * what the views say, durations with '~'); the reader's threads of a
+ * ring (chunks out of file order, a gap, the open calls).  One line per check, "ok NAME" or
  * "FAIL NAME: what", as tests/unit.sh expects; exit 1 if any failed.
  */
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lib/arch.h"
 #include "lib/arch-read.h"
 #include "lib/db.h"
@@ -19,6 +21,7 @@
 #include "src/db.h"
 #include "src/rules.h"
 #include "postproc/estimates.h"
+#include "postproc/trace.h"
 #include "litifut/trace-format.h"
 
 static int failures;
@@ -386,8 +389,108 @@ static void test_estimates(void)
     estimates_free(&e);
 }
 
+/* A ring's chunk: tid, index, and its CHUNK record (seq, words
+ * before, depth, the return addresses), then `calls` calls of site 0. */
+static size_t put_ring_chunk(uint32_t *w, uint32_t tid, uint32_t index, uint32_t seq,
+                             const uint32_t *ra, uint32_t n_ra, uint32_t calls)
+{
+    size_t k = 0;
+    w[k++] = LITIFUT_CHUNK_MAGIC;
+    w[k++] = tid;
+    w[k++] = index;
+    w[k++] = 1024;
+    w[k++] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 2);
+    w[k++] = 1000 * (index + 1);
+    w[k++] = 0;
+    w[k++] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CHUNK, LITIFUT_CHUNK_REC_WORDS + n_ra);
+    w[k++] = seq;
+    w[k++] = 100 * seq;
+    w[k++] = 0;
+    w[k++] = n_ra + 3;
+    for (uint32_t i = 0; i < n_ra; i++)
+        w[k++] = ra[i];
+    for (uint32_t i = 0; i < calls; i++)
+        w[k++] = LITIFUT_REC_CALL_WORD(0, LITIFUT_REC_CALL);
+    return 1024 / 4;
+}
+
+static void test_ring_reader(void)
+{
+    /* header, a process chunk with the object, then thread 7's chunks
+     * in slots out of order: seq 9 (index 5), a gap, seq 11 and 12
+     * (index 9 in a lower slot than index 8), and thread 8's only one */
+    static uint32_t f[1024 + 5 * 256];
+    memset(f, 0, sizeof f);
+    struct litifut_trace_header *h = (struct litifut_trace_header *)f;
+    memcpy(h->magic, LITIFUT_TRACE_MAGIC, 8);
+    h->endian = LITIFUT_LITTLE_ENDIAN;
+    h->arch = LITIFUT_ARCH_ARM;
+    h->word_size = 4;
+    h->version = LITIFUT_TRACE_VERSION;
+    h->header_size = 4096;
+    h->chunk_size = 4096;
+    h->pid = 7;
+    h->clock = LITIFUT_CLOCK_MARKS;
+    h->time_every = 256;
+    h->flags = LITIFUT_TRACE_RING;
+    h->ring_size = 4096;
+    h->overwritten_chunks = 3;
+    h->overwritten_bytes = 3072;
+    memcpy(h->exe, "/prog", 6);
+    uint32_t *w = f + 1024;
+    size_t k = 0;
+    w[k++] = LITIFUT_CHUNK_MAGIC;
+    w[k++] = 0;
+    w[k++] = 0;
+    w[k++] = 1024;
+    w[k++] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, LITIFUT_OBJECT_RECORD_WORDS + 2);
+    w[k++] = 0;                         /* base */
+    w[k++] = 1;                         /* n_sites */
+    k += LITIFUT_OBJECT_RECORD_WORDS - 2;
+    memcpy(&w[k], "/prog", 6);
+    w += 256;
+    static const uint32_t ra[2] = { 0x10010, 0x10020 };
+    w += put_ring_chunk(w, 7, 9, 11, ra, 2, 3);
+    w += put_ring_chunk(w, 7, 5, 9, NULL, 0, 4);
+    w += put_ring_chunk(w, 7, 10, 12, NULL, 0, 5);
+    w += put_ring_chunk(w, 8, 6, 4, ra, 1, 6);
+    char path[] = "/tmp/litifut-unit-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int written = out && fwrite(f, 4, (size_t)(w - f), out) == (size_t)(w - f);
+    if (out)
+        fclose(out);
+    struct trace_file t;
+    int opened = written && trace_open(path, &t) == 0;
+    unlink(path);
+    check(opened, "ring reader: opens", "%s", written ? "trace_open failed" : "cannot write");
+    if (!opened)
+        return;
+    const struct trace_thread *b = t.n_threads == 2 ? &t.threads[0] : NULL;
+    const struct trace_thread *a = t.n_threads == 2 ? &t.threads[1] : NULL;
+    check(a && b && a->tid == 7 && b->tid == 8 && a->first_index == 9 && b->first_index == 6,
+          "ring reader: threads by their first kept chunk", "%zu threads", t.n_threads);
+    check(a && a->n_chunks == 2 && t.chunks[a->chunks[0]].index == 9 &&
+              t.chunks[a->chunks[1]].index == 10 && a->n_calls == 8,
+          "ring reader: a thread's chunks after its last gap, by index", "%zu chunks",
+          a ? a->n_chunks : 0);
+    check(a && a->chunks_before == 11 && a->words_before == 1100 && a->chunks_missing == 1,
+          "ring reader: what is not there", "%" PRIu32 " before, %" PRIu32 " missing",
+          a ? a->chunks_before : 0, a ? a->chunks_missing : 0);
+    check(a && a->open_depth == 5 && a->n_open_ra == 2 && a->open_ra[0] == 0x10010 &&
+              a->open_ra[1] == 0x10020 && b && b->n_open_ra == 1,
+          "ring reader: the calls open at a thread's first chunk", "depth %" PRIu32,
+          a ? a->open_depth : 0);
+    char *history = trace_history_text(&t);
+    check(history && strstr(history, "3 older chunks (3.0 KB) overwritten"),
+          "ring reader: what was overwritten, for people", "%s", history ? history : "none");
+    free(history);
+    trace_free(&t);
+}
+
 int main(void)
 {
+    test_ring_reader();
     test_site_words();
     test_thumb_pair();
     test_db();
