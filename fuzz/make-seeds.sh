@@ -24,6 +24,8 @@
 #   postproc/arm-demo-budget      ... and its LITIFUT_BUDGET=1us/1ms trace
 #   postproc/arm-demo-stopped     ... and one stopped by a 5 KB file size
 #                                 limit (the header's stop fields, STOPPED)
+#   postproc/arm-demo-ring        ... and a LITIFUT_MODE=ring trace frozen
+#                                 by LITIFUT_SNAPSHOT_AT
 #   elfdb/<arch>-demolib, elfdb/<arch>-libwords.so, postproc/<arch>-demolib
 #                                 (arm, mips) tests/progs/demolib: a program
 #                                 and an instrumented library, one trace
@@ -292,6 +294,9 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
         run_seed "$prog-budget" LITIFUT_BUDGET=1us/1ms
         # a trace that stopped at a file size limit (header and STOPPED)
         SEED_FSIZE=5 run_seed "$prog-stopped" LITIFUT_TIME_EVERY=1
+        # a flight recorder's, frozen by a call (the ring's header
+        # fields, a snapshot; its chunks' CHUNK records list open calls)
+        run_seed "$prog-ring" LITIFUT_MODE=ring LITIFUT_RING=64K LITIFUT_SNAPSHOT_AT=cmd_longest
     fi
     if [ "$arch" != mipsel ]; then
         demolib_seeds "$triple" "$arch" "$endian"
