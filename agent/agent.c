@@ -402,7 +402,7 @@ struct file {
     uint64_t size, size_sent;
     /* traces */
     int have_header, punch_failed;
-    uint32_t header_size, chunk_size, version;
+    uint32_t header_size, chunk_size, version, mode;
     uint64_t header_hash;       /* of the header page as last sent (0: never) */
     uint64_t scan_off;          /* the next chunk header to read */
     uint32_t hole_scans;        /* scans that found a zero header at scan_off */
@@ -615,6 +615,7 @@ static int trace_header(struct file *f)
     f->header_size = h.header_size;
     f->chunk_size = h.chunk_size;
     f->version = h.version;
+    f->mode = h.mode;
     f->scan_off = h.header_size;
     f->have_header = 1;
     return 1;
@@ -838,13 +839,33 @@ static int send_chunk(struct chunk *c)
     return 1;
 }
 
-/* The room of a chunk no thread can write any more goes back. */
+/* Does a chunk still followed lie in [lo, hi) of f? */
+static int followed_in(const struct file *f, uint64_t lo, uint64_t hi)
+{
+    for (unsigned i = 0; i < n_chunks; i++)
+        if (&files[chunks[i].file] == f && chunks[i].off < hi && chunks[i].off + chunks[i].size > lo)
+            return 1;
+    return 0;
+}
+
+/* The room of a chunk no thread can write any more goes back (c is
+ * still in the table).  Chunks need not start at a page: the pages it
+ * shares with its neighbours are punched too once no followed chunk
+ * is in them (a full trace: every chunk before scan_off not in the
+ * table is sent or dropped), else a page per chunk would stay. */
 static void punch(struct chunk *c)
 {
     struct file *f = &files[c->file];
     if (opt_no_punch || c->tid == LITIFUT_PAIRS_TID || f->punch_failed || f->fd < 0)
         return;
-    long r = arch_fallocate_mode(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, c->off, c->size);
+    uint64_t lo = c->off, hi = c->off + c->size, plo = lo & ~4095ull, phi = (hi + 4095) & ~4095ull;
+    if (f->mode == LITIFUT_MODE_FULL) {
+        if (plo >= f->header_size && !followed_in(f, plo, lo))
+            lo = plo;
+        if (phi <= f->scan_off && !followed_in(f, hi, phi))
+            hi = phi;
+    }
+    long r = arch_fallocate_mode(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, lo, hi - lo);
     if (r < 0) {
         f->punch_failed = 1;
         say(f->name, "cannot free sent chunks (fallocate PUNCH_HOLE), they keep their room", r);
