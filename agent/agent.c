@@ -883,11 +883,13 @@ static void enforce_backlog(void)
 {
     uint64_t backlog = 0;
     for (unsigned i = 0; i < n_chunks; i++)
-        if (chunks[i].state == C_COMPLETE && !chunks[i].sent_end)
-            backlog += chunks[i].size;
+        if (chunks[i].state == C_COMPLETE && !chunks[i].sent_end && chunks[i].tid + 1 > 1)
+            backlog += chunks[i].size;      /* (thread chunks: the only ones dropped) */
     for (unsigned i = 0; i < n_chunks && backlog > opt_backlog;) {
         struct chunk *c = &chunks[i];
-        if (c->state != C_COMPLETE || c->sent_end || c->tid == LITIFUT_PAIRS_TID) {
+        /* (never the process's chunks: its OBJECT records name every
+         * object, so without them no call reads) */
+        if (c->state != C_COMPLETE || c->sent_end || c->tid == LITIFUT_PAIRS_TID || c->tid == 0) {
             i++;
             continue;
         }
