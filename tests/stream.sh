@@ -25,18 +25,25 @@ stream_run() {
     rm -rf "$d/dev" "$d/host"; mkdir -p "$d/dev" "$d/host"
     timeout 120 "$BIN/litifut-recv" --listen=0 --once "${recv_args[@]}" "$d/host" \
         > "$d/recv.out" 2> "$d/recv.err" &
-    local recv=$! port="" i
-    for i in $(seq 50); do
-        port=$(sed -n 's/^litifut-recv: listening on 127.0.0.1://p' "$d/recv.err")
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
+    local recv=$! port
+    port=$(stream_port "$d/recv.err")
     timeout 120 "$QEMU" "$STREAM_AGENT" "${agent_args[@]}" --exit-when-idle "$d/dev" \
-        "127.0.0.1:${port:-1}" 2> "$d/agent.err" &
+        "127.0.0.1:$port" 2> "$d/agent.err" &
     local agent=$!
     (cd "$d/dev" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" "$prog" 10 > out 2> err)
     wait $agent; echo $? > "$d/agent.rc"
     wait $recv; echo $? > "$d/recv.rc"
+}
+
+# stream_port ERRFILE: the port a receiver said it listens on (5 s at most)
+stream_port() {
+    local i port=""
+    for i in $(seq 50); do
+        port=$(sed -n 's/^litifut-recv: listening on 127.0.0.1://p' "$1")
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    echo "${port:-1}"
 }
 
 # stream_header FILE: "streamed dropped_chunks" from a trace's header (either byte order)
@@ -130,13 +137,9 @@ stream_hostile() {
     : > "$d/host/litifut.7.trace"
     ln -s /etc/passwd "$d/host/litifut.8.trace"
     timeout 30 "$BIN/litifut-recv" --listen=0 "$d/host" > /dev/null 2> "$d/recv.err" &
-    local recv=$! port="" i
-    for i in $(seq 50); do
-        port=$(sed -n 's/^litifut-recv: listening on 127.0.0.1://p' "$d/recv.err")
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
-    python3 - "${port:-1}" <<'EOF'
+    local recv=$! port
+    port=$(stream_port "$d/recv.err")
+    python3 - "$port" <<'EOF'
 import socket, struct, sys, time
 def frame(t, i, a, p=b''):
     return struct.pack('<IIQI', t, i, a, len(p)) + p
