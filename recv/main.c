@@ -50,7 +50,8 @@ extern char **environ;
 #define MAX_CONNS       16
 #define MAX_FILES_CONN  4096            /* files one connection may open */
 #define MAX_OFFSET      ((uint64_t)1 << 40)
-#define FOLLOW_HOLD     20              /* log lines held back while a file streams */
+#define FOLLOW_HOLD     1000            /* log lines held back while a file streams (a cut
+                                           trace closes its open frames: one line each) */
 
 static const char usage[] =
     "usage: litifut-recv --listen=PORT [--bind=ADDR] [--once] [--follow] [--rate=BYTES_PER_S] DIR\n"
@@ -70,7 +71,7 @@ struct rfile {
     /* --follow */
     int dirty;                  /* data arrived since the log was last made */
     int ended, live_broken;
-    uint64_t printed;           /* bytes of the log printed */
+    uint64_t printed;           /* bytes of the log printed after its head lines */
     uint64_t printed_hash;
 };
 
@@ -235,10 +236,12 @@ static void follow_start(int k, struct rfile *f, int final)
     posix_spawn_file_actions_destroy(&fa);
     free(path);
     if (err) {
-        warning("%s: cannot run: %s", postproc_path, strerror(err));
+        /* once: no log will be shown, the files are still received */
+        warning("%s: cannot run: %s (--follow shows nothing)", postproc_path, strerror(err));
         close(fd);
         unlink(follow_tmp);
         follow_pid = 0;
+        opt_follow = 0;
         return;
     }
     follow_out = fd;
@@ -259,28 +262,49 @@ static void follow_print(struct rfile *f, int fd, int final)
     }
     rewind(in);
     /* where the held-back lines start */
-    uint64_t line_at[FOLLOW_HOLD + 1] = { 0 }, pos = 0, lines = 0;
-    int c;
+    uint64_t line_at[FOLLOW_HOLD + 1] = { 0 }, pos = 0, lines = 0, head = 0;
+    int c, at_line = 1, in_head = 1;
     while ((c = getc(in)) != EOF) {
+        if (at_line && c != '#')
+            in_head = 0;
+        at_line = c == '\n';
         pos++;
         if (c == '\n')
             line_at[lines++ % (FOLLOW_HOLD + 1)] = pos;
+        if (in_head && at_line)
+            head = pos;
+    }
+    /* The head lines (calls so far) change until the end: printed then,
+     * before the rest; live, the lines after them. */
+    if (final) {
+        unsigned char hb[4096];
+        rewind(in);
+        for (uint64_t left = head; left;) {
+            size_t n = fread(hb, 1, left < sizeof hb ? (size_t)left : sizeof hb, in);
+            if (!n)
+                break;
+            fwrite(hb, 1, n, stdout);
+            left -= n;
+        }
     }
     uint64_t upto = pos;
     if (!final)
         upto = lines > FOLLOW_HOLD ? line_at[(lines - FOLLOW_HOLD - 1) % (FOLLOW_HOLD + 1)] : 0;
-    rewind(in);
+    if (upto < head)
+        upto = head;
+    fseek(in, (long)head, SEEK_SET);
     unsigned char b[65536];
-    uint64_t h = 0xcbf29ce484222325ull, done = 0;
-    int same = f->printed <= pos;
-    while (same && done < f->printed) {
-        size_t n = fread(b, 1, f->printed - done < sizeof b ? (size_t)(f->printed - done) : sizeof b, in);
+    uint64_t h = 0xcbf29ce484222325ull, done = head;
+    uint64_t shown = head + f->printed;     /* (printed: bytes after the head) */
+    int same = shown <= pos;
+    while (same && done < shown) {
+        size_t n = fread(b, 1, shown - done < sizeof b ? (size_t)(shown - done) : sizeof b, in);
         if (!n)
             break;
         h = hash_bytes(h, b, n);
         done += n;
     }
-    if (!same || done != f->printed || h != f->printed_hash) {
+    if (!same || done != shown || h != f->printed_hash) {
         if (!f->live_broken)
             printf("# litifut-recv: %s: the log changed before what was shown (a thread's records "
                    "came late): %s\n", f->name, final ? "here it is whole" : "it is printed whole "
@@ -291,8 +315,8 @@ static void follow_print(struct rfile *f, int fd, int final)
             fflush(stdout);
             return;
         }
-        rewind(in);
-        done = 0;
+        fseek(in, (long)head, SEEK_SET);
+        done = head;
         h = 0xcbf29ce484222325ull;
     } else if (f->live_broken && !final) {
         fclose(in);
@@ -306,7 +330,7 @@ static void follow_print(struct rfile *f, int fd, int final)
         h = hash_bytes(h, b, n);
         done += n;
     }
-    f->printed = done;
+    f->printed = done - head;
     f->printed_hash = h;
     fflush(stdout);
     fclose(in);
