@@ -883,17 +883,21 @@ static void enforce_backlog(void)
 {
     uint64_t backlog = 0;
     for (unsigned i = 0; i < n_chunks; i++)
-        if (chunks[i].state == C_COMPLETE && !chunks[i].sent_end && chunks[i].tid + 1 > 1)
-            backlog += chunks[i].size;      /* (thread chunks: the only ones dropped) */
+        if (chunks[i].state == C_COMPLETE && !chunks[i].sent_end && chunks[i].tid + 1 > 1 &&
+            chunks[i].size == files[chunks[i].file].chunk_size)
+            backlog += chunks[i].size;      /* (the chunks that may be dropped) */
     for (unsigned i = 0; i < n_chunks && backlog > opt_backlog;) {
         struct chunk *c = &chunks[i];
-        /* (never the process's chunks: its OBJECT records name every
-         * object, so without them no call reads) */
-        if (c->state != C_COMPLETE || c->sent_end || c->tid == LITIFUT_PAIRS_TID || c->tid == 0) {
+        struct file *f = &files[c->file];
+        /* (never the process's chunks nor a thread's first ones, below
+         * full size: the OBJECT records a thread writes when it starts
+         * are there, and without them no call reads; an OBJECT record
+         * of a later dlopen may still be dropped) */
+        if (c->state != C_COMPLETE || c->sent_end || c->tid == LITIFUT_PAIRS_TID || c->tid == 0 ||
+            c->size < f->chunk_size) {
             i++;
             continue;
         }
-        struct file *f = &files[c->file];
         backlog -= c->size;
         f->dropped_chunks++;
         f->dropped_bytes += c->size;
