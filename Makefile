@@ -10,10 +10,11 @@
 #                (BENCH_QUICK=1: a short run)
 #   make fuzz    the libFuzzer harnesses, FUZZ_SECONDS each (fuzz/README.md)
 #
-# Host tools: build/bin/{litifut-ld,litifut-rewrite,litifut-postproc},
+# Host tools: build/bin/{litifut-ld,litifut-rewrite,litifut-postproc,litifut-recv},
 # with build/bin/ld and build/bin/<triple>-ld linked to litifut-ld.
 # Tracer modules (target code): build/lib/litifut/<triple>/tracer.o
-# (executables) and tracer-shared.o (shared libraries).
+# (executables) and tracer-shared.o (shared libraries); the streaming
+# agent: build/lib/litifut/<triple>/litifut-agent (a static program).
 
 BUILD    ?= build
 CC       ?= cc
@@ -49,7 +50,7 @@ POSTPROC_SRC := $(wildcard postproc/*.c)
 host_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 BIN := $(BUILD)/bin
-TOOLS := $(BIN)/litifut-rewrite $(BIN)/litifut-ld
+TOOLS := $(BIN)/litifut-rewrite $(BIN)/litifut-ld $(BIN)/litifut-recv
 ifneq ($(POSTPROC_SRC),)
 TOOLS += $(BIN)/litifut-postproc
 endif
@@ -83,6 +84,11 @@ $(BIN)/litifut-ld: $(call host_obj,$(WRAPPER_SRC) $(REWRITER_SRC) $(LIB_SRC))
 $(BIN)/litifut-postproc: $(call host_obj,$(POSTPROC_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)
+
+# the host end of a stream (litifut-agent, below)
+$(BIN)/litifut-recv: $(call host_obj,recv/main.c lib/error.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^
 
 $(LINKS): $(BIN)/litifut-ld
 	ln -sf litifut-ld $@
@@ -182,6 +188,29 @@ $(BUILD)/lib/litifut/%/far-sled.o: $(BUILD)/tracer/%/exe/far-sled.o
 .SECONDARY: $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/tracer/$(t)/exe/far-sled.o)
 .SECONDARY: $(foreach t,mips-linux-gnu mipsel-linux-gnu,$(BUILD)/tracer/$(t)/exe/island.o \
                                                         $(BUILD)/tracer/$(t)/shared/island.o)
+
+# --- litifut-agent: the device-side streaming daemon (agent/agent.c) ---
+# A static program without a C library (raw system calls,
+# arch/<arch>/agent-arch.h; its entry point arch/<arch>/agent-start.S),
+# a few tens of KB, one per triple: build/lib/litifut/<triple>/litifut-agent
+AGENT_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Os -Wall -Wextra -ffreestanding -fno-builtin \
+                -fno-stack-protector -fno-pic -fno-asynchronous-unwind-tables -Iinclude -Istub
+AGENT_LDFLAGS := -nostdlib -static -Wl,--gc-sections -Wl,-e,_start -Wl,--build-id=none
+AGENTS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/litifut-agent)
+# agent_rules TRIPLE ARCHDIR FLAGS
+define agent_rules
+$(BUILD)/lib/litifut/$(1)/litifut-agent: agent/agent.c arch/$(2)/agent-start.S arch/$(2)/*.h \
+        include/litifut/*.h
+	@mkdir -p $$(dir $$@)
+	$(1)-gcc $(AGENT_CFLAGS) $(3) -Iarch/$(2) $(AGENT_LDFLAGS) -o $$@ arch/$(2)/agent-start.S \
+	    agent/agent.c -lgcc
+	$(1)-strip $$@
+endef
+$(eval $(call agent_rules,arm-linux-gnueabi,arm,$(ARM_FLAGS)))
+$(eval $(call agent_rules,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS)))
+$(eval $(call agent_rules,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB -mno-abicalls -G0))
+$(eval $(call agent_rules,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL -mno-abicalls -G0))
+all: $(AGENTS)
 
 # --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---
 

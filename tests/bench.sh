@@ -116,6 +116,7 @@ trap cleanup EXIT
 WORK=$W             # for tests/lib.sh
 . "$ROOT/tests/lib.sh"
 . "$ROOT/tests/bench/programs.sh"
+. "$ROOT/tests/bench/stream.sh"
 
 die() { echo "bench: $*" >&2; exit 1; }
 
@@ -458,6 +459,7 @@ postproc_speed() {
 }
 printf '# view\tcalls\tseconds\tpeak_rss_kb\n' > "$OUT/bench-postproc.tsv"
 postproc_speed
+stream_throughput
 
 # link_times: the link-time table (see the legend): programs of the
 # firmware's shape made by tests/bench/genprog.c, linked plain and with

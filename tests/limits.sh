@@ -128,7 +128,8 @@ limits_arch() {
              LITIFUT_CHUNK_KB=100 LITIFUT_TIME_EVERY=abc LITIFUT_CLOCK=bogus \
              LITIFUT_RETURNS=yes LITIFUT_RECORD=maybe LITIFUT_TRACE=bogus \
              LITIFUT_SIGNAL=SIGKILL LITIFUT_SIGNAL=9 LITIFUT_SIGNAL=999 LITIFUT_SIGNAL=SIGSEGV \
-             LITIFUT_SIGNAL=BUS LITIFUT_MODE=maybe LITIFUT_BUDGET=1ms; do
+             LITIFUT_SIGNAL=BUS LITIFUT_MODE=maybe LITIFUT_BUDGET=1ms LITIFUT_RING=32K \
+             LITIFUT_RING=4X LITIFUT_RING=1000 LITIFUT_RING=4G LITIFUT_SNAPSHOT_SIGNAL=SEGV; do
         (export "$e"; run_target "$d/bad" "$d/ch")
         if ! same_run "$d/bad" "$d/plain-run-1" || [ "$(wc -l < "$d/bad/err")" != 1 ] ||
            ! grep -q "^litifut: ${e%%=*}: expected " "$d/bad/err" ||

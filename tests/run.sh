@@ -3,7 +3,7 @@
 #
 #   tests/run.sh [GROUP...]     groups: unit programs passthrough linking inputs rules errors hostile install truncated
 #                               postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles
-#                               copyout onoff modes ring limits daemon realprog busybox shlib
+#                               copyout onoff modes ring limits daemon realprog busybox shlib stream
 #
 # BIN (the host tools under test, default build/bin), COUNTER_QEMU (the
 # directory of tests/qemu/build.sh's qemu-arm, qemu-mips (qemu-mipsel),
@@ -37,7 +37,7 @@ for f in "$ROOT"/tests/*.sh; do
     . "$f"
 done
 
-groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles copyout onoff modes ring limits daemon realprog busybox shlib}
+groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles copyout onoff modes ring limits daemon realprog busybox shlib stream}
 # (each group's wall-clock seconds, to see where make test's time goes)
 for g in $groups; do
     echo "== $g"

@@ -1,0 +1,188 @@
+# Streaming (agent/agent.c, recv/main.c): tests/progs/callheavy.c (2
+# million calls) traced under qemu-user with litifut-agent (the target's
+# static binary, under qemu too) following its LITIFUT_DIR and
+# litifut-recv on 127.0.0.1 writing what arrives:
+# - whole: with --no-punch the device's trace stays whole: the received
+#   trace's log and TSV are the device file's, the maps file the same;
+# - punch: on a tmpfs (/dev/shm) the device's trace keeps almost no
+#   storage, the received one reads as a whole run's (same summary);
+# - slow: the receiver reads 1 MB/s, the agent's backlog is 256 KB: the
+#   agent drops chunks and says so, the received header counts them
+#   (streamed, dropped_chunks), the views still read it, nothing hangs;
+# - the agent is under 64 KB; bad arguments are one line; the receiver
+#   refuses a name that is not a trace's and a file already there.
+
+# stream_run DIR PROG RECV-ARGS -- AGENT-ARGS: runs PROG (callheavy 10)
+# in DIR/dev with the agent streaming to a receiver writing DIR/host;
+# stderr of each in DIR/agent.err, DIR/recv.err, exit status in
+# DIR/agent.rc, DIR/recv.rc.  Every wait is bounded.
+stream_run() {
+    local d=$1 prog=$2 recv_args=() agent_args=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do recv_args+=("$1"); shift; done
+    shift
+    agent_args=("$@")
+    rm -rf "$d/dev" "$d/host"; mkdir -p "$d/dev" "$d/host"
+    timeout 120 "$BIN/litifut-recv" --listen=0 --once "${recv_args[@]}" "$d/host" \
+        > "$d/recv.out" 2> "$d/recv.err" &
+    local recv=$! port
+    port=$(stream_port "$d/recv.err")
+    timeout 120 "$QEMU" "$STREAM_AGENT" "${agent_args[@]}" --exit-when-idle "$d/dev" \
+        "127.0.0.1:$port" 2> "$d/agent.err" &
+    local agent=$!
+    (cd "$d/dev" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" "$prog" 10 > out 2> err)
+    wait $agent; echo $? > "$d/agent.rc"
+    wait $recv; echo $? > "$d/recv.rc"
+}
+
+# stream_port ERRFILE: the port a receiver said it listens on (5 s at most)
+stream_port() {
+    local i port=""
+    for i in $(seq 50); do
+        port=$(sed -n 's/^litifut-recv: listening on 127.0.0.1://p' "$1")
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    echo "${port:-1}"
+}
+
+# stream_header FILE: "streamed dropped_chunks" from a trace's header (either byte order)
+stream_header() {
+    python3 - "$1" <<'EOF'
+import struct, sys
+h = open(sys.argv[1], 'rb').read(1176)
+o = '<' if h[8] == 1 else '>'
+s, _, c, b = struct.unpack_from(o + 'IIQQ', h, 1152)
+print(s, c, b)
+EOF
+}
+
+stream_case() {     # stream_case ARCH
+    set_arch "$1" || return
+    local d=$WORK/stream/$ARCH name=$ARCH/stream
+    STREAM_AGENT=$BIN/../lib/litifut/$TRIPLE/litifut-agent
+    mkdir -p "$d"
+    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -o "$d/prog" "$ROOT/tests/progs/callheavy.c" ||
+        { fail "$name: cannot build"; return; }
+    local size
+    size=$(stat -c %s "$STREAM_AGENT" 2> /dev/null || echo 0)
+    check "$name/size: the agent is $size bytes, static, under 64 KB" \
+        eval '[ "$size" -gt 0 ] && [ "$size" -lt 65536 ] && file "$STREAM_AGENT" | grep -q "statically linked"'
+
+    # whole: the device's file stays; the received one reads the same
+    local r=$d/whole
+    stream_run "$r" "$d/prog" -- --no-punch
+    local dev host
+    dev=$(ls "$r/dev"/litifut.*.trace 2> /dev/null | head -1)
+    host=$r/host/${dev##*/}
+    if [ -z "$dev" ] || [ ! -s "$host" ] || [ "$(cat "$r/agent.rc") $(cat "$r/recv.rc")" != "0 0" ]; then
+        fail "$name/whole: no received trace (agent $(cat "$r/agent.rc"), receiver $(cat "$r/recv.rc")):" \
+             "$(head -c 300 "$r/agent.err") $(head -c 300 "$r/recv.err")"
+    elif ! "$BIN/litifut-postproc" "$dev" > "$r/dev.log" 2>&1 ||
+         ! "$BIN/litifut-postproc" "$host" > "$r/host.log" 2>&1 ||
+         ! cmp -s <(grep -v 'stream' "$r/dev.log") <(grep -v 'stream' "$r/host.log") ||
+         ! cmp -s <("$BIN/litifut-postproc" --format=tsv "$dev" 2>&1) \
+                  <("$BIN/litifut-postproc" --format=tsv "$host" 2>&1) ||
+         ! cmp -s "${dev%.trace}.maps" "${host%.trace}.maps"; then
+        fail "$name/whole: the received trace reads differently from the device's (see $r)"
+    elif [ "$(stream_header "$host")" != "1 0 0" ] || [ "$(wc -l < "$r/dev.log")" -lt 2000000 ]; then
+        fail "$name/whole: header stream fields $(stream_header "$host") (expected 1 0 0)," \
+             "$(wc -l < "$r/dev.log") log lines"
+    else
+        pass "$name/whole: the received trace's log ($(wc -l < "$r/host.log") lines), TSV and maps are the device's"
+    fi
+    "$BIN/litifut-postproc" --summary "$host" > "$d/summary" 2>&1
+
+    # punch: on a tmpfs the device's storage goes back
+    local shm
+    shm=$(mktemp -d /dev/shm/litifut-stream.XXXXXX 2> /dev/null || mktemp -d "$d/punch.XXXXXX")
+    stream_run "$shm" "$d/prog" --
+    dev=$(ls "$shm/dev"/litifut.*.trace 2> /dev/null | head -1)
+    host=$shm/host/${dev##*/}
+    local kb=$(( $(stat -c '%b * %B' "$dev" 2> /dev/null || echo 0) / 1024 ))
+    local apparent=$(( $(stat -c %s "$dev" 2> /dev/null || echo 0) / 1024 ))
+    if [ -z "$dev" ] || ! cmp -s <("$BIN/litifut-postproc" --summary "$host" 2>&1) "$d/summary"; then
+        fail "$name/punch: the received trace's summary differs from a whole run's (see $shm)"
+    elif [ "$kb" -gt 256 ] || [ "$apparent" -lt 4096 ]; then
+        fail "$name/punch: the device's trace keeps $kb KB of ${apparent} KB"
+    else
+        pass "$name/punch: the device's trace keeps $kb KB of ${apparent} KB; the received one reads whole"
+    fi
+    rm -rf "$shm"
+
+    # slow: drops, counted
+    r=$d/slow
+    stream_run "$r" "$d/prog" --rate=1000000 -- --backlog=256K
+    dev=$(ls "$r/dev"/litifut.*.trace 2> /dev/null | head -1)
+    host=$r/host/${dev##*/}
+    local fields
+    fields=$(stream_header "$host" 2> /dev/null)
+    if [ "$(cat "$r/agent.rc") $(cat "$r/recv.rc")" != "0 0" ]; then
+        fail "$name/slow: agent exit $(cat "$r/agent.rc"), receiver $(cat "$r/recv.rc"): $(head -c 300 "$r/agent.err")"
+    elif ! grep -q '^litifut-agent: dropped [1-9][0-9]* chunks' "$r/agent.err" ||
+         [ "${fields%% *}" != 1 ] || [ "$(echo "$fields" | cut -d' ' -f2)" = 0 ]; then
+        fail "$name/slow: no drop said or counted (header: $fields): $(head -c 300 "$r/agent.err")"
+    elif ! "$BIN/litifut-postproc" --summary "$host" > "$r/summary" 2> "$r/pp.err" ||
+         ! grep -q op_add "$r/summary" || ! "$BIN/litifut-postproc" "$host" > /dev/null 2>&1; then
+        fail "$name/slow: the received trace does not read: $(head -c 300 "$r/pp.err")"
+    else
+        pass "$name/slow: $(sed 's/^litifut-agent: //' "$r/agent.err" | head -1); header: streamed, dropped $fields"
+    fi
+}
+
+# stream_hostile DIR: frames a receiver must refuse
+stream_hostile() {
+    local d=$1 name=stream/hostile
+    rm -rf "$d"; mkdir -p "$d/host"
+    : > "$d/host/litifut.7.trace"
+    ln -s /etc/passwd "$d/host/litifut.8.trace"
+    timeout 30 "$BIN/litifut-recv" --listen=0 "$d/host" > /dev/null 2> "$d/recv.err" &
+    local recv=$! port
+    port=$(stream_port "$d/recv.err")
+    python3 - "$port" <<'EOF'
+import socket, struct, sys, time
+def frame(t, i, a, p=b''):
+    return struct.pack('<IIQI', t, i, a, len(p)) + p
+def conn(*frames):
+    s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+    s.sendall(b'LTSTRM01' + b''.join(frames))
+    time.sleep(0.3)
+    s.close()
+conn(frame(1, 1, 0, b'litifut.7.trace'), frame(2, 1, 0, b'x' * 16),
+     frame(1, 2, 0, b'litifut.8.trace'), frame(2, 2, 0, b'x' * 16),
+     frame(1, 3, 0, b'litifut.9.trace'), frame(2, 3, 1 << 41, b'x'))
+conn(frame(1, 1, 0, b'../litifut.5.trace'))
+conn(frame(2, 9, 0, b'x'))
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1]))); s.sendall(b'GET / HTTP/1.0\r\n\r\n'); time.sleep(0.3); s.close()
+EOF
+    kill $recv 2> /dev/null; wait $recv
+    if [ -s "$d/host/litifut.7.trace" ] || [ "$(head -c 1 /etc/passwd)" = x ] ||
+       [ ! -L "$d/host/litifut.8.trace" ] || [ -e "$d/litifut.5.trace" ] ||
+       ! grep -q 'litifut.7.trace: already there' "$d/recv.err" ||
+       ! grep -q 'litifut.8.trace: already there' "$d/recv.err" ||
+       ! grep -q 'offset or size out of range' "$d/recv.err" ||
+       ! grep -q 'not litifut.<pid>.trace' "$d/recv.err" ||
+       ! grep -q 'a frame for a file not opened' "$d/recv.err" ||
+       ! grep -q 'not a litifut-agent stream' "$d/recv.err"; then
+        fail "$name: $(head -c 600 "$d/recv.err")"
+    else
+        pass "$name: existing files, links, bad names, offsets, ids, streams refused with one line each"
+    fi
+}
+
+test_stream() {
+    local a
+    for a in $ARCHES; do
+        stream_case "$a"
+    done
+    set_arch arm
+    STREAM_AGENT=$BIN/../lib/litifut/$TRIPLE/litifut-agent
+    check "stream/usage: --help, and one line for bad arguments" \
+        eval '"$QEMU" "$STREAM_AGENT" --help | grep -q "^usage: litifut-agent" &&
+              ! "$QEMU" "$STREAM_AGENT" --interval=0 /tmp 127.0.0.1:1 2> "$WORK/stream-usage.err" &&
+              [ "$(wc -l < "$WORK/stream-usage.err")" = 1 ] &&
+              ! "$QEMU" "$STREAM_AGENT" /tmp host:1 2> "$WORK/stream-usage.err" &&
+              grep -q "^litifut-agent: host:1: expected an IPv4" "$WORK/stream-usage.err" &&
+              ! "$BIN/litifut-recv" --listen=x /tmp 2> /dev/null'
+    stream_hostile "$WORK/stream/hostile"
+}
