@@ -292,10 +292,10 @@ static int thread_make_room(struct litifut_thread *t, uint32_t words)
     return next_chunk(t);
 }
 
-/* Pending OBJECT records into the process's own chunk (the modes
- * dedup and count: before any pair that names their sites; a ring,
- * which takes over thread chunks but never the process's).  Signals
- * blocked, lock not held. */
+/* Pending OBJECT records into the process's own chunk (thread id 0),
+ * which a ring never takes over and a stream's agent never drops (the
+ * modes dedup and count: before any pair that names their sites).
+ * Signals blocked, lock not held. */
 void thread_events_objects(void)
 {
     struct litifut_process *p = litifut_copy.proc;
@@ -315,34 +315,16 @@ void thread_events_objects(void)
 }
 
 /* Writes the OBJECT records of the objects registered since the trace
- * began whose records are not in it yet: in t's chunk (a ring's: in
- * the process's). */
+ * began whose records are not in it yet, into the process's own chunk;
+ * t records no more if the trace has stopped. */
 void thread_emit_objects(struct litifut_thread *t)
 {
     uint32_t mask[SIGSET_WORDS];
-    if (litifut_copy.proc->ring_chunk) {
-        process_block_signals(mask);
-        thread_events_objects();
-        process_restore_signals(mask);
-        return;
-    }
-    for (;;) {
-        if (!thread_make_room(t, TIME_MARK_WORDS)) {
-            t->state = THREAD_OFF;
-            return;
-        }
-        lock(mask);
-        long n = object_take_pending(t->cur, (uint32_t)(t->chunk_end - t->cur) - CALL_MAX_WORDS);
-        if (n > 0)
-            t->cur += n;
-        unlock(mask);
-        if (n == 0)
-            return;
-        if (n < 0 && !next_chunk(t)) {      /* did not fit: a whole chunk has room */
-            t->state = THREAD_OFF;
-            return;
-        }
-    }
+    process_block_signals(mask);
+    thread_events_objects();
+    process_restore_signals(mask);
+    if (litifut_copy.proc->trace != TRACE_ON)
+        t->state = THREAD_OFF;
 }
 
 void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
@@ -352,8 +334,9 @@ void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t 
         t->state = THREAD_OFF;
     if (t->state == THREAD_ON && litifut_copy.proc->objects_pending)
         thread_emit_objects(t);
-    if (type == LITIFUT_REC_UNLOAD && litifut_copy.proc->ring_chunk) {
-        /* (a ring's thread chunks are taken over: it goes with the OBJECT records) */
+    if (type == LITIFUT_REC_UNLOAD) {
+        /* (with the OBJECT records: thread chunks may be taken over by a
+         * ring or dropped by a stream, the process's never are) */
         uint32_t mask[SIGSET_WORDS];
         process_block_signals(mask);
         if (tracefile_events_room(1 + n)) {

@@ -788,7 +788,8 @@ int tracefile_events_room(uint32_t words)
     if (room)
         return 1;
     struct chunk c;
-    if (!tracefile_new_chunk(0, 4096 + 4 * words, &c))
+    uint32_t want = (uint32_t)sizeof(struct litifut_chunk_header) + 4 * words;
+    if (!tracefile_new_chunk(0, want > 4096 ? want : 4096, &c))
         return 0;
     lock_signals_blocked();
     if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {

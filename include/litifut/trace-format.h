@@ -28,7 +28,8 @@
  * id base + i is the object's DB site i.  Ranges are never reused
  * within one trace (not after dlclose either), so a site id names one
  * call site of one object for the whole trace.  The OBJECT record that
- * gives an object's range may be in any thread's chunks, before or
+ * gives an object's range is in the process's own chunks (thread id 0;
+ * an older tracer's: in any thread's chunks), before or
  * after calls that use it: readers collect all of them first.
  *
  * Time.  Each thread keeps a clock in *units* of 2^time_shift ticks of
@@ -110,8 +111,8 @@
  *   LITIFUT_MODE_COUNT   and its calls, counted in place (the file is
  *                        mapped shared: the counts are current at any
  *                        moment, a crash or SIGKILL included).
- * The OBJECT records of both go to the process's own chunks (thread id
- * 0), with the STATE records.
+ * The OBJECT records go to the process's own chunks (thread id 0),
+ * with the STATE records, in every mode.
  *
  * The target cache.  Each thread keeps the last target its tag 1
  * records gave per entry, and the reader replays it.  With clock marks
