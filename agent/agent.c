@@ -15,10 +15,14 @@
  *   it (the tracer keeps the previous chunk mapped until its next
  *   switch: a store a signal interrupted may still land there) or its
  *   process is gone (kill(pid, 0): ESRCH).  A complete chunk is sent
- *   once, then punched.  Chunks still being written, the header page
- *   and the pairs chunks of the modes dedup and count (rewritten in
- *   place; never punched) are re-sent whenever they changed, at most
- *   once per --interval (a 64-bit hash of what was sent tells).
+ *   once, then punched.  A chunk still being written is sent as far as
+ *   its data goes, then at each look (--interval) its new words only
+ *   (the TAIL bytes before the end sent are compared; all of what was
+ *   sent once more when it completes; a change sends it again whole).
+ *   The header page and the pairs chunks of the modes dedup and count
+ *   (rewritten in place; never punched) are re-sent whenever they
+ *   changed (a hash of what was sent tells).  CHUNK frames say when a
+ *   chunk's data began and when it is complete (litifut-recv --follow).
  * - Memory is bounded: a fixed output buffer (sending never blocks:
  *   MSG_DONTWAIT), fixed tables.  When the complete chunks not yet sent
  *   exceed --backlog bytes, the oldest are punched unsent, counted and
@@ -54,10 +58,16 @@ void *memset(void *d, int c, size_t n);
 void *memmove(void *d, const void *s, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
 
+typedef uint32_t __attribute__((may_alias)) alias_word;
+
+/* (by words where both are aligned: every byte sent is copied twice) */
 void *memcpy(void *d, const void *s, size_t n)
 {
     char *dp = d;
     const char *sp = s;
+    if (!(((uintptr_t)dp | (uintptr_t)sp) & 3))
+        for (; n >= 4; n -= 4, dp += 4, sp += 4)
+            *(alias_word *)dp = *(const alias_word *)sp;
     while (n--)
         *dp++ = *sp++;
     return d;
@@ -68,7 +78,7 @@ void *memmove(void *d, const void *s, size_t n)
     char *dp = d;
     const char *sp = s;
     if (dp < sp)
-        return memcpy(d, s, n);
+        return memcpy(d, s, n);         /* (forward, a word at a time: safe) */
     while (n--)
         dp[n] = sp[n];
     return d;
@@ -328,7 +338,7 @@ static int parse_addr(const char *s, struct sockaddr_in *sa)
 /* ---- the connection: a bounded output buffer, sent without waiting ---- */
 
 #define OUT_SIZE (256u * 1024)
-static unsigned char out[OUT_SIZE];
+static unsigned char out[OUT_SIZE] __attribute__((aligned(8)));
 static size_t out_len;
 static int sock = -1;
 static const char *host_name;
@@ -386,7 +396,8 @@ static void frame(uint32_t type, uint32_t id, uint64_t a, const void *payload, u
 
 #define MAX_FILES  128
 #define MAX_CHUNKS 8192
-#define HASH_INIT  0xcbf29ce484222325ull
+#define HASH_INIT  0x811c9dc5u
+#define TAIL       256u         /* bytes before a live chunk's sent end compared at each look */
 
 enum { F_FREE, F_TRACE, F_MAPS };
 
@@ -403,7 +414,7 @@ struct file {
     /* traces */
     int have_header, punch_failed;
     uint32_t header_size, chunk_size, version, mode;
-    uint64_t header_hash;       /* of the header page as last sent (0: never) */
+    uint32_t header_hash;       /* of the header page as last sent (0: never) */
     uint64_t scan_off;          /* the next chunk header to read */
     uint32_t hole_scans;        /* scans that found a zero header at scan_off */
     uint64_t dropped_chunks, dropped_bytes;
@@ -419,10 +430,14 @@ enum { C_LIVE, C_COMPLETE, C_PAIRS };
 struct chunk {
     uint16_t file;
     uint8_t state, later;       /* later: chunks its thread claimed after it */
+    uint8_t said;               /* CHUNK frames sent: 1 being written, 2 complete */
+    uint8_t checked;            /* complete: what was sent live was compared once */
     uint32_t tid, size;
     uint32_t sent_end;          /* bytes sent from its start */
     uint32_t skip;              /* ... and the words of a record's payload after them */
-    uint64_t off, hash;         /* hash of the bytes sent */
+    uint32_t hash;              /* of the bytes sent */
+    uint32_t tail_hash;         /* of the TAIL bytes (or fewer) before sent_end */
+    uint64_t off;
 };
 
 static struct file files[MAX_FILES];
@@ -431,12 +446,16 @@ static unsigned n_chunks;
 static uint32_t next_id = 1;
 static int table_full_said, files_full_said;
 static uint64_t total_dropped_chunks, total_dropped_bytes;
-static unsigned char piece[LITIFUT_FRAME_MAX];
+static unsigned char piece[LITIFUT_FRAME_MAX] __attribute__((aligned(8)));
 
-static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
+/* FNV-1a over 32-bit words (n: a multiple of 4): a change detector */
+static uint32_t hash_words(uint32_t h, const unsigned char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        uint32_t w;
+        memcpy(&w, p + i, 4);
+        h = (h ^ w) * 16777619u;
+    }
     return h;
 }
 
@@ -746,13 +765,14 @@ static int send_open(struct file *f)
     return 1;
 }
 
-/* Where a chunk's data ends in this piece (chunk offset `base` of the
+/* Where a chunk's data ends in the piece p (chunk offset `base` of the
  * piece, `len` bytes read): a pairs chunk's first empty entry; in a
  * thread's or the process's chunk, the first zero word where a record
  * would start.  Records are walked (the payload of a control record,
  * the target word of a call through a register may hold zero words);
  * *skip: payload words still to pass, carried from piece to piece. */
-static size_t data_end(const struct chunk *c, size_t base, size_t len, uint32_t *skip)
+static size_t data_end(const struct chunk *c, const unsigned char *p, size_t base, size_t len,
+                       uint32_t *skip)
 {
     if (c->tid == LITIFUT_PAIRS_TID) {
         size_t e = sizeof(struct litifut_chunk_header), step = sizeof(struct litifut_pair);
@@ -760,7 +780,7 @@ static size_t data_end(const struct chunk *c, size_t base, size_t len, uint32_t 
             e += (base - e + step - 1) / step * step;
         for (; e - base + 4 <= len; e += step) {
             uint32_t w;
-            memcpy(&w, piece + (e - base), 4);
+            memcpy(&w, p + (e - base), 4);
             if (!w)
                 return e - base;
         }
@@ -778,7 +798,7 @@ static size_t data_end(const struct chunk *c, size_t base, size_t len, uint32_t 
     }
     for (; i + 4 <= len; i += 4) {
         uint32_t w;
-        memcpy(&w, piece + i, 4);
+        memcpy(&w, p + i, 4);
         if (!w)
             return i;
         uint32_t more = LITIFUT_REC_TAG(w) == LITIFUT_REC_CALL_TARGET ? 1 :
@@ -793,50 +813,94 @@ static size_t data_end(const struct chunk *c, size_t base, size_t len, uint32_t 
     return len;
 }
 
-/* Sends what of chunk c is new (all of it if what was sent changed).
- * Returns 1 when its data is all sent, 0 if the connection is full. */
+static void chunk_restart(struct chunk *c)
+{
+    c->sent_end = c->skip = 0;
+    c->hash = c->tail_hash = HASH_INIT;
+}
+
+/* Was what of c was sent changed since (a store a signal interrupted)?
+ * Reads it all: once per chunk (when it completes), and for the pairs
+ * chunks (counted in place) at each look. */
+static int sent_changed(const struct file *f, const struct chunk *c)
+{
+    uint32_t h = HASH_INIT, pos = 0;
+    while (pos < c->sent_end) {
+        uint32_t n = c->sent_end - pos < LITIFUT_FRAME_MAX ? c->sent_end - pos : LITIFUT_FRAME_MAX;
+        if (pread_all(f->fd, piece, n, c->off + pos) != (long)n)
+            return 1;
+        h = hash_words(h, piece, n);
+        pos += n;
+    }
+    return h != c->hash;
+}
+
+/* A CHUNK frame: c's data began to come (1) or is all sent (2). */
+static int say_chunk(struct chunk *c, uint8_t said)
+{
+    unsigned char b[12];
+    if (c->said >= said)
+        return 1;
+    if (!room(sizeof b))
+        return 0;
+    put_le(b, c->size, 4);
+    put_le(b + 4, c->tid, 4);
+    put_le(b + 8, said == 2 ? LITIFUT_CHUNK_COMPLETE : LITIFUT_CHUNK_BEGUN, 4);
+    frame(LITIFUT_FRAME_CHUNK, files[c->file].id, c->off, b, sizeof b);
+    c->said = said;
+    return 1;
+}
+
+/* Sends what of chunk c is new: from where the last look's data ended
+ * (the record walk goes on from there), after checking that the TAIL
+ * bytes before that end are as they were sent; all of it again if they
+ * changed, or (once, when c completes) if anything sent changed; a
+ * pairs chunk whenever it changed.  Each look reads TAIL bytes and the
+ * new data.  Returns 1 when its data is all sent, 0 if the connection
+ * is full. */
 static int send_chunk(struct chunk *c)
 {
     struct file *f = &files[c->file];
     if (!send_open(f))
         return 0;
-    uint64_t h = HASH_INIT;
-    uint32_t pos = 0;
-    /* what was sent: still the same? */
-    while (pos < c->sent_end) {
-        uint32_t n = c->sent_end - pos < LITIFUT_FRAME_MAX ? c->sent_end - pos : LITIFUT_FRAME_MAX;
-        if (pread_all(f->fd, piece, n, c->off + pos) != (long)n)
+    if (!c->sent_end)
+        chunk_restart(c);
+    else if (c->tid == LITIFUT_PAIRS_TID || (c->state == C_COMPLETE && !c->checked)) {
+        if (sent_changed(f, c))
+            chunk_restart(c);
+    }
+    if (c->state == C_COMPLETE)
+        c->checked = 1;
+    while (c->sent_end < c->size) {
+        uint32_t pos = c->sent_end, t0 = pos > TAIL ? pos - TAIL : 0;
+        uint32_t n = c->size - t0 < LITIFUT_FRAME_MAX ? c->size - t0 : LITIFUT_FRAME_MAX;
+        long got = pread_all(f->fd, piece, n, c->off + t0);
+        if (got < (long)(pos - t0) + 4)
             break;
-        h = hash_bytes(h, piece, n);
-        pos += n;
-    }
-    if (pos != c->sent_end || h != c->hash) {
-        pos = 0;
-        h = HASH_INIT;
-        c->sent_end = 0;
-        c->skip = 0;
-    }
-    while (pos < c->size) {
-        uint32_t n = c->size - pos < LITIFUT_FRAME_MAX ? c->size - pos : LITIFUT_FRAME_MAX;
-        long got = pread_all(f->fd, piece, n, c->off + pos);
-        if (got <= 0)
-            return 1;
+        if (pos > t0 && hash_words(HASH_INIT, piece, pos - t0) != c->tail_hash) {
+            chunk_restart(c);
+            continue;
+        }
+        const unsigned char *p = piece + (pos - t0);
+        size_t len = ((size_t)got - (pos - t0)) & ~(size_t)3;
         uint32_t skip = c->skip;
-        size_t e = data_end(c, pos, (size_t)got & ~(size_t)3, &skip);
+        size_t e = data_end(c, p, pos, len, &skip);
         if (e == 0)
-            return 1;
+            break;
         if (!room(e))
             return 0;
-        frame(LITIFUT_FRAME_DATA, f->id, c->off + pos, piece, (uint32_t)e);
-        h = hash_bytes(h, piece, e);
-        pos += (uint32_t)e;
-        c->sent_end = pos;
-        c->hash = h;
+        frame(LITIFUT_FRAME_DATA, f->id, c->off + pos, p, (uint32_t)e);
+        c->hash = hash_words(c->hash, p, e);
+        c->sent_end = pos + (uint32_t)e;
         c->skip = skip;
-        if (e < (size_t)got)
-            return 1;
+        uint32_t nt0 = c->sent_end > TAIL ? c->sent_end - TAIL : 0;
+        c->tail_hash = hash_words(HASH_INIT, piece + (nt0 - t0), c->sent_end - nt0);
+        if (e < len)
+            break;
     }
-    return 1;
+    if (c->sent_end && !say_chunk(c, 1))
+        return 0;
+    return c->state == C_COMPLETE ? say_chunk(c, 2) : 1;
 }
 
 /* Does a chunk still followed lie in [lo, hi) of f? */
@@ -922,7 +986,7 @@ static int send_header(struct file *f)
     long n = pread_all(f->fd, piece, f->header_size, 0);
     if (n != (long)f->header_size)
         return 1;
-    uint64_t h = hash_bytes(HASH_INIT, piece, (size_t)n);
+    uint32_t h = hash_words(HASH_INIT, piece, (size_t)n) | 1;     /* (0: never sent) */
     if (h != f->header_hash) {
         if (!send_open(f) || !room((size_t)n))
             return 0;

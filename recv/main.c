@@ -50,8 +50,7 @@ extern char **environ;
 #define MAX_CONNS       16
 #define MAX_FILES_CONN  4096            /* files one connection may open */
 #define MAX_OFFSET      ((uint64_t)1 << 40)
-#define FOLLOW_HOLD     1000            /* log lines held back while a file streams (a cut
-                                           trace closes its open frames: one line each) */
+#define FOLLOW_EVERY_NS 1000000000u     /* --follow: a trace's windows, one a second at most */
 
 static const char usage[] =
     "usage: litifut-recv --listen=PORT [--bind=ADDR] [--once] [--follow] [--rate=BYTES_PER_S] DIR\n"
@@ -62,17 +61,28 @@ static const char usage[] =
     "  --follow        print each trace's log (litifut-postproc) as it arrives\n"
     "  --rate=N        read at most N bytes per second (to test a slow link)\n";
 
+struct rchunk {
+    uint64_t off;
+    uint32_t size, tid;
+};
+
 struct rfile {
     uint32_t id;
     int fd;                     /* -1: refused or ended */
     int is_trace;
     char name[LITIFUT_STREAM_NAME_MAX + 1];
     uint64_t dropped_chunks, dropped_bytes;
-    /* --follow */
-    int dirty;                  /* data arrived since the log was last made */
-    int ended, live_broken;
-    uint64_t printed;           /* bytes of the log printed after its head lines */
-    uint64_t printed_hash;
+    int ended;                  /* 1: END came (or its connection ended), 2: and its log is done */
+    /* --follow (follow_*) */
+    int rfd;                    /* the file, read: kept until its last window (-1: none) */
+    struct rchunk *proc;        /* the process's own chunks (thread id 0) so far */
+    size_t n_proc;
+    struct rchunk *ready;       /* thread chunks complete since the last window */
+    size_t n_ready;
+    unsigned char *objrecs;     /* OBJECT and UNLOAD records of earlier windows' thread chunks */
+    size_t objrecs_len;
+    uint64_t windows, next_ns;
+    int no_live;                /* not a full trace (pairs): not shown live */
 };
 
 struct conn {
@@ -167,26 +177,35 @@ static void mark_header(struct rfile *f)
                 strerror(errno));
 }
 
-/* ---- --follow: the log as it arrives ----
- * The log view merges every thread by time, and a thread's records
- * arrive in its chunks' order, all threads within about one agent
- * interval of each other.  So the log of what has arrived is, but for
- * its last lines (calls whose return or next event has not come), the
- * start of the final log.  Once a second (at most), for each trace with
- * new data, litifut-postproc makes the log of that trace; the lines
- * after those already printed are printed, but for the last
- * FOLLOW_HOLD.  That the lines already printed are still the new log's
- * start is checked (a hash of them); when they are not (a thread's data
- * came late: a slow link, dropped chunks), live printing of that trace
- * stops with one line, and its whole log is printed when it ends.  When
- * a trace ends, the rest of its log is printed. */
+/* ---- --follow: the log as it arrives, a window at a time ----
+ * The agent says when a chunk is complete (CHUNK frames): every byte
+ * of it arrived and none will change.  Once a second (at most) per
+ * trace, the thread chunks that became complete since its last window
+ * make the next window: a trace file in a private temporary directory
+ * (mkdtemp, in TMPDIR or /tmp) holding the received header page, every
+ * process chunk (thread id 0: TIME, STATE and, with newer tracers, the
+ * OBJECT records) received so far, the OBJECT and UNLOAD records of
+ * the thread chunks of earlier windows (copied into chunks of thread
+ * 0 of their own: a thread writes them into its chunks), and those new
+ * chunks (each reads on its own: it starts with a TIME record and an
+ * empty target cache), numbered again in file order; beside it,
+ * <name>.maps links to the received maps.  litifut-postproc
+ * --format=log makes its log (one job at a time, the loop goes on
+ * meanwhile: reception first), printed without its '#' head lines
+ * after one line naming the trace and the window.  Each chunk is in one
+ * window, so each call is printed once (in the window of its record);
+ * frames open across a window's edges are cut there (their durations
+ * too), and a frame of an earlier window that makes calls is a
+ * "(untraced) -> F" frame, not a call.  A refresh costs the new chunks
+ * and the process's own (small) ones.  When a trace ends, its last
+ * window is printed: the exact log is litifut-postproc's on DIR. */
 
 static char *postproc_path;
 static pid_t follow_pid;
 static int follow_conn, follow_idx;    /* the file of the job (c->files moves) */
-static int follow_out = -1, follow_final;
-static char follow_tmp[PATH_MAX];
-static uint64_t follow_next_ns;
+static int follow_out = -1, follow_said;
+static uint64_t follow_window_chunks;
+static char follow_dir[PATH_MAX];
 
 static void find_postproc(void)
 {
@@ -208,38 +227,226 @@ static void find_postproc(void)
     postproc_path = xstrdup("litifut-postproc");
 }
 
-static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
+/* A trace of pairs (LITIFUT_MODE=dedup or count) is not shown live. */
+static void no_live(struct rfile *f)
 {
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
+    if (!f->no_live)
+        printf("# live: %s: not a full trace (LITIFUT_MODE=dedup or count): not shown live\n",
+               f->name);
+    fflush(stdout);
+    f->no_live = 1;
+    free(f->ready);
+    f->ready = NULL;
+    f->n_ready = 0;
 }
 
-static void follow_start(int k, struct rfile *f, int final)
+/* A CHUNK frame's news (for --follow); 0 if malformed. */
+static int follow_chunk(struct rfile *f, uint64_t off, const unsigned char *payload)
 {
+    struct rchunk c = { off, (uint32_t)get_le(payload, 4), (uint32_t)get_le(payload + 4, 4) };
+    uint32_t state = (uint32_t)get_le(payload + 8, 4);
+    if (c.size < LITIFUT_MIN_CHUNK || c.size > (64u << 20) || state > LITIFUT_CHUNK_COMPLETE)
+        return 0;
+    if (!opt_follow || !f->is_trace)
+        return 1;
+    if (c.tid == 0) {
+        for (size_t i = 0; i < f->n_proc; i++)
+            if (f->proc[i].off == off)
+                return 1;
+        f->proc = xrealloc(f->proc, (f->n_proc + 1) * sizeof *f->proc);
+        f->proc[f->n_proc++] = c;
+    } else if (c.tid == LITIFUT_PAIRS_TID) {
+        no_live(f);
+    } else if (state == LITIFUT_CHUNK_COMPLETE && !f->no_live) {
+        f->ready = xrealloc(f->ready, (f->n_ready + 1) * sizeof *f->ready);
+        f->ready[f->n_ready++] = c;
+    }
+    return 1;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const struct rchunk *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static uint32_t target_word(const unsigned char *p, int big)
+{
+    return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+               : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* Keeps the OBJECT and UNLOAD records of a thread chunk (its bytes). */
+static void keep_objects(struct rfile *f, const unsigned char *b, size_t size, int big)
+{
+    for (size_t i = sizeof(struct litifut_chunk_header); i + 4 <= size;) {
+        uint32_t w = target_word(b + i, big);
+        if (!w)
+            break;
+        size_t more = LITIFUT_REC_TAG(w) == LITIFUT_REC_CALL_TARGET ? 1 :
+                      (w & 0xffu) == LITIFUT_REC_CONTROL ? LITIFUT_REC_PAYLOAD(w) : 0;
+        size_t n = 4 + 4 * more;
+        if (i + n > size)
+            break;
+        if ((w & 0xffu) == LITIFUT_REC_CONTROL && (LITIFUT_REC_TYPE(w) == LITIFUT_REC_OBJECT ||
+                                                   LITIFUT_REC_TYPE(w) == LITIFUT_REC_UNLOAD)) {
+            f->objrecs = xrealloc(f->objrecs, f->objrecs_len + n);
+            memcpy(f->objrecs + f->objrecs_len, b + i, n);
+            f->objrecs_len += n;
+        }
+        i += n;
+    }
+}
+
+/* Writes a chunk into the window's file: its header's index is
+ * `index` (file order again, the chunks between left out). */
+static int put_chunk(int fd, uint64_t *at, unsigned char *b, uint32_t size, uint32_t index, int big)
+{
+    for (int i = 0; i < 4; i++)
+        b[8 + i] = (unsigned char)(index >> (big ? 24 - 8 * i : 8 * i));
+    if (pwrite(fd, b, size, (off_t)*at) != (ssize_t)size)
+        return 0;
+    *at += size;
+    return 1;
+}
+
+/* The window's trace file (path): 0 and a line if it cannot be made. */
+static int follow_window_file(struct rfile *f, const char *path, struct rchunk *win, size_t n_win)
+{
+    struct litifut_trace_header h;
+    if (pread(f->rfd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+        return 0;
+    int big = h.endian == LITIFUT_BIG_ENDIAN;
+    uint32_t header_size = target_word((unsigned char *)&h.header_size, big);
+    uint32_t chunk_size = target_word((unsigned char *)&h.chunk_size, big);
+    uint32_t version = target_word((unsigned char *)&h.version, big);
+    if (h.mode != LITIFUT_MODE_FULL)
+        return no_live(f), 0;
+    if (header_size < sizeof h || header_size > LITIFUT_FRAME_MAX || chunk_size < 4096 ||
+        chunk_size > (64u << 20))
+        return 0;
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return 0;
+    unsigned char *b = xmalloc(chunk_size > header_size ? chunk_size : header_size);
+    uint64_t at = 0;
+    uint32_t index = 0;
+    int ok = pread(f->rfd, b, header_size, 0) == (ssize_t)header_size &&
+             pwrite(fd, b, header_size, 0) == (ssize_t)header_size;
+    at = header_size;
+    /* the OBJECT and UNLOAD records of earlier windows: chunks of thread 0 */
+    for (size_t i = 0; ok && i < f->objrecs_len;) {
+        size_t used = sizeof(struct litifut_chunk_header);
+        while (i < f->objrecs_len) {
+            uint32_t w = target_word(f->objrecs + i, big);
+            size_t n = 4 + 4 * (size_t)LITIFUT_REC_PAYLOAD(w);
+            if (used + n > chunk_size)
+                break;
+            used += n;
+            i += n;
+        }
+        if (used == sizeof(struct litifut_chunk_header))
+            break;                          /* (a record bigger than a chunk: none is) */
+        uint32_t size = version == 4 ? chunk_size : LITIFUT_MIN_CHUNK;
+        while (size < used)
+            size *= 2;
+        memset(b, 0, size);
+        memcpy(b + sizeof(struct litifut_chunk_header), f->objrecs + i - (used - 16), used - 16);
+        uint32_t head[4] = { LITIFUT_CHUNK_MAGIC, 0, 0, version == 4 ? 0 : size };
+        for (int k = 0; k < 4; k++)
+            for (int j = 0; j < 4; j++)
+                b[4 * k + j] = (unsigned char)(head[k] >> (big ? 24 - 8 * j : 8 * j));
+        ok = put_chunk(fd, &at, b, size, index++, big);
+    }
+    /* the process's chunks and the window's, in file order */
+    size_t n_all = f->n_proc + n_win;
+    struct rchunk *all = xmalloc((n_all + 1) * sizeof *all);
+    memcpy(all, f->proc, f->n_proc * sizeof *all);
+    memcpy(all + f->n_proc, win, n_win * sizeof *all);
+    qsort(all, n_all, sizeof *all, by_offset);
+    for (size_t i = 0; ok && i < n_all; i++) {
+        if (all[i].size > chunk_size)
+            continue;
+        ssize_t got = pread(f->rfd, b, all[i].size, (off_t)all[i].off);
+        if (got < (ssize_t)sizeof(struct litifut_chunk_header) ||
+            target_word(b, big) != LITIFUT_CHUNK_MAGIC)
+            continue;
+        memset(b + got, 0, all[i].size - (size_t)got);
+        if (all[i].tid)
+            keep_objects(f, b, all[i].size, big);   /* (for the later windows) */
+        ok = put_chunk(fd, &at, b, all[i].size, index++, big);
+    }
+    free(all);
+    free(b);
+    close(fd);
+    return ok;
+}
+
+static void follow_cleanup(void)
+{
+    static const char *const names[] = { "log", "t.trace", "t.maps" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *p = xasprintf("%s/%s", follow_dir, names[i]);
+        unlink(p);
+        free(p);
+    }
+    rmdir(follow_dir);
+    follow_dir[0] = 0;
+}
+
+/* Starts the job of f's next window (its new complete chunks). */
+static void follow_start(int k, struct rfile *f)
+{
+    struct rchunk *win = f->ready;
+    size_t n_win = f->n_ready;
+    f->ready = NULL;
+    f->n_ready = 0;
+    f->next_ns = now_ns() + FOLLOW_EVERY_NS;
     const char *tmpdir = getenv("TMPDIR");
-    snprintf(follow_tmp, sizeof follow_tmp, "%s/litifut-recv.XXXXXX",
+    snprintf(follow_dir, sizeof follow_dir, "%s/litifut-recv.XXXXXX",
              tmpdir && *tmpdir ? tmpdir : "/tmp");
-    int fd = mkstemp(follow_tmp);
-    if (fd < 0) {
-        warning("%s: cannot make a temporary file: %s", follow_tmp, strerror(errno));
+    if (!mkdtemp(follow_dir)) {
+        warning("%s: cannot make a temporary directory: %s (--follow shows nothing)", follow_dir,
+                strerror(errno));
+        free(win);
+        opt_follow = 0;
         return;
     }
-    char *path = xasprintf("%s/%s", dir_name, f->name);
-    char *argv[] = { postproc_path, (char *)"--format=log", path, NULL };
+    char *trace = xasprintf("%s/t.trace", follow_dir), *out = xasprintf("%s/log", follow_dir);
+    char *maps = xasprintf("%s/t.maps", follow_dir);
+    char *rmaps = xasprintf("%.*s.maps", (int)(strlen(f->name) - 6), f->name);
+    int made = follow_window_file(f, trace, win, n_win);
+    free(win);
+    char real[PATH_MAX];
+    if (made && realpath(dir_name, real)) {
+        char *target = xasprintf("%s/%s", real, rmaps);
+        if (symlink(target, maps) != 0)
+            made = 0;
+        free(target);
+    }
+    free(rmaps);
+    free(maps);
+    int fd = made ? open(out, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+    if (fd < 0) {
+        free(trace);
+        free(out);
+        follow_cleanup();
+        return;
+    }
+    char *argv[] = { postproc_path, (char *)"--format=log", trace, NULL };
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fd, 1);
-    if (!final)     /* (a trace cut short warns: not now) */
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     int err = posix_spawnp(&follow_pid, postproc_path, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    free(path);
+    free(trace);
+    free(out);
     if (err) {
         /* once: no log will be shown, the files are still received */
         warning("%s: cannot run: %s (--follow shows nothing)", postproc_path, strerror(err));
         close(fd);
-        unlink(follow_tmp);
+        follow_cleanup();
         follow_pid = 0;
         opt_follow = 0;
         return;
@@ -247,13 +454,11 @@ static void follow_start(int k, struct rfile *f, int final)
     follow_out = fd;
     follow_conn = k;
     follow_idx = (int)(f - conns[k]->files);
-    follow_final = final;
-    f->dirty = 0;
+    follow_window_chunks = n_win;
 }
 
-/* Prints the new lines of the log just made (all but the last
- * FOLLOW_HOLD unless it is the final one). */
-static void follow_print(struct rfile *f, int fd, int final)
+/* Prints the window's log just made, but for its '#' head lines. */
+static void follow_print(struct rfile *f, int fd)
 {
     FILE *in = fdopen(fd, "r");
     if (!in) {
@@ -261,82 +466,38 @@ static void follow_print(struct rfile *f, int fd, int final)
         return;
     }
     rewind(in);
-    /* where the held-back lines start */
-    uint64_t line_at[FOLLOW_HOLD + 1] = { 0 }, pos = 0, lines = 0, head = 0;
-    int c, at_line = 1, in_head = 1;
-    while ((c = getc(in)) != EOF) {
-        if (at_line && c != '#')
-            in_head = 0;
-        at_line = c == '\n';
-        pos++;
-        if (c == '\n')
-            line_at[lines++ % (FOLLOW_HOLD + 1)] = pos;
-        if (in_head && at_line)
-            head = pos;
-    }
-    /* The head lines (calls so far) change until the end: printed then,
-     * before the rest; live, the lines after them. */
-    if (final) {
-        unsigned char hb[4096];
-        rewind(in);
-        for (uint64_t left = head; left;) {
-            size_t n = fread(hb, 1, left < sizeof hb ? (size_t)left : sizeof hb, in);
-            if (!n)
-                break;
-            fwrite(hb, 1, n, stdout);
-            left -= n;
-        }
-    }
-    uint64_t upto = pos;
-    if (!final)
-        upto = lines > FOLLOW_HOLD ? line_at[(lines - FOLLOW_HOLD - 1) % (FOLLOW_HOLD + 1)] : 0;
-    if (upto < head)
-        upto = head;
-    fseek(in, (long)head, SEEK_SET);
-    unsigned char b[65536];
-    uint64_t h = 0xcbf29ce484222325ull, done = head;
-    uint64_t shown = head + f->printed;     /* (printed: bytes after the head) */
-    int same = shown <= pos;
-    while (same && done < shown) {
-        size_t n = fread(b, 1, shown - done < sizeof b ? (size_t)(shown - done) : sizeof b, in);
-        if (!n)
-            break;
-        h = hash_bytes(h, b, n);
-        done += n;
-    }
-    if (!same || done != shown || h != f->printed_hash) {
-        if (!f->live_broken)
-            printf("# litifut-recv: %s: the log changed before what was shown (a thread's records "
-                   "came late): %s\n", f->name, final ? "here it is whole" : "it is printed whole "
-                   "when the trace ends");
-        f->live_broken = 1;
-        if (!final) {
-            fclose(in);
-            fflush(stdout);
-            return;
-        }
-        fseek(in, (long)head, SEEK_SET);
-        done = head;
-        h = 0xcbf29ce484222325ull;
-    } else if (f->live_broken && !final) {
-        fclose(in);
-        return;
-    }
-    while (done < upto) {
-        size_t n = fread(b, 1, upto - done < sizeof b ? (size_t)(upto - done) : sizeof b, in);
-        if (!n)
-            break;
-        fwrite(b, 1, n, stdout);
-        h = hash_bytes(h, b, n);
-        done += n;
-    }
-    f->printed = done - head;
-    f->printed_hash = h;
+    if (!follow_said++)
+        printf("# live: times of calls open across a window's edge are cut; the final log is "
+               "exact (litifut-postproc DIR)\n");
+    printf("# live: %s: window %" PRIu64 ", %" PRIu64 " chunk%s%s\n", f->name, ++f->windows,
+           follow_window_chunks, follow_window_chunks == 1 ? "" : "s",
+           f->ended && !f->n_ready ? " (the last)" : "");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, in)) > 0)
+        if (line[0] != '#')
+            fwrite(line, 1, (size_t)n, stdout);
+    free(line);
     fflush(stdout);
     fclose(in);
 }
 
-/* Is the log job done?  Then print; start the next one if due. */
+static void follow_free(struct rfile *f)
+{
+    free(f->proc);
+    free(f->ready);
+    free(f->objrecs);
+    f->proc = f->ready = NULL;
+    f->objrecs = NULL;
+    f->n_proc = f->n_ready = f->objrecs_len = 0;
+    if (f->rfd >= 0)
+        close(f->rfd);
+    f->rfd = -1;
+}
+
+/* Is the window's job done?  Then print; start the next one if due
+ * (an ended trace's at once). */
 static void follow_poll(void)
 {
     if (!opt_follow)
@@ -346,28 +507,21 @@ static void follow_poll(void)
         if (waitpid(follow_pid, &st, WNOHANG) == 0)
             return;
         follow_pid = 0;
-        struct rfile *f = &conns[follow_conn]->files[follow_idx];
-        follow_print(f, follow_out, follow_final);
-        unlink(follow_tmp);
+        follow_print(&conns[follow_conn]->files[follow_idx], follow_out);
         follow_out = -1;
-        if (follow_final)
-            f->ended = 2;               /* printed */
+        follow_cleanup();
     }
-    /* a trace that ended first, then one with new data, once a second */
+    uint64_t now = now_ns();
     for (int k = 0; k < MAX_CONNS; k++)
         for (size_t i = 0; conns[k] && i < conns[k]->n_files; i++) {
             struct rfile *f = &conns[k]->files[i];
-            if (f->is_trace && f->ended == 1)
-                return follow_start(k, f, 1);
-        }
-    if (now_ns() < follow_next_ns)
-        return;
-    for (int k = 0; k < MAX_CONNS; k++)
-        for (size_t i = 0; conns[k] && i < conns[k]->n_files; i++) {
-            struct rfile *f = &conns[k]->files[i];
-            if (f->is_trace && !f->ended && f->dirty && !f->live_broken && f->fd >= 0) {
-                follow_next_ns = now_ns() + 1000000000u;
-                return follow_start(k, f, 0);
+            if (!f->is_trace || f->ended == 2)
+                continue;
+            if (f->n_ready && !f->no_live && (f->ended || now >= f->next_ns))
+                return follow_start(k, f);
+            if (f->ended) {
+                f->ended = 2;           /* (its last window printed) */
+                follow_free(f);
             }
         }
 }
@@ -419,7 +573,10 @@ static int handle_frame(struct conn *c, const unsigned char *h, const unsigned c
         f->is_trace = kind == 1;
         memcpy(f->name, payload, len);
         f->name[len] = 0;
+        f->rfd = -1;
         f->fd = openat(dir_fd, f->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (f->fd >= 0 && opt_follow && f->is_trace)
+            f->rfd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
         if (f->fd < 0) {
             warning("%s/%s: %s: not received", dir_name, f->name,
                     errno == EEXIST ? "already there" : strerror(errno));
@@ -431,8 +588,9 @@ static int handle_frame(struct conn *c, const unsigned char *h, const unsigned c
         warning("%s: a frame for a file not opened: connection closed", c->peer);
         return 0;
     }
-    if (type == LITIFUT_FRAME_DROP && len != 8) {
-        warning("%s: a malformed DROP frame: connection closed", c->peer);
+    if ((type == LITIFUT_FRAME_DROP && len != 8) || (type == LITIFUT_FRAME_CHUNK && len != 12)) {
+        warning("%s: a malformed %s frame: connection closed", c->peer,
+                type == LITIFUT_FRAME_DROP ? "DROP" : "CHUNK");
         return 0;
     }
     if (a > MAX_OFFSET || a + len > MAX_OFFSET) {
@@ -448,14 +606,12 @@ static int handle_frame(struct conn *c, const unsigned char *h, const unsigned c
             err = errno ? errno : ENOSPC;
         else if (a < sizeof(struct litifut_trace_header))
             mark_header(f);
-        f->dirty = 1;
         break;
     case LITIFUT_FRAME_SIZE:
     case LITIFUT_FRAME_END:
         if (len || ftruncate(f->fd, (off_t)a) != 0)
             err = len ? EINVAL : errno;
         mark_header(f);
-        f->dirty = 1;
         if (!err && type == LITIFUT_FRAME_END) {
             close(f->fd);
             f->fd = -1;
@@ -467,6 +623,12 @@ static int handle_frame(struct conn *c, const unsigned char *h, const unsigned c
         f->dropped_bytes = get_le(payload, 8);
         mark_header(f);
         break;
+    case LITIFUT_FRAME_CHUNK:
+        if (!follow_chunk(f, a, payload)) {
+            warning("%s: %s: a malformed CHUNK frame: connection closed", c->peer, f->name);
+            return 0;
+        }
+        break;
     default:
         warning("%s: an unknown frame type %" PRIu32 ": connection closed", c->peer, type);
         return 0;
@@ -477,6 +639,7 @@ static int handle_frame(struct conn *c, const unsigned char *h, const unsigned c
         close(f->fd);
         f->fd = -1;
         f->ended = 2;
+        follow_free(f);
     }
     return 1;
 }
@@ -506,6 +669,8 @@ static void conn_close(int k)
             break;
         follow_poll();
     }
+    for (size_t i = 0; i < c->n_files; i++)
+        follow_free(&c->files[i]);
     free(c->files);
     free(c);
     conns[k] = NULL;

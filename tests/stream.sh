@@ -9,6 +9,11 @@
 # - slow: the receiver reads 1 MB/s, the agent's backlog is 256 KB: the
 #   agent drops chunks and says so, the received header counts them
 #   (streamed, dropped_chunks), the views still read it, nothing hangs;
+# - follow: litifut-recv --follow prints windows of the chunks completed
+#   while the program runs (more than one), each call once: the call
+#   lines printed (caller -> callee per thread, in order, without the
+#   "(untraced)" frames) are the final log's, as many as the TSV's rows;
+#   its temporary files are gone;
 # - the agent is under 64 KB; bad arguments are one line; the receiver
 #   refuses a name that is not a trace's and a file already there.
 
@@ -55,6 +60,13 @@ o = '<' if h[8] == 1 else '>'
 s, _, c, b = struct.unpack_from(o + 'IIQQ', h, 1152)
 print(s, c, b)
 EOF
+}
+
+# stream_calls LOG: "tid caller -> callee" of each call line of a log
+# (not its '#' lines, nor "(untraced)" frames; durations, braces dropped)
+stream_calls() {
+    grep -v '^#' "$1" | grep -- ' -> ' | grep -v '(untraced) -> ' |
+        sed -E 's/^ *[0-9]+\.[0-9]+ +(~?[0-9.]+ [a-z]+ +)?([0-9]+) +/\2 /; s/ \{$//'
 }
 
 stream_case() {     # stream_case ARCH
@@ -110,6 +122,27 @@ stream_case() {     # stream_case ARCH
     fi
     rm -rf "$shm"
 
+    # follow: windows while it runs, each call once
+    r=$d/follow
+    rm -rf "$r/tmp"; mkdir -p "$r/tmp"
+    TMPDIR=$r/tmp stream_run "$r" "$d/prog" --follow --
+    local rows windows
+    "$BIN/litifut-postproc" --format=tsv "$r/host" 2> /dev/null | tail -n +2 | wc -l > "$r/rows"
+    "$BIN/litifut-postproc" "$r/host" > "$r/final.log" 2> /dev/null
+    rows=$(cat "$r/rows")
+    windows=$(grep -c '^# live: litifut\.[0-9]*\.trace: window' "$r/recv.out")
+    stream_calls "$r/recv.out" > "$r/live.calls"
+    stream_calls "$r/final.log" > "$r/final.calls"
+    if [ "$(cat "$r/agent.rc") $(cat "$r/recv.rc")" != "0 0" ]; then
+        fail "$name/follow: agent exit $(cat "$r/agent.rc"), receiver $(cat "$r/recv.rc"): $(head -c 300 "$r/recv.err")"
+    elif [ "$windows" -lt 2 ] || [ "$rows" -lt 2000000 ] || [ "$(wc -l < "$r/live.calls")" != "$rows" ] ||
+         ! cmp -s "$r/live.calls" "$r/final.calls" || [ -n "$(ls -A "$r/tmp")" ]; then
+        fail "$name/follow: $windows windows, $(wc -l < "$r/live.calls") call lines printed, $rows TSV rows," \
+             "$(cmp "$r/live.calls" "$r/final.calls" 2>&1 | head -1) (see $r)"
+    else
+        pass "$name/follow: $windows windows printed live, $rows calls each once, as the final log has them"
+    fi
+
     # slow: drops, counted
     r=$d/slow
     stream_run "$r" "$d/prog" --rate=1000000 -- --backlog=256K
@@ -153,6 +186,7 @@ conn(frame(1, 1, 0, b'litifut.7.trace'), frame(2, 1, 0, b'x' * 16),
      frame(1, 3, 0, b'litifut.9.trace'), frame(2, 3, 1 << 41, b'x'))
 conn(frame(1, 1, 0, b'../litifut.5.trace'))
 conn(frame(2, 9, 0, b'x'))
+conn(frame(1, 1, 0, b'litifut.6.trace'), frame(6, 1, 4096, b'x' * 4))
 s = socket.create_connection(('127.0.0.1', int(sys.argv[1]))); s.sendall(b'GET / HTTP/1.0\r\n\r\n'); time.sleep(0.3); s.close()
 EOF
     kill $recv 2> /dev/null; wait $recv
@@ -163,10 +197,11 @@ EOF
        ! grep -q 'offset or size out of range' "$d/recv.err" ||
        ! grep -q 'not litifut.<pid>.trace' "$d/recv.err" ||
        ! grep -q 'a frame for a file not opened' "$d/recv.err" ||
+       ! grep -q 'a malformed CHUNK frame' "$d/recv.err" ||
        ! grep -q 'not a litifut-agent stream' "$d/recv.err"; then
         fail "$name: $(head -c 600 "$d/recv.err")"
     else
-        pass "$name: existing files, links, bad names, offsets, ids, streams refused with one line each"
+        pass "$name: existing files, links, bad names, offsets, ids, CHUNK frames, streams refused with one line each"
     fi
 }
 

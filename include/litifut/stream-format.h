@@ -22,6 +22,15 @@
  *         payload 8 bytes: their bytes (a total)
  *   END   a = the file's final size; nothing more comes for this id
  *         (its process is gone and everything was sent)
+ *   CHUNK a = a trace chunk's offset in the file, payload 12 bytes:
+ *         its size, its thread id (as its header says; 0 the
+ *         process's own, LITIFUT_PAIRS_TID pairs), its state: 0 its
+ *         data began to come (sent after its first DATA), 1 complete:
+ *         every byte of it was sent (after its last DATA; no DATA
+ *         comes for it any more, it reads on its own).  Each at most
+ *         once per chunk and state; a dropped chunk gets none.  A
+ *         receiver that follows the log (litifut-recv --follow) makes
+ *         it of the chunks each refresh completed
  */
 #ifndef LITIFUT_STREAM_FORMAT_H
 #define LITIFUT_STREAM_FORMAT_H
@@ -38,6 +47,12 @@ enum litifut_frame_type {
     LITIFUT_FRAME_SIZE = 3,
     LITIFUT_FRAME_DROP = 4,
     LITIFUT_FRAME_END  = 5,
+    LITIFUT_FRAME_CHUNK = 6,
+};
+
+enum litifut_chunk_state {
+    LITIFUT_CHUNK_BEGUN = 0,
+    LITIFUT_CHUNK_COMPLETE = 1,
 };
 
 #endif
