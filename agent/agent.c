@@ -947,18 +947,15 @@ static void enforce_backlog(void)
 {
     uint64_t backlog = 0;
     for (unsigned i = 0; i < n_chunks; i++)
-        if (chunks[i].state == C_COMPLETE && !chunks[i].sent_end && chunks[i].tid + 1 > 1 &&
-            chunks[i].size == files[chunks[i].file].chunk_size)
+        if (chunks[i].state == C_COMPLETE && !chunks[i].sent_end && chunks[i].tid + 1 > 1)
             backlog += chunks[i].size;      /* (the chunks that may be dropped) */
     for (unsigned i = 0; i < n_chunks && backlog > opt_backlog;) {
         struct chunk *c = &chunks[i];
         struct file *f = &files[c->file];
-        /* (never the process's chunks nor a thread's first ones, below
-         * full size: the OBJECT records a thread writes when it starts
-         * are there, and without them no call reads; an OBJECT record
-         * of a later dlopen may still be dropped) */
-        if (c->state != C_COMPLETE || c->sent_end || c->tid == LITIFUT_PAIRS_TID || c->tid == 0 ||
-            c->size < f->chunk_size) {
+        /* (never the process's chunks, which hold the OBJECT records,
+         * nor the pairs chunks: thread chunks hold only their thread's
+         * records, whose CHUNK records show the gap to the reader) */
+        if (c->state != C_COMPLETE || c->sent_end || c->tid == LITIFUT_PAIRS_TID || c->tid == 0) {
             i++;
             continue;
         }
@@ -1064,6 +1061,11 @@ static void pump(int look)
     }
     if (look)
         enforce_backlog();
+    /* the process's own chunks first: the OBJECT records arrive before
+     * the calls that name their sites (--follow's windows need them) */
+    for (unsigned i = 0; i < n_chunks && look; i++)
+        if (chunks[i].tid == 0 && chunks[i].state != C_COMPLETE && !send_chunk(&chunks[i]))
+            return flush();
     for (unsigned i = 0; i < n_chunks;) {
         struct chunk *c = &chunks[i];
         if (c->state != C_COMPLETE) {

@@ -384,7 +384,7 @@ static int follow_window_file(struct rfile *f, const char *path, struct rchunk *
 
 static void follow_cleanup(void)
 {
-    static const char *const names[] = { "log", "t.trace", "t.maps" };
+    static const char *const names[] = { "log", "err", "t.trace", "t.maps" };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char *p = xasprintf("%s/%s", follow_dir, names[i]);
         unlink(p);
@@ -437,7 +437,10 @@ static void follow_start(int k, struct rfile *f)
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fd, 1);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *err_path = xasprintf("%s/err", follow_dir);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+                                     0600);
+    free(err_path);
     int err = posix_spawnp(&follow_pid, postproc_path, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     free(trace);
@@ -483,6 +486,24 @@ static void follow_print(struct rfile *f, int fd)
     fclose(in);
 }
 
+/* What the window's job said on stderr (its warnings: a window cut
+ * from a trace may lack what a line needs), a few lines, marked. */
+static void follow_say_errors(void)
+{
+    char *path = xasprintf("%s/err", follow_dir);
+    FILE *in = fopen(path, "r");
+    free(path);
+    if (!in)
+        return;
+    char *line = NULL;
+    size_t cap = 0;
+    for (int n = 0; n < 3 && getline(&line, &cap, in) > 0; n++)
+        printf("# live: %s", line);
+    free(line);
+    fclose(in);
+    fflush(stdout);
+}
+
 static void follow_free(struct rfile *f)
 {
     free(f->proc);
@@ -496,8 +517,20 @@ static void follow_free(struct rfile *f)
     f->rfd = -1;
 }
 
+/* Whether f's maps file has arrived (whole: the agent sends it at
+ * once): the post-processor needs it to know the objects. */
+static int maps_arrived(const struct rfile *f)
+{
+    char *maps = xasprintf("%.*s.maps", (int)(strlen(f->name) - 6), f->name);
+    struct stat st;
+    int ok = fstatat(dir_fd, maps, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+             st.st_size > 0;
+    free(maps);
+    return ok;
+}
+
 /* Is the window's job done?  Then print; start the next one if due
- * (an ended trace's at once). */
+ * (an ended trace's at once) and its maps are there. */
 static void follow_poll(void)
 {
     if (!opt_follow)
@@ -507,8 +540,13 @@ static void follow_poll(void)
         if (waitpid(follow_pid, &st, WNOHANG) == 0)
             return;
         follow_pid = 0;
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            printf("# live: %s: litifut-postproc could not read this window (%s)\n",
+                   conns[follow_conn]->files[follow_idx].name,
+                   WIFEXITED(st) ? "it failed" : "it was killed");
         follow_print(&conns[follow_conn]->files[follow_idx], follow_out);
         follow_out = -1;
+        follow_say_errors();
         follow_cleanup();
     }
     uint64_t now = now_ns();
@@ -517,7 +555,8 @@ static void follow_poll(void)
             struct rfile *f = &conns[k]->files[i];
             if (!f->is_trace || f->ended == 2)
                 continue;
-            if (f->n_ready && !f->no_live && (f->ended || now >= f->next_ns))
+            if (f->n_ready && !f->no_live && (f->ended || now >= f->next_ns) &&
+                (maps_arrived(f) || f->ended))
                 return follow_start(k, f);
             if (f->ended) {
                 f->ended = 2;           /* (its last window printed) */
