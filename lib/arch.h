@@ -98,10 +98,18 @@ struct arch_ops {
                       int has_next, struct call_site *site, int *found, struct scan_stats *st);
 };
 
+/* The target triples with a tracer module (lib/arches.def), in their
+ * order, NULL-terminated; and their list as messages print it
+ * ("arm-linux-gnueabi, arm-linux-gnueabihf, ..."). */
+struct arch_triple { const char *triple; const struct arch_ops *arch; };
+extern const struct arch_triple arch_triples[];
+const char *arch_supported_triples(void);
+
 const struct arch_ops *arch_by_machine(int elf_machine);
 const struct arch_ops *arch_by_name(const char *name);
-/* The arch of an `ld -m` emulation or of a GNU triple (as in the
- * emulation table); *triple gets the emulation's triple.  NULL if none. */
+/* The arch of an `ld -m` emulation (as in the emulation table; *triple
+ * gets the emulation's triple) or of a GNU triple (arch_triples).  NULL
+ * if none. */
 const struct arch_ops *arch_by_emulation(const char *emulation, const char **triple);
 const struct arch_ops *arch_by_triple(const char *triple);
 /* The arch a trace header names (LITIFUT_ARCH_*), NULL if none. */
