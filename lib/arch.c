@@ -44,6 +44,14 @@ const struct arch_ops *arch_by_trace_arch(uint32_t trace_arch)
     return NULL;
 }
 
+const struct arch_ops *arch_by_counter_clock(unsigned clock)
+{
+    for (size_t i = 0; i < N_ARCHES; i++)
+        if (all_arches[i]->counter_clock && all_arches[i]->counter_clock == clock)
+            return all_arches[i];
+    return NULL;
+}
+
 const char *const arch_generic_signal_names[32] = {
     NULL, "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV",
     "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU",
