@@ -17,6 +17,20 @@
 # agent: build/lib/litifut/<triple>/litifut-agent (a static program).
 
 BUILD    ?= build
+
+# The architectures (arch/<arch>/) and target triples: lib/arches.def,
+# the one list (its ARCH( and TRIPLE( lines).  Per triple T: ARCH_T (its
+# arch folder), FLAGS_T (its tracer modules' flags), QEMU_T.
+ARCHES_DEF := lib/arches.def
+lparen := (
+comma  := ,
+ARCH_DIRS  := $(shell sed -n 's/^ARCH(\([A-Za-z0-9_]*\)).*/\1/p' $(ARCHES_DEF))
+TRIPLES    := $(shell awk -F'"' '/^TRIPLE[$(lparen)]/ { print $$2 }' $(ARCHES_DEF))
+# triple_field TRIPLE N: the Nth '"'-separated field of TRIPLE's row
+triple_field = $(shell awk -F'"' '/^TRIPLE[$(lparen)]/ && $$2 == "$(1)" { print $$$(2) }' $(ARCHES_DEF))
+$(foreach t,$(TRIPLES),$(eval ARCH_$(t) := $(strip $(subst $(comma),,$(call triple_field,$(t),3)))) \
+                       $(eval QEMU_$(t) := $(call triple_field,$(t),6)) \
+                       $(eval FLAGS_$(t) := $(call triple_field,$(t),10)))
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 SANITIZE ?=
@@ -40,9 +54,9 @@ POSTPROC_LDLIBS := -ldw
 # part for it (rewrite-<arch>.c).  The post-processor links lib/ only.
 LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c lib/arch-read.c \
                 lib/db.c lib/sites.c \
-                arch/arm/arch-arm.c arch/arm/read-arm.c arch/mips/arch-mips.c arch/mips/read-mips.c
+                $(foreach a,$(ARCH_DIRS),arch/$(a)/arch-$(a).c arch/$(a)/read-$(a).c)
 REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/rewrite.c src/rewriter.c \
-                src/arch-rewrite.c arch/arm/rewrite-arm.c arch/mips/rewrite-mips.c
+                src/arch-rewrite.c $(foreach a,$(ARCH_DIRS),arch/$(a)/rewrite-$(a).c)
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
                 wrapper/install.c wrapper/process.c wrapper/farsleds.c
 POSTPROC_SRC := $(wildcard postproc/*.c)
@@ -55,19 +69,14 @@ ifneq ($(POSTPROC_SRC),)
 TOOLS += $(BIN)/litifut-postproc
 endif
 
-# Target triples, and the tracer module each gets (build/lib/litifut/<triple>/).
-TRIPLES := arm-linux-gnueabi arm-linux-gnueabihf mips-linux-gnu mipsel-linux-gnu
+# The tracer modules each triple gets (build/lib/litifut/<triple>/):
+# tracer.o, tracer-shared.o, db0.o, and what its arch adds (arch.mk)
 LINKS   := $(BIN)/ld $(addprefix $(BIN)/,$(addsuffix -ld,$(TRIPLES)))
 TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o \
-                                  $(BUILD)/lib/litifut/$(t)/tracer-shared.o) \
-           $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/lib/litifut/$(t)/tracer-v6k.o \
-                                                  $(BUILD)/lib/litifut/$(t)/tracer-shared-v6k.o) \
-           $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/lib/litifut/$(t)/far-sled.o) \
-           $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/db0.o) \
-           $(foreach t,mips-linux-gnu mipsel-linux-gnu,$(BUILD)/lib/litifut/$(t)/island.o \
-                                                      $(BUILD)/lib/litifut/$(t)/island-shared.o)
+                                  $(BUILD)/lib/litifut/$(t)/tracer-shared.o \
+                                  $(BUILD)/lib/litifut/$(t)/db0.o)
 
-all: $(TOOLS) $(LINKS) $(TRACERS)
+all: $(TOOLS) $(LINKS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -122,10 +131,6 @@ $(BUILD)/lib/litifut/$(1)/$(7): $(addprefix $(BUILD)/tracer/$(1)/$(5)/,$(4))
 	$(1)-objcopy --redefine-syms=$$@.syms $$@.tmp $$@
 	rm -f $$@.tmp $$@.syms
 endef
-# MIPS: backtrace() from the program passes through the tracer's
-# __wrap_backtrace (arch/mips/unwind.c): the unwinder must step over it
-# (ARM's is in stub.S, with a personality routine of its own)
-UNWIND_mips_unwind := -funwind-tables
 EXE_FLAGS    := -fPIE
 SHARED_FLAGS := -fPIC -DLITIFUT_SHARED
 # tracers TRIPLE ARCHDIR FLAGS OBJECTS-EXE OBJECTS-SHARED
@@ -136,37 +141,10 @@ endef
 
 STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o settings.o procfs.o fileid.o \
               returns.o elfsym.o copyout.o control.o pairs.o budget.o recording.o
-ARM_FLAGS  := -marm -march=armv5te -mfloat-abi=soft
-# Hard float: the same ARM-state code (armv5te instructions run on
-# every ARMv6/v7 device), built for the VFP argument-passing ABI so that
-# it links with hard-float objects, and never using a VFP register (the
-# slow path runs before the callee, which gets d0-d7 as arguments; the
-# return trampoline after it, whose caller may keep values in VFP
-# registers across the call: -fipa-ra).
-ARMHF_FLAGS := -marm -march=armv5te -mfloat-abi=hard -mfpu=vfp -mgeneral-regs-only
-MIPS_FLAGS := -march=mips32r2 -mabi=32 -mno-mips16 -mno-micromips
-ARM_OBJS   := $(STUB_OBJS) sleds.o stub.o unwind.o
-MIPS_OBJS  := $(STUB_OBJS) sleds.o bridge.o stub.o unwind.o eh-end.o
-# ARM also has variants for objects built for ARMv6K or later, whose hot
-# path reads the thread register instead of calling the kernel helper.
-define arm_tracers
-$(call tracers,$(1),arm,$(2),$(ARM_OBJS),$(ARM_OBJS))
-$(call tracer_rules,$(1),arm,$(2),$(ARM_OBJS),exe-v6k,$(EXE_FLAGS) -DLITIFUT_ARM_V6K,tracer-v6k.o)
-$(call tracer_rules,$(1),arm,$(2),$(ARM_OBJS),shared-v6k,$(SHARED_FLAGS) -DLITIFUT_ARM_V6K,tracer-shared-v6k.o)
-endef
-$(eval $(call arm_tracers,arm-linux-gnueabi,$(ARM_FLAGS)))
-$(eval $(call arm_tracers,arm-linux-gnueabihf,$(ARMHF_FLAGS)))
-$(eval $(call tracers,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB,$(MIPS_OBJS),$(MIPS_OBJS)))
-$(eval $(call tracers,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL,$(MIPS_OBJS),$(MIPS_OBJS)))
 # The modules' global symbols are all litifut_* (or __wrap_*): their
 # internal names (lock, warn, ...) get the prefix, so they never meet
 # the program's.  (Hidden already; but a static link still resolves the
 # program's `warn` to a hidden definition of that name.)
-# The second sled copy, linked first (its hot path is the variant's)
-$(BUILD)/lib/litifut/%/island.o: $(BUILD)/tracer/%/exe/island.o
-	cp $< $@
-$(BUILD)/lib/litifut/%/island-shared.o: $(BUILD)/tracer/%/shared/island.o
-	cp $< $@
 # Pass 1's placeholder DB, the same for every link of a triple (src/rewriter.c),
 # with the tracer module's flags: made once here, not once per link
 # placeholder_db TRIPLE ARCH FLAGS
@@ -177,17 +155,6 @@ $(BUILD)/lib/litifut/$(1)/db0.o: $(BIN)/litifut-rewrite
 	$(1)-gcc $(3) -c -o $$@ -x assembler $$@.s
 	rm -f $$@.s $$@.s.bin
 endef
-$(eval $(call placeholder_db,arm-linux-gnueabi,arm,$(ARM_FLAGS)))
-$(eval $(call placeholder_db,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS)))
-$(eval $(call placeholder_db,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB))
-$(eval $(call placeholder_db,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL))
-# ARM's far sleds, linked among a large program's inputs (wrapper/farsleds.c):
-# position-independent, one object for executables and libraries
-$(BUILD)/lib/litifut/%/far-sled.o: $(BUILD)/tracer/%/exe/far-sled.o
-	cp $< $@
-.SECONDARY: $(foreach t,arm-linux-gnueabi arm-linux-gnueabihf,$(BUILD)/tracer/$(t)/exe/far-sled.o)
-.SECONDARY: $(foreach t,mips-linux-gnu mipsel-linux-gnu,$(BUILD)/tracer/$(t)/exe/island.o \
-                                                        $(BUILD)/tracer/$(t)/shared/island.o)
 
 # --- litifut-agent: the device-side streaming daemon (agent/agent.c) ---
 # A static program without a C library (raw system calls,
@@ -206,11 +173,22 @@ $(BUILD)/lib/litifut/$(1)/litifut-agent: agent/agent.c arch/$(2)/agent-start.S a
 	    agent/agent.c -lgcc
 	$(1)-strip $$@
 endef
-$(eval $(call agent_rules,arm-linux-gnueabi,arm,$(ARM_FLAGS)))
-$(eval $(call agent_rules,arm-linux-gnueabihf,arm,$(ARMHF_FLAGS)))
-$(eval $(call agent_rules,mips-linux-gnu,mips,$(MIPS_FLAGS) -EB -mno-abicalls -G0))
-$(eval $(call agent_rules,mipsel-linux-gnu,mips,$(MIPS_FLAGS) -EL -mno-abicalls -G0))
-all: $(AGENTS)
+
+# Each arch's part: arch/<arch>/arch.mk sets TRACER_OBJS_<arch> (its
+# tracer module's objects beyond stub/'s), AGENT_FLAGS_<arch> (the
+# agent's flags beyond the triple's) and arch_modules_<arch> TRIPLE
+# FLAGS (the rules of its further modules, added to TRACERS).
+include $(foreach a,$(ARCH_DIRS),arch/$(a)/arch.mk)
+
+# triple_rules TRIPLE: everything a triple's row builds
+define triple_rules
+$(call tracers,$(1),$(ARCH_$(1)),$(FLAGS_$(1)),$(STUB_OBJS) $(TRACER_OBJS_$(ARCH_$(1))),$(STUB_OBJS) $(TRACER_OBJS_$(ARCH_$(1))))
+$(call placeholder_db,$(1),$(ARCH_$(1)),$(FLAGS_$(1)))
+$(call agent_rules,$(1),$(ARCH_$(1)),$(strip $(FLAGS_$(1)) $(AGENT_FLAGS_$(ARCH_$(1)))))
+$(call arch_modules_$(ARCH_$(1)),$(1),$(FLAGS_$(1)))
+endef
+$(foreach t,$(TRIPLES),$(eval $(call triple_rules,$(t))))
+all: $(TRACERS) $(AGENTS)
 
 # --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---
 
@@ -253,9 +231,7 @@ $(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/estimates.c pos
 # --- set-up, demo, tests, bench ---
 
 DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev libiberty-dev zlib1g-dev \
-                gcc-arm-linux-gnueabi g++-arm-linux-gnueabi qemu-user \
-                gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf \
-                gcc-mips-linux-gnu g++-mips-linux-gnu gcc-mipsel-linux-gnu g++-mipsel-linux-gnu \
+                $(foreach t,$(TRIPLES),gcc-$(t) g++-$(t)) qemu-user \
                 dpkg-dev bc time python3 tcl \
                 meson ninja-build libglib2.0-dev pkg-config
 # fuzz/fuzz.mk: make fuzz-build, fuzz-smoke (part of make test), fuzz
@@ -294,7 +270,7 @@ qemu-counters: sources
 	tests/qemu/build.sh $(BUILD)/src $(BUILD)/qemu $(if $(filter 1,$(TEST_FULL)),mipsel)
 
 DEMO_TRIPLE ?= arm-linux-gnueabi
-DEMO_QEMU   := qemu-$(firstword $(subst -, ,$(DEMO_TRIPLE)))
+DEMO_QEMU   := $(QEMU_$(DEMO_TRIPLE))
 DEMO_DIR    := $(BUILD)/demo
 # A program and its shared library, both instrumented, traced together.
 demo: deps all

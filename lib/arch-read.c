@@ -1,13 +1,18 @@
 #include <stddef.h>
 #include "lib/arch-read.h"
 
-extern const struct arch_ops arch_arm, arch_mips;
-extern const struct arch_read_ops arch_arm_read, arch_mips_read;
+/* lib/arches.def: each arch's arch_ops and its read ops */
+#define ARCH(folder) extern const struct arch_ops arch_##folder; \
+                     extern const struct arch_read_ops arch_##folder##_read;
+#include "lib/arches.def"
 
 static const struct {
     const struct arch_ops *arch;
     const struct arch_read_ops *read;
-} read_ops[] = { { &arch_arm, &arch_arm_read }, { &arch_mips, &arch_mips_read } };
+} read_ops[] = {
+#define ARCH(folder) { &arch_##folder, &arch_##folder##_read },
+#include "lib/arches.def"
+};
 
 const struct arch_read_ops *arch_read_ops(const struct arch_ops *arch)
 {

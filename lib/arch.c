@@ -1,10 +1,32 @@
+#include <stdio.h>
 #include <string.h>
 #include "lib/arch.h"
 
-extern const struct arch_ops arch_arm, arch_mips;
+/* lib/arches.def: the architectures and the triples */
+#define ARCH(folder) extern const struct arch_ops arch_##folder;
+#include "lib/arches.def"
 
-static const struct arch_ops *const all_arches[] = { &arch_arm, &arch_mips };
+static const struct arch_ops *const all_arches[] = {
+#define ARCH(folder) &arch_##folder,
+#include "lib/arches.def"
+};
 #define N_ARCHES (sizeof all_arches / sizeof all_arches[0])
+
+const struct arch_triple arch_triples[] = {
+#define TRIPLE(triple, folder, test_name, qemu, ldso, tracer_flags) { triple, &arch_##folder },
+#include "lib/arches.def"
+    { NULL, NULL },
+};
+
+const char *arch_supported_triples(void)
+{
+    static char list[256];
+    if (!list[0])
+        for (const struct arch_triple *t = arch_triples; t->triple; t++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     t == arch_triples ? "" : ", ", t->triple);
+    return list;
+}
 
 const struct arch_ops *arch_by_machine(int elf_machine)
 {
@@ -18,6 +40,14 @@ const struct arch_ops *arch_by_trace_arch(uint32_t trace_arch)
 {
     for (size_t i = 0; i < N_ARCHES; i++)
         if (all_arches[i]->trace_arch == trace_arch)
+            return all_arches[i];
+    return NULL;
+}
+
+const struct arch_ops *arch_by_counter_clock(unsigned clock)
+{
+    for (size_t i = 0; i < N_ARCHES; i++)
+        if (all_arches[i]->counter_clock && all_arches[i]->counter_clock == clock)
             return all_arches[i];
     return NULL;
 }
@@ -49,9 +79,8 @@ const struct arch_ops *arch_by_emulation(const char *emulation, const char **tri
 
 const struct arch_ops *arch_by_triple(const char *triple)
 {
-    for (size_t i = 0; i < N_ARCHES; i++)
-        for (const struct ld_emulation *e = all_arches[i]->ld_emulations; e->name; e++)
-            if (strcmp(e->triple, triple) == 0)
-                return all_arches[i];
+    for (const struct arch_triple *t = arch_triples; t->triple; t++)
+        if (strcmp(t->triple, triple) == 0)
+            return t->arch;
     return NULL;
 }

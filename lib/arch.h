@@ -61,6 +61,20 @@ struct arch_ops {
     unsigned sled_entries;              /* = page size / instruction size */
     uint32_t bridge_offset;             /* where a bridge would go (MIPS), else 0 */
     const char *const *signal_names;    /* the ABI's signals by number, 1 to 31, no "SIG" */
+    /* The ABI's error numbers as the host's (a trace's stop reason):
+     * 0 if the host has none of that meaning; NULL: Linux's generic
+     * numbering, the host's. */
+    uint32_t (*host_errno)(uint32_t target_errno);
+    /* What of a code address (a symbol's value, a call's target) is the
+     * address: the bits left are the instruction set's (ARM's Thumb
+     * bit, MIPS's MIPS16/microMIPS mode bit).  arch_code_address(). */
+    uint32_t code_address_mask;
+    /* The arch's counter clock (LITIFUT_CLOCK_*; 0: none), as the log's
+     * head names it ("the ARM generic timer") and as --info's clock
+     * value does ("counter (ARM CNTVCT)"). */
+    uint8_t counter_clock;
+    const char *counter_clock_name;
+    const char *counter_clock_info;
     /* Code bytes between far sleds, at most, as the wrapper estimates
      * them before ld runs (wrapper/farsleds.c): the reach of the
      * shortest redirect; 0: the arch has no far sleds (MIPS). */
@@ -98,14 +112,29 @@ struct arch_ops {
                       int has_next, struct call_site *site, int *found, struct scan_stats *st);
 };
 
+/* The target triples with a tracer module (lib/arches.def), in their
+ * order, NULL-terminated; and their list as messages print it
+ * ("arm-linux-gnueabi, arm-linux-gnueabihf, ..."). */
+struct arch_triple { const char *triple; const struct arch_ops *arch; };
+extern const struct arch_triple arch_triples[];
+const char *arch_supported_triples(void);
+
 const struct arch_ops *arch_by_machine(int elf_machine);
 const struct arch_ops *arch_by_name(const char *name);
-/* The arch of an `ld -m` emulation or of a GNU triple (as in the
- * emulation table); *triple gets the emulation's triple.  NULL if none. */
+/* The arch of an `ld -m` emulation (as in the emulation table; *triple
+ * gets the emulation's triple) or of a GNU triple (arch_triples).  NULL
+ * if none. */
 const struct arch_ops *arch_by_emulation(const char *emulation, const char **triple);
 const struct arch_ops *arch_by_triple(const char *triple);
 /* The arch a trace header names (LITIFUT_ARCH_*), NULL if none. */
 const struct arch_ops *arch_by_trace_arch(uint32_t trace_arch);
+/* The arch whose counter clock is `clock` (LITIFUT_CLOCK_*), NULL if none. */
+const struct arch_ops *arch_by_counter_clock(unsigned clock);
+/* A code address without the instruction-set bits (code_address_mask). */
+static inline uint32_t arch_code_address(const struct arch_ops *arch, uint32_t addr)
+{
+    return addr & arch->code_address_mask;
+}
 /* Most Linux ABIs' signal numbering (asm-generic/signal.h): an arch
  * whose kernel numbers them so names this table. */
 extern const char *const arch_generic_signal_names[32];

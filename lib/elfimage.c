@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lib/elfimage.h"
+#include "lib/arch.h"
 #include "lib/error.h"
 #include "lib/files.h"
 
@@ -355,11 +356,12 @@ static int by_start(const void *a, const void *b)
 
 void function_index_build(const struct elf_image *img, struct function_index *fx)
 {
+    const struct arch_ops *arch = arch_by_machine(img->machine);
     fx->v = xcalloc(img->n_symbols + 1, sizeof *fx->v);
     fx->n = 0;
     for (size_t i = 0; i < img->n_symbols; i++) {
         const struct elf_symbol *y = &img->symbols[i];
-        uint32_t start = img->machine == EM_ARM ? y->value & ~1u : y->value;
+        uint32_t start = arch ? arch_code_address(arch, y->value) : y->value;
         if (y->type == STT_FUNC && y->shndx != SHN_UNDEF)
             fx->v[fx->n++] = (struct indexed_function){ start, y->size, y };
     }

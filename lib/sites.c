@@ -279,7 +279,7 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const struct elf_symbol *s = elf_symbol_by_name(img, names[i]);
         if (s)
-            sleds->base[sleds->n++] = s->value & ~1u;
+            sleds->base[sleds->n++] = arch_code_address(arch, s->value);
         else if (i == 0)
             return error("%s: no symbol litifut_sled: not linked with the litifut tracer",
                          img->path);
@@ -291,11 +291,11 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
             continue;
         if (sleds->n == MAX_SLEDS)
             return error("%s: more than %d far sleds", img->path, MAX_SLEDS - 2);
-        sleds->base[sleds->n++] = s->value & ~1u;
+        sleds->base[sleds->n++] = arch_code_address(arch, s->value);
     }
     qsort(sleds->base + first_far, sleds->n - first_far, sizeof sleds->base[0], compare_u32);
     const struct elf_symbol *t = elf_symbol_by_name(img, "litifut_thunks");
-    sleds->thunks = t ? t->value & ~1u : 0;
+    sleds->thunks = t ? arch_code_address(arch, t->value) : 0;
     sleds->thunks_size = t ? t->size : 0;
     sleds->fixed_address = img->e_type == ET_EXEC;
     sleds->bridge = arch->bridge_offset;

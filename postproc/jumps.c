@@ -154,7 +154,7 @@ static void mark_entries(struct trace_funcs *tf, const struct program *p)
             sec->size > img->size - sec->offset)
             continue;
         for (uint32_t off = 0; off + 4 <= sec->size; off += 4) {
-            uint32_t at = elf_get32(img, img->data + sec->offset + off) & ~1u, o;
+            uint32_t at = arch_code_address(p->arch, elf_get32(img, img->data + sec->offset + off)), o;
             const struct func_symbol *f = object_symbol(p->obj, at, &o);
             if (f && !o && !f->import) {        /* (.ctors: -1 and 0 name none) */
                 uint32_t fid = trace_funcs_holding(tf, p->obj, at);    /* (may grow v) */
@@ -165,7 +165,7 @@ static void mark_entries(struct trace_funcs *tf, const struct program *p)
     if (p->is_main) {
         const struct elf_symbol *m = elf_symbol_by_name(img, "main");
         if (m && m->shndx != SHN_UNDEF && (m->type == STT_FUNC || m->type == STT_GNU_IFUNC)) {
-            uint32_t fid = trace_funcs_holding(tf, p->obj, m->value & ~1u);
+            uint32_t fid = trace_funcs_holding(tf, p->obj, arch_code_address(p->arch, m->value));
             tf->ft->v[fid].entry = 1;
         }
     }
@@ -232,7 +232,7 @@ void jumps_scan(struct trace_funcs *tf, const struct program *p)
             if (n_other && in_other(other, n_other, at))
                 continue;
             if (direct_jump(cs[isa], insn, mips, &target))
-                tail_jump(tf, p, at, target & ~1u);      /* (~1: a Thumb target) */
+                tail_jump(tf, p, at, arch_code_address(arch, target));   /* (a Thumb target) */
             else if (mips)
                 mips_track(tf, p, cs[isa], insn, &t, have_gp, gp);
         }

@@ -407,7 +407,7 @@ void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct addr
             uint32_t target;
             tf->caller[i][s] = caller_in(tf, p->obj, p->site_addr[s]);
             tf->callee[i][s] = db_site_target(&p->db, s, &target)
-                                   ? callee_in(tf, p->obj, target & ~1u)    /* ~1: Thumb */
+                                   ? callee_in(tf, p->obj, arch_code_address(p->arch, target))
                                    : FUNC_NONE;
         }
     }

@@ -365,8 +365,8 @@ uint32_t call_target(const struct program *p, const struct trace_call *c, int *d
     uint32_t target;
     *direct = !c->has_target && db_site_target(&p->db, c->site, &target);
     if (*direct) {
-        *link = target & ~1u;           /* drop the Thumb bit */
+        *link = arch_code_address(p->arch, target);     /* drop the Thumb bit */
         return *link + p->bias;
     }
-    return c->target & ~1u;             /* drop the Thumb / ISA-mode bit */
+    return arch_code_address(p->arch, c->target);       /* drop the Thumb / ISA-mode bit */
 }

@@ -43,6 +43,7 @@
 #include "postproc/report.h"
 #include "postproc/view.h"
 #include "postproc/outbuf.h"
+#include "lib/arch.h"
 #include "lib/error.h"
 
 struct replay {
@@ -118,10 +119,8 @@ static void print_head(struct view *v)
                 h->time_every);
     else if (h->clock == LITIFUT_CLOCK_MONOTONIC)
         fputs("times are per call (CLOCK_MONOTONIC)", out);
-    else if (h->clock == LITIFUT_CLOCK_ARM_CNTVCT)
-        fputs("times are per call (the ARM generic timer)", out);
-    else if (h->clock == LITIFUT_CLOCK_MIPS_CC)
-        fputs("times are per call (the MIPS cycle counter)", out);
+    else if (arch_by_counter_clock(h->clock))
+        fprintf(out, "times are per call (%s)", arch_by_counter_clock(h->clock)->counter_clock_name);
     else
         fprintf(out, "times are per call (clock %u)", h->clock);
     if (h->flags & LITIFUT_TRACE_RETURNS)

@@ -284,24 +284,17 @@ static const char *clock_name(uint8_t clock)
     switch (clock) {
     case LITIFUT_CLOCK_MONOTONIC:
         return "monotonic";
-    case LITIFUT_CLOCK_ARM_CNTVCT:
-        return "counter (ARM CNTVCT)";
-    case LITIFUT_CLOCK_MIPS_CC:
-        return "counter (MIPS CC)";
     default:
+        if (arch_by_counter_clock(clock))
+            return arch_by_counter_clock(clock)->counter_clock_info;
         return "marks";
     }
 }
 
 static const char *arch_name(uint32_t trace_arch)
 {
-    static const int machines[] = { EM_ARM, EM_MIPS };
-    for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++) {
-        const struct arch_ops *a = arch_by_machine(machines[i]);
-        if (a && a->trace_arch == trace_arch)
-            return a->name;
-    }
-    return "?";
+    const struct arch_ops *a = arch_by_trace_arch(trace_arch);
+    return a ? a->name : "?";
 }
 
 /* An object's site count: its DB's if it was loaded, else its record's. */

@@ -274,6 +274,7 @@ int object_open(struct object *o)
     unsigned char *hidden = hidden_versions(&o->img);
     struct compat_set compat;
     compat_set_init(&compat, &o->img, o->img.has_symtab ? hidden : NULL);
+    const struct arch_ops *arch = arch_by_machine(o->img.machine);    /* (the Thumb bit) */
     for (size_t i = 0; i < n; i++) {
         const struct elf_symbol *s = &src[i];
         if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || s->shndx == SHN_UNDEF ||
@@ -281,7 +282,8 @@ int object_open(struct object *o)
             continue;
         int is_compat = !o->img.has_symtab ? hidden && hidden[i]
                         : s->bind != STB_LOCAL && compat_in_dynsym(&compat, s);
-        add_sym(o, &cap, s->value & ~1u, s->size, s->name, symbol_rank(s, is_compat)); /* ~1: Thumb */
+        add_sym(o, &cap, arch ? arch_code_address(arch, s->value) : s->value, s->size, s->name,
+                symbol_rank(s, is_compat));
     }
     free(compat.v);
     free(hidden);

@@ -158,7 +158,7 @@ static int check_layout(const struct reader *r, const struct litifut_trace_heade
                      "post-processor reads versions 4 and %u", r->t->path, h->version,
                      h->version < LITIFUT_TRACE_VERSION ? "an older" : "a newer",
                      LITIFUT_TRACE_VERSION);
-    if (h->arch != LITIFUT_ARCH_ARM && h->arch != LITIFUT_ARCH_MIPS)
+    if (!arch_by_trace_arch(h->arch))
         return bad_header(r, "unknown architecture %u", h->arch);
     if (h->word_size != 4)
         return bad_header(r, "word size %u (the tracer writes 4)", h->word_size);
@@ -166,7 +166,8 @@ static int check_layout(const struct reader *r, const struct litifut_trace_heade
         h->header_size % PAGE)
         return bad_header(r, "header_size %" PRIu32 " (expected whole 4 KB pages, at most %u)",
                           h->header_size, MAX_HEADER_SIZE);
-    if (h->clock < LITIFUT_CLOCK_MARKS || h->clock > LITIFUT_CLOCK_MIPS_CC)
+    if (h->clock != LITIFUT_CLOCK_MARKS && h->clock != LITIFUT_CLOCK_MONOTONIC &&
+        !arch_by_counter_clock(h->clock))
         return bad_header(r, "unknown clock %u", h->clock);
     if (h->mode > LITIFUT_MODE_COUNT)
         return bad_header(r, "unknown mode %u", h->mode);
@@ -1173,16 +1174,13 @@ int trace_open(const char *path, struct trace_file *t)
     return 0;
 }
 
-/* The text of a target's error number (Linux's; MIPS numbers some of
- * them otherwise). */
+/* The text of a target's error number (Linux's; an ABI may number
+ * some of them otherwise: arch_ops.host_errno). */
 static const char *target_error_text(const struct trace_file *t, uint32_t err)
 {
-    if (t->header.arch == LITIFUT_ARCH_MIPS) {
-        if (err == 1133)
-            return "Disk quota exceeded";
-        if (err > 34)
-            return NULL;                /* (the numbers below 35 are the same everywhere) */
-    }
+    const struct arch_ops *a = arch_by_trace_arch(t->header.arch);
+    if (a && a->host_errno)
+        err = a->host_errno(err);
     return err && err < 134 ? strerror((int)err) : NULL;
 }
 

@@ -1,13 +1,18 @@
 #include <stddef.h>
 #include "src/arch-rewrite.h"
 
-extern const struct arch_ops arch_arm, arch_mips;
-extern const struct arch_rewrite_ops arch_arm_rewrite, arch_mips_rewrite;
+/* lib/arches.def: each arch's arch_ops and its rewrite ops */
+#define ARCH(folder) extern const struct arch_ops arch_##folder; \
+                     extern const struct arch_rewrite_ops arch_##folder##_rewrite;
+#include "lib/arches.def"
 
 static const struct {
     const struct arch_ops *arch;
     const struct arch_rewrite_ops *rewrite;
-} rewrite_ops[] = { { &arch_arm, &arch_arm_rewrite }, { &arch_mips, &arch_mips_rewrite } };
+} rewrite_ops[] = {
+#define ARCH(folder) { &arch_##folder, &arch_##folder##_rewrite },
+#include "lib/arches.def"
+};
 
 const struct arch_rewrite_ops *arch_rewrite_ops(const struct arch_ops *arch)
 {

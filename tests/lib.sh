@@ -6,21 +6,27 @@
 # call sites were rewritten (OUTPUT.litifut/unrewritten), which has the
 # same layout, so the two runs must see the same calls.
 
+# The target triples' rows of lib/arches.def (the one list): per test
+# name (arm, armhf, mips, mipsel) its triple, arch folder, qemu and
+# dynamic linker; ALL_ARCHES the test names in the table's order.
+declare -A ARCH_ROWS=()
+ALL_ARCHES=
+while IFS=$'\t' read -r name row; do
+    ARCH_ROWS[$name]=$row
+    ALL_ARCHES=${ALL_ARCHES:+$ALL_ARCHES }$name
+done < <(awk -F'"' '/^TRIPLE[(]/ { folder = $3; gsub(/[ ,]/, "", folder)
+                                   print $4 "\t" $2 "\t" folder "\t" $6 "\t" $8 }' "$ROOT/lib/arches.def")
+
 set_arch() {
     ARCH=$1
-    case $ARCH in
-    arm)    TRIPLE=arm-linux-gnueabi; QEMU=qemu-arm;    LDSO=lib/ld-linux.so.3 ;;
-    armhf)  TRIPLE=arm-linux-gnueabihf; QEMU=qemu-arm;  LDSO=lib/ld-linux-armhf.so.3 ;;
-    mips)   TRIPLE=mips-linux-gnu;    QEMU=qemu-mips;   LDSO=lib/ld.so.1 ;;
-    mipsel) TRIPLE=mipsel-linux-gnu;  QEMU=qemu-mipsel; LDSO=lib/ld.so.1 ;;
-    *) echo "unknown arch $ARCH" >&2; return 1 ;;
-    esac
+    if [ -z "$ARCH" ] || [ -z "${ARCH_ROWS[$ARCH]:-}" ]; then echo "unknown arch $ARCH" >&2; return 1; fi
+    IFS=$'\t' read -r TRIPLE ARCH_DIR QEMU LDSO <<< "${ARCH_ROWS[$ARCH]}"
     SYSROOT=/usr/$TRIPLE
     TCC=$TRIPLE-gcc             # armhf: Thumb-2, its default, as its libc
     TCXX=$TRIPLE-g++
     ORACLE=calltrace.so,outfile=calls.txt
     # the oracle decodes Thumb calls too (ARM-only programs: the same calls)
-    [ "${ARCH#arm}" != "$ARCH" ] && ORACLE=$ORACLE,thumb=on
+    [ "$ARCH_DIR" = arm ] && ORACLE=$ORACLE,thumb=on
     return 0
 }
 

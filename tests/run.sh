@@ -10,7 +10,7 @@
 # for the group counters), RELEASE_BIN (if
 # set, the host-tool groups run again with these), PLUGINS (the QEMU
 # plugins and oracle-compare, default build/tools), ARCHES (default
-# "arm armhf mips mipsel"; armhf builds Thumb-2, its default), JOBS (default: number of CPUs), KEEP_WORK=1 (keep the
+# every test name of lib/arches.def: "arm armhf mips mipsel"; armhf builds Thumb-2, its default), JOBS (default: number of CPUs), KEEP_WORK=1 (keep the
 # scratch directory) and TEST_FULL=1 (the whole matrix, about 10 minutes
 # more: mipsel's programs in every link mode, -O0 for every program,
 # armhf's ARM-state static programs, -O0 shared libraries on armhf and
@@ -23,7 +23,6 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
 PLUGINS=${PLUGINS:-$ROOT/build/tools}
-ARCHES=${ARCHES:-arm armhf mips mipsel}
 JOBS=${JOBS:-$(nproc)}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/litifut-tests.XXXXXX")
 RESULTS=$WORK/results
@@ -36,6 +35,7 @@ for f in "$ROOT"/tests/*.sh; do
     case ${f##*/} in run.sh|bench.sh|get-source.sh) continue ;; esac
     . "$f"
 done
+ARCHES=${ARCHES:-$ALL_ARCHES}           # tests/lib.sh: lib/arches.def's test names
 
 groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles copyout onoff modes ring limits daemon realprog busybox shlib stream}
 # (each group's wall-clock seconds, to see where make test's time goes)

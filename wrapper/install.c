@@ -28,14 +28,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "wrapper/install.h"
+#include "lib/arch.h"
 #include "lib/error.h"
 
 extern char **environ;
-
-/* The triples with a tracer module (lib/litifut/<triple>/tracer.o). */
-static const char *const supported[] = {
-    "arm-linux-gnueabi", "arm-linux-gnueabihf", "mips-linux-gnu", "mipsel-linux-gnu", NULL
-};
 
 #define SAVED_SUFFIX ".litifut-real"
 
@@ -45,15 +41,14 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* The triples with a tracer module (lib/litifut/<triple>/tracer.o):
+ * lib/arches.def. */
 static int check_triple(const char *triple)
 {
-    for (const char *const *t = supported; *t; t++)
-        if (strcmp(*t, triple) == 0)
-            return 0;
-    char list[256] = "";
-    for (const char *const *t = supported; *t; t++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", t == supported ? "" : ", ", *t);
-    return error("%s: litifut has no tracer module for this target; supported: %s", triple, list);
+    if (arch_by_triple(triple))
+        return 0;
+    return error("%s: litifut has no tracer module for this target; supported: %s", triple,
+                 arch_supported_triples());
 }
 
 /* An error about changing `path`, saying what a refusal of
@@ -373,7 +368,7 @@ void print_usage(void)
           "appends it to FILE.  Other settings: LITIFUT_KEEP=1, LITIFUT_REAL_LD, LITIFUT_CC,\n"
           "LITIFUT_LIBDIR (see README.md).\n"
           "Targets:", stdout);
-    for (const char *const *t = supported; *t; t++)
-        printf(" %s", *t);
+    for (const struct arch_triple *t = arch_triples; t->triple; t++)
+        printf(" %s", t->triple);
     printf("\n");
 }

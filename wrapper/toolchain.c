@@ -240,30 +240,29 @@ static const char *machine_name(int machine)
     }
 }
 
-#define SUPPORTED "arm-linux-gnueabi, arm-linux-gnueabihf, mips-linux-gnu, mipsel-linux-gnu"
-
 /* One error line naming what the link is for, which litifut cannot
  * instrument. */
 static int unsupported_target(const struct toolchain *tc, const struct link_args *la,
                               const char *object, int machine)
 {
+    const char *supported = arch_supported_triples();
     if (object) {
         const char *name = machine_name(machine);
         if (name)
-            return error("%s: cannot instrument for %s (%s); litifut supports " SUPPORTED,
-                         la->output, name, object);
-        return error("%s: cannot instrument for ELF machine %d (%s); litifut supports " SUPPORTED,
-                     la->output, machine, object);
+            return error("%s: cannot instrument for %s (%s); litifut supports %s",
+                         la->output, name, object, supported);
+        return error("%s: cannot instrument for ELF machine %d (%s); litifut supports %s",
+                     la->output, machine, object, supported);
     }
     if (la->emulation)
-        return error("%s: cannot instrument for emulation %s%s%s; litifut supports " SUPPORTED,
+        return error("%s: cannot instrument for emulation %s%s%s; litifut supports %s",
                      la->output, la->emulation, tc->triple ? ", triple " : "",
-                     tc->triple ? tc->triple : "");
+                     tc->triple ? tc->triple : "", supported);
     if (tc->triple)
-        return error("%s: cannot instrument for %s; litifut supports " SUPPORTED,
-                     la->output, tc->triple);
+        return error("%s: cannot instrument for %s; litifut supports %s",
+                     la->output, tc->triple, supported);
     return error("%s: cannot tell the target architecture (no -m option, no object file); "
-                 "litifut supports " SUPPORTED, la->output);
+                 "litifut supports %s", la->output, supported);
 }
 
 static int choose_tools(struct toolchain *tc, const struct link_args *la,

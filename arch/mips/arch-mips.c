@@ -9,6 +9,7 @@
  * call is redirected is rewrite-mips.c; reading rewritten code and the
  * PLT, read-mips.c.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gelf.h>
@@ -273,6 +274,15 @@ static const char *const mips_signal_names[32] = {
     "STOP", "TSTP", "CONT", "TTIN", "TTOU", "VTALRM", "PROF", "XCPU", "XFSZ",
 };
 
+/* MIPS numbers the errors above 34 otherwise than the generic ABI:
+ * EDQUOT (1133) as the host's, the others none. */
+static uint32_t mips_host_errno(uint32_t err)
+{
+    if (err == 1133)
+        return EDQUOT;
+    return err > 34 ? 0 : err;      /* (the numbers below 35 are the same everywhere) */
+}
+
 const struct arch_ops arch_mips = {
     .name = "mips",
     .elf_machine = EM_MIPS,
@@ -286,6 +296,11 @@ const struct arch_ops arch_mips = {
     .sled_entries = SLED_ENTRIES,
     .bridge_offset = BRIDGE_OFFSET,
     .signal_names = mips_signal_names,
+    .host_errno = mips_host_errno,
+    .code_address_mask = ~1u,                       /* the MIPS16 / microMIPS mode bit */
+    .counter_clock = LITIFUT_CLOCK_MIPS_CC,
+    .counter_clock_name = "the MIPS cycle counter",
+    .counter_clock_info = "counter (MIPS CC)",
     .check_image = mips_check_image,
     .code_ranges = mips_code_ranges,
     .disasm_open = mips_disasm_open,
