@@ -146,7 +146,7 @@ litifut_sled_end:
     ldm     r1, {r0, r1}            @ sec, nsec (the 32-bit kernel timespec)
     ldr     r7, \name\()_units
     lsr     r1, r1, #5
-    mla     r0, r0, r7, r1          @ now, in units
+    mla     r0, r7, r0, r1          @ now, in units (Rd != Rm: ARMv5 asks)
     HOT_PATH_DELTA \slow
     .endm
 
