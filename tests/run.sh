@@ -18,7 +18,7 @@
 # xz-utils build on mips too, mipsel's static returns and modes cases,
 # every return case in ARM state on armhf, fork storms and BusyBox on
 # every arch, every budget size, the release build's views on every
-# arch) may be set in the environment.
+# arch, the stream's punch, follow and slow cases on armhf and mipsel) may be set in the environment.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
