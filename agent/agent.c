@@ -631,6 +631,8 @@ static int trace_header(struct file *f)
     if (h.header_size < 4096 || h.header_size > LITIFUT_FRAME_MAX || h.header_size % 4096 ||
         h.chunk_size < 4096 || h.chunk_size > (64u << 20) || h.chunk_size % 4096)
         return refuse(f, "header or chunk size out of range", 0), 0;
+    if (h.flags & LITIFUT_TRACE_RING)       /* (its slots are taken over: nothing completes) */
+        return refuse(f, "a flight recorder's trace (LITIFUT_MODE=ring) is not streamed", 0), 0;
     f->header_size = h.header_size;
     f->chunk_size = h.chunk_size;
     f->version = h.version;

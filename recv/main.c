@@ -323,8 +323,8 @@ static int follow_window_file(struct rfile *f, const char *path, struct rchunk *
     if (h.mode != LITIFUT_MODE_FULL)
         return no_live(f), 0;
     if (header_size < sizeof h || header_size > LITIFUT_FRAME_MAX || chunk_size < 4096 ||
-        chunk_size > (64u << 20))
-        return 0;
+        chunk_size > (64u << 20) || (chunk_size & (chunk_size - 1)))
+        return 0;                           /* (a chunk's size is a power of 2: below) */
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return 0;
@@ -350,6 +350,8 @@ static int follow_window_file(struct rfile *f, const char *path, struct rchunk *
         uint32_t size = version == 4 ? chunk_size : LITIFUT_MIN_CHUNK;
         while (size < used)
             size *= 2;
+        if (size > chunk_size)
+            break;                          /* (used fits chunk_size, a power of 2: never) */
         memset(b, 0, size);
         memcpy(b + sizeof(struct litifut_chunk_header), f->objrecs + i - (used - 16), used - 16);
         uint32_t head[4] = { LITIFUT_CHUNK_MAGIC, 0, 0, version == 4 ? 0 : size };
