@@ -132,7 +132,7 @@ __attribute__((destructor(101))) static void at_end(void)
     lock(mask);
     object_unloaded(litifut_copy.base);
     unlock(mask);
-    thread_put_control(t, LITIFUT_REC_UNLOAD, &litifut_copy.base, 1);
+    thread_events_control(LITIFUT_REC_UNLOAD, &litifut_copy.base, 1);
 #endif
     lock(mask);
     if (litifut_copy.proc->trace == TRACE_ON)

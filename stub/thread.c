@@ -283,15 +283,6 @@ static int next_chunk(struct litifut_thread *t)
     return ok;
 }
 
-/* Room for `words` more words in t's chunk (and a call after them):
- * a new chunk if needed.  0 if the trace file failed. */
-static int thread_make_room(struct litifut_thread *t, uint32_t words)
-{
-    if (t->cur && (uint32_t)(t->chunk_end - t->cur) >= words + CALL_MAX_WORDS)
-        return 1;
-    return next_chunk(t);
-}
-
 /* Pending OBJECT records into the process's own chunk (thread id 0),
  * which a ring never takes over and a stream's agent never drops (the
  * modes dedup and count: before any pair that names their sites).
@@ -327,40 +318,26 @@ void thread_emit_objects(struct litifut_thread *t)
         t->state = THREAD_OFF;
 }
 
-void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
-                        uint32_t n)
+/* A control record into the process's own chunk, after any OBJECT
+ * record still pending (an UNLOAD: with the OBJECT records, as thread
+ * chunks may be taken over by a ring or dropped by a stream). */
+void thread_events_control(uint32_t type, const uint32_t *payload, uint32_t n)
 {
-    if (t->state == THREAD_NEW && !thread_start(t))
-        t->state = THREAD_OFF;
-    if (t->state == THREAD_ON && litifut_copy.proc->objects_pending)
-        thread_emit_objects(t);
-    if (type == LITIFUT_REC_UNLOAD) {
-        /* (with the OBJECT records: thread chunks may be taken over by a
-         * ring or dropped by a stream, the process's never are) */
-        uint32_t mask[SIGSET_WORDS];
-        process_block_signals(mask);
-        if (tracefile_events_room(1 + n)) {
-            lock_signals_blocked();
-            struct litifut_process *p = litifut_copy.proc;
-            if (p->events_cur && (uint32_t)(p->events_end - p->events_cur) >= 1 + n) {
-                p->events_cur[0] = LITIFUT_REC_CONTROL_WORD(type, n);
-                for (uint32_t i = 0; i < n; i++)
-                    p->events_cur[1 + i] = payload[i];
-                p->events_cur += 1 + n;
-            }
-            unlock_signals_blocked();
+    uint32_t mask[SIGSET_WORDS];
+    process_block_signals(mask);
+    thread_events_objects();
+    if (tracefile_events_room(1 + n)) {
+        lock_signals_blocked();
+        struct litifut_process *p = litifut_copy.proc;
+        if (p->events_cur && (uint32_t)(p->events_end - p->events_cur) >= 1 + n) {
+            p->events_cur[0] = LITIFUT_REC_CONTROL_WORD(type, n);
+            for (uint32_t i = 0; i < n; i++)
+                p->events_cur[1 + i] = payload[i];
+            p->events_cur += 1 + n;
         }
-        process_restore_signals(mask);
-        return;
+        unlock_signals_blocked();
     }
-    if (t->state != THREAD_ON || !thread_make_room(t, 1 + n + TIME_MARK_WORDS))
-        return;
-    t->cur[0] = LITIFUT_REC_CONTROL_WORD(type, n);
-    for (uint32_t i = 0; i < n; i++)
-        t->cur[1 + i] = payload[i];
-    t->cur += 1 + n;
-    if (t->lim < t->cur)
-        t->lim = t->cur;
+    process_restore_signals(mask);
 }
 
 /* Slow path: returns where to store the next record, or NULL when this

@@ -601,8 +601,7 @@ HIDDEN void thread_put_time_mark(struct litifut_thread *t);
  * it.  *units: now, in units of the thread clocks. */
 HIDDEN uint32_t *put_time_record(uint32_t *p, uint32_t *units);
 /* Appends a control record (type, n payload words) to t's chunks. */
-HIDDEN void thread_put_control(struct litifut_thread *t, uint32_t type, const uint32_t *payload,
-                               uint32_t n);
+HIDDEN void thread_events_control(uint32_t type, const uint32_t *payload, uint32_t n);
 HIDDEN void thread_events_objects(void);    /* OBJECT records to the process's chunk */
 HIDDEN void thread_emit_objects(struct litifut_thread *t);
 /* Where the next record goes (a time mark or a new chunk made first),

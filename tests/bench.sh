@@ -407,13 +407,18 @@ callmix_trace() {
     calls=$(info_value "$n" calls)
 }
 
+# build_callmix DIR: tests/bench/callmix.c for arm (LITIFUT=1) as DIR/callmix
+build_callmix() {
+    set_arch arm
+    mkdir -p "$1"
+    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -o "$1/callmix" "$ROOT/tests/bench/callmix.c" ||
+        die "cannot build tests/bench/callmix.c"
+}
+
 # postproc_speed: the post-processor's table (see the top)
 postproc_speed() {
     local d=$W/postproc big=${BENCH_PP_ITERS:-5500000} iters n calls secs rss
-    set_arch arm
-    mkdir -p "$d"
-    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -o "$d/callmix" "$ROOT/tests/bench/callmix.c" ||
-        die "cannot build tests/bench/callmix.c"
+    build_callmix "$d"
     echo
     echo "== post-processor: litifut-postproc --profile, tests/bench/callmix.c traced (calls only) under $QEMU"
     printf '%14s %10s %14s %14s\n' calls seconds "M calls/s" "peak RSS (MB)"

@@ -8,10 +8,7 @@
 # and the same run's seconds traced without the stream.
 stream_throughput() {
     local d=$W/stream iters=${BENCH_STREAM_ITERS:-500000} port t0 t1 calls bytes
-    set_arch arm
-    mkdir -p "$d"
-    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -o "$d/callmix" "$ROOT/tests/bench/callmix.c" ||
-        die "cannot build tests/bench/callmix.c"
+    build_callmix "$d"
     local dev host=$d/host
     dev=$(mktemp -d /dev/shm/litifut-bench.XXXXXX 2> /dev/null || mktemp -d "$d/dev.XXXXXX")
     mkdir -p "$host"
