@@ -106,11 +106,11 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
              rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind, 0 }, &sleds,
                                  &got_k);
     uint32_t entry = sled + arch->sled_entry_size * (k + (fixed ? 0 : arch->sled_entries));
-    uint32_t reached = 0;
+    uint64_t reached = 0;
     if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind, 0 }, &reached))
         ok = 0;
     check(ok && got_k == k && (reached & ~1u) == entry, rname,
-          "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx32 "), want %u of the %s half (0x%08"
+          "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx64 "), want %u of the %s half (0x%08"
           PRIx32 ")", redirect, got_k, reached, k, fixed ? "first" : "second", entry);
 }
 
