@@ -49,7 +49,7 @@ static void read_exclusions(const char *name, struct exclusions *ex)
 }
 
 /* FNV-1a (db-format.h) of n words at `addr`; 0 if they are not in the file. */
-static int sum_words(const struct elf_image *img, uint32_t addr, uint32_t n, uint32_t *sum)
+static int sum_words(const struct elf_image *img, uint64_t addr, uint32_t n, uint32_t *sum)
 {
     const unsigned char *p = n ? elf_bytes_at(img, addr, 4 * n) : NULL;
     if (n && (n > (UINT32_MAX >> 2) || !p))
@@ -147,7 +147,7 @@ static const struct arch_ops *read_image(const char *path, int *db_ok, uint32_t 
     *db_ok = 0;
     if (elf_image_open(&img, path) != 0)
         return NULL;
-    const struct arch_ops *arch = arch_by_machine(img.machine);
+    const struct arch_ops *arch = arch_of_image(&img);
     static const char *const names[] = {
         "litifut_sled", "litifut_island_sled", "litifut_db", "main", "_start",
     };
@@ -158,7 +158,7 @@ static const struct arch_ops *read_image(const char *path, int *db_ok, uint32_t 
             elf_read32(&img, s->value, &w);
     }
     for (size_t i = 0; i < img.n_segments; i++) {
-        uint32_t v;
+        uint64_t v;
         elf_offset_to_vaddr(&img, img.segments[i].offset, &v);
         elf_offset_to_vaddr(&img, (uint64_t)img.segments[i].offset + img.segments[i].filesz, &v);
     }

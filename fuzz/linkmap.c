@@ -32,7 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char *path = fuzz_corpus_file(names[i]);
         if (elf_image_open(&images[n_images], path) != 0 ||
-            !(arches[n_images] = arch_by_machine(images[n_images].machine))) {
+            !(arches[n_images] = arch_of_image(&images[n_images]))) {
             fuzz_die("cannot use (set LITIFUT_FUZZ_CORPUS)", path);
         }
         n_images++;             /* path stays allocated: the image names it */
@@ -41,7 +41,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Was `addr` to be left alone? Only well-formed ranges say so. */
-static int excluded(const struct exclusions *ex, const char *section, uint32_t addr)
+static int excluded(const struct exclusions *ex, const char *section, uint64_t addr)
 {
     for (size_t i = 0; i < ex->n; i++)
         if ((!ex->v[i].section || strcmp(ex->v[i].section, section) == 0) &&

@@ -12,9 +12,9 @@
 
 /* A PLT (or MIPS lazy-binding stub) entry and the function it stands for. */
 struct plt_entry {
-    uint32_t addr, size;
+    uint64_t addr, size;
     char *name;                 /* "name@plt"; NULL for an IRELATIVE slot: */
-    uint32_t resolver;          /* then it is named after this function */
+    uint64_t resolver;          /* then it is named after this function */
 };
 
 struct arch_read_ops {
@@ -26,7 +26,7 @@ struct arch_read_ops {
     /* 1 if `site` is a call with a fixed target, and *target where it
      * goes (without an instruction-set bit); 0 for calls through a
      * register. */
-    int (*call_target)(const struct call_site *site, uint32_t *target);
+    int (*call_target)(const struct call_site *site, uint64_t *target);
     /* The image's PLT entries (the names are allocated: free them). */
     int (*plt_entries)(const struct elf_image *img, struct plt_entry **out, size_t *n);
     /* For the post-processor's scan for tail jumps (postproc/jumps.c):

@@ -36,6 +36,12 @@ const struct arch_ops *arch_by_machine(int elf_machine)
     return NULL;
 }
 
+const struct arch_ops *arch_of_image(const struct elf_image *img)
+{
+    const struct arch_ops *arch = arch_by_machine(img->machine);
+    return arch && arch->word_size == img->word_size ? arch : NULL;
+}
+
 const struct arch_ops *arch_by_trace_arch(uint32_t trace_arch)
 {
     for (size_t i = 0; i < N_ARCHES; i++)

@@ -17,7 +17,7 @@
 
 /* One call instruction the rewriter redirects. */
 struct call_site {
-    uint32_t addr;      /* link-time address of the call instruction */
+    uint64_t addr;      /* link-time address of the call instruction */
     uint32_t insn;      /* the original word the redirect replaces (sites.tsv) */
     uint8_t kind;       /* index into arch_ops.kinds */
     uint16_t insn2;     /* more original bytes, for kinds whose redirect replaces
@@ -43,7 +43,7 @@ enum { ISA_MAIN, ISA_ALT, N_ISAS };
 struct scan_stats;
 struct site_list;
 
-struct code_range { uint32_t start, end; unsigned isa; };
+struct code_range { uint64_t start, end; unsigned isa; };
 
 /* An `ld -m` emulation and the GNU triple of its toolchain. */
 struct ld_emulation { const char *name, *triple; };
@@ -51,6 +51,7 @@ struct ld_emulation { const char *name, *triple; };
 struct arch_ops {
     const char *name;                   /* "arm" */
     int elf_machine;                    /* EM_ARM */
+    unsigned word_size;                 /* its objects' ELF class: 4 (ELF32) or 8 (ELF64) */
     uint32_t trace_arch;                /* LITIFUT_ARCH_* */
     const struct ld_emulation *ld_emulations;   /* NULL-terminated */
     const struct call_kind *kinds;      /* call kinds (struct call_site.kind) */
@@ -67,8 +68,10 @@ struct arch_ops {
     uint32_t (*host_errno)(uint32_t target_errno);
     /* What of a code address (a symbol's value, a call's target) is the
      * address: the bits left are the instruction set's (ARM's Thumb
-     * bit, MIPS's MIPS16/microMIPS mode bit).  arch_code_address(). */
-    uint32_t code_address_mask;
+     * bit, MIPS's MIPS16/microMIPS mode bit).  arch_code_address().
+     * (A 32-bit arch's ~1u keeps the upper half of a 64-bit number
+     * clear: its addresses have none.) */
+    uint64_t code_address_mask;
     /* The arch's counter clock (LITIFUT_CLOCK_*; 0: none), as the log's
      * head names it ("the ARM generic timer") and as --info's clock
      * value does ("counter (ARM CNTVCT)"). */
@@ -108,7 +111,7 @@ struct arch_ops {
      * classify gets them; `next`, has_next as for classify) if it did
      * what classify would (*found = classify's result, `site` filled if
      * 1); 0 if it must be disassembled and classified. */
-    unsigned (*quick)(void *state, unsigned isa, uint32_t addr, uint32_t word, uint32_t next,
+    unsigned (*quick)(void *state, unsigned isa, uint64_t addr, uint32_t word, uint32_t next,
                       int has_next, struct call_site *site, int *found, struct scan_stats *st);
 };
 
@@ -120,6 +123,10 @@ extern const struct arch_triple arch_triples[];
 const char *arch_supported_triples(void);
 
 const struct arch_ops *arch_by_machine(int elf_machine);
+/* The arch of an image: its e_machine's, if the image has that arch's
+ * word size (ELF class), else NULL.  An arch's code may take the
+ * image's addresses to be of its word size. */
+const struct arch_ops *arch_of_image(const struct elf_image *img);
 const struct arch_ops *arch_by_name(const char *name);
 /* The arch of an `ld -m` emulation (as in the emulation table; *triple
  * gets the emulation's triple) or of a GNU triple (arch_triples).  NULL
@@ -131,7 +138,7 @@ const struct arch_ops *arch_by_trace_arch(uint32_t trace_arch);
 /* The arch whose counter clock is `clock` (LITIFUT_CLOCK_*), NULL if none. */
 const struct arch_ops *arch_by_counter_clock(unsigned clock);
 /* A code address without the instruction-set bits (code_address_mask). */
-static inline uint32_t arch_code_address(const struct arch_ops *arch, uint32_t addr)
+static inline uint64_t arch_code_address(const struct arch_ops *arch, uint64_t addr)
 {
     return addr & arch->code_address_mask;
 }

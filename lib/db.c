@@ -34,7 +34,7 @@ uint32_t db_size_bytes(const struct db *db)
  * shifts, n_pages and n_sites into allocations. */
 static int check_db_header(const struct elf_image *img, const struct litifut_db_header *h)
 {
-    const struct arch_ops *arch = arch_by_machine(img->machine);
+    const struct arch_ops *arch = arch_of_image(img);
     if (h->magic != LITIFUT_DB_MAGIC || h->version != LITIFUT_DB_VERSION)
         return error("%s: its instruction DB has a bad magic or version (another "
                      "litifut's?)", img->path);
@@ -53,7 +53,7 @@ static int check_db_header(const struct elf_image *img, const struct litifut_db_
  * indices, with n_sites appended. */
 static int read_db_pages(const struct elf_image *img, const uint32_t *file, struct db *db)
 {
-    const struct arch_ops *arch = arch_by_machine(img->machine);
+    const struct arch_ops *arch = arch_of_image(img);
     const struct litifut_db_header *h = &db->header;
     db->pages = xcalloc(h->n_pages + 1, 4);
     for (uint32_t p = 0; p < h->n_pages; p++) {
@@ -90,13 +90,15 @@ int db_read_image(const struct elf_image *img, struct db *db)
         ((uint32_t *)h)[i] = elf_get32(img, p + 4 * i);
     if (check_db_header(img, h) != 0)
         return -1;
+    /* 64-bit: db_vaddr is a 32-bit header word, so a DB linked above
+     * 4 GB fails here until the format has a 64-bit address */
     if (h->db_vaddr != s->value)
         return error("%s: its instruction DB was made for another address (0x%08" PRIx32
-                     ", not 0x%08" PRIx32 ")", img->path, h->db_vaddr, s->value);
+                     ", not 0x%08" PRIx64 ")", img->path, h->db_vaddr, s->value);
     uint32_t n = h->n_pages + h->n_sites;       /* < 2^29 */
     if (s->size && (s->size / 4 < LITIFUT_DB_HEADER_WORDS ||
                     s->size / 4 - LITIFUT_DB_HEADER_WORDS < n))
-        return error("%s: litifut_db has %" PRIu32 " bytes, its header says %" PRIu32
+        return error("%s: litifut_db has %" PRIu64 " bytes, its header says %" PRIu32
                      " words more", img->path, s->size, n);
     p = elf_bytes_at(img, s->value + sizeof *h, 4 * n);
     if (n && !p)

@@ -21,6 +21,12 @@ static const char *printable(const char *name)
     return name;
 }
 
+/* Bytes of one entry of ELF type `t` (ELF_T_SYM, ...) in the image's class. */
+static uint64_t entry_size(const struct elf_image *img, Elf_Type t)
+{
+    return gelf_fsize(img->elf, t, 1, EV_CURRENT);
+}
+
 /* A symbol table's entries.  Entries that libelf cannot read end the
  * table there (n_out counts only what was read), so every entry has a
  * name, "" if none. */
@@ -28,7 +34,8 @@ static void load_symbols(struct elf_image *img, Elf_Scn *scn, const GElf_Shdr *s
                          struct elf_symbol **out, size_t *n_out)
 {
     Elf_Data *d = elf_getdata(scn, NULL);
-    size_t n = sh->sh_size / sizeof(Elf32_Sym), i;
+    /* sh_entsize is this size (load_section); sh_size is within the file */
+    size_t n = (size_t)(sh->sh_size / entry_size(img, ELF_T_SYM)), i;
     struct elf_symbol *syms = xcalloc(n, sizeof *syms);
     for (i = 0; d && i < n; i++) {
         GElf_Sym s;
@@ -36,8 +43,8 @@ static void load_symbols(struct elf_image *img, Elf_Scn *scn, const GElf_Shdr *s
             break;
         const char *name = elf_strptr(img->elf, sh->sh_link, s.st_name);
         syms[i].name = name ? name : "";
-        syms[i].value = (uint32_t)s.st_value;
-        syms[i].size = (uint32_t)s.st_size;
+        syms[i].value = s.st_value;
+        syms[i].size = s.st_size;
         syms[i].shndx = s.st_shndx;
         syms[i].type = GELF_ST_TYPE(s.st_info);
         syms[i].bind = GELF_ST_BIND(s.st_info);
@@ -47,10 +54,30 @@ static void load_symbols(struct elf_image *img, Elf_Scn *scn, const GElf_Shdr *s
     *n_out = i;
 }
 
-/* Where a table of `n` entries of `entsize` bytes at `off` ends. */
+/* Where a table of `n` entries of `entsize` bytes at `off` ends;
+ * UINT64_MAX if that is past 2^64 (an ELF64 file's offsets and counts
+ * are 64-bit: nothing here may wrap). */
 static uint64_t table_end(uint64_t off, uint64_t n, uint64_t entsize)
 {
-    return off + n * entsize;
+    if (entsize && n > UINT64_MAX / entsize)
+        return UINT64_MAX;
+    return n * entsize > UINT64_MAX - off ? UINT64_MAX : off + n * entsize;
+}
+
+/* 1 if `size` bytes at file offset `off` are not all in the file. */
+static int past_file(const struct elf_image *img, uint64_t off, uint64_t size)
+{
+    return off > img->size || size > img->size - off;
+}
+
+/* 1 if `size` bytes at `addr` run past the end of the image's address
+ * space (4 GB for ELF32, as before; for ELF64 their end must be a
+ * 64-bit number). */
+static int past_address_space(const struct elf_image *img, uint64_t addr, uint64_t size)
+{
+    if (img->word_size == 4)
+        return addr + size > UINT64_C(1) << 32;     /* both < 2^32 (ELF32 fields) */
+    return size > UINT64_MAX - addr;
 }
 
 /* The ELF header's tables must be whole and in the file.  A file that
@@ -58,10 +85,10 @@ static uint64_t table_end(uint64_t off, uint64_t n, uint64_t entsize)
  * message says, rather than the "no symbol table" that follows from it. */
 static int check_header_tables(const struct elf_image *img, const GElf_Ehdr *eh)
 {
-    if (eh->e_phnum && eh->e_phentsize != sizeof(Elf32_Phdr))
+    if (eh->e_phnum && eh->e_phentsize != entry_size(img, ELF_T_PHDR))
         return error("%s: malformed ELF file: program header entries of %u bytes",
                      img->path, eh->e_phentsize);
-    if (eh->e_shoff && eh->e_shentsize != sizeof(Elf32_Shdr))
+    if (eh->e_shoff && eh->e_shentsize != entry_size(img, ELF_T_SHDR))
         return error("%s: malformed ELF file: section header entries of %u bytes",
                      img->path, eh->e_shentsize);
     /* e_shnum 0 with a table: the count is in section 0 (extended numbering) */
@@ -83,7 +110,7 @@ static int load_segments(struct elf_image *img, const GElf_Ehdr *eh)
         return error("%s: malformed program headers: %s", img->path, elf_errmsg(-1));
     if (!phnum)
         return 0;
-    if (table_end(eh->e_phoff, phnum, sizeof(Elf32_Phdr)) > img->size)    /* PN_XNUM */
+    if (table_end(eh->e_phoff, phnum, entry_size(img, ELF_T_PHDR)) > img->size)   /* PN_XNUM */
         return error("%s: truncated: the file has %zu bytes, less than its %zu program headers",
                      img->path, img->size, phnum);
     img->segments = xcalloc(phnum, sizeof *img->segments);
@@ -91,16 +118,16 @@ static int load_segments(struct elf_image *img, const GElf_Ehdr *eh)
         GElf_Phdr ph;
         if (!gelf_getphdr(img->elf, (int)i, &ph))
             return error("%s: malformed program header %zu: %s", img->path, i, elf_errmsg(-1));
-        if (ph.p_offset + ph.p_filesz > img->size)
+        if (past_file(img, ph.p_offset, ph.p_filesz))
             return error("%s: truncated: the file has %zu bytes, segment %zu ends at byte %"
-                         PRIu64, img->path, img->size, i, (uint64_t)(ph.p_offset + ph.p_filesz));
+                         PRIu64, img->path, img->size, i,
+                         table_end(ph.p_offset, 1, ph.p_filesz));
         if (ph.p_type == PT_LOAD && (ph.p_filesz > ph.p_memsz ||
-                                     ph.p_vaddr + ph.p_memsz > UINT64_C(1) << 32))
+                                     past_address_space(img, ph.p_vaddr, ph.p_memsz)))
             return error("%s: malformed ELF file: load segment %zu does not fit its memory",
                          img->path, i);
         img->segments[img->n_segments++] = (struct elf_segment){
-            ph.p_type, ph.p_flags, (uint32_t)ph.p_offset, (uint32_t)ph.p_vaddr,
-            (uint32_t)ph.p_filesz, (uint32_t)ph.p_memsz };
+            ph.p_type, ph.p_flags, ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz };
     }
     return 0;
 }
@@ -120,21 +147,21 @@ static int load_section(struct elf_image *img, Elf_Scn *scn, size_t shstrndx)
     s->index = (unsigned)i;
     s->type = sh.sh_type;
     s->flags = (uint32_t)sh.sh_flags;
-    s->addr = (uint32_t)sh.sh_addr;
-    s->size = (uint32_t)sh.sh_size;
-    s->offset = (uint32_t)sh.sh_offset;
+    s->addr = sh.sh_addr;
+    s->size = sh.sh_size;
+    s->offset = sh.sh_offset;
     s->link = sh.sh_link;
     s->info = sh.sh_info;
-    s->entsize = (uint32_t)sh.sh_entsize;
-    if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > img->size)
+    s->entsize = sh.sh_entsize;
+    if (sh.sh_type != SHT_NOBITS && past_file(img, sh.sh_offset, sh.sh_size))
         return error("%s: truncated: the file has %zu bytes, section %s ends at byte %" PRIu64,
                      img->path, img->size, printable(s->name),
-                     (uint64_t)(sh.sh_offset + sh.sh_size));
-    if ((sh.sh_flags & SHF_ALLOC) && sh.sh_addr + sh.sh_size > UINT64_C(1) << 32)
+                     table_end(sh.sh_offset, 1, sh.sh_size));
+    if ((sh.sh_flags & SHF_ALLOC) && past_address_space(img, sh.sh_addr, sh.sh_size))
         return error("%s: malformed ELF file: section %s runs past the end of the address space",
                      img->path, printable(s->name));
     if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
-        if (sh.sh_entsize != sizeof(Elf32_Sym) || sh.sh_link >= img->n_sections)
+        if (sh.sh_entsize != entry_size(img, ELF_T_SYM) || sh.sh_link >= img->n_sections)
             return error("%s: malformed ELF file: symbol table %s", img->path,
                          printable(s->name));
         /* ELF allows one of each; a second would silently replace the first */
@@ -157,7 +184,7 @@ static int load_sections(struct elf_image *img, const GElf_Ehdr *eh)
     size_t shnum, shstrndx;
     if (elf_getshdrnum(img->elf, &shnum) != 0 || elf_getshdrstrndx(img->elf, &shstrndx) != 0)
         return error("%s: malformed section headers: %s", img->path, elf_errmsg(-1));
-    if (shnum && table_end(eh->e_shoff, shnum, sizeof(Elf32_Shdr)) > img->size)  /* e_shnum 0 */
+    if (shnum && table_end(eh->e_shoff, shnum, entry_size(img, ELF_T_SHDR)) > img->size)   /* e_shnum 0 */
         return error("%s: truncated: the file has %zu bytes, less than its %zu section headers",
                      img->path, img->size, shnum);
     img->sections = xcalloc(shnum, sizeof *img->sections);
@@ -181,18 +208,21 @@ int elf_image_open(struct elf_image *img, const char *path)
         error("%s: not an ELF file", path);
         goto fail;
     }
-    if (img->data[EI_CLASS] != ELFCLASS32) {
-        error("%s: not a 32-bit ELF file", path);
+    if (img->data[EI_CLASS] != ELFCLASS32 && img->data[EI_CLASS] != ELFCLASS64) {
+        error("%s: neither a 32-bit nor a 64-bit ELF file", path);
         goto fail;
     }
-    if (img->size < sizeof(Elf32_Ehdr)) {
+    img->word_size = img->data[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+    if (img->size < (img->word_size == 8 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr))) {
         error("%s: truncated: the file has %zu bytes, less than an ELF header", path, img->size);
         goto fail;
     }
     elf_version(EV_CURRENT);
     img->elf = elf_memory((char *)img->data, img->size);
     GElf_Ehdr eh;
-    if (!img->elf || elf_kind(img->elf) != ELF_K_ELF || !gelf_getehdr(img->elf, &eh)) {
+    if (!img->elf || elf_kind(img->elf) != ELF_K_ELF ||
+        gelf_getclass(img->elf) != (img->word_size == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        !gelf_getehdr(img->elf, &eh)) {
         error("%s: malformed ELF file: %s", path, elf_errmsg(-1));
         goto fail;
     }
@@ -221,7 +251,7 @@ void elf_image_close(struct elf_image *img)
     memset(img, 0, sizeof *img);
 }
 
-const struct elf_section *elf_section_at(const struct elf_image *img, uint32_t addr)
+const struct elf_section *elf_section_at(const struct elf_image *img, uint64_t addr)
 {
     for (size_t i = 1; i < img->n_sections; i++) {
         const struct elf_section *s = &img->sections[i];
@@ -240,19 +270,19 @@ const struct elf_symbol *elf_symbol_by_name(const struct elf_image *img, const c
     return NULL;
 }
 
-int elf_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint32_t *vaddr)
+int elf_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
 {
     for (size_t i = 0; i < img->n_segments; i++) {
         const struct elf_segment *g = &img->segments[i];
         if (g->type == PT_LOAD && off >= g->offset && off - g->offset < g->memsz) {
-            *vaddr = g->vaddr + (uint32_t)(off - g->offset);
+            *vaddr = g->vaddr + (off - g->offset);
             return 0;
         }
     }
     return -1;
 }
 
-unsigned char *elf_bytes_at(const struct elf_image *img, uint32_t addr, uint32_t len)
+unsigned char *elf_bytes_at(const struct elf_image *img, uint64_t addr, uint64_t len)
 {
     const struct elf_section *s = elf_section_at(img, addr);
     if (!s || s->size - (addr - s->addr) < len)
@@ -278,7 +308,7 @@ void elf_put32(const struct elf_image *img, unsigned char *p, uint32_t v)
         p[img->big_endian ? 3 - i : i] = (unsigned char)(v >> (8 * i));
 }
 
-int elf_read32(const struct elf_image *img, uint32_t addr, uint32_t *out)
+int elf_read32(const struct elf_image *img, uint64_t addr, uint32_t *out)
 {
     const unsigned char *p = elf_bytes_at(img, addr, 4);
     if (!p)
@@ -321,9 +351,9 @@ int elf_dynamic_relocs(const struct elf_image *img, struct elf_dynreloc **out, s
             }
             struct elf_dynreloc *e = &rel[n++];
             memset(e, 0, sizeof *e);
-            e->offset = (uint32_t)offset;
+            e->offset = offset;
             e->type = (uint32_t)GELF_R_TYPE(info);
-            e->addend = (uint32_t)addend;
+            e->addend = addend;
             size_t symi = GELF_R_SYM(info);
             if (symi && symi < img->n_dynsyms) {
                 e->sym_name = img->dynsyms[symi].name;
@@ -349,19 +379,19 @@ int elf_image_is_library(const struct elf_image *img)
 
 static int by_start(const void *a, const void *b)
 {
-    uint32_t x = ((const struct indexed_function *)a)->start;
-    uint32_t y = ((const struct indexed_function *)b)->start;
+    uint64_t x = ((const struct indexed_function *)a)->start;
+    uint64_t y = ((const struct indexed_function *)b)->start;
     return x < y ? -1 : x > y;
 }
 
 void function_index_build(const struct elf_image *img, struct function_index *fx)
 {
-    const struct arch_ops *arch = arch_by_machine(img->machine);
+    const struct arch_ops *arch = arch_of_image(img);
     fx->v = xcalloc(img->n_symbols + 1, sizeof *fx->v);
     fx->n = 0;
     for (size_t i = 0; i < img->n_symbols; i++) {
         const struct elf_symbol *y = &img->symbols[i];
-        uint32_t start = arch ? arch_code_address(arch, y->value) : y->value;
+        uint64_t start = arch ? arch_code_address(arch, y->value) : y->value;
         if (y->type == STT_FUNC && y->shndx != SHN_UNDEF)
             fx->v[fx->n++] = (struct indexed_function){ start, y->size, y };
     }
@@ -374,7 +404,7 @@ void function_index_build(const struct elf_image *img, struct function_index *fx
 #define FUNCTION_LOOKBACK 8
 
 const struct indexed_function *function_index_find(const struct function_index *fx,
-                                                   uint32_t addr)
+                                                   uint64_t addr)
 {
     size_t lo = 0, hi = fx->n;
     while (lo < hi) {                   /* the first function starting after addr */

@@ -20,7 +20,7 @@ void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes)
     st->skipped[i].bytes += bytes;
 }
 
-void stats_untraced(struct scan_stats *st, uint32_t addr, const char *why, uint64_t bytes)
+void stats_untraced(struct scan_stats *st, uint64_t addr, const char *why, uint64_t bytes)
 {
     stats_skip(st, why, bytes);
     if (st->n_untraced == st->untraced_cap) {
@@ -84,11 +84,11 @@ static int range_cmp(const void *a, const void *b)
 }
 
 int excluded_range_at(const struct excluded_range *r, const struct elf_section *s,
-                      uint32_t *start, uint32_t *end)
+                      uint64_t *start, uint64_t *end)
 {
     if (r->section && (!s || strcmp(r->section, s->name) != 0))
         return 0;
-    uint32_t shift = r->section && r->section_addr ? s->addr - r->section_addr : 0;
+    uint64_t shift = r->section && r->section_addr ? s->addr - r->section_addr : 0;
     *start = r->start + shift;
     *end = r->end + shift;
     return 1;
@@ -100,7 +100,7 @@ void exclusions_for_section(const struct exclusions *ex, const struct elf_sectio
     struct code_range *v = xcalloc(ex->n + 1, sizeof *v);
     size_t m = 0;
     for (size_t i = 0; i < ex->n; i++) {
-        uint32_t start, end;
+        uint64_t start, end;
         if (excluded_range_at(&ex->v[i], s, &start, &end))
             v[m++] = (struct code_range){ .start = start, .end = end };
     }
@@ -136,7 +136,7 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
 {
     const unsigned char *code = elf_bytes_at(img, r.start, r.end - r.start);
     if (!code)
-        return error("%s: code at 0x%08" PRIx32 " is not in the file", img->path, r.start);
+        return error("%s: code at 0x%08" PRIx64 " is not in the file", img->path, r.start);
     size_t size = r.end - r.start;
     uint64_t addr = r.start;
     unsigned unit = arch->insn_unit[r.isa];
@@ -150,7 +150,7 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
             uint32_t w = size >= 4 ? elf_get32(img, at) : elf_get16(img, at);
             int has_next = size >= 8, found = 0;
             uint32_t next = has_next ? elf_get32(img, at + 4) : 0;
-            unsigned n = arch->quick(state, r.isa, (uint32_t)addr, w, next, has_next, &site,
+            unsigned n = arch->quick(state, r.isa, addr, w, next, has_next, &site,
                                      &found, st);
             if (n && n <= size) {
                 code += n;
@@ -173,7 +173,7 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
         uint32_t next = has_next ? elf_get32(img, code) : 0;
         if (!arch->classify(state, insn, r.isa, word, next, has_next, &site, st))
             continue;
-        site.addr = (uint32_t)insn->address;
+        site.addr = insn->address;
         add_site(out, cap, &site, st);
     }
     cs_free(insn, 1);
@@ -185,12 +185,12 @@ static int scan_unexcluded(const struct arch_ops *arch, const struct elf_image *
                            void *state, struct code_range r, const struct code_range *ex,
                            size_t n_ex, struct site_list *out, size_t *cap, struct scan_stats *st)
 {
-    uint32_t pos = r.start;
+    uint64_t pos = r.start;
     size_t x = 0;
     while (pos < r.end) {
         while (x < n_ex && ex[x].end <= pos)
             x++;
-        uint32_t stop = r.end;
+        uint64_t stop = r.end;
         if (x < n_ex && ex[x].start <= pos) {
             stop = ex[x].end < r.end ? ex[x].end : r.end;
             stats_skip(st, "excluded (crt objects, tracer)", stop - pos);
@@ -265,9 +265,9 @@ void site_list_free(struct site_list *l)
     l->n = 0;
 }
 
-static int compare_u32(const void *a, const void *b)
+static int compare_u64(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -293,7 +293,7 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
             return error("%s: more than %d far sleds", img->path, MAX_SLEDS - 2);
         sleds->base[sleds->n++] = arch_code_address(arch, s->value);
     }
-    qsort(sleds->base + first_far, sleds->n - first_far, sizeof sleds->base[0], compare_u32);
+    qsort(sleds->base + first_far, sleds->n - first_far, sizeof sleds->base[0], compare_u64);
     const struct elf_symbol *t = elf_symbol_by_name(img, "litifut_thunks");
     sleds->thunks = t ? arch_code_address(arch, t->value) : 0;
     sleds->thunks_size = t ? t->size : 0;

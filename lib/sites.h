@@ -22,7 +22,7 @@ struct site_list {
 
 /* A call instruction the scan found and cannot redirect, and why. */
 struct untraced_call {
-    uint32_t addr;
+    uint64_t addr;
     const char *why;
 };
 
@@ -38,14 +38,14 @@ struct scan_stats {
 };
 void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes);
 /* A call at addr that stays untraced: skipped as `why`, and listed. */
-void stats_untraced(struct scan_stats *st, uint32_t addr, const char *why, uint64_t bytes);
+void stats_untraced(struct scan_stats *st, uint64_t addr, const char *why, uint64_t bytes);
 void scan_stats_free(struct scan_stats *st);
 
 /* Untraced calls per function (the image's symbol containing them;
  * NULL name: none), most first. */
 struct untraced_function {
     const char *name;           /* the image's symbol name, or NULL */
-    uint32_t addr;              /* the function's (or the call's, if none) */
+    uint64_t addr;              /* the function's (or the call's, if none) */
     uint32_t count;
 };
 size_t untraced_by_function(const struct elf_image *img, const struct scan_stats *st,
@@ -58,15 +58,15 @@ size_t untraced_by_function(const struct elf_image *img, const struct scan_stats
  * addresses. */
 struct excluded_range {
     const char *section;
-    uint32_t start, end;
-    uint32_t section_addr;      /* where the map's link put `section` (0: addresses
+    uint64_t start, end;
+    uint64_t section_addr;      /* where the map's link put `section` (0: addresses
                                  * as they are): a link whose section lies elsewhere
                                  * (after a thunk area) gets them moved with it */
 };
 
 /* r's addresses in the image's section s: 1 if r is one of s's. */
 int excluded_range_at(const struct excluded_range *r, const struct elf_section *s,
-                      uint32_t *start, uint32_t *end);
+                      uint64_t *start, uint64_t *end);
 
 struct exclusions {
     struct excluded_range *v;
@@ -91,11 +91,11 @@ void site_list_free(struct site_list *l);
  * far sleds in address order), and on MIPS the run-time bridge. */
 #define MAX_SLEDS 1026          /* far sleds: one per 4 MB of 4 GB of code */
 struct sled_set {
-    uint32_t base[MAX_SLEDS];
+    uint64_t base[MAX_SLEDS];
     unsigned n;
     int fixed_address;          /* ET_EXEC: link-time addresses are run-time ones */
     uint32_t bridge;            /* offset of the bridge in a 256 MB region, or 0 */
-    uint32_t thunks, thunks_size;   /* litifut_thunks: the sites' own thunks (or 0, 0) */
+    uint64_t thunks, thunks_size;   /* litifut_thunks: the sites' own thunks (or 0, 0) */
 };
 
 /* The sled copies the tracer module put into `img` (litifut_sled, and

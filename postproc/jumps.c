@@ -69,12 +69,12 @@ static int mips_gp(const struct elf_image *img, uint32_t *gp)
 {
     const struct elf_symbol *s = elf_symbol_by_name(img, "_gp");
     if (s) {
-        *gp = s->value;
+        *gp = (uint32_t)s->value;             /* ELF32 (object_open) */
         return 1;
     }
     for (size_t i = 0; i < img->n_sections; i++)
         if (strcmp(img->sections[i].name, ".got") == 0) {
-            *gp = img->sections[i].addr + 0x7ff0;
+            *gp = (uint32_t)img->sections[i].addr + 0x7ff0;
             return 1;
         }
     return 0;
@@ -154,7 +154,7 @@ static void mark_entries(struct trace_funcs *tf, const struct program *p)
             sec->size > img->size - sec->offset)
             continue;
         for (uint32_t off = 0; off + 4 <= sec->size; off += 4) {
-            uint32_t at = arch_code_address(p->arch, elf_get32(img, img->data + sec->offset + off)), o;
+            uint32_t at = (uint32_t)arch_code_address(p->arch, elf_get32(img, img->data + sec->offset + off)), o;
             const struct func_symbol *f = object_symbol(p->obj, at, &o);
             if (f && !o && !f->import) {        /* (.ctors: -1 and 0 name none) */
                 uint32_t fid = trace_funcs_holding(tf, p->obj, at);    /* (may grow v) */
@@ -165,7 +165,8 @@ static void mark_entries(struct trace_funcs *tf, const struct program *p)
     if (p->is_main) {
         const struct elf_symbol *m = elf_symbol_by_name(img, "main");
         if (m && m->shndx != SHN_UNDEF && (m->type == STT_FUNC || m->type == STT_GNU_IFUNC)) {
-            uint32_t fid = trace_funcs_holding(tf, p->obj, arch_code_address(p->arch, m->value));
+            uint32_t fid = trace_funcs_holding(tf, p->obj,
+                                               (uint32_t)arch_code_address(p->arch, m->value));
             tf->ft->v[fid].entry = 1;
         }
     }
@@ -232,7 +233,7 @@ void jumps_scan(struct trace_funcs *tf, const struct program *p)
             if (n_other && in_other(other, n_other, at))
                 continue;
             if (direct_jump(cs[isa], insn, mips, &target))
-                tail_jump(tf, p, at, arch_code_address(arch, target));   /* (a Thumb target) */
+                tail_jump(tf, p, at, (uint32_t)arch_code_address(arch, target));  /* (a Thumb target) */
             else if (mips)
                 mips_track(tf, p, cs[isa], insn, &t, have_gp, gp);
         }

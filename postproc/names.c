@@ -379,7 +379,7 @@ static void scan_object(struct trace_funcs *tf, const struct program *p)
     jumps_scan(tf, p);
     for (size_t i = 0; i < p->n_untraced_fn; i++)
         if (p->untraced_fn[i].name) {
-            uint32_t fid = caller_in(tf, p->obj, p->untraced_fn[i].addr);     /* (may grow v) */
+            uint32_t fid = caller_in(tf, p->obj, (uint32_t)p->untraced_fn[i].addr);  /* (may grow v) */
             tf->ft->v[fid].untraced_calls = 1;
         }
 }
@@ -407,7 +407,7 @@ void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct addr
             uint32_t target;
             tf->caller[i][s] = caller_in(tf, p->obj, p->site_addr[s]);
             tf->callee[i][s] = db_site_target(&p->db, s, &target)
-                                   ? callee_in(tf, p->obj, arch_code_address(p->arch, target))
+                                   ? callee_in(tf, p->obj, (uint32_t)arch_code_address(p->arch, target))
                                    : FUNC_NONE;
         }
     }

@@ -81,13 +81,14 @@ static int find_rewritten_sites(struct program *p)
         unsigned k;
         if (!p->read_ops->decode_redirect(img, &all.v[i], &sleds, &k))
             continue;
-        uint32_t ra = all.v[i].addr + arch->kinds[all.v[i].kind].ra_offset;
+        /* ELF32 (object_open): 64-bit: the DB's pages are 32-bit */
+        uint32_t ra = (uint32_t)all.v[i].addr + arch->kinds[all.v[i].kind].ra_offset;
         uint32_t page = (ra >> h->page_shift) - h->first_page;
         if (n >= h->n_sites || page >= h->n_pages || p->db.pages[page] + k != n)
             rc = error("%s: its rewritten call sites do not match its instruction DB "
-                       "(at 0x%08" PRIx32 ")", img->path, all.v[i].addr);
+                       "(at 0x%08" PRIx64 ")", img->path, all.v[i].addr);
         else
-            p->site_addr[n++] = all.v[i].addr;
+            p->site_addr[n++] = (uint32_t)all.v[i].addr;
     }
     if (rc == 0 && n != h->n_sites)
         rc = error("%s: %zu rewritten call sites, but its DB has %" PRIu32, img->path, n,
@@ -143,7 +144,7 @@ static int open_object(struct program *p, const struct trace_file *t)
         return -1;                      /* the ELF reader said why */
     }
     const char *what = is_main_program(&o->img) ? "program" : "library";
-    p->arch = arch_by_machine(o->img.machine);
+    p->arch = arch_of_image(&o->img);
     if (!p->arch || p->arch->trace_arch != h->arch)
         return error("%s: %s is not the traced %s (another architecture)", t->path,
                      o->host_path, what);
@@ -365,8 +366,8 @@ uint32_t call_target(const struct program *p, const struct trace_call *c, int *d
     uint32_t target;
     *direct = !c->has_target && db_site_target(&p->db, c->site, &target);
     if (*direct) {
-        *link = arch_code_address(p->arch, target);     /* drop the Thumb bit */
+        *link = (uint32_t)arch_code_address(p->arch, target);   /* drop the Thumb bit */
         return *link + p->bias;
     }
-    return arch_code_address(p->arch, c->target);       /* drop the Thumb / ISA-mode bit */
+    return (uint32_t)arch_code_address(p->arch, c->target); /* drop the Thumb / ISA-mode bit */
 }

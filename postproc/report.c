@@ -415,7 +415,7 @@ static void print_objects(FILE *out, const struct trace_file *t, const struct pr
             if (p->untraced_fn[j].name)
                 put_clean(out, p->untraced_fn[j].name);
             else
-                fprintf(out, "0x%08" PRIx32, p->untraced_fn[j].addr);
+                fprintf(out, "0x%08" PRIx64, p->untraced_fn[j].addr);
             fputc(' ', out);
             put_clean(out, t->objects[i].path);
             fputc('\n', out);

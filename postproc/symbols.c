@@ -219,7 +219,7 @@ static struct func_symbol *find_symbol(struct func_symbol *syms, size_t n, uint3
  * function symbols sorted. */
 static void add_plt_symbols(struct object *o, size_t *cap)
 {
-    const struct arch_ops *arch = arch_by_machine(o->img.machine);
+    const struct arch_ops *arch = arch_of_image(&o->img);
     struct plt_entry *e;
     size_t n, n_funcs = o->n_syms;
     if (!arch || arch_read_ops(arch)->plt_entries(&o->img, &e, &n) != 0)
@@ -233,12 +233,13 @@ static void add_plt_symbols(struct object *o, size_t *cap)
                 import = own_name(o, xasprintf("%.*s", (int)(len - 4), name));
         } else {                        /* the functions only: sorted, no PLT yet */
             uint32_t off;
-            const struct func_symbol *f = find_symbol(o->syms, n_funcs, e[i].resolver, &off);
+            const struct func_symbol *f = find_symbol(o->syms, n_funcs, (uint32_t)e[i].resolver,
+                                                      &off);    /* ELF32: object_open */
             name = f && !off ? xasprintf("%s@plt", f->name)
-                             : xasprintf("*ABS*+0x%" PRIx32 "@plt", e[i].resolver);
+                             : xasprintf("*ABS*+0x%" PRIx64 "@plt", e[i].resolver);
         }
         own_name(o, name);
-        add_sym(o, cap, e[i].addr, e[i].size, name, RANK_PLT)->import = import;
+        add_sym(o, cap, (uint32_t)e[i].addr, (uint32_t)e[i].size, name, RANK_PLT)->import = import;
     }
     free(e);
 }
@@ -269,12 +270,19 @@ int object_open(struct object *o)
         return -1;                      /* the caller says what it means */
     if (elf_image_open(&o->img, o->host_path) != 0)
         return -1;                      /* the ELF reader said why */
+    /* 64-bit: the trace's addresses, and this reader's, are 32-bit (an
+     * object's symbols, ranges and sites below are held in 32 bits) */
+    if (o->img.word_size != 4) {
+        error("%s: not a 32-bit ELF file", o->host_path);
+        elf_image_close(&o->img);
+        return -1;
+    }
     const struct elf_symbol *src = o->img.has_symtab ? o->img.symbols : o->img.dynsyms;
     size_t n = o->img.has_symtab ? o->img.n_symbols : o->img.n_dynsyms, cap = 0;
     unsigned char *hidden = hidden_versions(&o->img);
     struct compat_set compat;
     compat_set_init(&compat, &o->img, o->img.has_symtab ? hidden : NULL);
-    const struct arch_ops *arch = arch_by_machine(o->img.machine);    /* (the Thumb bit) */
+    const struct arch_ops *arch = arch_of_image(&o->img);    /* (the Thumb bit) */
     for (size_t i = 0; i < n; i++) {
         const struct elf_symbol *s = &src[i];
         if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || s->shndx == SHN_UNDEF ||
@@ -282,7 +290,8 @@ int object_open(struct object *o)
             continue;
         int is_compat = !o->img.has_symtab ? hidden && hidden[i]
                         : s->bind != STB_LOCAL && compat_in_dynsym(&compat, s);
-        add_sym(o, &cap, arch ? arch_code_address(arch, s->value) : s->value, s->size, s->name,
+        add_sym(o, &cap, (uint32_t)(arch ? arch_code_address(arch, s->value) : s->value),
+                (uint32_t)s->size, s->name,
                 symbol_rank(s, is_compat));
     }
     free(compat.v);
@@ -407,7 +416,7 @@ void address_space_add_object(struct address_space *as, struct object *o, uint32
         const struct elf_segment *seg = &o->img.segments[i];
         if (seg->type != PT_LOAD || !seg->memsz)
             continue;
-        uint32_t start = seg->vaddr + bias;     /* wraps as the target's addresses do */
+        uint32_t start = (uint32_t)seg->vaddr + bias;   /* wraps as the target's addresses do */
         as->ranges = xrealloc(as->ranges, (as->n_ranges + 1) * sizeof *as->ranges);
         as->ranges[as->n_ranges] = (struct object_range){
             start, (uint64_t)start + seg->memsz, bias, unloaded, o, as->n_ranges, 0 };
@@ -490,8 +499,10 @@ int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
             continue;
         if (object_usable(m->obj) != 0)
             return -1;
-        if (elf_offset_to_vaddr(&m->obj->img, rt - m->start + m->offset, link_addr) != 0)
+        uint64_t vaddr;
+        if (elf_offset_to_vaddr(&m->obj->img, rt - m->start + m->offset, &vaddr) != 0)
             return -1;
+        *link_addr = (uint32_t)vaddr;   /* ELF32: object_open */
         *obj = m->obj;
         return 0;
     }

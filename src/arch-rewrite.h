@@ -16,16 +16,16 @@ struct arch_rewrite_ops {
      * (its kind's thunk_size > 0); -1 with one error line if none can
      * be reached. */
     int (*encode_redirect)(const struct call_site *site, unsigned k, const struct sled_set *sleds,
-                           uint32_t thunk, uint32_t *word, int *bridged);
+                           uint64_t thunk, uint32_t *word, int *bridged);
     /* The thunk_size bytes of `site`'s thunk at `thunk`, which goes on
      * to entry k (NULL op: no kind has one); -1 with one error line if
      * the sled is out of its reach. */
     int (*encode_thunk)(const struct call_site *site, unsigned k, const struct sled_set *sleds,
-                        uint32_t thunk, uint8_t *bytes);
+                        uint64_t thunk, uint8_t *bytes);
     /* The DB site word of `site`, whose word is linked at `word_addr`
      * (include/litifut/db-format.h): its fixed target relative to the
      * word, or the register it calls through (arch/<arch>/sled.h). */
-    uint32_t (*site_word)(const struct call_site *site, uint32_t word_addr);
+    uint32_t (*site_word)(const struct call_site *site, uint64_t word_addr);
     /* The triple whose tracer module fits an input object file (e.g.
      * its float ABI), given the toolchain's triple (NULL op: that one);
      * NULL with one error line if the object cannot be read.  (The

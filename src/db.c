@@ -8,7 +8,8 @@
 /* The page (number) a site is keyed by: that of its return address. */
 static uint32_t page_of(const struct arch_ops *arch, const struct call_site *site)
 {
-    return (site->addr + arch->kinds[site->kind].ra_offset) >> arch->db_page_shift;
+    /* 64-bit: page numbers are 32-bit DB words; plan() refuses a DB above 4 GB */
+    return (uint32_t)((site->addr + arch->kinds[site->kind].ra_offset) >> arch->db_page_shift);
 }
 
 int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
@@ -45,7 +46,7 @@ int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
         int fixed = w != rw->site_word(&sites->v[i], at + 4);  /* relative to its word */
         if (fixed && w < LITIFUT_DB_INDIRECT && !provisional) {
             db_free(db);
-            return error("call at 0x%08" PRIx32 ": its target lies right after the "
+            return error("call at 0x%08" PRIx64 ": its target lies right after the "
                          "instruction DB", sites->v[i].addr);
         }
         db->words[i] = w;

@@ -104,7 +104,7 @@ int main(int argc, char **argv)
         const struct arch_ops *arch;
         if (elf_image_open(&img, program) != 0)
             return 1;
-        arch = arch_by_machine(img.machine);
+        arch = arch_of_image(&img);
         elf_image_close(&img);
         if (!arch) {
             error("%s: unsupported machine", program);

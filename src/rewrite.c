@@ -23,7 +23,7 @@ int plan_redirects(const struct arch_ops *arch, const struct site_list *sites,
         const struct call_site *s = &sites->v[i];
         unsigned k = db_sled_index(arch, db, sites, i), size = arch->kinds[s->kind].thunk_size;
         /* pass 1 has no thunk area yet: it will follow the tracer's sled */
-        uint32_t thunk = size ? (sleds->thunks ? sleds->thunks : sleds->base[0]) + off : 0;
+        uint64_t thunk = size ? (sleds->thunks ? sleds->thunks : sleds->base[0]) + off : 0;
         int bridged;
         if (rw->encode_redirect(s, k, sleds, thunk, &words[i], &bridged) != 0 ||
             (size && thunks && rw->encode_thunk(s, k, sleds, thunk, thunks + off) != 0))
@@ -40,7 +40,7 @@ int rewrite_call_sites(const struct arch_ops *arch, struct elf_image *img,
 {
     uint32_t size = thunk_area_size(arch, sites);
     if (size != sleds->thunks_size)
-        return error("%s: its thunk area has %" PRIu32 " bytes, its sites need %" PRIu32,
+        return error("%s: its thunk area has %" PRIu64 " bytes, its sites need %" PRIu32,
                      img->path, sleds->thunks_size, size);
     if (size) {
         unsigned char *p = elf_bytes_at(img, sleds->thunks, size);
@@ -52,7 +52,7 @@ int rewrite_call_sites(const struct arch_ops *arch, struct elf_image *img,
         const struct call_site *s = &sites->v[i];
         unsigned char *p = elf_bytes_at(img, s->addr + arch->kinds[s->kind].patch_offset, 4);
         if (!p || elf_get32(img, p) != s->insn)
-            return error("%s: call site 0x%08" PRIx32 " does not hold its instruction",
+            return error("%s: call site 0x%08" PRIx64 " does not hold its instruction",
                          img->path, s->addr);
         elf_put32(img, p, words[i]);
     }

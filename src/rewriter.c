@@ -20,7 +20,12 @@ static int open_program(const char *path, struct elf_image *img, const struct ar
 {
     if (elf_image_open(img, path) != 0)
         return -1;
-    *arch = arch_by_machine(img->machine);
+    *arch = arch_of_image(img);
+    if (!*arch && arch_by_machine(img->machine)) {
+        error("%s: a %u-bit ELF file, and %s objects are %u-bit", path, 8 * img->word_size,
+              arch_by_machine(img->machine)->name, 8 * arch_by_machine(img->machine)->word_size);
+        goto fail;
+    }
     if (!*arch) {
         error("%s: unsupported machine (ELF e_machine %d)", path, img->machine);
         goto fail;
@@ -97,14 +102,21 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img,
     const struct elf_symbol *dbsym = elf_symbol_by_name(img, "litifut_db");
     if (!dbsym)
         return error("%s: no symbol litifut_db: not linked with the litifut tracer", img->path);
+    /* 64-bit: the DB's header and page words hold 32-bit addresses
+     * (include/litifut/db-format.h); an image linked above 4 GB needs a
+     * wider format first */
+    if (dbsym->value > UINT32_MAX || pl->sleds.base[0] > UINT32_MAX)
+        return error("%s: the tracer is linked above 4 GB, beyond the instruction DB's "
+                     "32-bit addresses", img->path);
+    uint32_t db_vaddr = (uint32_t)dbsym->value, sled = (uint32_t)pl->sleds.base[0];
     pl->words = xcalloc(sites->n + 1, sizeof *pl->words);
     pl->thunks = pl->sleds.thunks ? xcalloc(thunk_area_size(arch, sites) + 1, 1) : NULL;
-    if (db_build(arch, rw, sites, pl->sleds.base[0], 0, dbsym->value, provisional, &pl->db) == 0 &&
+    if (db_build(arch, rw, sites, sled, 0, db_vaddr, provisional, &pl->db) == 0 &&
         plan_redirects(arch, sites, &pl->db, &pl->sleds, pl->words, pl->thunks, &bridged) == 0) {
         if (!bridged)
             return 0;
         db_free(&pl->db);
-        if (db_build(arch, rw, sites, pl->sleds.base[0], pl->sleds.bridge, dbsym->value,
+        if (db_build(arch, rw, sites, sled, pl->sleds.bridge, db_vaddr,
                      provisional, &pl->db) == 0)
             return 0;
     }
@@ -121,12 +133,13 @@ static uint32_t *other_code(const struct exclusions *ex, const struct elf_image 
         const struct excluded_range *r = &ex->v[i];
         for (size_t k = 0; k < img->n_sections; k++) {
             const struct elf_section *s = &img->sections[k];
-            uint32_t start, end;
+            uint64_t start, end;
             if ((s->flags & SHF_ALLOC) && (s->flags & SHF_EXECINSTR) &&
                 excluded_range_at(r, s, &start, &end) && start < end && start >= s->addr &&
                 end <= s->addr + s->size) {
-                v[2 * *n] = start;
-                v[2 * *n + 1] = end;
+                /* 64-bit: .litifut_other_code holds 32-bit words */
+                v[2 * *n] = (uint32_t)start;
+                v[2 * *n + 1] = (uint32_t)end;
                 ++*n;
                 break;
             }
@@ -220,7 +233,7 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
         struct call_site s = sites.v[i];
         unsigned k;
         if (arch_read_ops(arch)->decode_redirect(&img, &s, &pl.sleds, &k)) {
-            error("%s: already rewritten (the call at 0x%08" PRIx32 " goes to the tracer)",
+            error("%s: already rewritten (the call at 0x%08" PRIx64 " goes to the tracer)",
                   binary, sites.v[i].addr);
             plan_free(&pl);
             goto out;
@@ -258,7 +271,7 @@ int read_sites_tsv(const struct arch_ops *arch, const char *path, struct site_li
     for (unsigned lineno = 2; rc == 0 && fgets(line, sizeof line, f); lineno++) {
         struct call_site s;
         memset(&s, 0, sizeof s);
-        if (sscanf(line, "%" SCNx32 "\t%31s\t%" SCNx32 "\t%" SCNx16, &s.addr, kind, &s.insn,
+        if (sscanf(line, "%" SCNx64 "\t%31s\t%" SCNx32 "\t%" SCNx16, &s.addr, kind, &s.insn,
                    &s.insn2) < 3) {
             rc = error("%s:%u: malformed line", path, lineno);
             break;

@@ -167,7 +167,7 @@ const struct site_rule *site_rules_excluded_output(const struct site_rules *r, c
     return NULL;
 }
 
-static void add_range(struct site_rule *rule, uint32_t start, uint32_t end, const char *section)
+static void add_range(struct site_rule *rule, uint64_t start, uint64_t end, const char *section)
 {
     if (start >= end)
         return;
@@ -317,7 +317,7 @@ void site_rules_resolve_functions(struct site_rules *r, const struct elf_image *
 }
 
 /* The first rule of `l` whose ranges hold addr, or NULL. */
-static struct site_rule *rule_at(struct site_rule_list *l, uint32_t addr)
+static struct site_rule *rule_at(struct site_rule_list *l, uint64_t addr)
 {
     for (size_t i = 0; i < l->n; i++)
         for (size_t j = 0; j < l->v[i].n_ranges; j++)

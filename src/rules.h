@@ -31,7 +31,7 @@ enum rule_kind { RULE_FUNCTION, RULE_OBJECT, RULE_ARCHIVE, RULE_MEMBER, RULE_LIB
 enum rule_kind site_rule_kind(const char *pattern);
 
 struct rule_range {
-    uint32_t start, end;
+    uint64_t start, end;
     char *section;              /* a file rule's: the output section (else NULL) */
     int code;                   /* in this image's code: an allocated, executable section
                                    of that name holds it (function ranges: always) */

@@ -14,8 +14,8 @@ int compare_site_lists(const struct arch_ops *arch, const struct site_list *a,
         const struct call_site *x = &a->v[i], *y = &b->v[i];
         if (x->addr != y->addr || x->insn != y->insn || x->kind != y->kind ||
             x->insn2 != y->insn2)
-            return error("%s: call site %zu moved: %s 0x%08" PRIx32 " (0x%08" PRIx32
-                         ") became %s 0x%08" PRIx32 " (0x%08" PRIx32 ")",
+            return error("%s: call site %zu moved: %s 0x%08" PRIx64 " (0x%08" PRIx32
+                         ") became %s 0x%08" PRIx64 " (0x%08" PRIx32 ")",
                          what, i, arch->kinds[x->kind].name, x->addr, x->insn,
                          arch->kinds[y->kind].name, y->addr, y->insn);
     }
@@ -31,7 +31,8 @@ int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, cons
         return error("%s: cannot create", path);
     fprintf(f, "site\tkind\tinsn\tinsn2\n");
     for (size_t i = 0; i < l->n; i++)
-        fprintf(f, "0x%08" PRIx32 "\t%s\t0x%08" PRIx32 "\t0x%04" PRIx16 "\n", l->v[i].addr,
+        /* a 64-bit address gets its 16 digits (the reader: SCNx64) */
+        fprintf(f, "0x%08" PRIx64 "\t%s\t0x%08" PRIx32 "\t0x%04" PRIx16 "\n", l->v[i].addr,
                 arch->kinds[l->v[i].kind].name, l->v[i].insn, l->v[i].insn2);
     if (fclose(f) != 0)
         return error("%s: write error", path);
@@ -74,7 +75,7 @@ int write_untraced_tsv(const struct elf_image *img, const struct scan_stats *st,
     }
     fprintf(f, "site\twhy\n");
     for (size_t i = 0; i < st->n_untraced; i++)
-        fprintf(f, "0x%08" PRIx32 "\t%s\n", st->untraced[i].addr, st->untraced[i].why);
+        fprintf(f, "0x%08" PRIx64 "\t%s\n", st->untraced[i].addr, st->untraced[i].why);
     fprintf(f, "# per function: calls\tfunction\n");
     for (size_t i = 0; i < n_fn; i++)
         fprintf(f, "# %" PRIu32 "\t%s\n", fn[i].count, fn[i].name ? fn[i].name : "?");

@@ -42,6 +42,9 @@ static int arm_check_image(const struct elf_image *img)
     return 0;
 }
 
+/* ARM is a 32-bit arch (word_size 4): the images it gets are ELF32
+ * (arch_of_image), so their link-time addresses fit 32 bits, and this
+ * file computes with them in 32 bits, wrapping as the CPU does. */
 struct mapping_symbol { uint32_t addr; char kind; };
 
 static int by_addr(const void *a, const void *b)
@@ -90,10 +93,10 @@ static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
             const struct elf_symbol *y = &img->symbols[i];
             char kind = y->shndx == s->index ? mapping_kind(y->name) : 0;
             if (kind && y->value >= s->addr && y->value - s->addr < s->size)
-                ms[m++] = (struct mapping_symbol){ y->value, kind };
+                ms[m++] = (struct mapping_symbol){ (uint32_t)y->value, kind };
         }
         qsort(ms, m, sizeof *ms, by_addr);
-        uint32_t end = s->addr + s->size;
+        uint32_t end = (uint32_t)(s->addr + s->size);
         if (m == 0 || ms[0].addr > s->addr)
             stats_skip(st, "code without a mapping symbol", (m ? ms[0].addr : end) - s->addr);
         for (size_t i = 0; i < m; i++) {
@@ -287,7 +290,7 @@ static void *arm_scan_begin(const struct elf_image *img)
         if (s->type != SHT_ARM_EXIDX || sc->exidx)
             continue;
         sc->exidx = xcalloc(s->size / 8 + 1, sizeof *sc->exidx);
-        for (uint32_t e = s->addr; e + 8 <= s->addr + s->size; e += 8) {
+        for (uint32_t e = (uint32_t)s->addr; e + 8 <= (uint32_t)(s->addr + s->size); e += 8) {
             uint32_t w0;
             if (elf_read32(img, e, &w0)) {
                 sc->exidx_ok = 0;
@@ -461,11 +464,12 @@ static const char *pair_refusal(const struct arm_scan *sc, const struct elf_imag
     const struct indexed_function *f = function_index_find(&sc->functions, blx);
     if (!f)
         return "Thumb blx rM (16-bit) outside any function";
-    size_t j = addr_lower_bound(&sc->jumps, f->start);
-    if (j < sc->jumps.n && sc->jumps.v[j] - f->start < f->size)
+    uint32_t f_start = (uint32_t)f->start;
+    size_t j = addr_lower_bound(&sc->jumps, f_start);
+    if (j < sc->jumps.n && sc->jumps.v[j] - f_start < f->size)
         return "Thumb blx rM (16-bit) in a function with computed jumps";
     struct addr_set pads = { NULL, 0, 0 };
-    int known = add_landing_pads(sc, img, f->start, &pads) == 0;
+    int known = add_landing_pads(sc, img, f_start, &pads) == 0;
     int pad = 0;
     for (size_t i = 0; i < pads.n; i++)
         pad |= pads.v[i] == blx;
@@ -525,8 +529,8 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     for (size_t i = 0; i < sites->n; i++) {
         unsigned kind = sites->v[i].kind;
         const char *why = kind == KIND_T_BLX_PAIR || kind == KIND_T_BLX_PAIR32
-                              ? pair_refusal(sc, img, sites->v[i].addr,
-                                             sled_sym ? sled_sym->value : 0, reach)
+                              ? pair_refusal(sc, img, (uint32_t)sites->v[i].addr,
+                                             sled_sym ? (uint32_t)sled_sym->value : 0, reach)
                               : NULL;
         if (why) {
             st->sites_by_kind[kind]--;
@@ -632,10 +636,11 @@ static int arm_state_classify(const cs_insn *insn, uint32_t w, struct call_site 
  * branch, IT or write of pc, and the 32-bit bl and blx imm.  The rest
  * of Thumb (other 32-bit instructions: the pair check needs their
  * operands) goes to capstone. */
-static unsigned arm_quick(void *state, unsigned isa, uint32_t addr, uint32_t w, uint32_t next,
-                          int has_next, struct call_site *site, int *found,
+static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_t w,
+                          uint32_t next, int has_next, struct call_site *site, int *found,
                           struct scan_stats *st)
 {
+    uint32_t addr = (uint32_t)link_addr;        /* ELF32: arch_of_image */
     (void)next;
     (void)has_next;
     struct arm_scan *sc = state;
@@ -728,6 +733,7 @@ static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
 const struct arch_ops arch_arm = {
     .name = "arm",
     .elf_machine = EM_ARM,
+    .word_size = 4,
     .trace_arch = LITIFUT_ARCH_ARM,
     .ld_emulations = arm_emulations,
     .kinds = arm_kinds,

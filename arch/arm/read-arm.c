@@ -9,9 +9,12 @@
 #include "lib/arch-read.h"
 #include "lib/error.h"
 
-static int arm_call_target(const struct call_site *site, uint32_t *target)
+/* ARM is a 32-bit arch (word_size 4): the images it gets are ELF32
+ * (arch_of_image), so their link-time addresses fit 32 bits, and this
+ * file computes with them in 32 bits, wrapping as the CPU does. */
+static int arm_call_target(const struct call_site *site, uint64_t *target)
 {
-    uint32_t w = site->insn, addr = site->addr;
+    uint32_t w = site->insn, addr = (uint32_t)site->addr;   /* ELF32: arch_of_image */
     if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32)
         return 0;
     if (is_thumb_kind(site->kind)) {
@@ -32,12 +35,13 @@ static int arm_call_target(const struct call_site *site, uint32_t *target)
 /* An entry of the tracer's sled or of a far sled (either half). */
 static int sled_entry_of(uint32_t target, const struct sled_set *sleds, unsigned *k)
 {
-    for (unsigned i = 0; i < sleds->n; i++)
-        if (target - sleds->base[i] < 2 * SLED_ENTRIES * SLED_ENTRY_SIZE &&
-            (target - sleds->base[i]) % SLED_ENTRY_SIZE == 0) {
-            *k = (target - sleds->base[i]) / SLED_ENTRY_SIZE % SLED_ENTRIES;
+    for (unsigned i = 0; i < sleds->n; i++) {
+        uint32_t d = target - (uint32_t)sleds->base[i];
+        if (d < 2 * SLED_ENTRIES * SLED_ENTRY_SIZE && d % SLED_ENTRY_SIZE == 0) {
+            *k = d / SLED_ENTRY_SIZE % SLED_ENTRIES;
             return 1;
         }
+    }
     return 0;
 }
 
@@ -47,13 +51,13 @@ static int sled_entry_of(uint32_t target, const struct sled_set *sleds, unsigned
 static int thunk_redirect(const struct elf_image *img, struct call_site *site,
                           const struct sled_set *sleds, unsigned *k)
 {
-    uint32_t to = t_call_target(site->addr, site->insn);
+    uint32_t to = t_call_target((uint32_t)site->addr, site->insn);
     int p32 = (to & 3) == 0;
     uint32_t thunk = to - (p32 ? 0 : THUNK_ENTRY), size = p32 ? THUNK32_SIZE : THUNK_SIZE;
     uint32_t bx_at = thunk + (p32 ? 8 : 4), b_at = thunk + (p32 ? THUNK32_BRANCH : THUNK_BRANCH);
     uint32_t p, bx, b, add;
-    if (thunk - sleds->thunks >= sleds->thunks_size ||
-        sleds->thunks_size - (thunk - sleds->thunks) < size || elf_read32(img, thunk, &p) ||
+    uint32_t thunks = (uint32_t)sleds->thunks, thunks_size = (uint32_t)sleds->thunks_size;
+    if (thunk - thunks >= thunks_size || thunks_size - (thunk - thunks) < size || elf_read32(img, thunk, &p) ||
         elf_read32(img, bx_at, &bx) || elf_read32(img, b_at, &b) ||
         (b & 0xFF000000) != 0xEA000000 || (bx & 0xFFFF) != T_BX_PC || !is_t_blx_reg(bx >> 16) ||
         (p32 && (elf_read32(img, thunk + 4, &add) || add != T_ADD_LR_2)) ||
@@ -77,11 +81,11 @@ static int thunk_redirect(const struct elf_image *img, struct call_site *site,
 static int arm_decode_redirect(const struct elf_image *img, struct call_site *site,
                                const struct sled_set *sleds, unsigned *k)
 {
-    uint32_t target;
+    uint64_t target;
     if (site->kind == KIND_T_BL && sleds->thunks)
         return thunk_redirect(img, site, sleds, k);
     int ok = is_thumb_kind(site->kind) ? is_t_blx_imm(site->insn) : is_bl(site->insn);
-    return ok && arm_call_target(site, &target) && sled_entry_of(target, sleds, k);
+    return ok && arm_call_target(site, &target) && sled_entry_of((uint32_t)target, sleds, k);
 }
 
 /* rotated 8-bit immediate of a data-processing instruction */
@@ -99,11 +103,12 @@ static void add_plt_entry(struct plt_entry **out, size_t *n, uint32_t addr, uint
     for (size_t j = 0; j < n_rel; j++) {
         if (rel[j].offset != got)
             continue;
-        struct plt_entry e = { addr, size, NULL, rel[j].addend };
+        uint32_t resolver;
+        struct plt_entry e = { addr, size, NULL, (uint32_t)rel[j].addend };     /* ELF32 */
         if (rel[j].sym_name && *rel[j].sym_name)
             e.name = xasprintf("%s@plt", rel[j].sym_name);
-        else if (!e.resolver)
-            elf_read32(img, got, &e.resolver);  /* REL: the slot holds the resolver */
+        else if (!e.resolver && !elf_read32(img, got, &resolver))
+            e.resolver = resolver;              /* REL: the slot holds the resolver */
         *out = xrealloc(*out, (*n + 1) * sizeof **out);
         (*out)[(*n)++] = e;
         return;
@@ -124,12 +129,13 @@ static int arm_plt_entries(const struct elf_image *img, struct plt_entry **out, 
         const struct elf_section *s = &img->sections[si];
         if (strcmp(s->name, ".plt") != 0 && strcmp(s->name, ".iplt") != 0)
             continue;
-        for (uint32_t a = s->addr; a + 8 <= s->addr + s->size; a += 4) {
+        uint32_t s_end = (uint32_t)(s->addr + s->size);
+        for (uint32_t a = (uint32_t)s->addr; a + 8 <= s_end; a += 4) {
             uint32_t w;
             if (elf_read32(img, a, &w) || (w & 0xFFFFF000) != 0xE28FC000)
                 continue;
             uint32_t got = a + 8 + dp_imm(w), b = a + 4;
-            while (b + 4 <= s->addr + s->size && !elf_read32(img, b, &w) &&
+            while (b + 4 <= s_end && !elf_read32(img, b, &w) &&
                    (w & 0xFFFFF000) == 0xE28CC000) {
                 got += dp_imm(w);
                 b += 4;

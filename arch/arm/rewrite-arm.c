@@ -11,12 +11,16 @@
 
 /* Thumb: blx (into ARM state) to the sled entry; its condition, in an
  * IT block, stays the IT block's. */
+/* ARM is a 32-bit arch (word_size 4): its images are ELF32
+ * (arch_of_image), their addresses fit 32 bits and are computed with in
+ * 32 bits here (sites.tsv and messages print them as before). */
 static int thumb_encode_redirect(const struct call_site *site, uint32_t entry, uint32_t *word)
 {
-    int64_t off = (int64_t)entry - (int64_t)((site->addr + 4) & ~3u);
+    uint32_t addr = (uint32_t)site->addr;
+    int64_t off = (int64_t)entry - (int64_t)((addr + 4) & ~3u);
     if (off < -(INT64_C(1) << 24) || off >= (INT64_C(1) << 24) || (off & 3))
         return error("Thumb call at 0x%08" PRIx32 ": the nearest tracer sled, at 0x%08" PRIx32
-                     ", is out of blx range (+-16 MB)", site->addr, entry);
+                     ", is out of blx range (+-16 MB)", addr, entry);
     uint32_t u = (uint32_t)off, s = off < 0;
     uint32_t j1 = (~(u >> 23) ^ s) & 1, j2 = (~(u >> 22) ^ s) & 1;
     uint32_t hw1 = 0xF000 | s << 10 | (u >> 12 & 0x3FF);
@@ -40,12 +44,12 @@ static uint32_t sled_entry(const struct call_site *site, unsigned k, const struc
 {
     unsigned half = site->kind == KIND_BLX_REG || site->kind == KIND_T_BLX_PAIR ||
                     site->kind == KIND_T_BLX_PAIR32;                                /* sled.h */
-    uint32_t base = sleds->base[0];
+    uint32_t base = (uint32_t)sleds->base[0], addr = (uint32_t)site->addr;
     int64_t reach = is_thumb_kind(site->kind) ? THUMB1_REACH : ARM_REACH - 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
-    if (!from_thunk && distance(site->addr, base) >= reach)
+    if (!from_thunk && distance(addr, base) >= reach)
         for (unsigned i = 1; i < sleds->n; i++)
-            if (distance(site->addr, sleds->base[i]) < distance(site->addr, base))
-                base = sleds->base[i];
+            if (distance(addr, (uint32_t)sleds->base[i]) < distance(addr, base))
+                base = (uint32_t)sleds->base[i];
     return base + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
 }
 
@@ -53,24 +57,25 @@ static uint32_t sled_entry(const struct call_site *site, unsigned k, const struc
  * Thumb call: blx to it; a 16-bit blx rM and the instruction before it:
  * bl to their thunk. */
 static int arm_encode_redirect(const struct call_site *site, unsigned k,
-                               const struct sled_set *sleds, uint32_t thunk, uint32_t *word,
+                               const struct sled_set *sleds, uint64_t thunk64, uint32_t *word,
                                int *bridged)
 {
+    uint32_t addr = (uint32_t)site->addr, thunk = (uint32_t)thunk64;
     uint32_t entry = sled_entry(site, k, sleds, 0);
     *bridged = 0;
     if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32) {
         int p32 = site->kind == KIND_T_BLX_PAIR32;
-        if (!(*word = t_bl_encode(site->addr - (p32 ? 4 : 2), thunk + (p32 ? 0 : THUNK_ENTRY))))
+        if (!(*word = t_bl_encode(addr - (p32 ? 4 : 2), thunk + (p32 ? 0 : THUNK_ENTRY))))
             return error("Thumb call at 0x%08" PRIx32 ": its thunk at 0x%08" PRIx32
-                         " is out of bl range (+-16 MB)", site->addr, thunk);
+                         " is out of bl range (+-16 MB)", addr, thunk);
         return 0;
     }
     if (is_thumb_kind(site->kind))
         return thumb_encode_redirect(site, entry, word);
-    int64_t off = (int64_t)entry - ((int64_t)site->addr + 8);
+    int64_t off = (int64_t)entry - ((int64_t)addr + 8);
     if (off < -(INT64_C(1) << 25) || off >= (INT64_C(1) << 25))
         return error("call at 0x%08" PRIx32 ": the nearest tracer sled, at 0x%08" PRIx32
-                     ", is out of bl range (+-32 MB)", site->addr, entry);
+                     ", is out of bl range (+-32 MB)", addr, entry);
     uint32_t cond = site->kind == KIND_BLX_IMM ? 0xE : site->insn >> 28;
     *word = cond << 28 | 0x0B000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
     return 0;
@@ -91,8 +96,9 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 static int arm_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
-                            uint32_t thunk, uint8_t *bytes)
+                            uint64_t thunk64, uint8_t *bytes)
 {
+    uint32_t thunk = (uint32_t)thunk64;
     int p32 = site->kind == KIND_T_BLX_PAIR32;
     uint32_t entry = sled_entry(site, k, sleds, 1), b_at = thunk + (p32 ? THUNK32_BRANCH : THUNK_BRANCH);
     int64_t off = (int64_t)entry - ((int64_t)b_at + 8);
@@ -118,14 +124,15 @@ static int arm_encode_thunk(const struct call_site *site, unsigned k, const stru
 
 /* A fixed target relative to the DB word, bit 0 set for Thumb (ARM blx
  * imm, Thumb bl); for blx rM, rM's offset in the sled's frame. */
-static uint32_t arm_site_word(const struct call_site *site, uint32_t word_addr)
+static uint32_t arm_site_word(const struct call_site *site, uint64_t word_addr64)
 {
-    uint32_t w = site->insn, pc = site->addr + 8;
+    uint32_t addr = (uint32_t)site->addr, word_addr = (uint32_t)word_addr64;
+    uint32_t w = site->insn, pc = addr + 8;
     switch (site->kind) {
     case KIND_BL: return pc + (uint32_t)branch_offset(w) - word_addr;
     case KIND_BLX_IMM: return (pc + (uint32_t)branch_offset(w) + ((w >> 23) & 2)) + 1 - word_addr;
-    case KIND_T_BL: return t_call_target(site->addr, w) + 1 - word_addr;
-    case KIND_T_BLX_IMM: return t_call_target(site->addr, w) - word_addr;
+    case KIND_T_BL: return t_call_target(addr, w) + 1 - word_addr;
+    case KIND_T_BLX_IMM: return t_call_target(addr, w) - word_addr;
     case KIND_T_BLX_PAIR: return FRAME_R(w >> 19 & 15);    /* the blx: second halfword */
     case KIND_T_BLX_PAIR32: return FRAME_R(site->insn2 >> 3 & 15);
     default: return FRAME_R(w & 15);

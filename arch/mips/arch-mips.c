@@ -93,10 +93,11 @@ static int mips_code_ranges(const struct elf_image *img, struct code_range **out
                 stats_skip(st, "MIPS16 and microMIPS functions", y->size);
                 continue;
             }
-            r[m++] = (struct code_range){ y->value, y->value + y->size, ISA_MAIN };
+            /* ELF32 (arch_of_image): the end in 32 bits, as it always was */
+            r[m++] = (struct code_range){ y->value, (uint32_t)(y->value + y->size), ISA_MAIN };
         }
         qsort(r, m, sizeof *r, range_cmp);
-        uint32_t covered = 0;
+        uint64_t covered = 0;
         for (size_t i = 0; i < m; i++) {
             if (*n && r[i].start < (*out)[*n - 1].end) {       /* overlap: aliases */
                 if (r[i].end > (*out)[*n - 1].end) {
@@ -232,10 +233,11 @@ static int mips_classify(void *state, const cs_insn *insn, unsigned isa, uint32_
  * plainly: every word but the few kinds of call; those in their usual
  * encodings (any other goes to capstone).  So a scan decodes no
  * instruction with capstone in the common case. */
-static unsigned mips_quick(void *state, unsigned isa, uint32_t addr, uint32_t w, uint32_t next,
-                           int has_next, struct call_site *site, int *found,
+static unsigned mips_quick(void *state, unsigned isa, uint64_t link_addr, uint32_t w,
+                           uint32_t next, int has_next, struct call_site *site, int *found,
                            struct scan_stats *st)
 {
+    uint32_t addr = (uint32_t)link_addr;        /* ELF32: arch_of_image */
     (void)state;
     (void)isa;
     unsigned op = op_of(w), id;
@@ -286,6 +288,7 @@ static uint32_t mips_host_errno(uint32_t err)
 const struct arch_ops arch_mips = {
     .name = "mips",
     .elf_machine = EM_MIPS,
+    .word_size = 4,
     .trace_arch = LITIFUT_ARCH_MIPS,
     .ld_emulations = mips_emulations,
     .kinds = mips_kinds,

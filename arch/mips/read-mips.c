@@ -21,11 +21,13 @@ static uint32_t jal_target(uint32_t addr, uint32_t w)
 /* Entry k if `target` is in one of the sleds or in the bridge. */
 static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_jal, unsigned *k)
 {
-    for (unsigned i = 0; i < sleds->n; i++)
-        if (target - sleds->base[i] < SLED_BYTES && (target - sleds->base[i]) % SLED_ENTRY_SIZE == 0) {
-            *k = (target - sleds->base[i]) / SLED_ENTRY_SIZE % SLED_ENTRIES;   /* either half */
+    for (unsigned i = 0; i < sleds->n; i++) {
+        uint32_t d = target - (uint32_t)sleds->base[i];    /* ELF32: arch_of_image */
+        if (d < SLED_BYTES && d % SLED_ENTRY_SIZE == 0) {
+            *k = d / SLED_ENTRY_SIZE % SLED_ENTRIES;    /* either half */
             return 1;
         }
+    }
     uint32_t off = (target & 0x0fffffffu) - sleds->bridge;
     if (via_jal && sleds->bridge && off < SLED_BYTES && off % SLED_ENTRY_SIZE == 0) {
         *k = off / SLED_ENTRY_SIZE % SLED_ENTRIES;
@@ -38,7 +40,7 @@ static int mips_decode_redirect(const struct elf_image *img, struct call_site *s
                                 const struct sled_set *sleds, unsigned *k)
 {
     (void)img;
-    uint32_t addr = site->addr, w = site->insn;
+    uint32_t addr = (uint32_t)site->addr, w = site->insn;
     if (is_regimm_link(w))
         return sled_entry_of(sleds, branch_target(addr, w), 0, k);
     if (is_jal(w))
@@ -46,9 +48,9 @@ static int mips_decode_redirect(const struct elf_image *img, struct call_site *s
     return 0;
 }
 
-static int mips_call_target(const struct call_site *site, uint32_t *target)
+static int mips_call_target(const struct call_site *site, uint64_t *target)
 {
-    uint32_t addr = site->addr, w = site->insn;
+    uint32_t addr = (uint32_t)site->addr, w = site->insn;   /* ELF32: arch_of_image */
     if (is_regimm_link(w)) {
         *target = branch_target(addr, w);
         return 1;

@@ -15,6 +15,8 @@
 #include "src/arch-rewrite.h"
 #include "lib/error.h"
 
+/* MIPS here is 32-bit (word_size 4): its images are ELF32 (arch_of_image),
+ * their addresses fit 32 bits and are computed with in 32 bits. */
 static int in_branch_range(uint32_t addr, uint32_t target)
 {
     int64_t off = (int64_t)target - ((int64_t)addr + 4);
@@ -22,17 +24,17 @@ static int in_branch_range(uint32_t addr, uint32_t target)
 }
 
 static int mips_encode_redirect(const struct call_site *site, unsigned k,
-                                const struct sled_set *sleds, uint32_t thunk, uint32_t *word,
+                                const struct sled_set *sleds, uint64_t thunk, uint32_t *word,
                                 int *bridged)
 {
     (void)thunk;
-    uint32_t a = site->addr;
+    uint32_t a = (uint32_t)site->addr;
     unsigned entry_k = k + (site->kind == KIND_JALR) * SLED_ENTRIES;    /* its half: sled.h */
     int unconditional = site->kind == KIND_JAL || site->kind == KIND_JALR ||
                         site->kind == KIND_BAL;
     *bridged = 0;
     for (unsigned i = 0; i < sleds->n; i++) {           /* a sled in branch range */
-        uint32_t entry = sleds->base[i] + SLED_ENTRY_SIZE * entry_k;
+        uint32_t entry = (uint32_t)sleds->base[i] + SLED_ENTRY_SIZE * entry_k;
         if (!in_branch_range(a, entry))
             continue;
         uint32_t base = unconditional ? 0x04110000u : (site->insn & 0xffff0000u);
@@ -43,7 +45,7 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
         return error("conditional call at 0x%08" PRIx32 ": no tracer sled within +-128 KB", a);
     if (sleds->fixed_address) {
         for (unsigned i = 0; i < sleds->n; i++) {       /* same 256 MB region: jal */
-            uint32_t entry = sleds->base[i] + SLED_ENTRY_SIZE * entry_k;
+            uint32_t entry = (uint32_t)sleds->base[i] + SLED_ENTRY_SIZE * entry_k;
             if ((entry & 0xf0000000u) == ((a + 4) & 0xf0000000u)) {
                 *word = 0x0c000000u | (entry & 0x0fffffffu) >> 2;
                 return 0;
@@ -59,16 +61,16 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
 /* A fixed target relative to the DB word (jal: in the region of its
  * delay slot, at link time); for jalr rs, rs's offset in the sled's
  * frame, + 1 if the hot path does not save rs. */
-static uint32_t mips_site_word(const struct call_site *site, uint32_t word_addr)
+static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr)
 {
-    uint32_t w = site->insn, a = site->addr;
+    uint32_t w = site->insn, a = (uint32_t)site->addr, word = (uint32_t)word_addr;
     if (site->kind == KIND_JALR) {
         unsigned rs = rs_of(w);
         return FRAME_R(rs) + ((HOT_SAVED_REGS >> rs) & 1u ? 0 : 1);
     }
     if (site->kind == KIND_JAL)
-        return (((a + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2) - word_addr;
-    return a + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4) - word_addr;
+        return (((a + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2) - word;
+    return a + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4) - word;
 }
 
 const struct arch_rewrite_ops arch_mips_rewrite = {

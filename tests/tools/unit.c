@@ -5,7 +5,8 @@
  * back, the trace's record words, and the kinds of site rules; and the
  * post-processor's estimate marks (which traces' figures are estimates,
  * what the views say, durations with '~'); the reader's threads of a
- * ring (chunks out of file order, a gap, the open calls).  One line per check, "ok NAME" or
+ * ring (chunks out of file order, a gap, the open calls); a 64-bit ELF
+ * file opened (the host's /bin/true).  One line per check, "ok NAME" or
  * "FAIL NAME: what", as tests/unit.sh expects; exit 1 if any failed.
  */
 #include <inttypes.h>
@@ -106,11 +107,11 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
              rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind, 0 }, &sleds,
                                  &got_k);
     uint32_t entry = sled + arch->sled_entry_size * (k + (fixed ? 0 : arch->sled_entries));
-    uint32_t reached = 0;
+    uint64_t reached = 0;
     if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind, 0 }, &reached))
         ok = 0;
     check(ok && got_k == k && (reached & ~1u) == entry, rname,
-          "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx32 "), want %u of the %s half (0x%08"
+          "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx64 "), want %u of the %s half (0x%08"
           PRIx32 ")", redirect, got_k, reached, k, fixed ? "first" : "second", entry);
 }
 
@@ -488,8 +489,32 @@ static void test_ring_reader(void)
     trace_free(&t);
 }
 
+/* A 64-bit ELF file (the host's /bin/true, x86-64 or another 64-bit
+ * host) opens: word size 8, its .text found by name and by address,
+ * and no arch of ours takes it (arch_of_image: ours are 32-bit). */
+static void test_elf64(void)
+{
+    struct elf_image img;
+    if (elf_image_open(&img, "/bin/true") != 0) {
+        check(0, "elf64: opens /bin/true", "elf_image_open failed");
+        return;
+    }
+    const struct elf_section *text = NULL;
+    for (size_t i = 1; i < img.n_sections; i++)
+        if (strcmp(img.sections[i].name, ".text") == 0)
+            text = &img.sections[i];
+    check(img.word_size == 8 && text && text->size &&
+              elf_section_at(&img, text->addr + text->size - 1) == text &&
+              elf_bytes_at(&img, text->addr, text->size) == img.data + text->offset,
+          "elf64: /bin/true, word size 8, .text", "word size %u, .text %s at 0x%" PRIx64,
+          img.word_size, text ? "found" : "missing", text ? text->addr : 0);
+    check(arch_of_image(&img) == NULL, "elf64: no 32-bit arch takes it", "one does");
+    elf_image_close(&img);
+}
+
 int main(void)
 {
+    test_elf64();
     test_ring_reader();
     test_site_words();
     test_thumb_pair();
