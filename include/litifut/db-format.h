@@ -36,7 +36,12 @@
  * No direct target can lie within LITIFUT_DB_INDIRECT bytes after its
  * own site word (that is the DB), so the two never meet.
  *
- * Fields are 32 bits: targets are 32-bit.  Shared by host and target code.
+ * Fields are 32 bits, on 64-bit targets too: site words are offsets
+ * (a DB lies within +-2 GB of its object's code) and the link-time
+ * addresses of an instrumented object lie below 4 GB (the rewriter
+ * refuses an object linked higher, with one line); run-time addresses,
+ * which the load bias moves anywhere, are never stored here.  Shared
+ * by host and target code.
  */
 #ifndef LITIFUT_DB_FORMAT_H
 #define LITIFUT_DB_FORMAT_H

@@ -44,9 +44,9 @@
  * Record words (the low two bits are the tag):
  *   0                       no record (end of the chunk's data)
  *   tag 0  a call: bits 23..2 = site id + 1; bits 31..24 its time delta
- *   tag 1  a call through a register, as tag 0, and one more word
- *          follows: its runtime target (it goes into the thread's
- *          target cache)
+ *   tag 1  a call through a register, as tag 0, and its runtime target
+ *          follows: one word, or with header.word_size 8 two, low
+ *          first (it goes into the thread's target cache)
  *   tag 2  a call through a register, as tag 0, whose target is the one
  *          in its cache entry (clock marks: that entry in bits 31..24,
  *          where other clocks have the time delta)
@@ -60,7 +60,10 @@
  *                           child's trace repeats every loaded object):
  *                           struct litifut_object_record, then its path
  *                           as mapped, NUL-terminated, zero-padded to a
- *                           whole word (payload: 13 words + the path)
+ *                           whole word (payload: 13 words + the path;
+ *                           with word_size 8 one more word, the high
+ *                           half of load_bias, between the struct and
+ *                           the path: 14 words + the path)
  *     LITIFUT_REC_UNLOAD    1 word: the base of an object being unloaded
  *                           (dlclose); its site ids stay valid for the
  *                           records before
@@ -91,7 +94,8 @@
  *                           hooked calls (exact returns; 0 without), then
  *                           (rings only) the return addresses of the
  *                           innermost of them, outermost first, as many as
- *                           the payload has room for
+ *                           the payload has room for (each of word_size
+ *                           bytes: two words, low first, on word_size 8)
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -111,8 +115,17 @@
  *   LITIFUT_MODE_COUNT   and its calls, counted in place (the file is
  *                        mapped shared: the counts are current at any
  *                        moment, a crash or SIGKILL included).
+ * With header.word_size 8 the entries are struct litifut_pair64.
  * The OBJECT records go to the process's own chunks (thread id 0),
  * with the STATE records, in every mode.
+ *
+ * Word size.  header.word_size is the target's address size (4: ILP32
+ * ARM and MIPS; 8: LP64 AArch64).  Records stay 32-bit words whatever
+ * it is (a site id is an index, not an address); only the fields that
+ * hold run-time addresses grow: a tag 1 record's target, an OBJECT
+ * record's load bias, a CHUNK record's return addresses and a pair's
+ * target.  Readers take the size of each from word_size, never from
+ * the arch, and a 32-bit trace has not one byte more than before.
  *
  * The target cache.  Each thread keeps the last target its tag 1
  * records gave per entry, and the reader replays it.  With clock marks
@@ -148,6 +161,7 @@
 #define LITIFUT_CLOCK_MONOTONIC 2       /* clock_gettime(CLOCK_MONOTONIC) per event; ticks = ns */
 #define LITIFUT_CLOCK_ARM_CNTVCT 3      /* ARMv7 generic timer, virtual count */
 #define LITIFUT_CLOCK_MIPS_CC   4       /* MIPS rdhwr $2 (CC) */
+#define LITIFUT_CLOCK_A64_CNTVCT 5      /* AArch64 generic timer, CNTVCT_EL0 */
 #define LITIFUT_TRACE_RETURNS   1       /* header.flags: exact return records */
 #define LITIFUT_TRACE_RING      2       /* header.flags: LITIFUT_MODE=ring (header.ring_size) */
 /* header.mode */
@@ -158,6 +172,11 @@
 #define LITIFUT_PAIR_TARGET     4
 #define LITIFUT_PAIR_COUNT      8
 #define LITIFUT_PAIR_NEXT       12
+/* struct litifut_pair64's (header.word_size 8) */
+#define LITIFUT_PAIR64_COUNT    4
+#define LITIFUT_PAIR64_TARGET   8
+#define LITIFUT_PAIR64_NEXT     16
+#define LITIFUT_PAIR64_SIZE     32
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -168,7 +187,7 @@
 #define LITIFUT_PAIRS_TID      0xffffffffu  /* a chunk of struct litifut_pair */
 #define LITIFUT_MIN_CHUNK      512u         /* the smallest chunk (version 5) */
 
-enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2 };
+enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2, LITIFUT_ARCH_AARCH64 = 3 };
 enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 
 #define LITIFUT_REC_TAG(w)      ((w) & 3u)
@@ -225,7 +244,7 @@ struct litifut_trace_header {
     char     magic[8];          /* LITIFUT_TRACE_MAGIC */
     uint8_t  endian;            /* enum litifut_endian */
     uint8_t  arch;              /* enum litifut_arch */
-    uint8_t  word_size;         /* 4 */
+    uint8_t  word_size;         /* 4 or 8: bytes of a run-time address */
     uint8_t  reserved0;
     uint32_t version;           /* LITIFUT_TRACE_VERSION */
     uint32_t header_size;       /* offset of chunk 0 */
@@ -305,6 +324,20 @@ struct litifut_pair {
     uint32_t ns_lo, ns_hi;      /* CLOCK_MONOTONIC ns at its first call */
 };
 _Static_assert(sizeof(struct litifut_pair) == 24, "6 words");
+
+/* The same with header.word_size 8: site_plus1 still first. */
+struct litifut_pair64 {
+    uint32_t site_plus1;        /* site id + 1 (0: the chunk's entries end) */
+    uint32_t count;             /* LITIFUT_MODE_COUNT: its calls (wraps at 2^32) */
+    uint64_t target;            /* its runtime target */
+    uint64_t next;              /* the tracer's own (struct litifut_pair's) */
+    uint32_t ns_lo, ns_hi;      /* CLOCK_MONOTONIC ns at its first call */
+};
+_Static_assert(sizeof(struct litifut_pair64) == LITIFUT_PAIR64_SIZE &&
+               __builtin_offsetof(struct litifut_pair64, count) == LITIFUT_PAIR64_COUNT &&
+               __builtin_offsetof(struct litifut_pair64, target) == LITIFUT_PAIR64_TARGET &&
+               __builtin_offsetof(struct litifut_pair64, next) == LITIFUT_PAIR64_NEXT,
+               "8 words, the same on every host");
 
 struct litifut_chunk_header {
     uint32_t magic;             /* LITIFUT_CHUNK_MAGIC */
