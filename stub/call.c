@@ -73,14 +73,14 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
     if (!indirect) {
         p[0] = w;
         t->cur = p + 1;
-    } else if (t->cache[e] == (uint32_t)target) {
+    } else if (t->cache[e] == target) {
         p[0] = w | LITIFUT_REC_CALL_CACHED | (marks ? e << LITIFUT_REC_AUX_SHIFT : 0);
         t->cur = p + 1;
     } else {
         p[0] = w | LITIFUT_REC_CALL_TARGET;
-        p[1] = (uint32_t)target;
-        t->cache[e] = (uint32_t)target;
-        t->cur = p + 2;
+        put_address(p + 1, target);
+        t->cache[e] = target;
+        t->cur = p + CALL_MAX_WORDS;
     }
     if (litifut_copy.returns)
         returns_hook(t, hook ? arch_return_address_slot(hook) : NULL, sp_call);

@@ -15,7 +15,7 @@
 /*
  * The hot path wants, per page, the address of its first site word; the
  * DB (read-only) holds its offset from sites[0].  So a copy of the page
- * table with addresses is made, once per process, by the first call
+ * table with addresses (words) is made, once per process, by the first call
  * through this copy (two threads may race to it: one copy wins).
  * litifut_copy.pages then points at entry 0 of page number 0 (run
  * time), so the hot path indexes it with return address >> page_shift.
@@ -35,18 +35,18 @@ static int hot_path_prepare(void)
     }
 #endif
     const struct litifut_db_header *h = db_header();
-    unsigned long size = ((unsigned long)h->n_pages * 4 + 4095) & ~4095ul;
-    uint32_t *m = size ? sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
-                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                       : (uint32_t *)(uintptr_t)4096;   /* no sites: never read */
+    unsigned long size = ((unsigned long)h->n_pages * sizeof(uintptr_t) + 4095) & ~4095ul;
+    uintptr_t *m = size ? sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                        : (uintptr_t *)(uintptr_t)4096;  /* no sites: never read */
     if (sys_mmap_failed(m))
         return 0;
     uintptr_t sites = (uintptr_t)db_sites();
     for (uint32_t i = 0; i < h->n_pages; i++)
-        m[i] = (uint32_t)(sites + db_pages()[i]);
+        m[i] = sites + db_pages()[i];
     uint32_t first_page = h->first_page + (uint32_t)(object_load_bias() >> h->page_shift);
-    uintptr_t pages = (uintptr_t)m - 4 * (uintptr_t)first_page;
-    if (!arch_cmpxchg((volatile uint32_t *)&litifut_copy.pages, 0, (uint32_t)pages) && size)
+    uintptr_t pages = (uintptr_t)m - sizeof(uintptr_t) * (uintptr_t)first_page;
+    if (!cmpxchg_ptr(&litifut_copy.pages, 0, pages) && size)
         sys_munmap(m, size);
     return 1;
 }

@@ -181,7 +181,7 @@ static struct litifut_process *process_find_or_make(void)
     struct litifut_process *volatile *rendezvous = RENDEZVOUS;
     struct litifut_process *p = *rendezvous;
     if (!p && (p = process_find_mapped()) != NULL &&
-        !arch_cmpxchg((volatile uint32_t *)rendezvous, 0, (uint32_t)(uintptr_t)p))
+        !cmpxchg_ptr((volatile uintptr_t *)rendezvous, 0, (uintptr_t)p))
         p = *rendezvous;
     if (!p) {
         void *m = process_map_new();
@@ -194,7 +194,7 @@ static struct litifut_process *process_find_or_make(void)
         n->pid = (uint32_t)sys_getpid();
         n->fd = -1;
         __asm__ volatile("" ::: "memory");
-        if (arch_cmpxchg((volatile uint32_t *)rendezvous, 0, (uint32_t)(uintptr_t)n)) {
+        if (cmpxchg_ptr((volatile uintptr_t *)rendezvous, 0, (uintptr_t)n)) {
             p = n;
         } else {
             sys_munmap(m, PROCESS_SIZE);
@@ -288,13 +288,16 @@ int copy_register(void)
             e->rec.n_sites = n;
             e->rec.db_checksum = db_header()->checksum;
             e->rec.load_bias = (uint32_t)object_load_bias();
+#if TRACER_LP64
+            e->load_bias_hi = (uint32_t)(object_load_bias() >> 32);  /* (right after rec) */
+#endif
             find_build_id(&e->rec, object_load_bias());
             if (!own_path(e->path, sizeof e->path))
                 e->path[0] = 0;
             uint32_t len = 0;
             while (e->path[len])
                 len++;
-            e->words = LITIFUT_OBJECT_RECORD_WORDS + (len + 4) / 4;
+            e->words = LITIFUT_OBJECT_RECORD_WORDS + WORD_WORDS - 1 + (len + 4) / 4;
             e->live = 1;
             e->set_recording = copy_set_recording;      /* this copy's */
             p->n_objects++;

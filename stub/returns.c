@@ -169,7 +169,7 @@ static int shadow_make(struct litifut_thread *t)
         return 0;
     t->shadow = m + SET_ASIDE_ENTRIES;
     t->shadow[0].ra = 0;
-    t->shadow[0].sp = ~(uint32_t)0;
+    t->shadow[0].sp = ~(uintptr_t)0;
     t->shadow_end = t->shadow + SHADOW_ENTRIES;
     __asm__ volatile("" ::: "memory");
     t->shadow_top = t->shadow + 1;
@@ -202,17 +202,17 @@ static int shadow_grow(struct litifut_thread *t)
 }
 
 /* ra_slot NULL: a call not hooked (returns_hookable) */
-void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call)
+void returns_hook(struct litifut_thread *t, uintptr_t *ra_slot, uintptr_t sp_call)
 {
     if (!shadow_make(t))
         return;                     /* (its return is then not recorded) */
     if (t->shadow_top == t->shadow_end && !shadow_grow(t))
         return;
     t->shadow_top->ra = ra_slot ? *ra_slot : 0;
-    t->shadow_top->sp = (uint32_t)sp_call;
+    t->shadow_top->sp = sp_call;
     t->shadow_top++;
     if (ra_slot)
-        *ra_slot = (uint32_t)(uintptr_t)litifut_return_trampoline;
+        *ra_slot = (uintptr_t)litifut_return_trampoline;
 }
 
 uintptr_t returns_real_address(uintptr_t sp)

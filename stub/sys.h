@@ -43,12 +43,18 @@ static inline int sys_close(int fd)
     return (int)SYS3(__NR_close, fd, 0, 0);
 }
 
-/* mmap2 takes the offset in 4096-byte units on ARM and MIPS o32. */
+/* mmap2 takes the offset in 4096-byte units on ARM and MIPS o32; a
+ * 64-bit kernel (AArch64) has only mmap, with the offset in bytes. */
 static inline void *sys_mmap(void *addr, unsigned long len, int prot,
                              int flags, int fd, uint64_t off)
 {
+#ifdef __NR_mmap2
     return (void *)arch_syscall6(__NR_mmap2, (long)addr, (long)len, prot,
                                  flags, fd, (long)(off >> 12));
+#else
+    return (void *)arch_syscall6(__NR_mmap, (long)addr, (long)len, prot,
+                                 flags, fd, (long)off);
+#endif
 }
 
 static inline int sys_mmap_failed(void *p)

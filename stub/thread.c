@@ -173,6 +173,9 @@ static void set_limit(struct litifut_thread *t)
     if (!every)                 /* (a clock per call has no marks: the refills still come) */
         every = litifut_copy.proc->budget_units ? BUDGET_EVERY : CLOCK_EVERY;
     uint32_t room = (uint32_t)(t->chunk_end - t->cur) - (CALL_MAX_WORDS - 1);
+#if TRACER_LP64
+    t->counter_shift = litifut_copy.proc->time_shift;   /* (before the hot path may run) */
+#endif
     t->lim = t->cur + (every && every < room ? every : room);
 }
 
@@ -219,19 +222,23 @@ static void put_chunk_record(struct litifut_thread *t)
     uint32_t depth = t->shadow ? (uint32_t)(t->shadow_top - t->shadow) - 1 : 0;
     uint32_t n = 0;
     if (litifut_copy.proc->ring_chunk) {
-        uint32_t room = (uint32_t)(t->chunk_end - t->cur) / 4;
+        uint32_t room = (uint32_t)(t->chunk_end - t->cur) / 4 / WORD_WORDS;
         n = depth < room ? depth : room;
-        if (n > 0xffffu - LITIFUT_CHUNK_REC_WORDS)
-            n = 0xffffu - LITIFUT_CHUNK_REC_WORDS;
+        if (n > (0xffffu - LITIFUT_CHUNK_REC_WORDS) / WORD_WORDS)
+            n = (0xffffu - LITIFUT_CHUNK_REC_WORDS) / WORD_WORDS;
     }
     uint32_t *p = t->cur;
-    *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CHUNK, LITIFUT_CHUNK_REC_WORDS + n);
+    *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CHUNK, LITIFUT_CHUNK_REC_WORDS + n * WORD_WORDS);
     *p++ = t->chunk_seq;
     *p++ = (uint32_t)t->words_before;
     *p++ = (uint32_t)(t->words_before >> 32);
     *p++ = depth;
-    for (const struct shadow_entry *e = t->shadow_top - n; e < t->shadow_top; e++)
-        *p++ = e->ra;
+    for (const struct shadow_entry *e = t->shadow_top - n; e < t->shadow_top; e++) {
+        *p++ = (uint32_t)e->ra;             /* (a word_size address, low first) */
+#if TRACER_LP64
+        *p++ = (uint32_t)(e->ra >> 32);
+#endif
+    }
     t->cur = p;
     t->chunk_seq++;
 }
@@ -291,7 +298,8 @@ void thread_events_objects(void)
 {
     struct litifut_process *p = litifut_copy.proc;
     for (int i = 0; i < 64 && p->objects_pending; i++) {
-        if (!tracefile_events_room(1 + LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4))
+        if (!tracefile_events_room(1 + LITIFUT_OBJECT_RECORD_WORDS + WORD_WORDS - 1 +
+                                   LITIFUT_OBJECT_PATH_MAX / 4))
             return;
         lock_signals_blocked();
         long n = p->events_cur ? object_take_pending(p->events_cur,

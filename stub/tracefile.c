@@ -107,7 +107,7 @@ static void fill_header(struct litifut_trace_header *h)
     h->endian = LITIFUT_LITTLE_ENDIAN;
 #endif
     h->arch = ARCH_ID;
-    h->word_size = 4;
+    h->word_size = (uint8_t)sizeof(uintptr_t);
     h->version = LITIFUT_TRACE_VERSION;
     h->header_size = P->page;
     h->chunk_size = P->chunk_size;

@@ -55,6 +55,45 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
+/* The data model: ILP32 (ARM, MIPS) or LP64 (AArch64).  Trace records
+ * stay 32-bit words; a run-time address in them takes WORD_WORDS words,
+ * low first (trace-format.h "Word size"). */
+#if UINTPTR_MAX > 0xffffffffu
+#define TRACER_LP64 1
+#else
+#define TRACER_LP64 0
+#endif
+#define WORD_WORDS ((unsigned)sizeof(uintptr_t) / 4)
+
+/* A run-time address into the trace at p (WORD_WORDS words); the word after. */
+static inline uint32_t *put_address(uint32_t *p, uintptr_t a)
+{
+    *p++ = (uint32_t)a;
+#if TRACER_LP64
+    *p++ = (uint32_t)((uint64_t)a >> 32);
+#endif
+    return p;
+}
+
+/* Compare-and-swap of a pointer-sized word (the kernel's 32-bit one on
+ * ILP32). */
+static inline int cmpxchg_ptr(volatile uintptr_t *p, uintptr_t oldval, uintptr_t newval)
+{
+#if TRACER_LP64
+    return arch_cmpxchg_ptr(p, oldval, newval);
+#else
+    return arch_cmpxchg((volatile uint32_t *)p, (uint32_t)oldval, (uint32_t)newval);
+#endif
+}
+
+/* The modes' pair entry (trace-format.h): struct litifut_pair64 with an
+ * 8-byte word. */
+#if TRACER_LP64
+typedef struct litifut_pair64 pair_entry;
+#else
+typedef struct litifut_pair pair_entry;
+#endif
+
 /* This object's instruction DB (include/litifut/db-format.h), generated
  * by the rewriter: header, pages, sites. */
 extern const uint32_t litifut_db[] HIDDEN;
@@ -109,8 +148,8 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
 #define SHADOW_ENTRIES_MAX (1u << 22)
 #define SET_ASIDE_ENTRIES  (1u << 14)
 struct shadow_entry {
-    uint32_t sp;                /* the stack pointer at the call */
-    uint32_t ra;                /* the real return address (0: a call not hooked) */
+    uintptr_t sp;               /* the stack pointer at the call */
+    uintptr_t ra;               /* the real return address (0: a call not hooked) */
 };                              /* (in this order: ARM's hot path stores both with one stm) */
 
 struct litifut_thread {
@@ -118,6 +157,10 @@ struct litifut_thread {
     uint32_t *cur;
     uint32_t *lim;              /* cur < lim: room for a call (2 words) */
     uint32_t time_last;         /* the clock at the last event, in units (trace-format.h) */
+#if TRACER_LP64
+    uint32_t counter_shift;     /* the process's time_shift, for the counter hot paths
+                                   (beside time_last: one load); set with each TIME record */
+#endif
     uint32_t state;             /* enum thread_state */
     uint32_t *chunk;            /* mapping of the current chunk */
     uint32_t *chunk_end;        /* its records' end: STOP_RESERVE words before the chunk's */
@@ -147,9 +190,9 @@ struct litifut_thread {
                                        thread may take over yet */
     uint32_t chunk_seq;         /* chunks it has had (the CHUNK record's number) */
     uint64_t words_before;      /* ... the words they used (the CHUNK record's) */
-    uint32_t pad[(THREAD_CACHE - 112) / 4];
+    uint32_t pad[(THREAD_CACHE - THREAD_HEAD) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
-    uint32_t cache[LITIFUT_TARGET_CACHE];
+    uintptr_t cache[LITIFUT_TARGET_CACHE];
 } __attribute__((aligned(8)));      /* (ARM loads shadow_top and _end with one ldrd) */
 /* The shadow stack's whole mapping (returns.c makes and grows it; the
  * pool unmaps it with its thread: process.c). */
@@ -168,7 +211,12 @@ _Static_assert(offsetof(struct litifut_thread, lim) == THREAD_LIM, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, time_last) == THREAD_TIME, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, timespec) == THREAD_TIMESPEC, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, shadow_top) == THREAD_SHADOW_TOP, "layout.h");
-_Static_assert(offsetof(struct litifut_thread, shadow_end) == THREAD_SHADOW_TOP + 4, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, shadow_end) == THREAD_SHADOW_TOP + sizeof(uintptr_t),
+               "layout.h");
+_Static_assert(offsetof(struct litifut_thread, words_before) + 8 == THREAD_HEAD, "layout.h");
+#if TRACER_LP64
+_Static_assert(offsetof(struct litifut_thread, counter_shift) == THREAD_SHIFT, "layout.h");
+#endif
 _Static_assert(offsetof(struct litifut_thread, cache) == THREAD_CACHE, "layout.h");
 
 /* This copy's thread-local words (layout.h): the thread's state, and
@@ -177,7 +225,7 @@ _Static_assert(offsetof(struct litifut_thread, cache) == THREAD_CACHE, "layout.h
 struct tls_slot {
     struct litifut_thread *t;
     uint32_t rec_delta;         /* record word = rec_delta + (&site word << 8) */
-    uintptr_t pages;            /* &page entry of page P = pages + 4 * P */
+    uintptr_t pages;            /* &page entry of page P = pages + P * sizeof(uintptr_t) */
     uint32_t rec_delta_cached;  /* rec_delta | LITIFUT_REC_CALL_CACHED */
 };
 _Static_assert(offsetof(struct tls_slot, t) == TLS_THREAD, "layout.h");
@@ -236,10 +284,13 @@ struct object_entry {
     uint32_t live;              /* not unloaded */
     void (*set_recording)(int on);  /* its copy's copy_set_recording (control.c) */
     uint32_t ended;             /* its destructor has run (copyout.c) */
-    struct litifut_pair **site_pairs;   /* modes dedup, count: its copy's (pairs.c) */
+    pair_entry **site_pairs;    /* modes dedup, count: its copy's (pairs.c) */
     uint32_t emitted;           /* its OBJECT record is in the current trace */
     uint32_t words;             /* payload words of its OBJECT record */
     struct litifut_object_record rec;
+#if TRACER_LP64
+    uint32_t load_bias_hi;      /* the OBJECT record's high half of load_bias */
+#endif
     char path[LITIFUT_OBJECT_PATH_MAX];
 };
 
@@ -378,10 +429,10 @@ struct litifut_process {
     uint64_t period_ns;
     /* pairs.c: LITIFUT_MODE dedup and count */
     uint32_t mode;                      /* LITIFUT_MODE_*, decided when the trace opens */
-    struct litifut_pair *pairs_cur, *pairs_end;     /* the current chunk of pairs */
-    uint32_t *volatile pair_table;      /* word 0 its size (a power of 2), then pair pointers */
+    pair_entry *pairs_cur, *pairs_end;  /* the current chunk of pairs */
+    uintptr_t *volatile pair_table;     /* word 0 its size (a power of 2), then pair pointers */
     uint32_t n_pairs;
-    struct litifut_pair no_pair;        /* what a site's pointer names before its first call */
+    pair_entry no_pair;                 /* what a site's pointer names before its first call */
     /* Buffers for code that runs under the lock; here, not on the
      * stack, so that the tracer's stack stays small (it may run in a
      * signal handler on a small alternate stack). */
@@ -402,6 +453,8 @@ struct copy {
     volatile uintptr_t pages;   /* struct tls_slot's: into a copy of the page
                                    table holding addresses (copy.c), 0 until made */
     volatile uintptr_t pair_delta;  /* modes dedup, count: &site_pairs[i] - &sites[i]
+                                       * WORD_WORDS (pairs.c: the pointers are words,
+                                       the sites 32 bits)
                                        (pairs.c), 0 until made */
     struct litifut_process *proc;
     int ctor_done;              /* our constructor has run (libc is usable) */
@@ -419,6 +472,8 @@ _Static_assert(offsetof(struct copy, proc) == COPY_PROC, "layout.h");
 _Static_assert(offsetof(struct litifut_process, unrecorded) == PROCESS_UNRECORDED, "layout.h");
 _Static_assert(offsetof(struct litifut_pair, target) == LITIFUT_PAIR_TARGET, "trace-format.h");
 _Static_assert(offsetof(struct litifut_pair, count) == LITIFUT_PAIR_COUNT, "trace-format.h");
+_Static_assert(offsetof(pair_entry, target) == PAIR_TARGET && offsetof(pair_entry, count) == PAIR_COUNT &&
+               offsetof(pair_entry, next) == PAIR_NEXT, "layout.h");
 
 /* process.c */
 HIDDEN int copy_register(void);     /* 1: litifut_copy.state is COPY_READY */
@@ -470,7 +525,7 @@ HIDDEN int tracefile_returns(void);
 /* returns.c */
 HIDDEN int returns_hookable(uintptr_t target);
 HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call);
-HIDDEN void returns_hook(struct litifut_thread *t, uint32_t *ra_slot, uintptr_t sp_call);  /* ra_slot NULL: not hookable */
+HIDDEN void returns_hook(struct litifut_thread *t, uintptr_t *ra_slot, uintptr_t sp_call);  /* ra_slot NULL: not hookable */
 HIDDEN uint32_t *returns_put(struct litifut_thread *t, uint32_t *p);
 /* A function that returns twice (vfork) called through a hot path that
  * hooked it: its entry becomes a call not hooked, and the real return
@@ -617,7 +672,7 @@ HIDDEN void thread_cache_clear(struct litifut_thread *t);
 /* Each thread chunk keeps room at its end for the TIME and STOPPED
  * records that say the thread records no more (thread.c). */
 #define STOP_RESERVE    (TIME_MARK_WORDS + 3u)
-#define CALL_MAX_WORDS  2u
+#define CALL_MAX_WORDS  (1u + WORD_WORDS)  /* a tag 1 call and its target */
 
 /* procfs.c */
 #define PROC_FILE_MAX (256 * 1024ul)

@@ -37,4 +37,10 @@
 #define SITE_REG_WORD(n)  (4 * (n))
 #define SITE_WORD_REG(w)  ((w) / 4)
 
+/* The runtime's slow-path frame (struct arch_frame, tracer-arch.h):
+ * x0..x30, then NZCV, right below the call's sp. */
+#define FRAME_X(n)        (8 * (n))
+#define FRAME_NZCV        248
+#define FRAME_SIZE        256
+
 #endif

@@ -1,0 +1,59 @@
+/*
+ * Where this copy's sled entries go (sled.h: each entry's second word
+ * is its branch): to litifut_a64_start (the slow path in C) as linked,
+ * until the copy is ready; then to the hot path of the trace's clock,
+ * with or without exact returns (stub.S), or, while the process records
+ * nothing, to litifut_a64_off, which only finds the target.  The modes
+ * without a hot path here (clock monotonic, dedup, count, paused) go to
+ * the slow path, which does them all.  The sled's page is made writable
+ * while the branches change; a thread running through an entry
+ * meanwhile takes the old branch or the new one (replacing a `b` by a
+ * `b` is a concurrent modification the architecture allows): both are
+ * right.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include "tracer-arch.h"
+#include "tracer.h"
+#include "sys.h"
+
+extern const char litifut_sled[] HIDDEN;
+extern const char litifut_a64_start[] HIDDEN;
+extern const char litifut_a64_on[] HIDDEN, litifut_a64_on_reg[] HIDDEN;
+extern const char litifut_a64_counter[] HIDDEN, litifut_a64_counter_reg[] HIDDEN;
+extern const char litifut_a64_ret[] HIDDEN, litifut_a64_ret_reg[] HIDDEN;
+extern const char litifut_a64_ret_counter[] HIDDEN, litifut_a64_ret_counter_reg[] HIDDEN;
+extern const char litifut_a64_off[] HIDDEN, litifut_a64_off_reg[] HIDDEN;
+
+/* `b to` at address `b` (imm26: +-128 MB, the sled and its code are in
+ * one section). */
+static uint32_t branch(uintptr_t b, const char *to)
+{
+    return 0x14000000u | (uint32_t)((((uintptr_t)to - b) >> 2) & 0x03ffffffu);
+}
+
+int arch_sleds_select(enum sleds_mode mode)
+{
+    const char *to[2];          /* per half (sled.h) */
+    switch (mode) {
+    case SLEDS_ON:         to[0] = litifut_a64_on;          to[1] = litifut_a64_on_reg; break;
+    case SLEDS_ON_COUNTER: to[0] = litifut_a64_counter;     to[1] = litifut_a64_counter_reg; break;
+    case SLEDS_ON_RET:     to[0] = litifut_a64_ret;         to[1] = litifut_a64_ret_reg; break;
+    case SLEDS_ON_RET_COUNTER: to[0] = litifut_a64_ret_counter; to[1] = litifut_a64_ret_counter_reg; break;
+    case SLEDS_OFF:        to[0] = litifut_a64_off;         to[1] = litifut_a64_off_reg; break;
+    default:               to[0] = to[1] = litifut_a64_start; break;
+    }
+    uintptr_t start = (uintptr_t)litifut_sled;
+    uintptr_t end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
+    uintptr_t lo = start & ~4095ul, hi = (end + 4095) & ~4095ul;
+    if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
+                      PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
+        return 0;
+    for (unsigned i = 0; i < 2 * SLED_ENTRIES; i++) {
+        uintptr_t b = start + i * SLED_ENTRY_SIZE + 4;
+        *(volatile uint32_t *)b = branch(b, to[i / SLED_ENTRIES]);
+    }
+    arch_flush_icache(start, end);
+    arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
+    return 1;
+}

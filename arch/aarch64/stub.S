@@ -1,0 +1,707 @@
+/*
+ * AArch64 tracer entry: the sled that rewritten calls branch to, the hot
+ * paths that record a call and go on to its target (one per sled half:
+ * calls with a fixed target, calls through a register; per clock, with
+ * and without exact returns), the slow-path entry, the "off" code, the
+ * return trampolines and the wrappers (vfork, setjmp, backtrace).
+ * Geometry in sled.h; struct offsets in stub/layout.h.
+ *
+ * At entry k (sled.h): x30 = the call's return address, x16 = 4k, every
+ * other register, NZCV and sp as the call left them.  Only x16 and x17
+ * may change before the callee runs (AAPCS64's veneer registers); every
+ * other register is saved before use and restored.  A hot path:
+ *   1. pushes x0-x3 (32 bytes, with one stp that moves sp: nothing is
+ *      ever stored below sp, so a signal may come at any instruction);
+ *   2. gets the thread's state through this copy's TLS slot (t, record
+ *      delta, page table);
+ *   3. not busy (then busy with the slow path's frame address: sp at the
+ *      call - FRAME_SIZE) and room in the chunk (cur < lim), else the
+ *      slow path; no instruction changes NZCV (cbnz, tbz on a sub);
+ *   4. the site word's address (page table, then 4k) and the record word
+ *      (rec_delta + &site word, 32 bits);
+ *   5. with exact returns: a shadow stack with room whose top entry's
+ *      frame is live; with the counter: the delta since the thread's
+ *      last event fits 8 bits (else the slow path, with x16 = &site word);
+ *   6. the target: the site word's offset, or the register the site word
+ *      names (a jump table: x0-x3 from the push);
+ *   7. the record (a register call: tag 1 and its 8-byte target, or tag
+ *      2 if the thread's target cache holds it), busy 0 and cur in one
+ *      stp, the hook ({sp at the call, x30} pushed, x30 = the clock's
+ *      trampoline), x0-x3 back, `br x16`.
+ * Anything else goes to litifut_slow(frame, 4k) in C (stub/call.c),
+ * whose frame (struct arch_frame) holds every register and NZCV, and
+ * which returns the target.
+ *
+ * BTI: sled entries, hot paths and the slow path are reached by `bl` and
+ * `b` (BTYPE 00), the trampolines by `ret`: none needs a landing pad but
+ * the jump tables' entries (`bti j`) and the wrappers (`bti c`: a
+ * function pointer may name them).  The callee is reached by `br x16`
+ * (BTYPE 01: `bti c`, `paciasp` and unguarded pages take it).
+ */
+#include "sled.h"
+#include "layout.h"
+#include "litifut/db-format.h"
+#include "litifut/trace-format.h"
+
+#include "property.h"
+
+/* x\reg = the address of this copy's TLS slot (struct tls_slot).  An
+ * executable: local-exec (reaches 16 MB of TLS); a library: its offset
+ * from the GOT (initial-exec), \tmp clobbered. */
+    .macro SLOT_ADDRESS reg, tmp
+#ifdef LITIFUT_SHARED
+    mrs     \tmp, tpidr_el0
+    adrp    \reg, :gottprel:litifut_tls_slot
+    ldr     \reg, [\reg, #:gottprel_lo12:litifut_tls_slot]
+    add     \reg, \reg, \tmp
+#else
+    mrs     \reg, tpidr_el0
+    add     \reg, \reg, #:tprel_hi12:litifut_tls_slot, lsl #12
+    add     \reg, \reg, #:tprel_lo12_nc:litifut_tls_slot
+#endif
+    .endm
+
+    .section .text.litifut_sled, "ax", %progbits
+    /* A page of its own at the start: the code that rewrites the sled's
+     * branches (sleds.c) must not share a page with it (qemu-user
+     * retranslates a page's code after every store into it). */
+    .p2align 12
+    .global litifut_sled
+    .hidden litifut_sled
+    .type litifut_sled, %function
+litifut_sled:
+    /* SLED_ENTRIES for calls with a fixed target, then as many for calls
+     * through a register: each half has its own hot path */
+    .rept 2
+    .set k, 0
+    .rept SLED_ENTRIES
+    movz    x16, #4 * k
+    b       litifut_a64_start       /* until this copy is ready: see sleds.c */
+    .set k, k + 1
+    .endr
+    .endr
+    .size litifut_sled, . - litifut_sled
+    .global litifut_sled_end
+    .hidden litifut_sled_end
+litifut_sled_end:
+
+/*
+ * Steps 1-4 for both halves: x0 = t, w1 = the record word, x2 = cur,
+ * x16 = the site word's address; x3 and x17 free.  Busy or no room:
+ * .Lslow_k (x16 still 4k).
+ */
+    .macro HOT_START
+    stp     x0, x1, [sp, #-32]!
+    stp     x2, x3, [sp, #16]
+    SLOT_ADDRESS x17, x0
+    ldp     x0, x1, [x17, #TLS_THREAD]  /* t, rec_delta (w1) */
+    ldr     x2, [x0, #THREAD_BUSY]      /* (a thread new to this copy has a busy dummy) */
+    cbnz    x2, .Lslow_k
+    sub     x2, sp, #FRAME_SIZE - 32    /* the slow path's frame, if it comes to that */
+    str     x2, [x0, #THREAD_BUSY]
+    ldp     x2, x3, [x0, #THREAD_CUR]   /* cur, lim (after the busy mark: see DESIGN) */
+    sub     x3, x2, x3
+    tbz     x3, #63, .Lslow_k           /* cur >= lim: no room (busy: this frame) */
+    ldr     x3, [x17, #TLS_PAGES]
+    lsr     x17, x30, #DB_PAGE_SHIFT
+    ldr     x3, [x3, x17, lsl #3]       /* &sites[first site of the page] */
+    add     x16, x3, x16                /* the site word's address */
+    add     w1, w1, w16                 /* the record word: (site id + 1) << 2 */
+    .endm
+
+/* Step 5, exact returns: a shadow stack with room (top < end; both 0
+ * before the thread's first hooked call) whose top entry's frame is
+ * live (its sp above sp at the call; entry 0 is a sentinel above any).
+ * Else the slow path hooks it, and writes the returns of frames gone. */
+    .macro HOOK_CHECK
+    ldp     x3, x17, [x0, #THREAD_SHADOW_TOP]   /* top (next free), end */
+    sub     x17, x3, x17
+    tbz     x17, #63, .Lslow_word
+    ldur    x17, [x3, #-16]             /* the top entry's sp */
+    sub     x17, sp, x17
+    add     x17, x17, #32               /* sp at the call - its sp */
+    tbz     x17, #63, .Lslow_word       /* >= 0: its frame is gone */
+    .endm
+
+/* Step 5, the counter: the time since the thread's last event, in units
+ * of 2^counter_shift ticks, into the record word's bits 31..24; a delta
+ * of 8 bits or more goes to the slow path (an ADVANCE or TIME record). */
+    .macro TIME_COUNTER
+    ldr     w3, [x0, #THREAD_SHIFT]
+    mrs     x17, cntvct_el0
+    lsr     x17, x17, x3                /* now, in units */
+    ldr     w3, [x0, #THREAD_TIME]
+    sub     w3, w17, w3                 /* the delta */
+    orr     w1, w1, w3, lsl #LITIFUT_REC_DELTA_SHIFT
+    lsr     w3, w3, #8
+    cbnz    w3, .Lslow_word
+    str     w17, [x0, #THREAD_TIME]
+    .endm
+
+    .macro TIME_MARKS
+    .endm
+
+/* Step 6, a fixed target: relative to the site word. */
+    .macro TARGET_FIXED
+    ldrsw   x17, [x16]
+    add     x16, x16, x17
+    .endm
+
+/* Step 6, a register: the site word is SITE_REG_WORD(n); entry n of the
+ * table (16 bytes) puts xn into x16 (x0-x3 from the push).  x16, x17
+ * and x30 are never such sites (sled.h). */
+    .macro TARGET_REG
+    ldr     w17, [x16]
+    adr     x3, 8f
+    add     x17, x3, x17, lsl #2
+    br      x17
+    .p2align 4
+8:
+    .irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+    bti     j
+    .if \n < 4
+    ldr     x16, [sp, #8 * \n]
+    .elseif \n == 16 || \n == 17 || \n >= 30
+    udf     #0
+    .else
+    mov     x16, x\n
+    .endif
+    b       9f
+    udf     #0
+    .endr
+9:
+    .endm
+
+/* Step 7's record, a fixed target. */
+    .macro RECORD_FIXED
+    str     w1, [x2], #4
+    .endm
+
+/* Step 7's record, a call through a register (x16 the target): one word
+ * if the thread's target cache has it, else the word and the target
+ * (two words, low first) and the cache updated.  Clock marks key the
+ * cache by target (its entry into bits 31..24), the counter by site (the
+ * delta is there; trace-format.h). */
+    .macro RECORD_REG by_target
+    .if \by_target
+    ubfx    x3, x16, #2, #8             /* the target's cache entry */
+    .else
+    ubfx    x3, x1, #LITIFUT_REC_SITE_SHIFT, #8     /* the site's */
+    .endif
+    add     x17, x0, x3, lsl #3
+    ldr     x17, [x17, #THREAD_CACHE]
+    sub     x17, x17, x16
+    cbnz    x17, 1f
+    .if \by_target
+    orr     w1, w1, w3, lsl #LITIFUT_REC_AUX_SHIFT
+    .endif
+    orr     w1, w1, #LITIFUT_REC_CALL_CACHED
+    str     w1, [x2], #4
+    b       2f
+1:  orr     w1, w1, #LITIFUT_REC_CALL_TARGET
+    str     w1, [x2], #4
+    str     x16, [x2], #8
+    add     x17, x0, x3, lsl #3
+    str     x16, [x17, #THREAD_CACHE]
+2:
+    .endm
+
+/* Step 7's hook: {sp at the call, the return address} onto the shadow
+ * stack (HOOK_CHECK made sure of the room), x30 = the trampoline. */
+    .macro HOOK tramp
+    ldr     x3, [x0, #THREAD_SHADOW_TOP]
+    add     x17, sp, #32
+    stp     x17, x30, [x3], #16
+    str     x3, [x0, #THREAD_SHADOW_TOP]
+    adr     x30, \tramp
+    .endm
+
+    .macro NO_HOOK tramp
+    .endm
+
+    .macro NO_CHECK
+    .endm
+
+/* Step 7's end: busy 0 and cur in one store, x0-x3 back, on. */
+    .macro HOT_END
+    stp     xzr, x2, [x0, #THREAD_BUSY]
+    ldp     x2, x3, [sp, #16]
+    ldp     x0, x1, [sp], #32
+    br      x16
+    .endm
+
+/* One hot path: `check` (HOOK_CHECK or NO_CHECK), `time` (TIME_COUNTER,
+ * TIME_MARKS), `hook` (HOOK, NO_HOOK) with trampoline `tramp`. */
+    .macro HOT_PATH name, reg, check, time, hook, tramp, by_target
+    .p2align 4
+    .global \name
+    .hidden \name
+    .type \name, %function
+\name:
+    HOT_START
+    \check
+    \time
+    .if \reg
+    TARGET_REG
+    RECORD_REG \by_target
+    .else
+    TARGET_FIXED
+    RECORD_FIXED
+    .endif
+    \hook   \tramp
+    HOT_END
+    .size \name, . - \name
+    .endm
+
+    HOT_PATH litifut_a64_on, 0, NO_CHECK, TIME_MARKS, NO_HOOK, 0, 1
+    HOT_PATH litifut_a64_on_reg, 1, NO_CHECK, TIME_MARKS, NO_HOOK, 0, 1
+    HOT_PATH litifut_a64_counter, 0, NO_CHECK, TIME_COUNTER, NO_HOOK, 0, 0
+    HOT_PATH litifut_a64_counter_reg, 1, NO_CHECK, TIME_COUNTER, NO_HOOK, 0, 0
+    HOT_PATH litifut_a64_ret, 0, HOOK_CHECK, TIME_MARKS, HOOK, litifut_return_marks, 1
+    HOT_PATH litifut_a64_ret_reg, 1, HOOK_CHECK, TIME_MARKS, HOOK, litifut_return_marks, 1
+    HOT_PATH litifut_a64_ret_counter, 0, HOOK_CHECK, TIME_COUNTER, HOOK, litifut_return_counter, 0
+    HOT_PATH litifut_a64_ret_counter_reg, 1, HOOK_CHECK, TIME_COUNTER, HOOK, litifut_return_counter, 0
+
+/*
+ * The slow path: litifut_slow(frame, 4k) with struct arch_frame (every
+ * register but sp, and NZCV) right below the call's sp; it returns the
+ * target, and may have changed the frame's x30 (the hook).  Also where
+ * the sled sends every call until this copy is ready (sleds.c).
+ */
+    .macro SAVE_ALL
+    stp     x0, x1, [sp, #FRAME_X(0)]
+    stp     x2, x3, [sp, #FRAME_X(2)]
+    stp     x4, x5, [sp, #FRAME_X(4)]
+    stp     x6, x7, [sp, #FRAME_X(6)]
+    stp     x8, x9, [sp, #FRAME_X(8)]
+    stp     x10, x11, [sp, #FRAME_X(10)]
+    stp     x12, x13, [sp, #FRAME_X(12)]
+    stp     x14, x15, [sp, #FRAME_X(14)]
+    stp     x16, x17, [sp, #FRAME_X(16)]
+    stp     x18, x19, [sp, #FRAME_X(18)]
+    stp     x20, x21, [sp, #FRAME_X(20)]
+    stp     x22, x23, [sp, #FRAME_X(22)]
+    stp     x24, x25, [sp, #FRAME_X(24)]
+    stp     x26, x27, [sp, #FRAME_X(26)]
+    stp     x28, x29, [sp, #FRAME_X(28)]
+    mrs     x17, nzcv
+    stp     x30, x17, [sp, #FRAME_X(30)]
+    .endm
+
+    .p2align 4
+    .global litifut_a64_start
+    .hidden litifut_a64_start
+    .type litifut_a64_start, %function
+litifut_a64_start:
+    sub     sp, sp, #FRAME_SIZE
+    SAVE_ALL
+    mov     w1, w16                     /* arg 1: 4k */
+.Lslow_call:
+    mov     x0, sp                      /* arg 0: struct arch_frame * */
+    bl      litifut_slow                /* x0 = where the call must go */
+    mov     x16, x0
+    ldp     x30, x17, [sp, #FRAME_X(30)]
+    msr     nzcv, x17
+    ldp     x0, x1, [sp, #FRAME_X(0)]
+    ldp     x2, x3, [sp, #FRAME_X(2)]
+    ldp     x4, x5, [sp, #FRAME_X(4)]
+    ldp     x6, x7, [sp, #FRAME_X(6)]
+    ldp     x8, x9, [sp, #FRAME_X(8)]
+    ldp     x10, x11, [sp, #FRAME_X(10)]
+    ldp     x12, x13, [sp, #FRAME_X(12)]
+    ldp     x14, x15, [sp, #FRAME_X(14)]
+    ldp     x18, x19, [sp, #FRAME_X(18)]
+    ldp     x20, x21, [sp, #FRAME_X(20)]
+    ldp     x22, x23, [sp, #FRAME_X(22)]
+    ldp     x24, x25, [sp, #FRAME_X(24)]
+    ldp     x26, x27, [sp, #FRAME_X(26)]
+    ldp     x28, x29, [sp, #FRAME_X(28)]
+    add     sp, sp, #FRAME_SIZE
+    br      x16
+
+/* A hot path's way out before it changed x16 (4k). */
+.Lslow_k:
+    ldp     x2, x3, [sp, #16]
+    ldp     x0, x1, [sp], #32
+    b       litifut_a64_start
+
+/* ... and after (x16 = the site word's address): 4k again from the page
+ * table, with every register saved. */
+.Lslow_word:
+    ldp     x2, x3, [sp, #16]
+    ldp     x0, x1, [sp], #32
+    sub     sp, sp, #FRAME_SIZE
+    SAVE_ALL
+    adrp    x0, litifut_copy
+    ldr     x0, [x0, #:lo12:litifut_copy + COPY_PAGES]
+    lsr     x1, x30, #DB_PAGE_SHIFT
+    ldr     x0, [x0, x1, lsl #3]
+    sub     w1, w16, w0                 /* 4k */
+    b       .Lslow_call
+    .size litifut_a64_start, . - litifut_a64_start
+
+/*
+ * The sled's entries go here instead (sleds.c) while this process
+ * records nothing (LITIFUT_TRACE=0): find the target, jump; only x16
+ * and x17 change.  The page table comes from this copy, not from TLS;
+ * it is 8-aligned, so its entry for the return address's page is at
+ * (pages + (ra >> (DB_PAGE_SHIFT - 3))) & ~7.
+ */
+    .macro OFF_SITE_WORD
+    adrp    x17, litifut_copy
+    ldr     x17, [x17, #:lo12:litifut_copy + COPY_PAGES]
+    add     x17, x17, x30, lsr #DB_PAGE_SHIFT - 3
+    and     x17, x17, #~7
+    ldr     x17, [x17]
+    add     x16, x17, x16               /* the site word's address */
+    .endm
+
+    .p2align 4
+    .global litifut_a64_off
+    .hidden litifut_a64_off
+    .type litifut_a64_off, %function
+litifut_a64_off:                        /* a call with a fixed target */
+    OFF_SITE_WORD
+    ldrsw   x17, [x16]
+    add     x16, x16, x17
+    br      x16
+    .size litifut_a64_off, . - litifut_a64_off
+
+    .p2align 4
+    .global litifut_a64_off_reg
+    .hidden litifut_a64_off_reg
+    .type litifut_a64_off_reg, %function
+litifut_a64_off_reg:                    /* a call through a register */
+    OFF_SITE_WORD
+    ldr     w17, [x16]
+    adr     x16, 8f
+    add     x16, x16, x17, lsl #2
+    br      x16
+    .p2align 4
+8:
+    .irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+    bti     j
+    .if \n == 16 || \n == 17 || \n >= 30
+    udf     #0
+    .else
+    mov     x16, x\n
+    .endif
+    br      x16
+    udf     #0
+    .endr
+    .size litifut_a64_off_reg, . - litifut_a64_off_reg
+
+/*
+ * LITIFUT_RETURNS: a hooked call's callee returns here (stub/returns.c),
+ * with sp as at the call.  litifut_return records the return and gives
+ * the real return address.  Every register comes back as the callee
+ * left it but x30 (which the call changed anyway), not only the return
+ * values: GCC's -fipa-ra keeps values in call-clobbered registers across
+ * calls of local functions that do not clobber them; x19-x29 are the C
+ * code's to keep.  The tracer's C code touches no FP/SIMD register
+ * (-mgeneral-regs-only).
+ *
+ * Unwinders: the trampolines' FDE says the frame is empty (CFA = sp)
+ * with x30 unchanged, and its personality routine (unwind.c) puts the
+ * real return address into x30's location, the hooked callee's saved
+ * x30 (the callee never returns normally after an exception passed
+ * it).  No negate_ra_state: the address is not signed.  The `nop`
+ * before: unwinders look up the return address - 1.
+ */
+    .p2align 4
+    .type litifut_return_unwind, %function
+litifut_return_unwind:
+    .cfi_startproc
+    .cfi_personality 0x9b, litifut_return_personality_ref
+    .cfi_def_cfa sp, 0
+    .cfi_same_value x30
+    nop
+    .global litifut_trampolines
+    .hidden litifut_trampolines
+litifut_trampolines:                    /* every trampoline, to litifut_trampolines_end */
+    .global litifut_return_trampoline
+    .hidden litifut_return_trampoline
+    .type litifut_return_trampoline, %function
+litifut_return_trampoline:
+    bti     jc
+    stp     x0, x1, [sp, #-160]!
+    stp     x2, x3, [sp, #16]
+    stp     x4, x5, [sp, #32]
+    stp     x6, x7, [sp, #48]
+    stp     x8, x9, [sp, #64]
+    stp     x10, x11, [sp, #80]
+    stp     x12, x13, [sp, #96]
+    stp     x14, x15, [sp, #112]
+    stp     x16, x17, [sp, #128]
+    mrs     x17, nzcv
+    stp     x18, x17, [sp, #144]
+    add     x0, sp, #160                /* arg: sp as the callee returned it */
+    bl      litifut_return
+    mov     x30, x0                     /* the real return address */
+    ldp     x18, x17, [sp, #144]
+    msr     nzcv, x17
+    ldp     x16, x17, [sp, #128]
+    ldp     x14, x15, [sp, #112]
+    ldp     x12, x13, [sp, #96]
+    ldp     x10, x11, [sp, #80]
+    ldp     x8, x9, [sp, #64]
+    ldp     x6, x7, [sp, #48]
+    ldp     x4, x5, [sp, #32]
+    ldp     x2, x3, [sp, #16]
+    ldp     x0, x1, [sp], #160
+    ret
+
+/*
+ * The hot paths' trampolines, one per clock (the hooked call's hot path
+ * chose it): the return recorded in assembly, as a call is.  Not busy
+ * (then busy with this frame), room in the chunk, and the shadow
+ * stack's top entry this very frame's (its sp = sp as the callee
+ * returned: no frame left by a jump in between); the RETURN word with
+ * its time delta; the entry popped, busy clear, on to the real return
+ * address.  Anything else goes to the C trampoline above (busy back to
+ * 0 first if this frame had marked it).  No instruction changes NZCV.
+ */
+    .macro RETURN_FAST name, time
+    .p2align 4
+    .global \name
+    .hidden \name
+    .type \name, %function
+\name:
+    bti     jc
+    stp     x0, x1, [sp, #-32]!
+    stp     x2, x3, [sp, #16]
+    SLOT_ADDRESS x17, x0
+    ldr     x0, [x17, #TLS_THREAD]
+    ldr     x2, [x0, #THREAD_BUSY]
+    cbnz    x2, 7f
+    mov     x2, sp
+    str     x2, [x0, #THREAD_BUSY]
+    ldp     x2, x3, [x0, #THREAD_CUR]   /* cur, lim */
+    sub     x3, x2, x3
+    tbz     x3, #63, 6f
+    ldr     x3, [x0, #THREAD_SHADOW_TOP]
+    cbz     x3, 6f                      /* no shadow stack: not this thread's hook */
+    ldur    x17, [x3, #-16]             /* the top entry's sp */
+    add     x1, sp, #32
+    sub     x17, x17, x1
+    cbnz    x17, 6f
+    mov     w1, #LITIFUT_REC_RETURN_WORD
+    .ifc \time, TIME_COUNTER
+    ldr     w30, [x0, #THREAD_SHIFT]
+    mrs     x17, cntvct_el0
+    lsr     x17, x17, x30
+    ldr     w30, [x0, #THREAD_TIME]
+    sub     w30, w17, w30
+    orr     w1, w1, w30, lsl #LITIFUT_REC_DELTA_SHIFT
+    lsr     w30, w30, #8
+    cbnz    w30, 6f
+    str     w17, [x0, #THREAD_TIME]
+    .endif
+    ldur    x30, [x3, #-8]              /* the real return address */
+    sub     x3, x3, #16                 /* the entry popped */
+    str     w1, [x2], #4
+    str     x3, [x0, #THREAD_SHADOW_TOP]
+    stp     xzr, x2, [x0, #THREAD_BUSY]
+    ldp     x2, x3, [sp, #16]
+    ldp     x0, x1, [sp], #32
+    ret
+6:  str     xzr, [x0, #THREAD_BUSY]     /* busy was this frame's */
+7:  ldp     x2, x3, [sp, #16]
+    ldp     x0, x1, [sp], #32
+    b       litifut_return_trampoline
+    .size \name, . - \name
+    .endm
+
+    RETURN_FAST litifut_return_marks, TIME_MARKS
+    RETURN_FAST litifut_return_counter, TIME_COUNTER
+    .global litifut_trampolines_end
+    .hidden litifut_trampolines_end
+litifut_trampolines_end:
+    .cfi_endproc
+    .size litifut_return_unwind, . - litifut_return_unwind
+
+    /* the personality routine's address, for the FDE's indirect pointer */
+    .section .data.rel.ro.litifut_return_personality_ref, "aw", %progbits
+    .p2align 3
+    .hidden litifut_return_personality_ref
+    .type litifut_return_personality_ref, %object
+litifut_return_personality_ref:
+    .xword  litifut_return_personality
+    .size litifut_return_personality_ref, 8
+
+/* The start of __wrap_NAME, which goes on to __real_NAME (weak: only
+ * what the program uses is linked in); a function pointer may name it. */
+    .macro WRAPPER_START name
+    .text
+    .p2align 2
+    .global __wrap_\name
+    .hidden __wrap_\name
+    .type __wrap_\name, %function
+    .weak __real_\name
+__wrap_\name:
+    .cfi_startproc
+    bti     c
+    .endm
+
+/*
+ * __wrap_vfork, __wrap_clone, __wrap___clone_internal: the wrapper
+ * links the program's calls of these here with ld --wrap.  Each tells
+ * the tracer (litifut_before_spawn: a child sharing this memory must not
+ * record), then goes on to the real function with x0-x8, sp and the
+ * stacked arguments as the caller left them, x30 the real return
+ * address, so vfork returns straight to the caller.
+ */
+    .macro SPAWN_WRAPPER name
+    WRAPPER_START \name
+    stp     x0, x1, [sp, #-80]!
+    .cfi_adjust_cfa_offset 80
+    stp     x2, x3, [sp, #16]
+    stp     x4, x5, [sp, #32]
+    stp     x6, x7, [sp, #48]
+    stp     x8, x30, [sp, #64]
+    .cfi_rel_offset x30, 72
+    add     x0, sp, #80                 /* arg 0: the caller's sp */
+    mov     x1, x30                     /* arg 1: the return address (a trampoline if hooked) */
+    bl      litifut_before_spawn
+    mov     x30, x0                     /* the real one: vfork's child returns through it */
+    ldp     x8, x17, [sp, #64]
+    ldp     x6, x7, [sp, #48]
+    ldp     x4, x5, [sp, #32]
+    ldp     x2, x3, [sp, #16]
+    ldp     x0, x1, [sp], #80
+    .cfi_adjust_cfa_offset -80
+    .cfi_restore x30
+    b       __real_\name
+    .cfi_endproc
+    .size __wrap_\name, . - __wrap_\name
+    .endm
+
+    SPAWN_WRAPPER vfork
+    SPAWN_WRAPPER clone
+    SPAWN_WRAPPER __clone_internal
+
+/*
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: their calls come
+ * here (ld --wrap) so that the tracer knows them by their target: they
+ * return twice, and setjmp keeps its return address for longjmp, so
+ * a call a hot path hooked (it has no time to look) goes back to the
+ * real return address here (litifut_unhook: the entry stays, as a
+ * call not hooked).  Every register as it came but x16, x17, x30.
+ */
+    .macro TWICE_WRAPPER name
+    WRAPPER_START \name
+    adrp    x16, litifut_trampolines
+    add     x16, x16, #:lo12:litifut_trampolines
+    sub     x16, x30, x16
+    cmp     x16, #litifut_trampolines_end - litifut_trampolines
+    b.lo    1f                          /* (the flags: setjmp saves none) */
+    b       __real_\name                /* not hooked */
+1:
+    stp     x0, x1, [sp, #-32]!
+    .cfi_adjust_cfa_offset 32
+    stp     x2, x30, [sp, #16]
+    mov     x0, x30
+    bl      litifut_unhook
+    mov     x30, x0                     /* the real return address */
+    ldp     x2, x17, [sp, #16]
+    ldp     x0, x1, [sp], #32
+    .cfi_adjust_cfa_offset -32
+    b       __real_\name
+    .cfi_endproc
+    .size __wrap_\name, . - __wrap_\name
+    .endm
+
+    TWICE_WRAPPER setjmp
+    TWICE_WRAPPER _setjmp
+    TWICE_WRAPPER __sigsetjmp
+
+/*
+ * backtrace() (stub/returns.c): the program's calls of it come here,
+ * and its frames are the ones it would see untraced (the unwinder stops
+ * at a hooked frame's trampoline: unwind.c).
+ */
+    .text
+    .p2align 2
+    .global __wrap_backtrace
+    .hidden __wrap_backtrace
+    .type __wrap_backtrace, %function
+__wrap_backtrace:
+    .cfi_startproc
+    bti     c
+    stp     x29, x30, [sp, #-32]!
+    .cfi_def_cfa_offset 32
+    .cfi_offset x29, -32
+    .cfi_offset x30, -24
+    mov     x29, sp
+    str     x19, [sp, #16]
+    .cfi_offset x19, -16
+    mov     x19, x0
+    bl      __real_backtrace            /* (weak; the wrapper asks ld for it in a static link) */
+    mov     w1, w0
+    mov     x0, x19
+    adr     x2, __wrap_backtrace
+    adr     x3, .Lwrap_end
+    bl      returns_backtrace_filter
+    ldr     x19, [sp, #16]
+    ldp     x29, x30, [sp], #32
+    .cfi_def_cfa_offset 0
+    .cfi_restore x29
+    .cfi_restore x30
+    .cfi_restore x19
+    ret
+.Lwrap_end:
+    .cfi_endproc
+    .size __wrap_backtrace, . - __wrap_backtrace
+    .weak __real_backtrace
+
+/*
+ * void litifut_calibrate(uint32_t rounds, uint32_t *scratch): `rounds`
+ * rounds of what the hot path executes to record a call (the push, the
+ * thread pointer, its loads, tests, record store, the pop and an
+ * indirect branch), on `scratch` (8 words: 0 but word 6) instead of the
+ * thread's state: LITIFUT_BUDGET times it to reckon a call's cost on
+ * this machine (stub/budget.c).
+ */
+    .text
+    .p2align 2
+    .global litifut_calibrate
+    .hidden litifut_calibrate
+    .type litifut_calibrate, %function
+litifut_calibrate:
+    .cfi_startproc
+    bti     c
+    adr     x16, 3f
+    mov     x9, x16
+1:  stp     x0, x1, [sp, #-32]!
+    stp     x2, x3, [sp, #16]
+    mrs     x17, tpidr_el0              /* (its result unused) */
+    mov     x17, x1
+    ldp     w2, w3, [x17, #8]           /* 0, 0 */
+    ldr     w0, [x17, #16]              /* "busy": 0 */
+    cbnz    w0, 3f
+    mov     x0, sp
+    str     w3, [x17, #16]
+    ldp     w2, w3, [x17, #4]
+    sub     w3, w2, w3
+    tbnz    w3, #31, 3f                 /* (not taken) */
+    ldr     w3, [x17, #20]
+    lsr     x0, x30, #DB_PAGE_SHIFT
+    ldr     w3, [x17, #24]
+    add     x16, x9, #0
+    add     w1, w3, w16
+    ldrsw   x0, [x17, #20]
+    str     w1, [x17, #28]              /* the "record" */
+    stp     wzr, w2, [x17, #16]         /* not busy */
+    add     x16, x16, x0
+    ldp     x2, x3, [sp, #16]
+    ldp     x0, x1, [sp], #32
+    br      x16                         /* the indirect branch */
+    .p2align 4
+3:  bti     j
+    subs    w0, w0, #1
+    b.ne    1b
+    ret
+    .cfi_endproc
+    .size litifut_calibrate, . - litifut_calibrate
+
+    .section .note.GNU-stack, "", %progbits

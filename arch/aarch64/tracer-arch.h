@@ -1,0 +1,185 @@
+/*
+ * AArch64 (LP64, Linux) pieces of the tracer runtime.  Included by the
+ * tracer's C files (stub/tracer.h); everything here runs in the traced
+ * program and must not call libc.  Built with -mno-outline-atomics
+ * (no libgcc call for a compare-and-swap) and -mgeneral-regs-only (the
+ * slow path runs before the callee, whose arguments may be in v0-v7).
+ */
+#ifndef LITIFUT_ARCH_AARCH64_TRACER_H
+#define LITIFUT_ARCH_AARCH64_TRACER_H
+
+#include <stdint.h>
+#include <asm/unistd.h>
+#include "litifut/trace-format.h"
+#include "sled.h"
+
+/* The kernel's stack_t (sigaltstack). */
+struct arch_stack {
+    uintptr_t ss_sp;
+    int ss_flags;
+    unsigned long ss_size;
+};
+
+/* Signals in the kernel's sigset_t (rt_sigprocmask's size argument * 8). */
+#define ARCH_NSIG          64
+
+#define ARCH_ID            LITIFUT_ARCH_AARCH64
+
+/* A function's address is its code's (no instruction-set bit). */
+#define ARCH_CODE_ADDRESS(a) ((uintptr_t)(a))
+
+/* The slow path's frame (stub.S, sled.h): x0..x30 as the call left
+ * them (x16 holds 4k, x17 whatever the hot path left), then NZCV;
+ * right below the stack pointer of the call. */
+struct arch_frame {
+    uint64_t x[31];
+    uint64_t nzcv;
+};
+_Static_assert(sizeof(struct arch_frame) == FRAME_SIZE, "sled.h");
+
+static inline uintptr_t arch_return_address(const struct arch_frame *f)
+{
+    return f->x[30];
+}
+
+/* Where the frame keeps it: the callee gets what is there. */
+static inline uintptr_t *arch_return_address_slot(struct arch_frame *f)
+{
+    return (uintptr_t *)&f->x[30];
+}
+
+/* The register a DB site word below LITIFUT_DB_INDIRECT names
+ * (SITE_REG_WORD, sled.h). */
+static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t w)
+{
+    uint32_t i = SITE_WORD_REG(w);
+    return i < 31 ? f->x[i] : 0;
+}
+
+/* The hardware counter (LITIFUT_CLOCK=counter, and auto: arm64 Linux
+ * always lets EL0 read CNTVCT_EL0, trapping and emulating it where an
+ * erratum asks; AT_HWCAP's EVTSTRM says nothing about it, and is 0
+ * under qemu-user).  64 bits at CNTFRQ_EL0 Hz: 19.2 to 54 MHz on
+ * older cores, 1 GHz from Armv8.6, 62.5 MHz under qemu.  Units of
+ * 2^shift ticks, the shift picked from the rate so that a unit is
+ * about 16 ns or more and the 8-bit delta keeps reaching microseconds. */
+#define ARCH_COUNTER_CLOCK  LITIFUT_CLOCK_A64_CNTVCT
+#define ARCH_COUNTER_MASK   0xffffffffffffffffull
+#define ARCH_HWCAP_COUNTER  0u              /* no bit: it must advance */
+#define ARCH_COUNTER_AUTO   1
+static inline uint64_t arch_counter(void)
+{
+    uint64_t c;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(c));
+    return c;
+}
+static inline uint64_t arch_counter_hz(void)
+{
+    uint64_t hz;
+    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
+    return hz;
+}
+static inline uint32_t arch_counter_shift(void)
+{
+    uint64_t hz = arch_counter_hz();
+    uint32_t s = 0;
+    while (s < 16 && (1000000000ull << s) < 16 * hz)
+        s++;
+    return s;
+}
+#define ARCH_COUNTER_SHIFT  arch_counter_shift()
+
+/* The thread pointer: 0 until the C library has set up TLS (early in
+ * a static program's start-up). */
+static inline uintptr_t arch_thread_pointer(void)
+{
+    uintptr_t tp;
+    __asm__ volatile("mrs %0, tpidr_el0" : "=r"(tp));
+    return tp;
+}
+
+/* Offset of a local-exec TLS symbol from the thread pointer. */
+#define ARCH_TPOFF(sym)                                            \
+    ({ uintptr_t off_;                                             \
+       __asm__("movz %0, #:tprel_g1:" #sym "\n\t"                  \
+               "movk %0, #:tprel_g0_nc:" #sym : "=r"(off_));       \
+       off_; })
+
+/* Offset of an initial-exec TLS symbol from the thread pointer (a
+ * library's copy): the dynamic linker puts it in a GOT entry. */
+#define ARCH_TPOFF_IE(sym)                                         \
+    ({ uintptr_t off_;                                             \
+       __asm__("adrp %0, :gottprel:" #sym "\n\t"                   \
+               "ldr %0, [%0, #:gottprel_lo12:" #sym "]" : "=r"(off_)); \
+       off_; })
+
+/* Compare-and-swap: ldaxr/stlxr (Armv8.0; -mno-outline-atomics keeps
+ * it inline). */
+static inline int arch_cmpxchg(volatile uint32_t *p, uint32_t oldval, uint32_t newval)
+{
+    return __atomic_compare_exchange_n(p, &oldval, newval, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST);
+}
+static inline int arch_cmpxchg_ptr(volatile uintptr_t *p, uintptr_t oldval, uintptr_t newval)
+{
+    return __atomic_compare_exchange_n(p, &oldval, newval, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST);
+}
+
+static inline long arch_syscall6(long n, long a, long b, long c, long d,
+                                 long e, long f)
+{
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    register long x4 __asm__("x4") = e;
+    register long x5 __asm__("x5") = f;
+    register long x8 __asm__("x8") = n;
+    __asm__ volatile("svc #0"
+                     : "+r"(x0)
+                     : "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5), "r"(x8)
+                     : "memory");
+    return x0;
+}
+
+/* arm64 has no ftruncate64, fstat64 nor mmap2 (asm-generic: 64-bit
+ * arguments are one register); stub/sys.h and fileid.c take the plain
+ * calls where __NR_mmap2 and __NR_fstat64 are missing. */
+static inline long arch_ftruncate64(int fd, uint64_t len)
+{
+    return arch_syscall6(__NR_ftruncate, fd, (long)len, 0, 0, 0, 0);
+}
+
+/* Reserve disk blocks, so that storing into the shared mapping can
+ * never hit a full disk (that would be SIGBUS in the traced program). */
+static inline long arch_fallocate(int fd, int mode, uint64_t off, uint64_t len)
+{
+    return arch_syscall6(__NR_fallocate, fd, mode, (long)off, (long)len, 0, 0);
+}
+
+static inline long arch_pwrite64(int fd, const void *buf, unsigned long n, uint64_t off)
+{
+    return arch_syscall6(__NR_pwrite64, fd, (long)buf, (long)n, (long)off, 0, 0);
+}
+
+/* After rewriting code (sleds.c): no system call; clean the data cache
+ * to the point of unification, invalidate the instruction cache, over
+ * the lines (CTR_EL0's sizes), as libgcc's __aarch64_sync_cache_range. */
+static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
+{
+    uint64_t ctr;
+    __asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+    uintptr_t dline = 4ul << (ctr >> 16 & 15), iline = 4ul << (ctr & 15);
+    for (uintptr_t a = start & ~(dline - 1); a < end; a += dline)
+        __asm__ volatile("dc cvau, %0" : : "r"(a) : "memory");
+    __asm__ volatile("dsb ish" : : : "memory");
+    for (uintptr_t a = start & ~(iline - 1); a < end; a += iline)
+        __asm__ volatile("ic ivau, %0" : : "r"(a) : "memory");
+    __asm__ volatile("dsb ish\n\tisb" : : : "memory");
+}
+
+/* The hot path's local-exec TLS: two adds of 12 bits reach 16 MB. */
+#define ARCH_HOT_TPOFF_OK(off) ((off) < (1ul << 24))
+
+#endif
