@@ -75,19 +75,19 @@ static uintptr_t symbol_value(const char *path, const char *name)
         return 0;
     uintptr_t value = 0;
     unsigned long n = (unsigned long)size;
-    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)f;
-    if (n >= sizeof *eh && eh->e_shentsize == sizeof(Elf32_Shdr) && eh->e_shoff < n &&
-        eh->e_shnum <= (n - eh->e_shoff) / sizeof(Elf32_Shdr)) {
-        const Elf32_Shdr *sh = (const Elf32_Shdr *)(f + eh->e_shoff);
+    const ELF(Ehdr) *eh = (const ELF(Ehdr) *)f;
+    if (n >= sizeof *eh && eh->e_shentsize == sizeof(ELF(Shdr)) && eh->e_shoff < n &&
+        eh->e_shnum <= (n - eh->e_shoff) / sizeof(ELF(Shdr))) {
+        const ELF(Shdr) *sh = (const ELF(Shdr) *)(f + eh->e_shoff);
         for (unsigned i = 0; i < eh->e_shnum && !value; i++) {
             if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
                 sh[i].sh_offset > n || sh[i].sh_size > n - sh[i].sh_offset)
                 continue;
-            const Elf32_Shdr *str = &sh[sh[i].sh_link];
+            const ELF(Shdr) *str = &sh[sh[i].sh_link];
             if (str->sh_offset > n || str->sh_size > n - str->sh_offset || !str->sh_size)
                 continue;
             const char *strings = (const char *)f + str->sh_offset;
-            const Elf32_Sym *sym = (const Elf32_Sym *)(f + sh[i].sh_offset);
+            const ELF(Sym) *sym = (const ELF(Sym) *)(f + sh[i].sh_offset);
             for (unsigned long k = 0; k < sh[i].sh_size / sizeof *sym; k++) {
                 if (ELF32_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_shndx == SHN_UNDEF ||
                     sym[k].st_name >= str->sh_size)

@@ -3,7 +3,7 @@
  * as the dynamic linker or the kernel mapped it): the unwinder glibc
  * loads privately for pthread_exit (returns.c), the vDSO's clock.  Only
  * what a loaded object's dynamic symbol table gives: no versions, no
- * file reads.  32-bit objects of the process's own byte order.
+ * file reads.  Objects of the process's own data model and byte order.
  */
 #include <elf.h>
 #include <link.h>
@@ -11,7 +11,7 @@
 
 /* The bytes of a DT_ pointer: relocated in place by glibc on most
  * machines, left as linked on MIPS (a read-only dynamic section). */
-static uintptr_t dyn_address(uintptr_t base, uint32_t ptr)
+static uintptr_t dyn_address(uintptr_t base, uintptr_t ptr)
 {
     return ptr < base ? base + ptr : ptr;
 }
@@ -27,8 +27,8 @@ static int same_name(const char *a, const char *b)
  * one past the last symbol of the last chain. */
 static uint32_t gnu_hash_symbols(const uint32_t *h)
 {
-    uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2];
-    const uint32_t *buckets = h + 4 + bloom, *chain = buckets + nbuckets;
+    uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2];   /* bloom: words */
+    const uint32_t *buckets = h + 4 + bloom * WORD_WORDS, *chain = buckets + nbuckets;
     uint32_t last = 0;
     for (uint32_t i = 0; i < nbuckets; i++)
         if (buckets[i] > last)
@@ -42,19 +42,19 @@ static uint32_t gnu_hash_symbols(const uint32_t *h)
 
 uintptr_t elf_symbol(uintptr_t base, const void *phdrs, unsigned phnum, const char *name)
 {
-    const Elf32_Phdr *phdr = phdrs;
-    const Elf32_Dyn *dyn = NULL;
+    const ELF(Phdr) *phdr = phdrs;
+    const ELF(Dyn) *dyn = NULL;
     for (unsigned i = 0; i < phnum; i++)
         if (phdr[i].p_type == PT_DYNAMIC)
-            dyn = (const Elf32_Dyn *)(base + phdr[i].p_vaddr);
+            dyn = (const ELF(Dyn) *)(base + phdr[i].p_vaddr);
     if (!dyn)
         return 0;
-    const Elf32_Sym *syms = NULL;
+    const ELF(Sym) *syms = NULL;
     const char *strs = NULL;
     uint32_t n = 0;
     for (; dyn->d_tag != DT_NULL; dyn++) {
         if (dyn->d_tag == DT_SYMTAB)
-            syms = (const Elf32_Sym *)dyn_address(base, dyn->d_un.d_ptr);
+            syms = (const ELF(Sym) *)dyn_address(base, dyn->d_un.d_ptr);
         else if (dyn->d_tag == DT_STRTAB)
             strs = (const char *)dyn_address(base, dyn->d_un.d_ptr);
         else if (dyn->d_tag == DT_HASH)

@@ -216,15 +216,15 @@ static void find_build_id(struct litifut_object_record *r, uintptr_t bias)
 {
     if (!__ehdr_start)
         return;
-    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)__ehdr_start;
-    const Elf32_Phdr *ph = (const Elf32_Phdr *)(__ehdr_start + eh->e_phoff);
+    const ELF(Ehdr) *eh = (const ELF(Ehdr) *)__ehdr_start;
+    const ELF(Phdr) *ph = (const ELF(Phdr) *)(__ehdr_start + eh->e_phoff);
     for (unsigned i = 0; i < eh->e_phnum; i++) {
         if (ph[i].p_type != PT_NOTE)
             continue;
         const uint8_t *p = (const uint8_t *)(ph[i].p_vaddr + bias);
         const uint8_t *end = p + ph[i].p_filesz;
-        while (p + sizeof(Elf32_Nhdr) <= end) {
-            const Elf32_Nhdr *n = (const Elf32_Nhdr *)p;
+        while (p + sizeof(ELF(Nhdr)) <= end) {
+            const ELF(Nhdr) *n = (const ELF(Nhdr) *)p;
             const uint8_t *name = p + sizeof *n;
             const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
             if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&

@@ -39,10 +39,11 @@ void free_proc_file(char *buf)
 uint32_t auxv_value(uint32_t type)
 {
     unsigned long len;
-    uint32_t *auxv = (uint32_t *)read_proc_file("/proc/self/auxv", &len), v = 0;
-    for (unsigned long i = 0; auxv && i + 1 < len / 4; i += 2)
+    uintptr_t *auxv = (uintptr_t *)read_proc_file("/proc/self/auxv", &len);  /* word pairs */
+    uint32_t v = 0;
+    for (unsigned long i = 0; auxv && i + 1 < len / sizeof *auxv; i += 2)
         if (auxv[i] == type)
-            v = auxv[i + 1];
+            v = (uint32_t)auxv[i + 1];
     if (auxv)
         free_proc_file((char *)auxv);
     return v;

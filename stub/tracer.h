@@ -64,6 +64,14 @@
 #define TRACER_LP64 0
 #endif
 #define WORD_WORDS ((unsigned)sizeof(uintptr_t) / 4)
+/* The ELF structures of this data model (process.c, control.c,
+ * elfsym.c read their own objects'): ELF(Ehdr) is Elf32_Ehdr or
+ * Elf64_Ehdr. */
+#if TRACER_LP64
+#define ELF(type) Elf64_##type
+#else
+#define ELF(type) Elf32_##type
+#endif
 
 /* A run-time address into the trace at p (WORD_WORDS words); the word after. */
 static inline uint32_t *put_address(uint32_t *p, uintptr_t a)
