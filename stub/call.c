@@ -212,7 +212,8 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     uintptr_t word_addr = (uintptr_t)&db_sites()[index];
     uint32_t w = db_sites()[index];
     int indirect = w < LITIFUT_DB_INDIRECT;
-    uintptr_t target = indirect ? arch_frame_register(frame, w) : word_addr + w;
+    uintptr_t target = indirect ? arch_frame_register(frame, w)
+                                : word_addr + (uintptr_t)(intptr_t)(int32_t)w;   /* (signed) */
 
     uint32_t site = litifut_copy.base + index;
     if (litifut_copy.mode != LITIFUT_MODE_FULL && mode_call(index, site, target))

@@ -169,7 +169,7 @@ static int shadow_make(struct litifut_thread *t)
         return 0;
     t->shadow = m + SET_ASIDE_ENTRIES;
     t->shadow[0].ra = 0;
-    t->shadow[0].sp = ~(uintptr_t)0;
+    t->shadow[0].sp = ~(uintptr_t)0 >> TRACER_LP64;  /* (LP64: the hot path compares signed) */
     t->shadow_end = t->shadow + SHADOW_ENTRIES;
     __asm__ volatile("" ::: "memory");
     t->shadow_top = t->shadow + 1;
