@@ -1119,11 +1119,23 @@ static int take_signal(uint32_t ms)
     return r > 0 ? (int)r : 0;
 }
 
+/* Until the socket takes more, or ms pass (a 64-bit kernel, AArch64,
+ * has ppoll only). */
+static void poll_out(uint32_t ms)
+{
+    struct pollfd p = { sock, POLLOUT, 0 };
+#ifdef __NR_poll
+    SYS3(__NR_poll, &p, 1, ms);
+#else
+    struct ktimespec t = { (long)(ms / 1000), (long)(ms % 1000) * 1000000 };
+    arch_syscall6(__NR_ppoll, (long)&p, 1, (long)&t, 0, 0, 0);
+#endif
+}
+
 static void wait_for(uint32_t ms)
 {
     if (out_len) {
-        struct pollfd p = { sock, POLLOUT, 0 };
-        SYS3(__NR_poll, &p, 1, ms);
+        poll_out(ms);
     } else if (take_signal(ms)) {
         /* taken: sent again to ourselves so that the loop sees it */
         SYS3(__NR_kill, SYS3(__NR_getpid, 0, 0, 0), SIGTERM, 0);
@@ -1214,10 +1226,8 @@ static int agent_main(int argc, char **argv)
             /* what is complete is sent, within 10 s */
             for (uint64_t end = now_ms() + 10000; out_len && now_ms() < end;) {
                 pump(0);
-                if (out_len) {
-                    struct pollfd p = { sock, POLLOUT, 0 };
-                    SYS3(__NR_poll, &p, 1, 100);
-                }
+                if (out_len)
+                    poll_out(100);
             }
             break;
         }
