@@ -3,7 +3,7 @@
  * paths that record a call and go on to its target (one per sled half:
  * calls with a fixed target, calls through a register; per clock, with
  * and without exact returns), the slow-path entry, the "off" code, the
- * return trampolines and the wrappers (vfork, setjmp, backtrace).
+ * return trampolines and the wrappers (vfork, setjmp; backtrace: unwind.c).
  * Geometry in sled.h; struct offsets in stub/layout.h.
  *
  * At entry k (sled.h): x30 = the call's return address, x16 = 4k, every
@@ -614,45 +614,6 @@ __wrap_\name:
     TWICE_WRAPPER setjmp
     TWICE_WRAPPER _setjmp
     TWICE_WRAPPER __sigsetjmp
-
-/*
- * backtrace() (stub/returns.c): the program's calls of it come here,
- * and its frames are the ones it would see untraced (the unwinder stops
- * at a hooked frame's trampoline: unwind.c).
- */
-    .text
-    .p2align 2
-    .global __wrap_backtrace
-    .hidden __wrap_backtrace
-    .type __wrap_backtrace, %function
-__wrap_backtrace:
-    .cfi_startproc
-    bti     c
-    stp     x29, x30, [sp, #-32]!
-    .cfi_def_cfa_offset 32
-    .cfi_offset x29, -32
-    .cfi_offset x30, -24
-    mov     x29, sp
-    str     x19, [sp, #16]
-    .cfi_offset x19, -16
-    mov     x19, x0
-    bl      __real_backtrace            /* (weak; the wrapper asks ld for it in a static link) */
-    mov     w1, w0
-    mov     x0, x19
-    adr     x2, __wrap_backtrace
-    adr     x3, .Lwrap_end
-    bl      returns_backtrace_filter
-    ldr     x19, [sp, #16]
-    ldp     x29, x30, [sp], #32
-    .cfi_def_cfa_offset 0
-    .cfi_restore x29
-    .cfi_restore x30
-    .cfi_restore x19
-    ret
-.Lwrap_end:
-    .cfi_endproc
-    .size __wrap_backtrace, . - __wrap_backtrace
-    .weak __real_backtrace
 
 /*
  * void litifut_calibrate(uint32_t rounds, uint32_t *scratch): `rounds`

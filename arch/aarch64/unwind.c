@@ -47,3 +47,83 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(int version, _Unwind_Actio
     set_gr(context, 30, ra);        /* x30: the caller's return address */
     return _URC_CONTINUE_UNWIND;
 }
+
+/*
+ * backtrace(): the wrapper links the program's calls of it here.  The
+ * unwinder would stop at the first hooked frame (the trampoline's FDE
+ * says x30 is unchanged: no personality routine runs for a backtrace).
+ * So for the time of the call each hooked frame's saved x30 holds its
+ * real return address, signed as the callee signed the trampoline (the
+ * unwinder authenticates it with the frame's CFA, sp at the call: key A
+ * or B, whichever gives the value found; unsigned if neither): the saved
+ * x30 is the first word holding a trampoline from the bottom of the
+ * callee's frame up (from the next inner entry's sp, or this function's
+ * frame record, to the entry's sp): GCC keeps the frame record {x29,
+ * x30} at the bottom of a frame, and the words above may be stale
+ * copies (the slow path's frame held the trampoline too).  Then the
+ * frames the program would not see (this function's, the trampolines)
+ * are taken out.  Without PAC the hints are no-ops: the raw address.
+ */
+extern const char litifut_trampolines[] HIDDEN, litifut_trampolines_end[] HIDDEN;
+extern int __real_backtrace(void **, int) __attribute__((weak));
+
+/* PAC hints (NOPs without PAC): x30 stripped; x17 signed with modifier x16. */
+static uintptr_t strip(uintptr_t a)
+{
+    register uintptr_t x30 __asm__("x30") = a;
+    __asm__("hint #7" : "+r"(x30));             /* xpaclri */
+    return x30;
+}
+static uintptr_t sign(uintptr_t a, uintptr_t modifier, int key_b)
+{
+    register uintptr_t x17 __asm__("x17") = a;
+    register uintptr_t x16 __asm__("x16") = modifier;
+    if (key_b)
+        __asm__("hint #10" : "+r"(x17) : "r"(x16));    /* pacib1716 */
+    else
+        __asm__("hint #8" : "+r"(x17) : "r"(x16));     /* pacia1716 */
+    return x17;
+}
+
+#define BACKTRACE_MAX 1024          /* frames asked for, hooked ones included */
+#define HOOKED_MAX 256              /* hooked frames given their real address */
+
+int __wrap_backtrace(void **buf, int size);
+int __wrap_backtrace(void **buf, int size)
+{
+    if (!__real_backtrace || size <= 0)
+        return 0;                   /* (__real_: never missing, the wrapper asks ld for it) */
+    struct litifut_thread *t = thread_self();
+    int ask = size < BACKTRACE_MAX ? size + 8 : BACKTRACE_MAX;
+    void *all[ask];
+    uintptr_t *slot[HOOKED_MAX], saved[HOOKED_MAX];
+    unsigned n = 0;
+    uintptr_t below = FRAME_ADDRESS();
+    for (const struct shadow_entry *e = t->shadow_top;
+         t->shadow && n < HOOKED_MAX && e-- > t->shadow + 1;) {
+        if (e->sp < below || !e->ra)
+            continue;
+        for (uintptr_t *w = (uintptr_t *)below; (uintptr_t)w < e->sp; w++) {
+            uintptr_t v = *w, tramp = strip(v);
+            if (tramp - (uintptr_t)litifut_trampolines >=
+                (uintptr_t)(litifut_trampolines_end - litifut_trampolines))
+                continue;
+            slot[n] = w;
+            saved[n++] = v;
+            *w = v == tramp ? e->ra     /* (not signed: a signature may be 0) */
+                 : v == sign(tramp, e->sp, 0) ? sign(e->ra, e->sp, 0)
+                 : v == sign(tramp, e->sp, 1) ? sign(e->ra, e->sp, 1) : e->ra;
+            break;
+        }
+        below = e->sp;
+    }
+    int got = __real_backtrace(all, ask);
+    while (n--)
+        *slot[n] = saved[n];
+    uintptr_t lo = (uintptr_t)__wrap_backtrace;
+    got = returns_backtrace_filter(all, got, lo, lo + 1024);
+    int i;
+    for (i = 0; i < got && i < size; i++)
+        buf[i] = all[i];
+    return i;
+}
