@@ -197,13 +197,15 @@ litifut_sled_end:
     .endif
     orr     w1, w1, #LITIFUT_REC_CALL_CACHED
     str     w1, [x2], #4
-    b       2f
+2:
+    .subsection 1                   /* a miss: out of line, after all the paths */
 1:  orr     w1, w1, #LITIFUT_REC_CALL_TARGET
     str     w1, [x2], #4
     str     x16, [x2], #8
     add     x17, x0, x3, lsl #3
     str     x16, [x17, #THREAD_CACHE]
-2:
+    b       2b
+    .subsection 0
     .endm
 
 /* Step 7's hook: {sp at the call, the return address} onto the shadow
