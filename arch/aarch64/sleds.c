@@ -5,7 +5,8 @@
  * with or without exact returns (stub.S), or, while the process records
  * nothing, to litifut_a64_off, which only finds the target.  The modes
  * without a hot path here (clock monotonic, dedup, count, paused) go to
- * the slow path, which does them all.  The sled's page is made writable
+ * the slow path, which does them all.  The sled's pages (of the system's
+ * size: arm64 kernels have 4, 16 or 64 KB pages) are made writable
  * while the branches change; a thread running through an entry
  * meanwhile takes the old branch or the new one (replacing a `b` by a
  * `b` is a concurrent modification the architecture allows): both are
@@ -43,9 +44,12 @@ int arch_sleds_select(enum sleds_mode mode)
     case SLEDS_OFF:        to[0] = litifut_a64_off;         to[1] = litifut_a64_off_reg; break;
     default:               to[0] = to[1] = litifut_a64_start; break;
     }
+    static uintptr_t page;          /* the system's: 4, 16 or 64 KB on arm64 */
+    if (!page && !(page = auxv_value(6 /* AT_PAGESZ */)))
+        page = 4096;
     uintptr_t start = (uintptr_t)litifut_sled;
     uintptr_t end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
-    uintptr_t lo = start & ~4095ul, hi = (end + 4095) & ~4095ul;
+    uintptr_t lo = start & ~(page - 1), hi = (end + page - 1) & ~(page - 1);
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
         return 0;
