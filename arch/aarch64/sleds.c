@@ -10,9 +10,11 @@
  * while the branches change; a thread running through an entry
  * meanwhile takes the old branch or the new one (replacing a `b` by a
  * `b` is a concurrent modification the architecture allows): both are
- * right.
+ * right.  A BTI-marked object's fixed halves end in `ret x16` instead
+ * (stub.S: the target may have no landing pad).
  */
 #include <stdint.h>
+#include <elf.h>
 #include <sys/mman.h>
 #include "tracer-arch.h"
 #include "tracer.h"
@@ -25,6 +27,43 @@ extern const char litifut_a64_counter[] HIDDEN, litifut_a64_counter_reg[] HIDDEN
 extern const char litifut_a64_ret[] HIDDEN, litifut_a64_ret_reg[] HIDDEN;
 extern const char litifut_a64_ret_counter[] HIDDEN, litifut_a64_ret_counter_reg[] HIDDEN;
 extern const char litifut_a64_off[] HIDDEN, litifut_a64_off_reg[] HIDDEN;
+extern const char litifut_a64_on_bti[] HIDDEN, litifut_a64_counter_bti[] HIDDEN;
+extern const char litifut_a64_ret_bti[] HIDDEN, litifut_a64_ret_counter_bti[] HIDDEN;
+extern const char litifut_a64_off_bti[] HIDDEN;
+extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
+
+/* Whether this object is BTI-marked (stub.S's slow path reads it): -1
+ * not known yet, then 0 or 1. */
+HIDDEN int litifut_a64_bti = -1;
+
+/* Its PT_GNU_PROPERTY notes: the AArch64 feature's BTI bit (the kernel
+ * or ld.so guards the object's pages by it). */
+static int bti_marked(void)
+{
+    if (!__ehdr_start)
+        return 0;
+    const ELF(Ehdr) *eh = (const ELF(Ehdr) *)__ehdr_start;
+    const ELF(Phdr) *ph = (const ELF(Phdr) *)(__ehdr_start + eh->e_phoff);
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_GNU_PROPERTY)
+            continue;
+        const uint8_t *p = (const uint8_t *)(ph[i].p_vaddr + object_load_bias());
+        const uint8_t *end = p + ph[i].p_filesz;
+        while (p + 12 <= end) {
+            const uint32_t *n = (const uint32_t *)p;        /* namesz, descsz, type */
+            const uint8_t *desc = p + 12 + ((n[0] + 3) & ~3u);
+            const uint8_t *desc_end = desc + n[1];
+            for (const uint8_t *q = desc; n[2] == NT_GNU_PROPERTY_TYPE_0 && q + 8 <= desc_end;) {
+                const uint32_t *pr = (const uint32_t *)q;   /* type, size, data */
+                if (pr[0] == GNU_PROPERTY_AARCH64_FEATURE_1_AND && pr[1] >= 4 && q + 12 <= desc_end)
+                    return pr[2] & GNU_PROPERTY_AARCH64_FEATURE_1_BTI;
+                q += 8 + ((pr[1] + 7) & ~7u);
+            }
+            p = desc + ((n[1] + 7) & ~7u);
+        }
+    }
+    return 0;
+}
 
 /* `b to` at address `b` (imm26: +-128 MB, the sled and its code are in
  * one section). */
@@ -36,6 +75,8 @@ static uint32_t branch(uintptr_t b, const char *to)
 int arch_sleds_select(enum sleds_mode mode)
 {
     const char *to[2];          /* per half (sled.h) */
+    if (litifut_a64_bti < 0)
+        litifut_a64_bti = bti_marked();
     switch (mode) {
     case SLEDS_ON:         to[0] = litifut_a64_on;          to[1] = litifut_a64_on_reg; break;
     case SLEDS_ON_COUNTER: to[0] = litifut_a64_counter;     to[1] = litifut_a64_counter_reg; break;
@@ -44,6 +85,12 @@ int arch_sleds_select(enum sleds_mode mode)
     case SLEDS_OFF:        to[0] = litifut_a64_off;         to[1] = litifut_a64_off_reg; break;
     default:               to[0] = to[1] = litifut_a64_start; break;
     }
+    if (litifut_a64_bti)        /* fixed targets through `ret x16` (stub.S) */
+        to[0] = to[0] == litifut_a64_on ? litifut_a64_on_bti
+              : to[0] == litifut_a64_counter ? litifut_a64_counter_bti
+              : to[0] == litifut_a64_ret ? litifut_a64_ret_bti
+              : to[0] == litifut_a64_ret_counter ? litifut_a64_ret_counter_bti
+              : to[0] == litifut_a64_off ? litifut_a64_off_bti : to[0];
     static uintptr_t page;          /* the system's: 4, 16 or 64 KB on arm64 */
     if (!page && !(page = auxv_value(6 /* AT_PAGESZ */)))
         page = 4096;

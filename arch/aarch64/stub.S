@@ -224,17 +224,19 @@ litifut_sled_end:
     .macro NO_CHECK
     .endm
 
-/* Step 7's end: busy 0 and cur in one store, x0-x3 back, on. */
-    .macro HOT_END
+/* Step 7's end: busy 0 and cur in one store, x0-x3 back, on: `br x16`,
+ * or in a BTI-marked object's fixed half `ret x16` (sleds.c). */
+    .macro HOT_END jump
     stp     xzr, x2, [x0, #THREAD_BUSY]
     ldp     x2, x3, [sp, #16]
     ldp     x0, x1, [sp], #32
-    br      x16
+    \jump   x16
     .endm
 
 /* One hot path: `check` (HOOK_CHECK or NO_CHECK), `time` (TIME_COUNTER,
- * TIME_MARKS), `hook` (HOOK, NO_HOOK) with trampoline `tramp`. */
-    .macro HOT_PATH name, reg, check, time, hook, tramp, by_target
+ * TIME_MARKS), `hook` (HOOK, NO_HOOK) with trampoline `tramp`, ending in
+ * `jump` (br, ret). */
+    .macro HOT_PATH name, reg, check, time, hook, tramp, by_target, jump=br
     .p2align 4
     .global \name
     .hidden \name
@@ -251,7 +253,7 @@ litifut_sled_end:
     RECORD_FIXED
     .endif
     \hook   \tramp
-    HOT_END
+    HOT_END \jump
     .size \name, . - \name
     .endm
 
@@ -264,11 +266,23 @@ litifut_sled_end:
     HOT_PATH litifut_a64_ret_counter, 0, HOOK_CHECK, TIME_COUNTER, HOOK, litifut_return_counter, 0
     HOT_PATH litifut_a64_ret_counter_reg, 1, HOOK_CHECK, TIME_COUNTER, HOOK, litifut_return_counter, 0
 
+/* A BTI-marked object's pages are guarded, and a fixed target need not
+ * start with a landing pad (a static function, a PLT entry, a veneer):
+ * its fixed halves end in `ret x16` (BTYPE 00; on hardware the return
+ * predictor mispredicts it).  A register's target took a `blr` before,
+ * which needs the same landing pad as `br x16`. */
+    HOT_PATH litifut_a64_on_bti, 0, NO_CHECK, TIME_MARKS, NO_HOOK, 0, 1, ret
+    HOT_PATH litifut_a64_counter_bti, 0, NO_CHECK, TIME_COUNTER, NO_HOOK, 0, 0, ret
+    HOT_PATH litifut_a64_ret_bti, 0, HOOK_CHECK, TIME_MARKS, HOOK, litifut_return_marks, 1, ret
+    HOT_PATH litifut_a64_ret_counter_bti, 0, HOOK_CHECK, TIME_COUNTER, HOOK, litifut_return_counter, 0, ret
+
 /*
  * The slow path: litifut_slow(frame, 4k) with struct arch_frame (every
  * register but sp, and NZCV) right below the call's sp; it returns the
  * target, and may have changed the frame's x30 (the hook).  Also where
- * the sled sends every call until this copy is ready (sleds.c).
+ * the sled sends every call until this copy is ready (sleds.c).  It
+ * ends in `ret x16` unless this object is known not to be BTI-marked
+ * (litifut_a64_bti, sleds.c: the target may have no landing pad).
  */
     .macro SAVE_ALL
     stp     x0, x1, [sp, #FRAME_X(0)]
@@ -319,7 +333,11 @@ litifut_a64_start:
     ldp     x26, x27, [sp, #FRAME_X(26)]
     ldp     x28, x29, [sp, #FRAME_X(28)]
     add     sp, sp, #FRAME_SIZE
+    adrp    x17, litifut_a64_bti
+    ldr     w17, [x17, #:lo12:litifut_a64_bti]
+    cbnz    w17, 1f                     /* BTI-marked, or not known yet */
     br      x16
+1:  ret     x16
 
 /* A hot path's way out before it changed x16 (4k). */
 .Lslow_k:
@@ -368,6 +386,17 @@ litifut_a64_off:                        /* a call with a fixed target */
     add     x16, x16, x17
     br      x16
     .size litifut_a64_off, . - litifut_a64_off
+
+    .p2align 4
+    .global litifut_a64_off_bti
+    .hidden litifut_a64_off_bti
+    .type litifut_a64_off_bti, %function
+litifut_a64_off_bti:                    /* ... in a BTI-marked object */
+    OFF_SITE_WORD
+    ldrsw   x17, [x16]
+    add     x16, x16, x17
+    ret     x16
+    .size litifut_a64_off_bti, . - litifut_a64_off_bti
 
     .p2align 4
     .global litifut_a64_off_reg
