@@ -72,7 +72,10 @@ endif
 # The tracer modules each triple gets (build/lib/litifut/<triple>/):
 # tracer.o, tracer-shared.o, db0.o, and what its arch adds (arch.mk)
 LINKS   := $(BIN)/ld $(addprefix $(BIN)/,$(addsuffix -ld,$(TRIPLES)))
-TRACERS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o \
+# (a triple whose arch has no runtime yet, arch/<arch>/stub.S, gets the
+# host tools only: no tracer modules, no agent)
+TRACER_TRIPLES := $(foreach t,$(TRIPLES),$(if $(wildcard arch/$(ARCH_$(t))/stub.S),$(t)))
+TRACERS := $(foreach t,$(TRACER_TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o \
                                   $(BUILD)/lib/litifut/$(t)/tracer-shared.o \
                                   $(BUILD)/lib/litifut/$(t)/db0.o)
 
@@ -163,7 +166,7 @@ endef
 AGENT_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Os -Wall -Wextra -ffreestanding -fno-builtin \
                 -fno-stack-protector -fno-pic -fno-asynchronous-unwind-tables -Iinclude -Istub
 AGENT_LDFLAGS := -nostdlib -static -Wl,--gc-sections -Wl,-e,_start -Wl,--build-id=none
-AGENTS := $(foreach t,$(TRIPLES),$(BUILD)/lib/litifut/$(t)/litifut-agent)
+AGENTS := $(foreach t,$(TRACER_TRIPLES),$(BUILD)/lib/litifut/$(t)/litifut-agent)
 # agent_rules TRIPLE ARCHDIR FLAGS
 define agent_rules
 $(BUILD)/lib/litifut/$(1)/litifut-agent: agent/agent.c arch/$(2)/agent-start.S arch/$(2)/*.h \
@@ -178,7 +181,7 @@ endef
 # tracer module's objects beyond stub/'s), AGENT_FLAGS_<arch> (the
 # agent's flags beyond the triple's) and arch_modules_<arch> TRIPLE
 # FLAGS (the rules of its further modules, added to TRACERS).
-include $(foreach a,$(ARCH_DIRS),arch/$(a)/arch.mk)
+include $(foreach a,$(ARCH_DIRS),$(if $(wildcard arch/$(a)/stub.S),arch/$(a)/arch.mk))
 
 # triple_rules TRIPLE: everything a triple's row builds
 define triple_rules
@@ -187,7 +190,7 @@ $(call placeholder_db,$(1),$(ARCH_$(1)),$(FLAGS_$(1)))
 $(call agent_rules,$(1),$(ARCH_$(1)),$(strip $(FLAGS_$(1)) $(AGENT_FLAGS_$(ARCH_$(1)))))
 $(call arch_modules_$(ARCH_$(1)),$(1),$(FLAGS_$(1)))
 endef
-$(foreach t,$(TRIPLES),$(eval $(call triple_rules,$(t))))
+$(foreach t,$(TRACER_TRIPLES),$(eval $(call triple_rules,$(t))))
 all: $(TRACERS) $(AGENTS)
 
 # --- test tools: the QEMU plugins from ../shared/tools, oracle-compare ---

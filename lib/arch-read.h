@@ -10,10 +10,13 @@
 #include "lib/arch.h"
 #include "lib/sites.h"
 
-/* A PLT (or MIPS lazy-binding stub) entry and the function it stands for. */
+/* A PLT (or MIPS lazy-binding stub) entry and the function it stands
+ * for; on AArch64 also ld's long-branch veneers, each standing for the
+ * function it jumps to. */
 struct plt_entry {
     uint64_t addr, size;
-    char *name;                 /* "name@plt"; NULL for an IRELATIVE slot: */
+    char *name;                 /* "name@plt" ("name@veneer"); NULL for an IRELATIVE
+                                   slot (a veneer to a nameless target): */
     uint64_t resolver;          /* then it is named after this function */
 };
 
@@ -27,7 +30,8 @@ struct arch_read_ops {
      * goes (without an instruction-set bit); 0 for calls through a
      * register. */
     int (*call_target)(const struct call_site *site, uint64_t *target);
-    /* The image's PLT entries (the names are allocated: free them). */
+    /* The image's PLT entries and veneers (the names are allocated:
+     * free them). */
     int (*plt_entries)(const struct elf_image *img, struct plt_entry **out, size_t *n);
     /* For the post-processor's scan for tail jumps (postproc/jumps.c):
      * the size of the instruction whose first bytes are `word` (as

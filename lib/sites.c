@@ -118,6 +118,75 @@ void exclusions_for_section(const struct exclusions *ex, const struct elf_sectio
     *n = k;
 }
 
+char mapping_symbol_letter(const char *name)
+{
+    if (name[0] != '$' || name[1] == 0)
+        return 0;
+    return name[2] == 0 || name[2] == '.' ? name[1] : 0;
+}
+
+struct mapping_symbol { uint64_t addr; char letter; };
+
+static int mapping_cmp(const void *a, const void *b)
+{
+    const struct mapping_symbol *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void add_range(struct code_range **out, size_t *n, uint64_t start, uint64_t end,
+                      unsigned isa)
+{
+    *out = xrealloc(*out, (*n + 1) * sizeof **out);
+    (*out)[(*n)++] = (struct code_range){ start, end, isa };
+}
+
+int mapped_code_ranges(const struct elf_image *img, const char *arch_name, const char *letters,
+                       const unsigned *isas, struct code_range **out, size_t *n,
+                       struct scan_stats *st)
+{
+    if (!img->has_symtab)
+        return error("%s: no symbol table (stripped?): %s code cannot be told "
+                     "from data without mapping symbols", img->path, arch_name);
+    *out = NULL;
+    *n = 0;
+    struct mapping_symbol *ms = xcalloc(img->n_symbols + 1, sizeof *ms);
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (s->type != SHT_PROGBITS || (s->flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+                                           (SHF_ALLOC | SHF_EXECINSTR) || !s->size)
+            continue;
+        if (strcmp(s->name, ".plt") == 0 || strcmp(s->name, ".iplt") == 0) {
+            stats_skip(st, "PLT", s->size);
+            continue;
+        }
+        size_t m = 0;
+        for (size_t i = 0; i < img->n_symbols; i++) {
+            const struct elf_symbol *y = &img->symbols[i];
+            char letter = y->shndx == s->index ? mapping_symbol_letter(y->name) : 0;
+            if (letter && (letter == 'd' || strchr(letters, letter)) && y->value >= s->addr &&
+                y->value - s->addr < s->size)
+                ms[m++] = (struct mapping_symbol){ y->value, letter };
+        }
+        qsort(ms, m, sizeof *ms, mapping_cmp);
+        uint64_t end = s->addr + s->size;
+        if (m == 0 || ms[0].addr > s->addr)
+            stats_skip(st, "code without a mapping symbol", (m ? ms[0].addr : end) - s->addr);
+        for (size_t i = 0; i < m; i++) {
+            uint64_t from = ms[i].addr, to = i + 1 < m ? ms[i + 1].addr : end;
+            if (from == to)
+                continue;
+            if (ms[i].letter == 'd')
+                stats_skip(st, "data in code", to - from);
+            else
+                add_range(out, n, from, to, isas[strchr(letters, ms[i].letter) - letters]);
+        }
+    }
+    free(ms);
+    if (*n)         /* in address order, whatever the order of the section headers */
+        qsort(*out, *n, sizeof **out, range_cmp);
+    return 0;
+}
+
 static void add_site(struct site_list *out, size_t *cap, const struct call_site *site,
                      struct scan_stats *st)
 {

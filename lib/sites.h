@@ -78,6 +78,21 @@ struct exclusions {
 void exclusions_for_section(const struct exclusions *ex, const struct elf_section *s,
                             struct code_range **out, size_t *n);
 
+/* ARM and AArch64 ELF files mark code and data in a section with
+ * mapping symbols, "$<letter>" optionally followed by ".<anything>":
+ * the letter of such a name, or 0. */
+char mapping_symbol_letter(const char *name);
+
+/* An arch_ops.code_ranges for such an arch: what the mapping symbols
+ * with a letter of `letters` mark is code, of the instruction set at
+ * the same index in `isas`; "$d" marks data (skipped as data in code),
+ * and so is anything before a section's first mapping symbol; the PLT
+ * (.plt, .iplt) is never scanned.  In address order.  One error line
+ * naming `arch_name` if the image has no symbol table. */
+int mapped_code_ranges(const struct elf_image *img, const char *arch_name, const char *letters,
+                       const unsigned *isas, struct code_range **out, size_t *n,
+                       struct scan_stats *st);
+
 /* Every call instruction in the image's code outside `excluded` (NULL:
  * none), in address order.  Fills `st` with what was scanned and
  * skipped. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # litifut's tests: `make test` runs this after building everything.
 #
-#   tests/run.sh [GROUP...]     groups: unit programs passthrough linking inputs rules errors hostile install truncated
+#   tests/run.sh [GROUP...]     groups: unit a64scan programs passthrough linking inputs rules errors hostile install truncated
 #                               postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles
 #                               copyout onoff modes ring limits daemon realprog busybox shlib stream
 #
@@ -37,7 +37,7 @@ for f in "$ROOT"/tests/*.sh; do
 done
 ARCHES=${ARCHES:-$ALL_ARCHES}           # tests/lib.sh: lib/arches.def's test names
 
-groups=${*:-unit programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles copyout onoff modes ring limits daemon realprog busybox shlib stream}
+groups=${*:-unit a64scan programs passthrough linking inputs rules errors hostile install truncated postproc views stacks clocks returns owntime counters fork signals sigjump spawn tracefiles copyout onoff modes ring limits daemon realprog busybox shlib stream}
 # (each group's wall-clock seconds, to see where make test's time goes)
 for g in $groups; do
     echo "== $g"

@@ -45,27 +45,12 @@ static int arm_check_image(const struct elf_image *img)
 /* ARM is a 32-bit arch (word_size 4): the images it gets are ELF32
  * (arch_of_image), so their link-time addresses fit 32 bits, and this
  * file computes with them in 32 bits, wrapping as the CPU does. */
-struct mapping_symbol { uint32_t addr; char kind; };
-
-static int by_addr(const void *a, const void *b)
-{
-    const struct mapping_symbol *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
 
 /* "$a", "$t", "$d", optionally followed by ".<anything>". */
 static char mapping_kind(const char *name)
 {
-    if (name[0] != '$' || !strchr("atd", name[1]) || name[1] == 0)
-        return 0;
-    return name[2] == 0 || name[2] == '.' ? name[1] : 0;
-}
-
-static void add_range(struct code_range **out, size_t *n, uint32_t start, uint32_t end,
-                      unsigned isa)
-{
-    *out = xrealloc(*out, (*n + 1) * sizeof **out);
-    (*out)[(*n)++] = (struct code_range){ start, end, isa };
+    char letter = mapping_symbol_letter(name);
+    return letter && strchr("atd", letter) ? letter : 0;
 }
 
 /* ARM state code is what the $a mapping symbols mark, Thumb code $t;
@@ -73,46 +58,8 @@ static void add_range(struct code_range **out, size_t *n, uint32_t start, uint32
 static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
                            size_t *n, struct scan_stats *st)
 {
-    if (!img->has_symtab)
-        return error("%s: no symbol table (stripped?): ARM code cannot be told "
-                     "from data without mapping symbols", img->path);
-    *out = NULL;
-    *n = 0;
-    struct mapping_symbol *ms = xcalloc(img->n_symbols, sizeof *ms);
-    for (size_t si = 1; si < img->n_sections; si++) {
-        const struct elf_section *s = &img->sections[si];
-        if (s->type != SHT_PROGBITS || (s->flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
-                                           (SHF_ALLOC | SHF_EXECINSTR) || !s->size)
-            continue;
-        if (strcmp(s->name, ".plt") == 0 || strcmp(s->name, ".iplt") == 0) {
-            stats_skip(st, "PLT", s->size);
-            continue;
-        }
-        size_t m = 0;
-        for (size_t i = 0; i < img->n_symbols; i++) {
-            const struct elf_symbol *y = &img->symbols[i];
-            char kind = y->shndx == s->index ? mapping_kind(y->name) : 0;
-            if (kind && y->value >= s->addr && y->value - s->addr < s->size)
-                ms[m++] = (struct mapping_symbol){ (uint32_t)y->value, kind };
-        }
-        qsort(ms, m, sizeof *ms, by_addr);
-        uint32_t end = (uint32_t)(s->addr + s->size);
-        if (m == 0 || ms[0].addr > s->addr)
-            stats_skip(st, "code without a mapping symbol", (m ? ms[0].addr : end) - s->addr);
-        for (size_t i = 0; i < m; i++) {
-            uint32_t from = ms[i].addr, to = i + 1 < m ? ms[i + 1].addr : end;
-            if (from == to)
-                continue;
-            if (ms[i].kind == 'a')
-                add_range(out, n, from, to, ISA_ARM);
-            else if (ms[i].kind == 't')
-                add_range(out, n, from, to, ISA_THUMB);
-            else
-                stats_skip(st, "data in code", to - from);
-        }
-    }
-    free(ms);
-    return 0;
+    static const unsigned isas[] = { ISA_ARM, ISA_THUMB };
+    return mapped_code_ranges(img, "ARM", "at", isas, out, n, st);
 }
 
 static int arm_disasm_open(const struct elf_image *img, unsigned isa, csh *handle)

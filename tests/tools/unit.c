@@ -24,6 +24,7 @@
 #include "postproc/estimates.h"
 #include "postproc/trace.h"
 #include "litifut/trace-format.h"
+#include "arch/aarch64/host-aarch64.h"
 
 static int failures;
 
@@ -146,6 +147,129 @@ static void test_site_words(void)
     site_case(mips, "mips: bal", 0x00400000, 0x04110004, 0, 1, 0x00400004 + 16, 0x00401000, 1);
     site_case(mips, "mips: jalr t9", 0x00400000, 0x0320f809, 0, 0, 4 * 25, 0x00401000, 127);
     site_case(mips, "mips: jalr s0", 0x00400000, 0x0200f809, 0, 0, 4 * 16 + 1, 0x00401000, 0);
+    /* AArch64: bl +0x100; bl -64 MB to a sled 128 MB - 8 KB away; blr
+     * x3 (its word: x3's); blr x29 */
+    const struct arch_ops *a64 = arch_by_name("aarch64");
+    site_case(a64, "aarch64: bl", 0x400000, 0x94000040, 0, 1, 0x400100, 0x401000, 5);
+    site_case(a64, "aarch64: bl backwards, sled at the edge", 0x8400000, 0x97000000, 0, 1,
+              0x4400000, 0x8400000 - 0x8000000 + 0x1000, 255);
+    site_case(a64, "aarch64: blr x3", 0x400000, 0xd63f0060, 0, 0, 12, 0x401000, 255);
+    site_case(a64, "aarch64: blr x29", 0x400000, 0xd63f03a0, 0, 0, 4 * 29, 0x3ff000, 0);
+}
+
+/* AArch64 as the scan sees it: a fake image of one .text section, its
+ * $x and $d mapping symbols, every call kind and what is left alone. */
+static void test_aarch64_scan(void)
+{
+    const struct arch_ops *a64 = arch_by_name("aarch64");
+    static const uint32_t code[] = {
+        0x94000010,             /* 0x1000 bl +0x40: a site */
+        0xd63f0060,             /* 0x1004 blr x3: a site */
+        0xd63f0200,             /* 0x1008 blr x16: untraced */
+        0xd63f03c0,             /* 0x100c blr x30: untraced */
+        0xd73f0a20,             /* 0x1010 blraa x17, x0: untraced */
+        0xd63f0c7f,             /* 0x1014 blrabz x3: untraced */
+        0x94000001,             /* 0x1018 bl .+4 */
+        0xaa1e03e0,             /* 0x101c   mov x0, x30: it read the pc, untraced */
+        0x94000001,             /* 0x1020 bl .+4 */
+        0xa9bf7bfd,             /* 0x1024   stp x29, x30, [sp, #-16]!: a call, a site */
+        0x90000000,             /* 0x1028 adrp x0, ... */
+        0xf9400c01,             /* 0x102c ldr x1, [x0, #24] */
+        0x91006000,             /* 0x1030 add x0, x0, #0x18 */
+        0xd63f0020,             /* 0x1034 blr x1: a TLS descriptor call */
+        0x94000000,             /* 0x1038 $d: data that looks like bl */
+        0xd503201f,             /* 0x103c $x: nop */
+        0x97fffff0,             /* 0x1040 bl -0x40: a site */
+    };
+    unsigned char bytes[sizeof code];
+    for (size_t i = 0; i < sizeof code / 4; i++)
+        for (int b = 0; b < 4; b++)
+            bytes[4 * i + b] = (unsigned char)(code[i] >> (8 * b));
+    struct elf_section secs[2] = {
+        { 0 },
+        { ".text", 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, sizeof code, 0, 0, 0, 0 },
+    };
+    struct elf_symbol syms[] = {
+        { "$x", 0x1000, 0, 1, STT_NOTYPE, STB_LOCAL, 0 },
+        { "$d.1", 0x1038, 0, 1, STT_NOTYPE, STB_LOCAL, 0 },
+        { "$x.2", 0x103c, 0, 1, STT_NOTYPE, STB_LOCAL, 0 },
+    };
+    struct elf_image img;
+    memset(&img, 0, sizeof img);
+    img.path = "fake";
+    img.data = bytes;
+    img.size = sizeof bytes;
+    img.machine = a64->elf_machine;
+    img.word_size = 8;
+    img.e_type = ET_EXEC;
+    img.sections = secs;
+    img.n_sections = 2;
+    img.symbols = syms;
+    img.n_symbols = sizeof syms / sizeof syms[0];
+    img.has_symtab = 1;
+    struct site_list sites;
+    struct scan_stats st;
+    if (find_call_sites(a64, &img, NULL, &sites, &st) != 0) {
+        check(0, "aarch64 scan", "find_call_sites failed");
+        return;
+    }
+    static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1040 };
+    static const unsigned want_kind[] = { KIND_BL, KIND_BLR, KIND_BL, KIND_BL };
+    int ok = sites.n == 4;
+    for (size_t i = 0; ok && i < 4; i++)
+        ok = sites.v[i].addr == want[i] && sites.v[i].kind == want_kind[i];
+    check(ok, "aarch64 scan: bl, blr, a bl to the function after it", "%zu sites, first at 0x%"
+          PRIx64, sites.n, sites.n ? sites.v[0].addr : 0);
+    static const uint64_t untraced[] = { 0x1008, 0x100c, 0x1010, 0x1014, 0x1018 };
+    ok = st.n_untraced == 5;
+    for (size_t i = 0; ok && i < 5; i++)
+        ok = st.untraced[i].addr == untraced[i];
+    check(ok && strstr(st.untraced[2].why, "blraa") && st.untraced[2].why == st.untraced[3].why,
+          "aarch64 scan: untraced blr x16, blr x30, blraa, blrabz, bl .+4 reading x30",
+          "%zu untraced", st.n_untraced);
+    int tls = 0, data = 0;
+    for (unsigned i = 0; i < st.n_skipped; i++) {
+        tls |= strcmp(st.skipped[i].what, "TLS descriptor call") == 0 && st.skipped[i].count == 1;
+        data |= strcmp(st.skipped[i].what, "data in code") == 0 && st.skipped[i].bytes == 4;
+    }
+    check(tls && data && st.bytes_scanned == sizeof code - 4,
+          "aarch64 scan: a TLS descriptor call, $d data", "tls %d, data %d, %" PRIu64 " bytes",
+          tls, data, st.bytes_scanned);
+    site_list_free(&sites);
+    scan_stats_free(&st);
+}
+
+/* AArch64 decoders: bl's reach, the PLT entries (plain, pac-plt) and
+ * ld's veneer. */
+static void test_aarch64_decoders(void)
+{
+    check(a64_bl_encode(0x8000000, 0) == 0x96000000 && a64_bl_encode(0, 0x8000000) == 0 &&
+          a64_bl_encode(0, 0x7fffffc) == 0x95ffffff && a64_bl_encode(0, 2) == 0 &&
+          a64_branch_offset(0x96000000) == -0x8000000 && a64_branch_offset(0x95ffffff) == 0x7fffffc,
+          "aarch64: bl reach +-128 MB", "0x%08" PRIx32, a64_bl_encode(0x8000000, 0));
+    /* blr x3, br x3; blraa x17, x0; blrab x1, x2; blraaz x5; blrabz x3;
+     * braa x17, x0 */
+    check(a64_is_blr(0xd63f0060) && !a64_is_blr(0xd61f0060) && !a64_is_blr(0xd73f0a20) &&
+          a64_is_blra(0xd73f0a20) && a64_is_blra(0xd73f0c22) && a64_is_blra(0xd63f08bf) &&
+          a64_is_blra(0xd63f0c7f) && !a64_is_blra(0xd63f0060) && !a64_is_blra(0xd71f0a20),
+          "aarch64: blr, blraa/blrab(z) masks", "mismatch");
+    /* __libc_start_main@plt at 0x690: adrp x16, 0x20000; ldr x17, [x16, #8];
+     * add x16, x16, #8; br x17 */
+    uint64_t got = 0, target = 0;
+    const uint32_t plt[5] = { 0x90000110, 0xf9400611, 0x91002210, 0xd61f0220, 0xd503201f };
+    unsigned size = a64_plt_entry(plt, 0x690, &got);
+    check(size == 16 && got == 0x20008, "aarch64: PLT entry", "size %u, GOT 0x%" PRIx64, size, got);
+    const uint32_t pac[5] = { 0x90000110, 0xf9400611, 0x91002210, A64_AUTIA1716, 0xd61f0220 };
+    size = a64_plt_entry(pac, 0x690, &got);
+    check(size == 20 && got == 0x20008, "aarch64: PLT entry (pac-plt)", "size %u, GOT 0x%" PRIx64,
+          size, got);
+    const uint32_t other[5] = { 0x90000110, 0xf9400611, 0x91004210, 0xd61f0220, 0 };
+    check(a64_plt_entry(other, 0x690, &got) == 0, "aarch64: not a PLT entry (add != ldr)",
+          "decoded");
+    /* ___veneer at 0x400690: adrp x16, 0x10000000; add x16, x16, #0x10; br x16 */
+    const uint32_t veneer[3] = { 0x9007e010, 0x91004210, 0xd61f0200 };
+    check(a64_veneer(veneer, 0x400690, &target) && target == 0x10000010 &&
+          !a64_veneer(plt, 0x690, &target), "aarch64: veneer", "target 0x%" PRIx64, target);
 }
 
 /* A Thumb 16-bit blx r3 after `ldr r3, [r3, #4]` (the pair, at
@@ -518,6 +642,8 @@ int main(void)
     test_ring_reader();
     test_site_words();
     test_thumb_pair();
+    test_aarch64_scan();
+    test_aarch64_decoders();
     test_db();
     test_records();
     test_rule_kinds();

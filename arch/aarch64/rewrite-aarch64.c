@@ -1,0 +1,42 @@
+/*
+ * AArch64 for the rewriter and the wrapper: a call (bl or blr Xn)
+ * becomes `bl litifut_sled + SLED_ENTRY_SIZE * (k + half *
+ * SLED_ENTRIES)` (arch/aarch64/sled.h), the same size and the same
+ * return address; the DB word says where the call went.  One tracer
+ * module for every object (no float-ABI or variant choice).
+ */
+#include <inttypes.h>
+#include "arch/aarch64/host-aarch64.h"
+#include "src/arch-rewrite.h"
+#include "lib/error.h"
+
+/* bl to entry k of the tracer's sled (its first half for bl, the second
+ * for blr).  There are no far sleds yet: a call beyond bl's reach of
+ * the sled fails the link. */
+static int a64_encode_redirect(const struct call_site *site, unsigned k,
+                               const struct sled_set *sleds, uint64_t thunk, uint32_t *word,
+                               int *bridged)
+{
+    (void)thunk;
+    unsigned half = site->kind == KIND_BLR;
+    uint64_t entry = sleds->base[0] + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
+    *bridged = 0;
+    if (!(*word = a64_bl_encode(site->addr, entry)))
+        return error("call at 0x%08" PRIx64 ": the tracer sled, at 0x%08" PRIx64 ", is out of "
+                     "bl range (+-128 MB): AArch64 has no far sleds yet", site->addr, entry);
+    return 0;
+}
+
+/* bl: its target relative to the DB word (the DB lies within +-2 GB of
+ * the code: the 32-bit difference is exact); blr Xn: Xn's word. */
+static uint32_t a64_site_word(const struct call_site *site, uint64_t word_addr)
+{
+    if (site->kind == KIND_BLR)
+        return SITE_REG_WORD(a64_rn(site->insn));
+    return (uint32_t)(site->addr + (uint64_t)a64_branch_offset(site->insn) - word_addr);
+}
+
+const struct arch_rewrite_ops arch_aarch64_rewrite = {
+    .encode_redirect = a64_encode_redirect,
+    .site_word = a64_site_word,
+};

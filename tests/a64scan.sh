@@ -1,0 +1,106 @@
+# AArch64's host side on its own (no tracer module needed): programs
+# linked with a stand-in sled (arch/aarch64/sled.h's geometry, nothing
+# behind it) and the placeholder DB, rewritten by litifut-rewrite in the
+# wrapper's two passes.  Every bl and blr objdump shows outside the PLT
+# is a site or one of the calls the scan leaves alone (the summary
+# counts them); each site becomes a bl to its entry in the sled's half
+# for its kind; no other word changes.  The programs never run.
+
+# a64scan_case NAME WANT-LEFT GCC-ARGS...: WANT-LEFT is the number of
+# calls left alone, or "" if unknown (libc.a's)
+a64scan_case() {
+    local name=$1 want_left=$2; shift 2
+    local d=$WORK/a64scan c=aarch64-linux-gnu-gcc
+    if ! $c -o "$d/$name.p1" "$@" "$d/sled.o" "$d/db0.o" ||
+       ! "$BIN/litifut-rewrite" --sites "$d/$name.tsv" --db "$d/$name.db.s" "$d/$name.p1" \
+           > "$d/$name.sum" ||
+       ! $c -c -o "$d/$name.db.o" -x assembler "$d/$name.db.s" ||
+       ! $c -o "$d/$name.p2" "$@" "$d/sled.o" "$d/$name.db.o" ||
+       ! "$BIN/litifut-rewrite" -q --expect "$d/$name.tsv" -o "$d/$name.out" "$d/$name.p2"; then
+        fail "aarch64/scan/$name: pass 1, DB, pass 2 and the rewrite"
+        return
+    fi
+    local calls sites left
+    calls=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$d/$name.p2" |
+            awk '/^Disassembly of section/ { plt = $4 ~ /^\.i?plt:$/ }
+                 !plt && $2 ~ /^(bl|blr|blraa|blrab|blraaz|blrabz)$/ { n++ }
+                 END { print n + 0 }')
+    sites=$(($(wc -l < "$d/$name.tsv") - 1))
+    left=$(grep -oE '(blr x16, x17[^:]*|blr x30|blraa[^:]*|bl to the next[^:]*|TLS descriptor call): [0-9]+' \
+               "$d/$name.sum" | awk -F': ' '{ n += $2 } END { print n + 0 }')
+    check "aarch64/scan/$name: $sites sites and $left calls left alone of objdump's $calls" \
+        eval '[ "$sites" -gt 0 ] && [ $((sites + left)) = "$calls" ] &&
+              [ -z "$want_left" -o "$left" = "$want_left" ]'
+    # each site: a bl to litifut_sled + 8 (k + 256 half), half 1 for blr
+    local wrong changed
+    wrong=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$d/$name.out" |
+            awk -v tsv="$d/$name.tsv" '
+                BEGIN { while ((getline l < tsv) > 0) { split(l, f, "\t")
+                            if (f[1] != "site") { a = f[1]; sub(/^0x0*/, "", a); kind[a] = f[2] } } }
+                { a = $1; sub(/:$/, "", a); sub(/^0*/, "", a) }
+                a in kind { seen++
+                            if ($2 != "bl" || $4 !~ /^<litifut_sled(\+0x[0-9a-f]+)?>$/) { bad++; next }
+                            off = $4; sub(/^<litifut_sled\+?(0x)?/, "", off); sub(/>$/, "", off)
+                            o = 0; for (i = 1; i <= length(off); i++)
+                                       o = o * 16 + index("0123456789abcdef", substr(off, i, 1)) - 1
+                            if (o % 8 || (o >= 2048) != (kind[a] == "blr") || o >= 4096) bad++ }
+                END { print (bad + 0) " " (seen + 0) }')
+    changed=$(cmp -l "$d/$name.p2" "$d/$name.out" | awk '{ w[int(($1 - 1) / 4)] = 1 } END { print length(w) }')
+    check "aarch64/scan/$name: each site a bl to its sled entry (half by kind), no other word changed" \
+        [ "$wrong" = "0 $sites" -a "$changed" = "$sites" ]
+}
+
+test_a64scan() {
+    local d=$WORK/a64scan
+    mkdir -p "$d"
+    if ! command -v aarch64-linux-gnu-gcc > /dev/null; then
+        fail "aarch64/scan: no aarch64-linux-gnu-gcc"
+        return
+    fi
+    # the sled: 2 halves of 256 entries of 8 bytes (arch/aarch64/sled.h)
+    printf '%s\n' '.text' '.p2align 3' '.global litifut_sled' '.hidden litifut_sled' \
+        '.type litifut_sled, %function' 'litifut_sled:' '.rept 512' 'movz x16, #0' 'b 1f' \
+        '.endr' '1: br x16' '.size litifut_sled, . - litifut_sled' > "$d/sled.S"
+    # calls the scan leaves alone: blr x16, blr x30, blraa, a bl that
+    # reads its own address; and a bl to the function right after it
+    cat > "$d/left.c" <<'EOF'
+void left_alone(void (*f)(void))
+{
+    __asm__ volatile("mov x16, %0\n\tblr x16\n\tmov x30, %0\n\tblr x30\n\t"
+                     ".inst 0xd73f0a20\n\t"             /* blraa x17, x0 */
+                     "bl 1f\n1:\tmov x0, x30\n\t"
+                     "bl 2f\n2:\tstp x29, x30, [sp, #-16]!\n\tldp x29, x30, [sp], #16"
+                     : : "r"(f) : "x0", "x16", "x17", "x30", "memory");
+}
+EOF
+    # TLS descriptor calls: a shared library's general-dynamic TLS
+    cat > "$d/tlsd.c" <<'EOF'
+__thread int tv;
+extern __thread int tv2;
+int get(int *p) { tv++; return tv + *p + tv2; }
+int call(int (*f)(int), int x) { return f(x) + get(&x); }
+EOF
+    echo '__thread int tv2 = 5;' > "$d/tls2.c"
+    if ! aarch64-linux-gnu-gcc -c -o "$d/sled.o" "$d/sled.S" ||
+       ! "$BIN/litifut-rewrite" --placeholder aarch64 --db "$d/db0.s" ||
+       ! aarch64-linux-gnu-gcc -c -o "$d/db0.o" -x assembler "$d/db0.s"; then
+        fail "aarch64/scan: the stand-in sled and the placeholder DB"
+        return
+    fi
+    local src=$ROOT/tests/progs/calls.c
+    a64scan_case pie 4 -O2 "$src" "$d/left.c"
+    a64scan_case no-pie 4 -O2 -no-pie "$src" "$d/left.c"
+    a64scan_case static "" -O2 -static "$src" "$d/left.c"        # libc.a: blr x16 in ld.so's code
+    a64scan_case shared 6 -O2 -shared -fPIC "$d/tlsd.c" "$d/tls2.c" "$d/left.c"
+
+    # far code: a call beyond bl's reach of the sled fails the link, in one line
+    printf '%s\n' 'int helper(int x);' '__attribute__((section(".far"))) int farfn(int x) { return helper(x) + 5; }' \
+        '__attribute__((noinline)) int helper(int x) { return x * 3; }' \
+        'int main(int argc, char **argv) { (void)argv; return farfn(argc); }' > "$d/far.c"
+    aarch64-linux-gnu-gcc -O2 -no-pie -o "$d/far.p1" "$d/far.c" -Wl,--section-start=.far=0x10000000 \
+        "$d/sled.o" "$d/db0.o"
+    local rc=0
+    "$BIN/litifut-rewrite" -q --db "$d/far.db.s" "$d/far.p1" 2> "$d/far.err" || rc=$?
+    check "aarch64/scan: a call out of bl's reach of the sled is refused, in one line" \
+        eval '[ "$rc" = 1 ] && [ "$(wc -l < "$d/far.err")" = 1 ] && grep -q "out of bl range" "$d/far.err"'
+}
