@@ -104,8 +104,12 @@ __attribute__((constructor(101))) static void at_start(void)
     copy_sleds_ready();
     if (!thread_is_real(t))
         return;
-    uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
+    /* Not busy: in a static program the C library is traced, and its
+     * pthread_atfork makes calls the trace must have (AArch64's glibc
+     * takes its lock through libgcc's outline atomics); it holds no
+     * lock of ours and calls none of our handlers now. */
     register_fork_hooks_once();
+    uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
     copyout_catch_signals();
     control_start();
     busy_leave(t, busy);

@@ -67,20 +67,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct call { uint32_t site, target; };
+struct call { uint64_t site, target; };
 struct seq { unsigned long id; struct call *v; size_t n, cap; int matched; };
 struct seqs { struct seq *v; size_t n; };
 
 /* a rewritten site at its runtime address, and the object it is in */
-struct site { uint32_t rt; size_t object; };
+struct site { uint64_t rt; size_t object; };
 struct object { const char *name; size_t n_sites, n_calls; };
-struct move { uint32_t from, size, to; };
+struct move { uint64_t from, size, to; };
 
 static struct site *sites;
 static size_t n_sites, sites_cap;
 static struct object *objects;
 static size_t n_objects;
-static uint32_t *untraced;      /* runtime addresses of untraced calls */
+static uint64_t *untraced;      /* runtime addresses of untraced calls */
 static size_t n_untraced, untraced_cap, untraced_calls;
 static int have_untraced;
 static struct move *moves;
@@ -88,18 +88,18 @@ static size_t n_moves;
 
 static int cmp_site(const void *a, const void *b)
 {
-    uint32_t x = ((const struct site *)a)->rt, y = ((const struct site *)b)->rt;
+    uint64_t x = ((const struct site *)a)->rt, y = ((const struct site *)b)->rt;
     return x < y ? -1 : x > y;
 }
 
-static const struct site *find_site(uint32_t rt)
+static const struct site *find_site(uint64_t rt)
 {
     struct site key = { rt, 0 };
     return bsearch(&key, sites, n_sites, sizeof *sites, cmp_site);
 }
 
 /* An oracle address as the traced run had it. */
-static uint32_t moved(uint32_t a)
+static uint64_t moved(uint64_t a)
 {
     for (size_t i = 0; i < n_moves; i++)
         if (a - moves[i].from < moves[i].size)
@@ -107,17 +107,17 @@ static uint32_t moved(uint32_t a)
     return a;
 }
 
-static uint32_t hex_arg(const char *s, const char *what)
+static uint64_t hex_arg(const char *s, const char *what)
 {
     char *end;
     if (strncmp(s, "0x", 2) == 0 || strncmp(s, "0X", 2) == 0)
         s += 2;
-    unsigned long v = strtoul(s, &end, 16);
-    if (!*s || *end || v > 0xfffffffful) {
-        fprintf(stderr, "oracle-compare: %s: not a 32-bit hex number: %s\n", what, s);
+    unsigned long long v = strtoull(s, &end, 16);
+    if (!*s || *end) {
+        fprintf(stderr, "oracle-compare: %s: not a hex number: %s\n", what, s);
         exit(2);
     }
-    return (uint32_t)v;
+    return (uint64_t)v;
 }
 
 static struct seq *seq_for(struct seqs *s, unsigned long id)
@@ -131,7 +131,7 @@ static struct seq *seq_for(struct seqs *s, unsigned long id)
     return &s->v[s->n++];
 }
 
-static void push(struct seq *q, uint32_t site, uint32_t target)
+static void push(struct seq *q, uint64_t site, uint64_t target)
 {
     if (q->n == q->cap) {
         q->cap = q->cap * 2 + 1024;
@@ -199,7 +199,7 @@ static const char *object_name(const char *sites_path)
 
 static char line[4096];
 
-static void read_sites(const char *path, uint32_t bias)
+static void read_sites(const char *path, uint64_t bias)
 {
     FILE *f = open_or_die(path);
     objects = realloc(objects, (n_objects + 1) * sizeof *objects);
@@ -211,7 +211,7 @@ static void read_sites(const char *path, uint32_t bias)
     while (fgets(line, sizeof line, f)) {
         if (n_sites == sites_cap)
             sites = realloc(sites, (sites_cap = sites_cap * 2 + 1024) * sizeof *sites);
-        sites[n_sites++] = (struct site){ (uint32_t)strtoul(line, NULL, 16) + bias, n_objects };
+        sites[n_sites++] = (struct site){ (uint64_t)strtoull(line, NULL, 16) + bias, n_objects };
         objects[n_objects].n_sites++;
     }
     fclose(f);
@@ -231,14 +231,14 @@ static void read_sites(const char *path, uint32_t bias)
             continue;
         if (n_untraced == untraced_cap)
             untraced = realloc(untraced, (untraced_cap = untraced_cap * 2 + 256) * sizeof *untraced);
-        untraced[n_untraced++] = (uint32_t)strtoul(line, NULL, 16) + bias;
+        untraced[n_untraced++] = (uint64_t)strtoull(line, NULL, 16) + bias;
     }
     fclose(f);
 }
 
 static int cmp_u32(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -249,7 +249,7 @@ static void usage(void)
     exit(2);
 }
 
-struct pair { uint32_t site, target; unsigned long long calls; };
+struct pair { uint64_t site, target; unsigned long long calls; };
 
 static int cmp_pair(const void *a, const void *b)
 {
@@ -273,7 +273,7 @@ static size_t merge_pairs(struct pair *v, size_t n)
 }
 
 /* The calls of site `site` in v[n] (sorted), added up; *first its first index. */
-static unsigned long long site_calls(const struct pair *v, size_t n, uint32_t site, size_t *pairs)
+static unsigned long long site_calls(const struct pair *v, size_t n, uint64_t site, size_t *pairs)
 {
     unsigned long long c = 0;
     *pairs = 0;
@@ -289,7 +289,7 @@ static int compare_pairs(struct seqs *oracle, const char *trace_tsv, int counts)
 {
     struct pair *o = NULL, *t = NULL;
     size_t no = 0, nt = 0, cap = 0;
-    uint32_t *fuzzy = NULL;             /* sites whose oracle target is an artefact */
+    uint64_t *fuzzy = NULL;             /* sites whose oracle target is an artefact */
     size_t n_fuzzy = 0;
     for (size_t j = 0; j < oracle->n; j++)
         for (size_t i = 0; i < oracle->v[j].n; i++) {
@@ -312,8 +312,8 @@ static int compare_pairs(struct seqs *oracle, const char *trace_tsv, int counts)
         unsigned long pid;
         char calls[32];
         unsigned long long ns;
-        uint32_t site, target;
-        if (sscanf(line, "%lu\t%31[^\t]\t%llu\t%" SCNx32 "\t%" SCNx32, &pid, calls, &ns, &site,
+        uint64_t site, target;
+        if (sscanf(line, "%lu\t%31[^\t]\t%llu\t%" SCNx64 "\t%" SCNx64, &pid, calls, &ns, &site,
                    &target) != 5)
             continue;
         if (nt == cap) {
@@ -343,7 +343,7 @@ static int compare_pairs(struct seqs *oracle, const char *trace_tsv, int counts)
             unsigned long long oc = site_calls(o, no, o[i].site, &pairs);
             unsigned long long tc = site_calls(t, nt, o[i].site, &pairs);
             if (!pairs || (counts && oc != tc)) {
-                fprintf(stderr, "oracle-compare: site %08" PRIx32 ": the oracle has %llu calls, "
+                fprintf(stderr, "oracle-compare: site %08" PRIx64 ": the oracle has %llu calls, "
                                 "the trace %zu pairs with %llu\n", o[i].site, oc, pairs, tc);
                 return 1;
             }
@@ -352,7 +352,7 @@ static int compare_pairs(struct seqs *oracle, const char *trace_tsv, int counts)
         }
         struct pair *m = bsearch(&o[i], t, nt, sizeof *t, cmp_pair);
         if (!m || (counts && m->calls != o[i].calls)) {
-            fprintf(stderr, "oracle-compare: site %08" PRIx32 " target %08" PRIx32 ": the oracle "
+            fprintf(stderr, "oracle-compare: site %08" PRIx64 " target %08" PRIx64 ": the oracle "
                             "has %llu calls, the trace %s %llu\n", o[i].site, o[i].target,
                     o[i].calls, m ? "counts" : "has no such pair;", m ? m->calls : 0ull);
             return 1;
@@ -360,7 +360,7 @@ static int compare_pairs(struct seqs *oracle, const char *trace_tsv, int counts)
     }
     for (size_t i = 0; i < nt; i++)
         if (!IS_FUZZY(t[i].site) && !bsearch(&t[i], o, no, sizeof *o, cmp_pair)) {
-            fprintf(stderr, "oracle-compare: the trace has site %08" PRIx32 " target %08" PRIx32
+            fprintf(stderr, "oracle-compare: the trace has site %08" PRIx64 " target %08" PRIx64
                             ", which the oracle never called\n", t[i].site, t[i].target);
             return 1;
         }
@@ -464,7 +464,7 @@ int main(int argc, char **argv)
         qsort(untraced, n_untraced, sizeof *untraced, cmp_u32);
     for (size_t i = 1; i < n_sites; i++)
         if (sites[i].rt == sites[i - 1].rt) {
-            fprintf(stderr, "oracle-compare: %s and %s both have a site at %08" PRIx32
+            fprintf(stderr, "oracle-compare: %s and %s both have a site at %08" PRIx64
                             " (wrong biases?)\n",
                     objects[sites[i - 1].object].name, objects[sites[i].object].name, sites[i].rt);
             return 2;
@@ -474,8 +474,8 @@ int main(int argc, char **argv)
     FILE *f = open_or_die(argv[3]);
     while (fgets(line, sizeof line, f)) {
         unsigned long vcpu;
-        uint32_t site, target;
-        if (sscanf(line, "%lu %" SCNx32 " %" SCNx32, &vcpu, &site, &target) != 3)
+        uint64_t site, target;
+        if (sscanf(line, "%lu %" SCNx64 " %" SCNx64, &vcpu, &site, &target) != 3)
             continue;
         site = moved(site);
         const struct site *s = find_site(site);
@@ -493,8 +493,8 @@ int main(int argc, char **argv)
     fgets(line, sizeof line, f);                    /* header */
     while (fgets(line, sizeof line, f)) {
         unsigned long pid, tid, seq;
-        uint32_t site, target;
-        if (sscanf(line, "%lu\t%lu\t%lu\t%" SCNx32 "\t%" SCNx32, &pid, &tid, &seq, &site,
+        uint64_t site, target;
+        if (sscanf(line, "%lu\t%lu\t%lu\t%" SCNx64 "\t%" SCNx64, &pid, &tid, &seq, &site,
                    &target) == 5)
             push(seq_for(&traced, tid), site, target);
     }
@@ -522,14 +522,14 @@ int main(int argc, char **argv)
                         best_i = i;
                     }
                 }
-                fprintf(stderr, "oracle-compare: oracle vcpu %lu, call %zu (site %08" PRIx32
-                                " target %08" PRIx32 "): no traced thread continues it",
+                fprintf(stderr, "oracle-compare: oracle vcpu %lu, call %zu (site %08" PRIx64
+                                " target %08" PRIx64 "): no traced thread continues it",
                         o->id, at, o->v[at].site, o->v[at].target);
                 if (best_i < traced.n && traced.n) {
                     const struct seq *t = &traced.v[best_i];
                     fprintf(stderr, "; thread %lu agrees for %zu calls", t->id, best);
                     if (best < t->n)
-                        fprintf(stderr, ", then traced site %08" PRIx32 " target %08" PRIx32,
+                        fprintf(stderr, ", then traced site %08" PRIx64 " target %08" PRIx64,
                                 t->v[best].site, t->v[best].target);
                 }
                 fprintf(stderr, "\n");
@@ -544,7 +544,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < traced.n && !bad; i++)
         if (!traced.v[i].matched && traced.v[i].n) {
             fprintf(stderr, "oracle-compare: thread %lu: %zu traced calls the oracle did not see "
-                            "(first: site %08" PRIx32 " target %08" PRIx32 ")\n",
+                            "(first: site %08" PRIx64 " target %08" PRIx64 ")\n",
                     traced.v[i].id, traced.v[i].n, traced.v[i].v[0].site, traced.v[i].v[0].target);
             bad = 1;
         }
