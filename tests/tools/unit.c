@@ -239,6 +239,58 @@ static void test_aarch64_scan(void)
     scan_stats_free(&st);
 }
 
+/* AArch64, a BTI program (its GNU property note says so): a bl to a
+ * landing pad is a site, a bl to code without one is left untraced. */
+static void test_aarch64_bti(void)
+{
+    const struct arch_ops *a64 = arch_by_name("aarch64");
+    static const uint32_t words[] = {
+        0x94000003,             /* 0x1000 bl 0x100c (paciasp): a site */
+        0x94000003,             /* 0x1004 bl 0x1010 (add): untraced */
+        0xd65f03c0,             /* 0x1008 ret */
+        0xd503233f,             /* 0x100c paciasp */
+        0x11000400,             /* 0x1010 add w0, w0, #1 */
+        /* .note.gnu.property at 0x1014 (file offset 20): "GNU",
+         * NT_GNU_PROPERTY_TYPE_0, AArch64 feature 1 AND: BTI */
+        4, 16, 5, 0x00554e47, 0xc0000000, 4, 1, 0,
+    };
+    unsigned char bytes[sizeof words];
+    for (size_t i = 0; i < sizeof words / 4; i++)
+        for (int b = 0; b < 4; b++)
+            bytes[4 * i + b] = (unsigned char)(words[i] >> (8 * b));
+    struct elf_section secs[3] = {
+        { 0 },
+        { ".text", 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, 20, 0, 0, 0, 0 },
+        { ".note.gnu.property", 2, SHT_NOTE, SHF_ALLOC, 0x1014, 32, 20, 0, 0, 0 },
+    };
+    struct elf_symbol sym = { "$x", 0x1000, 0, 1, STT_NOTYPE, STB_LOCAL, 0 };
+    struct elf_image img;
+    memset(&img, 0, sizeof img);
+    img.path = "fake";
+    img.data = bytes;
+    img.size = sizeof bytes;
+    img.machine = a64->elf_machine;
+    img.word_size = 8;
+    img.e_type = ET_EXEC;
+    img.sections = secs;
+    img.n_sections = 3;
+    img.symbols = &sym;
+    img.n_symbols = 1;
+    img.has_symtab = 1;
+    struct site_list sites;
+    struct scan_stats st;
+    if (find_call_sites(a64, &img, NULL, &sites, &st) != 0) {
+        check(0, "aarch64 scan, BTI", "find_call_sites failed");
+        return;
+    }
+    check(sites.n == 1 && sites.v[0].addr == 0x1000 && st.n_untraced == 1 &&
+              st.untraced[0].addr == 0x1004 && strstr(st.untraced[0].why, "BTI"),
+          "aarch64 scan, BTI program: a bl to code without a landing pad is left untraced",
+          "%zu sites, %zu untraced", sites.n, st.n_untraced);
+    site_list_free(&sites);
+    scan_stats_free(&st);
+}
+
 /* AArch64 decoders: bl's reach, the PLT entries (plain, pac-plt) and
  * ld's veneer. */
 static void test_aarch64_decoders(void)
@@ -643,6 +695,7 @@ int main(void)
     test_site_words();
     test_thumb_pair();
     test_aarch64_scan();
+    test_aarch64_bti();
     test_aarch64_decoders();
     test_db();
     test_records();
