@@ -69,7 +69,16 @@ static int a64_disasm_open(const struct elf_image *img, unsigned isa, csh *handl
 struct a64_scan {
     const struct elf_image *img;
     int bti;
+    uint64_t *tlsdesc;          /* the GOT slots of R_AARCH64_TLSDESC, sorted */
+    size_t n_tlsdesc;
+    int has_relocs;             /* the image has dynamic relocations */
 };
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
 
 #define NT_GNU_PROPERTY_TYPE_0_             5
 #define GNU_PROPERTY_AARCH64_FEATURE_1_AND_ 0xc0000000u
@@ -115,8 +124,18 @@ static int bti_marked(const struct elf_image *img)
 static void *a64_scan_begin(const struct elf_image *img)
 {
     struct a64_scan *sc = xcalloc(1, sizeof *sc);
+    struct elf_dynreloc *rel;
+    size_t n_rel;
     sc->img = img;
     sc->bti = bti_marked(img);
+    elf_dynamic_relocs(img, &rel, &n_rel);
+    sc->has_relocs = n_rel > 0;
+    sc->tlsdesc = xcalloc(n_rel + 1, sizeof *sc->tlsdesc);
+    for (size_t i = 0; i < n_rel; i++)
+        if (rel[i].type == R_AARCH64_TLSDESC)
+            sc->tlsdesc[sc->n_tlsdesc++] = rel[i].offset;
+    qsort(sc->tlsdesc, sc->n_tlsdesc, sizeof *sc->tlsdesc, u64_cmp);
+    free(rel);
     return sc;
 }
 
@@ -126,7 +145,9 @@ static void a64_scan_end(void *state, const struct elf_image *img, struct site_l
     (void)img;
     (void)sites;
     (void)st;
-    free(state);
+    struct a64_scan *sc = state;
+    free(sc->tlsdesc);
+    free(sc);
 }
 
 /* 1 if the code at `target` is a landing pad the tracer's `br x16` to
@@ -144,14 +165,19 @@ static int landing_pad(const struct elf_image *img, uint64_t target)
  * desc, in shared libraries), as GCC and ld write it:
  *     adrp x0, :tlsdesc:v ; ldr xN, [x0, #:tlsdesc_lo12:v]
  *     add x0, x0, #:tlsdesc_lo12:v ; blr xN
- * The resolver keeps every register but x0 and x30 (and xN): not a
- * call the tracer may stand in. */
-static int is_tlsdesc_call(const struct elf_image *img, uint64_t addr, unsigned rn)
+ * the GOT slot it loads having an R_AARCH64_TLSDESC relocation (if the
+ * image has dynamic relocations at all).  The resolver keeps every
+ * register but x0 and x30 (and xN): not a call the tracer may stand in. */
+static int is_tlsdesc_call(const struct a64_scan *sc, uint64_t addr, unsigned rn)
 {
     uint32_t add, ldr, adrp;
-    return addr >= 12 && !elf_read32(img, addr - 4, &add) &&
-           !elf_read32(img, addr - 8, &ldr) && !elf_read32(img, addr - 12, &adrp) &&
-           a64_add_imm(add, 0, 0) >= 0 && a64_ldr_imm(ldr, rn, 0) >= 0 && a64_is_adrp(adrp, 0);
+    if (addr < 12 || elf_read32(sc->img, addr - 4, &add) ||
+        elf_read32(sc->img, addr - 8, &ldr) || elf_read32(sc->img, addr - 12, &adrp) ||
+        a64_add_imm(add, 0, 0) < 0 || a64_ldr_imm(ldr, rn, 0) < 0 || !a64_is_adrp(adrp, 0))
+        return 0;
+    uint64_t slot = a64_adrp_page(addr - 12, adrp) + (uint64_t)a64_ldr_imm(ldr, rn, 0);
+    return !sc->has_relocs ||
+           bsearch(&slot, sc->tlsdesc, sc->n_tlsdesc, sizeof slot, u64_cmp) != NULL;
 }
 
 /* mov Xd, x30 (orr Xd, xzr, x30), add or sub Xd, x30, #imm: how code
@@ -190,7 +216,7 @@ static int a64_classify_word(const struct a64_scan *sc, uint64_t addr, uint32_t 
                            4);
             return 0;
         }
-        if (is_tlsdesc_call(img, addr, rn)) {
+        if (is_tlsdesc_call(sc, addr, rn)) {
             stats_skip(st, "TLS descriptor call", 4);
             return 0;
         }
