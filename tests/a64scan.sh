@@ -105,6 +105,6 @@ EOF
         "$d/sled.o" "$d/db0.o"
     local rc=0
     "$BIN/litifut-rewrite" -q --db "$d/far.db.s" "$d/far.p1" 2> "$d/far.err" || rc=$?
-    check "aarch64/scan: a call out of bl's reach of the sled is refused, in one line" \
-        eval '[ "$rc" = 1 ] && [ "$(wc -l < "$d/far.err")" = 1 ] && grep -q "out of bl range" "$d/far.err"'
+    check "aarch64/scan: a call out of bl's reach of the sled is refused, in one line naming the program" \
+        eval '[ "$rc" = 1 ] && [ "$(wc -l < "$d/far.err")" = 1 ] && grep -q "far.p1: the call at .* out of bl.s reach" "$d/far.err"'
 }
