@@ -97,6 +97,33 @@ EOF
     a64scan_case bti "" -O2 -mbranch-protection=standard -Wl,-z,force-bti "$src" "$d/left.c" \
         2> /dev/null
 
+    # the wrapper, with the stand-in sled as the tracer module: the crt
+    # objects and the module are left alone (its 64-bit link map read),
+    # and litifut-rewrite by hand redoes its rewrite, byte for byte
+    # (and the functions the wrapper links through the module, --wrap)
+    local m=$d/modules/aarch64-linux-gnu f
+    mkdir -p "$m"
+    cp "$d/sled.S" "$d/module.S"
+    for f in vfork clone __clone_internal setjmp _setjmp __sigsetjmp backtrace; do
+        printf '%s\n' ".weak __real_$f" ".global __wrap_$f" "__wrap_$f: b __real_$f" >> "$d/module.S"
+    done
+    aarch64-linux-gnu-gcc -c -fPIC -o "$m/tracer.o" "$d/module.S" && cp "$m/tracer.o" "$m/tracer-shared.o"
+    cp "$d/db0.o" "$m/db0.o"
+    aarch64-linux-gnu-gcc -O2 -c -o "$d/calls.o" "$src"
+    local own
+    own=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$d/calls.o" | awk '$2 ~ /^blr?$/ { n++ } END { print n + 0 }')
+    if LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 LITIFUT_LIBDIR=$d/modules aarch64-linux-gnu-gcc \
+         -B"$BIN/" -o "$d/kept" "$d/calls.o"; then
+        check "aarch64/scan/wrapper: the program's $own calls are its sites (not the crt objects')" \
+            [ "$(($(wc -l < "$d/kept.litifut/sites.tsv") - 1))" = "$own" ]
+        check "aarch64/scan/wrapper: litifut-rewrite by hand redoes the wrapper's rewrite, byte for byte" \
+            eval '"$BIN/litifut-rewrite" -q --map "$d/kept.litifut/pass1.map" --exclude-object "$m/tracer.o" \
+                      --expect "$d/kept.litifut/sites.tsv" -o "$d/by-hand" "$d/kept.litifut/unrewritten" &&
+                  cmp -s "$d/by-hand" "$d/kept"'
+    else
+        fail "aarch64/scan/wrapper: the link through litifut-ld"
+    fi
+
     # far code: a call beyond bl's reach of the sled fails the link, in one line
     printf '%s\n' 'int helper(int x);' '__attribute__((section(".far"))) int farfn(int x) { return helper(x) + 5; }' \
         '__attribute__((noinline)) int helper(int x) { return x * 3; }' \
