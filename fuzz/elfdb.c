@@ -223,11 +223,12 @@ static void load_program(const char *path, const struct arch_ops *arch, uint32_t
     elf_image_close(&img);
     t.path = (char *)"fuzz.trace";
     t.header.arch = (uint8_t)arch->trace_arch;
+    t.header.word_size = (uint8_t)arch->word_size;
     snprintf(t.header.exe, sizeof t.header.exe, "%s", path);
     rec.db_checksum = checksum;
     rec.load_bias = 0x40000000;
     rec.path = (char *)path;
-    address_space_init(&as, &paths);
+    address_space_init(&as, &paths, arch->word_size);
     /* a record with a build-id: the file's notes read and compared
      * (another build, most of the time), then one without */
     rec.build_id_size = 20;
@@ -239,7 +240,7 @@ static void load_program(const char *path, const struct arch_ops *arch, uint32_t
         address_space_add_object(&as, p.obj, p.bias, 0);
         for (uint32_t i = 0; i < p.db.header.n_sites; i++) {
             struct trace_call c = { .kind = TRACE_CALL, .site = i, .target = 0x40001000 };
-            uint32_t off, link;
+            uint64_t off, link;
             int direct;
             object_symbol(p.obj, p.site_addr[i], &off);
             call_target(&p, &c, &direct, &link);

@@ -26,6 +26,11 @@
 #                                 limit (the header's stop fields, STOPPED)
 #   postproc/arm-demo-ring        ... and a LITIFUT_MODE=ring trace frozen
 #                                 by LITIFUT_SNAPSHOT_AT
+#   postproc/<seed>-wide          arm-demo, arm-demo-count, arm-demo-ring and
+#                                 mips-demo as a target of word size 8 would
+#                                 write them (seedtool widen: addresses above
+#                                 4 GB, 64-bit targets, load biases, return
+#                                 addresses and pairs)
 #   elfdb/<arch>-demolib, elfdb/<arch>-libwords.so, postproc/<arch>-demolib
 #                                 (arm, mips) tests/progs/demolib: a program
 #                                 and an instrumented library, one trace
@@ -55,6 +60,11 @@ mkdir -p "$OUT/elfdb" "$OUT/linkmap" "$OUT/postproc"
 #                           moved to the next free site ids and 256 MB up,
 #                           its calls moved with them, and an UNLOAD record
 #                           of each moved object after its last record
+#   seedtool widen TRACE MAPS big|little
+#                           TRACE as a target of word size 8 would have
+#                           written it (trace-format.h), every run-time
+#                           address 0x5500000000 up (above 4 GB), each chunk
+#                           twice its size; MAPS's addresses likewise
 cat > "$WORK/seedtool.c" <<'END'
 #include <stddef.h>
 #include <stdio.h>
@@ -131,8 +141,142 @@ static void unload(size_t pos, uint32_t w)
     }
 }
 
+/* widen: the trace of word size 8 built here */
+#define WIDE_SHIFT 0x5500000000ull
+static unsigned char wide[2 * sizeof buf];
+static size_t n_wide;
+
+static void emit(uint32_t v)
+{
+    size_t at = n_wide;
+    n_wide += 4;
+    for (int i = 0; i < 4; i++)
+        wide[at + i] = (unsigned char)(big ? v >> (24 - 8 * i) : v >> (8 * i));
+}
+
+/* A record's address: two words, low first; a pair's: a 64-bit field. */
+static void emit_addr(uint64_t a)
+{
+    emit((uint32_t)a);
+    emit((uint32_t)(a >> 32));
+}
+
+static void emit_u64(uint64_t a)
+{
+    emit((uint32_t)(big ? a >> 32 : a));
+    emit((uint32_t)(big ? a : a >> 32));
+}
+
+static void widen_chunk(size_t off, size_t len)
+{
+    size_t start = n_wide, pos = sizeof(struct litifut_chunk_header);
+    for (int i = 0; i < 3; i++)
+        emit(get(off + 4 * i));
+    emit((uint32_t)(2 * len));
+    if (get(off + 4) == LITIFUT_PAIRS_TID) {
+        for (; pos + sizeof(struct litifut_pair) <= len && get(off + pos); pos += 24) {
+            size_t p = off + pos;
+            emit(get(p));
+            emit(get(p + offsetof(struct litifut_pair, count)));
+            emit_u64(get(p + offsetof(struct litifut_pair, target)) + WIDE_SHIFT);
+            emit_u64(0);
+            emit(get(p + offsetof(struct litifut_pair, ns_lo)));
+            emit(get(p + offsetof(struct litifut_pair, ns_hi)));
+        }
+    }
+    while (get(off + 4) != LITIFUT_PAIRS_TID && pos + 4 <= len) {
+        uint32_t w = get(off + pos);
+        size_t n = LITIFUT_REC_PAYLOAD(w), p = off + pos + 4;
+        emit(w);
+        if (LITIFUT_REC_TAG(w) == LITIFUT_REC_CALL_TARGET) {
+            if (pos + 8 <= len)
+                emit_addr(get(p) + WIDE_SHIFT);
+            pos += 8;
+            continue;
+        }
+        pos += 4;
+        if (!w || LITIFUT_REC_TAG(w) != LITIFUT_REC_CONTROL || (w & 0xfc) || pos + 4 * n > len)
+            continue;
+        pos += 4 * n;
+        if (LITIFUT_REC_TYPE(w) == LITIFUT_REC_OBJECT && n > LITIFUT_OBJECT_RECORD_WORDS) {
+            n_wide -= 4;
+            emit(w + (1u << 8));        /* the load bias's high half */
+            uint64_t bias = get(p + offsetof(struct litifut_object_record, load_bias)) + WIDE_SHIFT;
+            for (size_t i = 0; i < n; i++) {
+                if (i == LITIFUT_OBJECT_RECORD_WORDS)
+                    emit((uint32_t)(bias >> 32));
+                emit(4 * i == offsetof(struct litifut_object_record, load_bias) ? (uint32_t)bias
+                                                                               : get(p + 4 * i));
+            }
+        } else if (LITIFUT_REC_TYPE(w) == LITIFUT_REC_CHUNK && n >= LITIFUT_CHUNK_REC_WORDS) {
+            n_wide -= 4;
+            emit(w + ((uint32_t)(n - LITIFUT_CHUNK_REC_WORDS) << 8));   /* 2 words an address */
+            for (size_t i = 0; i < n; i++) {
+                uint32_t v = get(p + 4 * i);
+                if (i < LITIFUT_CHUNK_REC_WORDS)
+                    emit(v);
+                else
+                    emit_addr(v ? v + WIDE_SHIFT : 0);
+            }
+        } else {
+            for (size_t i = 0; i < n; i++)
+                emit(get(p + 4 * i));
+        }
+    }
+    while (n_wide < start + 2 * len)
+        emit(0);
+}
+
+static int widen(const char *trace, const char *maps)
+{
+    FILE *f = fopen(trace, "r+b");
+    if (!f)
+        return 1;
+    size_t total = fread(buf, 1, sizeof buf, f), off;
+    const uint32_t hsize = get(offsetof(struct litifut_trace_header, header_size));
+    const uint32_t csize = get(offsetof(struct litifut_trace_header, chunk_size));
+    const uint32_t version = get(offsetof(struct litifut_trace_header, version));
+    if (hsize > total)
+        return 1;
+    memcpy(wide, buf, hsize);
+    wide[offsetof(struct litifut_trace_header, word_size)] = 8;
+    n_wide = offsetof(struct litifut_trace_header, chunk_size);
+    emit(2 * csize);
+    n_wide = hsize;
+    for (off = hsize; off + sizeof(struct litifut_chunk_header) <= total;) {
+        uint32_t len = version == 4 ? csize : get(off + 12);
+        if (get(off) != LITIFUT_CHUNK_MAGIC || !len) {
+            off += version == 4 ? csize : LITIFUT_MIN_CHUNK;
+            continue;
+        }
+        widen_chunk(off, len < total - off ? len : (total - off) & ~(size_t)3);
+        off += len;
+    }
+    rewind(f);
+    if (fwrite(wide, 1, n_wide, f) != n_wide || fclose(f) != 0)
+        return 1;
+    /* maps: start-end rest, both up */
+    static char line[8192];
+    FILE *in = fopen(maps, "r"), *out = in ? tmpfile() : NULL;
+    unsigned long long start, end;
+    int at;
+    while (out && fgets(line, sizeof line, in))
+        if (sscanf(line, "%llx-%llx%n", &start, &end, &at) == 2)
+            fprintf(out, "%llx-%llx%s", start + WIDE_SHIFT, end + WIDE_SHIFT, line + at);
+    if (!out || fclose(in) != 0 || !(in = fopen(maps, "w")))
+        return 1;
+    rewind(out);
+    while (fgets(line, sizeof line, out))
+        fputs(line, in);
+    return fclose(in) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "widen") == 0) {
+        big = strcmp(argv[4], "big") == 0;
+        return widen(argv[2], argv[3]);
+    }
     if (argc == 2 && strcmp(argv[1], "offsets") == 0) {
         printf("%zu %zu\n", offsetof(struct litifut_trace_header, exe),
                offsetof(struct litifut_trace_header, header_size));
@@ -209,6 +353,15 @@ run_seed() {
         dd of="$t" bs=1 seek="$EXE_OFF" conv=notrunc status=none
     rename_object "$t" "$d/$prog" "$name" "$endian"
     postproc_input "$t" "$d/maps" "$OUT/postproc/$seed"
+}
+
+# wide_seed NAME TRACE MAPS ENDIAN [tsv]: TRACE and MAPS widened to word
+# size 8 (seedtool widen), as the post-processor input NAME
+wide_seed() {
+    cp "$2" "$WORK/wide.trace"
+    cp "$3" "$WORK/wide.maps"
+    "$WORK/seedtool" widen "$WORK/wide.trace" "$WORK/wide.maps" "$4"
+    postproc_input "$WORK/wide.trace" "$WORK/wide.maps" "$OUT/postproc/$1" $5
 }
 
 demolib_seeds() {
@@ -297,6 +450,11 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
         # a flight recorder's, frozen by a call (the ring's header
         # fields, a snapshot; its chunks' CHUNK records list open calls)
         run_seed "$prog-ring" LITIFUT_MODE=ring LITIFUT_RING=64K LITIFUT_SNAPSHOT_AT=cmd_longest
+        wide_seed "$prog-count-wide" "$(ls "$d/$prog-count"/litifut.*.trace)" "$d/maps" "$endian"
+        wide_seed "$prog-ring-wide" "$(ls "$d/$prog-ring"/litifut.*.trace)" "$d/maps" "$endian"
+    fi
+    if [ "$arch" != mipsel ]; then
+        wide_seed "$prog-wide" "$trace" "$d/maps" "$endian" ${endian/little/}
     fi
     if [ "$arch" != mipsel ]; then
         demolib_seeds "$triple" "$arch" "$endian"

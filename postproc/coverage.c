@@ -30,7 +30,7 @@
 
 struct cov_function {
     char *name;                 /* demangled */
-    uint32_t addr;
+    uint64_t addr;              /* link-time */
     uint64_t calls;
 };
 
@@ -54,10 +54,10 @@ struct coverage {
 static void add_calls(struct coverage *c, uint32_t fid, uint64_t n)
 {
     const struct func *f = &c->v.ft->v[fid];
-    if (f->addr == FUNC_NONE || strcmp(f->obj, "?") == 0)
+    if (f->addr == FUNC_NO_ADDR || strcmp(f->obj, "?") == 0)
         return;                 /* (not in a known file: no object's function) */
     int added;
-    size_t k = strmap_intern(&c->called_keys, xasprintf("%s\n%08" PRIx32, f->obj, f->addr),
+    size_t k = strmap_intern(&c->called_keys, xasprintf("%s\n%08" PRIx64, f->obj, f->addr),
                              &added);
     if (added) {
         c->called = grow_for_one(c->called, k, &c->cap_called, sizeof *c->called);
@@ -78,7 +78,7 @@ static void coverage_pair(struct view *v, const struct trace_event *call, uint32
     add_calls((struct coverage *)v, trace_funcs_callee(v->trace->tf, call), calls ? calls : 1);
 }
 
-static int in_ranges(const struct excluded_range *r, size_t n, uint32_t addr)
+static int in_ranges(const struct excluded_range *r, size_t n, uint64_t addr)
 {
     for (size_t i = 0; i < n; i++)
         if (addr >= r[i].start && addr < r[i].end)
@@ -128,7 +128,7 @@ static void print_coverage(struct coverage *c)
         for (size_t k = 0; k < co->n_fn; k++) {
             int added;
             size_t key = strmap_intern(&c->called_keys,
-                                       xasprintf("%s\n%08" PRIx32, co->path, co->fn[k].addr), &added);
+                                       xasprintf("%s\n%08" PRIx64, co->path, co->fn[k].addr), &added);
             if (added) {
                 c->called = grow_for_one(c->called, key, &c->cap_called, sizeof *c->called);
                 c->called[key] = 0;

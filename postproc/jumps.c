@@ -8,8 +8,9 @@
  * alone), the functions it can jump to, read once per object file:
  *   - a jump (not a call) whose target, from the instruction, is the
  *     first instruction of another function, or a PLT entry (ARM b,
- *     b<cond>, Thumb b.w; MIPS j, b, beq, ...); a jump into the middle
- *     of a function is a branch of its own, not a call;
+ *     b<cond>, Thumb b.w; MIPS j, b, beq, ...; AArch64 b, b.<cond>); a
+ *     jump into the middle of a function is a branch of its own, not a
+ *     call;
  *   - MIPS PIC: jr $t9 where $t9 was loaded from the GOT in the same
  *     function (lw $t9, OFFSET($gp), maybe then addiu $t9, $t9, LOW):
  *     the GOT word the file holds (a function of the object, or the
@@ -20,6 +21,9 @@
  * library reaches that library's function.  The code is read with the
  * arch's ranges and disassembler (lib/arch.h), as the call sites are;
  * what cannot be read is left out (fewer jumps known, nothing worse).
+ * The instructions' details are capstone's per arch: read here by the
+ * file's machine (MIPS's $t9 tracking too; an arch without a case
+ * here has no jumps known).  Addresses are 64-bit numbers (link-time).
  *
  * Also the object's *entries*: the functions called from outside every
  * traced call, at the process's start or exit (the dynamic linker's and
@@ -38,9 +42,10 @@
 /* The jump at `addr` to `target` (link-time, in p's object): an edge
  * if the target starts a function (or is a PLT entry) other than the
  * one the jump is in. */
-static void tail_jump(struct trace_funcs *tf, const struct program *p, uint32_t addr, uint32_t target)
+static void tail_jump(struct trace_funcs *tf, const struct program *p, uint64_t addr,
+                      uint64_t target)
 {
-    uint32_t off;
+    uint64_t off;
     struct func_symbol *to = object_symbol(p->obj, target, &off);
     if (!to || (off && !to->import))
         return;
@@ -49,14 +54,15 @@ static void tail_jump(struct trace_funcs *tf, const struct program *p, uint32_t 
     func_add_jump(tf->ft, from, callee);
 }
 
-/* MIPS: what $t9 holds, as far as the code since the function's start says. */
+/* MIPS (32-bit): what $t9 holds, as far as the code since the
+ * function's start says. */
 struct t9 {
     int known;
     uint32_t value;
-    uint32_t fn_end;            /* the function being read ends here (0: not known) */
+    uint64_t fn_end;            /* the function being read ends here (0: not known) */
 };
 
-static int in_other(const struct excluded_range *r, size_t n, uint32_t addr)
+static int in_other(const struct excluded_range *r, size_t n, uint64_t addr)
 {
     for (size_t i = 0; i < n; i++)
         if (addr >= r[i].start && addr < r[i].end)
@@ -69,7 +75,7 @@ static int mips_gp(const struct elf_image *img, uint32_t *gp)
 {
     const struct elf_symbol *s = elf_symbol_by_name(img, "_gp");
     if (s) {
-        *gp = (uint32_t)s->value;             /* ELF32 (object_open) */
+        *gp = (uint32_t)s->value;             /* (MIPS32) */
         return 1;
     }
     for (size_t i = 0; i < img->n_sections; i++)
@@ -85,9 +91,10 @@ static void mips_track(struct trace_funcs *tf, const struct program *p, csh cs,
                       const cs_insn *insn, struct t9 *t, int have_gp, uint32_t gp)
 {
     const cs_mips *m = &insn->detail->mips;
-    uint32_t addr = (uint32_t)insn->address, word;
+    uint64_t addr = insn->address;
+    uint32_t word;
     if (addr >= t->fn_end) {            /* a function's start: nothing known */
-        uint32_t off;
+        uint64_t off;
         const struct func_symbol *f = object_symbol(p->obj, addr, &off);
         t->known = 0;
         t->fn_end = f && f->size ? f->addr + f->size : addr + 4;
@@ -119,23 +126,44 @@ static void mips_track(struct trace_funcs *tf, const struct program *p, csh cs,
     }
 }
 
-/* The target of a direct jump (not a call), if `insn` is one. */
-static int direct_jump(csh cs, const cs_insn *insn, int mips, uint32_t *target)
+/* The target of a direct jump (not a call), if `insn` (of an ELF file
+ * of `machine`) is one.  (ARM and MIPS are 32-bit: their immediates
+ * are addresses cut to 32 bits.) */
+static int direct_jump(csh cs, const cs_insn *insn, int machine, uint64_t *target)
 {
     if (!cs_insn_group(cs, insn, CS_GRP_JUMP) || cs_insn_group(cs, insn, CS_GRP_CALL))
         return 0;
-    if (mips) {
+    if (machine == EM_MIPS) {
         const cs_mips *m = &insn->detail->mips;
         if (!m->op_count || m->operands[m->op_count - 1].type != MIPS_OP_IMM)
             return 0;
         *target = (uint32_t)m->operands[m->op_count - 1].imm;
         return 1;
     }
-    const cs_arm *a = &insn->detail->arm;
-    if (insn->id != ARM_INS_B || a->op_count != 1 || a->operands[0].type != ARM_OP_IMM)
-        return 0;
-    *target = (uint32_t)a->operands[0].imm;
-    return 1;
+    if (machine == EM_ARM) {
+        const cs_arm *a = &insn->detail->arm;
+        if (insn->id != ARM_INS_B || a->op_count != 1 || a->operands[0].type != ARM_OP_IMM)
+            return 0;
+        *target = (uint32_t)a->operands[0].imm;
+        return 1;
+    }
+    if (machine == EM_AARCH64) {
+        const cs_arm64 *a = &insn->detail->arm64;
+        if (insn->id != ARM64_INS_B || a->op_count != 1 || a->operands[0].type != ARM64_OP_IMM)
+            return 0;
+        *target = (uint64_t)a->operands[0].imm;
+        return 1;
+    }
+    return 0;
+}
+
+/* A pointer the file holds at `p`, of its word size. */
+static uint64_t pointer_at(const struct elf_image *img, const unsigned char *p)
+{
+    if (img->word_size != 8)
+        return elf_get32(img, p);
+    uint64_t a = elf_get32(img, p), b = elf_get32(img, p + 4);
+    return img->big_endian ? a << 32 | b : b << 32 | a;
 }
 
 /* The functions the object's start and exit call (see the top). */
@@ -153,8 +181,10 @@ static void mark_entries(struct trace_funcs *tf, const struct program *p)
         if (!listed || sec->type == SHT_NOBITS || sec->offset > img->size ||
             sec->size > img->size - sec->offset)
             continue;
-        for (uint32_t off = 0; off + 4 <= sec->size; off += 4) {
-            uint32_t at = (uint32_t)arch_code_address(p->arch, elf_get32(img, img->data + sec->offset + off)), o;
+        const unsigned ptr = img->word_size;    /* bytes of an entry (a pointer) */
+        for (uint64_t off = 0; off + ptr <= sec->size; off += ptr) {
+            uint64_t at = arch_code_address(p->arch, pointer_at(img, img->data + sec->offset + off));
+            uint64_t o;
             const struct func_symbol *f = object_symbol(p->obj, at, &o);
             if (f && !o && !f->import) {        /* (.ctors: -1 and 0 name none) */
                 uint32_t fid = trace_funcs_holding(tf, p->obj, at);    /* (may grow v) */
@@ -165,8 +195,7 @@ static void mark_entries(struct trace_funcs *tf, const struct program *p)
     if (p->is_main) {
         const struct elf_symbol *m = elf_symbol_by_name(img, "main");
         if (m && m->shndx != SHN_UNDEF && (m->type == STT_FUNC || m->type == STT_GNU_IFUNC)) {
-            uint32_t fid = trace_funcs_holding(tf, p->obj,
-                                               (uint32_t)arch_code_address(p->arch, m->value));
+            uint32_t fid = trace_funcs_holding(tf, p->obj, arch_code_address(p->arch, m->value));
             tf->ft->v[fid].entry = 1;
         }
     }
@@ -188,7 +217,7 @@ void jumps_scan(struct trace_funcs *tf, const struct program *p)
     scan_stats_free(&st);
     struct excluded_range *other;
     size_t n_other = other_code_ranges(img, &other);
-    int mips = img->machine == EM_MIPS;
+    int mips = img->machine == EM_MIPS;     /* (MIPS32: $t9 from the 32-bit GOT) */
     uint32_t gp = 0;
     int have_gp = mips && mips_gp(img, &gp);
     csh cs[N_ISAS];
@@ -206,7 +235,7 @@ void jumps_scan(struct trace_funcs *tf, const struct program *p)
         }
         cs_insn *insn = insns[isa];
         size_t size = ranges[i].end - ranges[i].start;
-        const uint8_t *code = elf_bytes_at(img, ranges[i].start, (uint32_t)size);
+        const uint8_t *code = elf_bytes_at(img, ranges[i].start, size);
         if (!code)
             continue;
         uint64_t addr = ranges[i].start;
@@ -229,11 +258,11 @@ void jumps_scan(struct trace_funcs *tf, const struct program *p)
                 addr += unit;
                 continue;
             }
-            uint32_t at = (uint32_t)insn->address, target;
+            uint64_t at = insn->address, target;
             if (n_other && in_other(other, n_other, at))
                 continue;
-            if (direct_jump(cs[isa], insn, mips, &target))
-                tail_jump(tf, p, at, (uint32_t)arch_code_address(arch, target));  /* (a Thumb target) */
+            if (direct_jump(cs[isa], insn, img->machine, &target))
+                tail_jump(tf, p, at, arch_code_address(arch, target));  /* (a Thumb target) */
             else if (mips)
                 mips_track(tf, p, cs[isa], insn, &t, have_gp, gp);
         }

@@ -199,7 +199,7 @@ static int load(const struct options *o, const char *path, struct loaded *l, int
         trace_free(&l->t);
         return 0;
     }
-    address_space_init(&l->as, &o->paths);
+    address_space_init(&l->as, &o->paths, l->t.header.word_size);
     address_space_load_maps(&l->as, l->t.maps_path);
     if (programs_load(&l->ps, &l->as, &l->t) != 0)   /* the objects say which sites there are */
         *rc = -1;

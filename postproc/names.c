@@ -140,18 +140,19 @@ static enum func_code code_of(const struct object *o, const char *symbol)
 /*
  * The function (o, addr), symbol `symbol` (NULL: none); created on
  * first sight.  o is NULL for an address no file holds (addr is then
- * the runtime address); addr is FUNC_NONE for a function known by name
+ * the runtime address); addr is FUNC_NO_ADDR for a function known by name
  * only.  Functions of the trace's main program are named without
  * their file.
  */
-static uint32_t func_intern(struct trace_funcs *tf, struct object *o, uint32_t addr,
+static uint32_t func_intern(struct trace_funcs *tf, struct object *o, uint64_t addr,
                             const char *symbol)
 {
     struct func_table *ft = tf->ft;
     const char *obj = o ? o->path : "?";
     int added;
-    size_t id = strmap_intern(&ft->keys, addr != FUNC_NONE
-                                             ? xasprintf("%s\n%08" PRIx32, obj, addr)
+    int by_name = addr == FUNC_NO_ADDR && symbol;  /* (not a hostile target 2^64 - 1) */
+    size_t id = strmap_intern(&ft->keys, !by_name
+                                             ? xasprintf("%s\n%08" PRIx64, obj, addr)
                                              : xasprintf("%s\n*\n%s", obj, symbol), &added);
     if (!added)
         return (uint32_t)id;
@@ -161,7 +162,7 @@ static uint32_t func_intern(struct trace_funcs *tf, struct object *o, uint32_t a
     f->obj = xstrdup(obj);
     f->addr = addr;
     f->symbol = symbol ? xstrdup(symbol) : NULL;
-    f->bare = symbol ? func_demangle(symbol) : xasprintf("0x%08" PRIx32, addr);
+    f->bare = symbol ? func_demangle(symbol) : xasprintf("0x%08" PRIx64, addr);
     clean(f->bare);
     if (o && o != tf->as->main)
         f->name = xasprintf("%s (%s)", f->bare, base_name(obj));
@@ -171,7 +172,7 @@ static uint32_t func_intern(struct trace_funcs *tf, struct object *o, uint32_t a
     f->name_len = (uint32_t)strlen(f->name);
     f->flags = filter_flags(ft, f);
     f->code = (uint8_t)code_of(o, symbol);
-    if (ft->srcline && o && addr != FUNC_NONE) {
+    if (ft->srcline && o && addr != FUNC_NO_ADDR) {
         const char *line = srclines_lookup(tf->lines, o, addr);
         f->srcline = line ? xstrdup(line) : NULL;
     }
@@ -221,11 +222,11 @@ static uint32_t import_func(struct trace_funcs *tf, struct object *o, struct fun
         return fid;
     struct object *lib = plt_import_object(tf->as, plt);
     const struct func_symbol *def = lib ? symbol_named(lib, plt->import) : NULL;
-    uint32_t off;
+    uint64_t off;
     if (def && (def = object_symbol(lib, def->addr, &off)))
         fid = func_intern(tf, lib, def->addr, def->name);
     else if (lib)
-        fid = func_intern(tf, lib, FUNC_NONE, plt->import);
+        fid = func_intern(tf, lib, FUNC_NO_ADDR, plt->import);
     else
         fid = func_intern(tf, o, plt->addr, plt->name);
     u64map_put(&tf->imports, key, fid);
@@ -261,18 +262,18 @@ uint32_t trace_funcs_by_name(struct trace_funcs *tf, struct object *o, const cha
     const struct func_symbol *def = symbol_named(o, name);
     if (!def && (lib = object_binding(tf->as, name)))
         def = symbol_named(lib, name);
-    uint32_t off;
+    uint64_t off;
     if (def && (def = object_symbol(lib, def->addr, &off)))
         return func_intern(tf, lib, def->addr, def->name);
-    return func_intern(tf, lib ? lib : o, FUNC_NONE, name);
+    return func_intern(tf, lib ? lib : o, FUNC_NO_ADDR, name);
 }
 
 /* The function at link-time address `link` of `o`, as a callee: a PLT
  * entry stands for the function it imports, the tracer's wrapper of a
  * function for that function. */
-static uint32_t callee_in(struct trace_funcs *tf, struct object *o, uint32_t link)
+static uint32_t callee_in(struct trace_funcs *tf, struct object *o, uint64_t link)
 {
-    uint32_t off;
+    uint64_t off;
     struct func_symbol *s = object_symbol(o, link, &off);
     if (!s)
         return func_intern(tf, o, link, NULL);
@@ -286,16 +287,16 @@ static uint32_t callee_in(struct trace_funcs *tf, struct object *o, uint32_t lin
 
 uint32_t trace_funcs_unknown(struct trace_funcs *tf)
 {
-    return func_intern(tf, NULL, FUNC_NONE, "(unknown)");
+    return func_intern(tf, NULL, FUNC_NO_ADDR, "(unknown)");
 }
 
-uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint32_t rt)
+uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint64_t rt)
 {
     uint32_t fid = u64map_get(&tf->targets, rt);
     if (fid != FUNC_NONE)
         return fid;
     struct object *o;
-    uint32_t link;
+    uint64_t link;
     if (resolve_address(tf->as, rt, &o, &link) == 0)
         fid = callee_in(tf, o, link);
     else
@@ -304,21 +305,21 @@ uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint32_t rt)
     return fid;
 }
 
-uint32_t trace_funcs_callee_at(struct trace_funcs *tf, struct object *o, uint32_t link)
+uint32_t trace_funcs_callee_at(struct trace_funcs *tf, struct object *o, uint64_t link)
 {
     return callee_in(tf, o, link);
 }
 
 /* The function holding a call site; without a symbol, the site's
  * address stands for it. */
-static uint32_t caller_in(struct trace_funcs *tf, struct object *o, uint32_t site)
+static uint32_t caller_in(struct trace_funcs *tf, struct object *o, uint64_t site)
 {
-    uint32_t off;
+    uint64_t off;
     struct func_symbol *s = object_symbol(o, site, &off);
     return s ? func_intern(tf, o, s->addr, s->name) : func_intern(tf, o, site, NULL);
 }
 
-uint32_t trace_funcs_holding(struct trace_funcs *tf, struct object *o, uint32_t addr)
+uint32_t trace_funcs_holding(struct trace_funcs *tf, struct object *o, uint64_t addr)
 {
     return caller_in(tf, o, addr);
 }
@@ -379,7 +380,7 @@ static void scan_object(struct trace_funcs *tf, const struct program *p)
     jumps_scan(tf, p);
     for (size_t i = 0; i < p->n_untraced_fn; i++)
         if (p->untraced_fn[i].name) {
-            uint32_t fid = caller_in(tf, p->obj, (uint32_t)p->untraced_fn[i].addr);  /* (may grow v) */
+            uint32_t fid = caller_in(tf, p->obj, p->untraced_fn[i].addr);  /* (may grow v) */
             tf->ft->v[fid].untraced_calls = 1;
         }
 }
@@ -407,7 +408,7 @@ void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct addr
             uint32_t target;
             tf->caller[i][s] = caller_in(tf, p->obj, p->site_addr[s]);
             tf->callee[i][s] = db_site_target(&p->db, s, &target)
-                                   ? callee_in(tf, p->obj, (uint32_t)arch_code_address(p->arch, target))
+                                   ? callee_in(tf, p->obj, arch_code_address(p->arch, target))
                                    : FUNC_NONE;
         }
     }
@@ -430,7 +431,7 @@ void trace_funcs_free(struct trace_funcs *tf)
     memset(tf, 0, sizeof *tf);
 }
 
-const char *trace_funcs_srcline(struct trace_funcs *tf, struct object *o, uint32_t addr)
+const char *trace_funcs_srcline(struct trace_funcs *tf, struct object *o, uint64_t addr)
 {
     return srclines_lookup(tf->lines, o, addr);
 }

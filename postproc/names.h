@@ -19,6 +19,7 @@
 #include "postproc/u64map.h"
 
 #define FUNC_NONE UINT32_MAX
+#define FUNC_NO_ADDR UINT64_MAX     /* struct func.addr of a function known by name only */
 
 /* What the filters (--function, --exclude) say of a function. */
 enum { FUNC_FOCUS = 1, FUNC_EXCLUDE = 2 };
@@ -43,7 +44,8 @@ struct func {
     char *bare;             /* the same without " (file)" */
     char *symbol;           /* as the file has it (mangled); NULL without a symbol */
     char *obj;              /* the file as the target named it, "?" if unknown */
-    uint32_t addr;          /* link-time in obj; runtime if obj is "?"; FUNC_NONE: by name only */
+    uint64_t addr;          /* link-time in obj; runtime if obj is "?"; FUNC_NO_ADDR: by
+                               name only */
     unsigned flags;         /* FUNC_FOCUS, FUNC_EXCLUDE */
     char *srcline;          /* --srcline: "file:line" of its entry, NULL if unknown */
     uint8_t code;           /* enum func_code */
@@ -94,10 +96,10 @@ struct trace_funcs {
 uint32_t trace_funcs_by_name(struct trace_funcs *tf, struct object *o, const char *name);
 /* The function at link-time address `link` of `o`, as a callee (a PLT
  * entry: the function it imports; the tracer's __wrap_NAME: NAME). */
-uint32_t trace_funcs_callee_at(struct trace_funcs *tf, struct object *o, uint32_t link);
+uint32_t trace_funcs_callee_at(struct trace_funcs *tf, struct object *o, uint64_t link);
 /* The function holding link-time address `addr` of `o` (the address
  * itself if no symbol holds it). */
-uint32_t trace_funcs_holding(struct trace_funcs *tf, struct object *o, uint32_t addr);
+uint32_t trace_funcs_holding(struct trace_funcs *tf, struct object *o, uint64_t addr);
 /* Whether function `from` can reach `to` by jumps (tail calls), at
  * most `hops` of them. */
 int func_jumps_to(const struct func_table *ft, uint32_t from, uint32_t to, unsigned hops);
@@ -112,7 +114,7 @@ void trace_funcs_free(struct trace_funcs *tf);
 
 /* The function a runtime address is in (a PLT entry: the function it
  * imports); looked up once per address. */
-uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint32_t rt);
+uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint64_t rt);
 
 /* A function known by no address: "(unknown)" (a ring's frame whose
  * function its record does not say). */
@@ -125,7 +127,7 @@ static inline uint32_t trace_funcs_callee(struct trace_funcs *tf, const struct t
     if (f != FUNC_NONE)
         return f;
     int direct;
-    uint32_t link;
+    uint64_t link;
     return trace_funcs_at_runtime(tf, call_target(&tf->ps->v[e->object], e, &direct, &link));
 }
 
@@ -136,6 +138,6 @@ static inline uint32_t trace_funcs_caller(const struct trace_funcs *tf, const st
 
 /* --srcline: "file:line" of a call site (link-time address `addr` in
  * object `o`), or NULL.  Valid until trace_funcs_free. */
-const char *trace_funcs_srcline(struct trace_funcs *tf, struct object *o, uint32_t addr);
+const char *trace_funcs_srcline(struct trace_funcs *tf, struct object *o, uint64_t addr);
 
 #endif

@@ -153,10 +153,10 @@ static inline void ob_u64(struct outbuf *o, uint64_t v)
 }
 
 /* v in lower-case hex, at least `digits` digits (no prefix). */
-static inline void ob_hex(struct outbuf *o, uint32_t v, unsigned digits)
+static inline void ob_hex(struct outbuf *o, uint64_t v, unsigned digits)
 {
     static const char x[] = "0123456789abcdef";
-    char t[8];
+    char t[16];
     unsigned i = sizeof t;
     do {
         t[--i] = x[v & 15];

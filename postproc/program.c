@@ -28,9 +28,9 @@ size_t other_code_ranges(const struct elf_image *img, struct excluded_range **ou
     return 0;
 }
 
-static int u32_cmp(const void *a, const void *b)
+static int u64_cmp(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -39,14 +39,14 @@ static int u32_cmp(const void *a, const void *b)
  * that took the other's place: a scan of the rewritten code cannot
  * tell it from a blx that could not be rewritten.  Those are the
  * link's sites, not untraced calls: taken off the list. */
-static void drop_rewritten(struct scan_stats *st, const uint32_t *site_addr, size_t n_sites)
+static void drop_rewritten(struct scan_stats *st, const uint64_t *site_addr, size_t n_sites)
 {
-    uint32_t *sorted = xmalloc((n_sites + 1) * sizeof *sorted);
+    uint64_t *sorted = xmalloc((n_sites + 1) * sizeof *sorted);
     memcpy(sorted, site_addr, n_sites * sizeof *sorted);
-    qsort(sorted, n_sites, sizeof *sorted, u32_cmp);
+    qsort(sorted, n_sites, sizeof *sorted, u64_cmp);
     size_t k = 0;
     for (size_t i = 0; i < st->n_untraced; i++)
-        if (!bsearch(&st->untraced[i].addr, sorted, n_sites, sizeof *sorted, u32_cmp))
+        if (!bsearch(&st->untraced[i].addr, sorted, n_sites, sizeof *sorted, u64_cmp))
             st->untraced[k++] = st->untraced[i];
     st->n_untraced = k;
     free(sorted);
@@ -81,14 +81,15 @@ static int find_rewritten_sites(struct program *p)
         unsigned k;
         if (!p->read_ops->decode_redirect(img, &all.v[i], &sleds, &k))
             continue;
-        /* ELF32 (object_open): 64-bit: the DB's pages are 32-bit */
-        uint32_t ra = (uint32_t)all.v[i].addr + arch->kinds[all.v[i].kind].ra_offset;
-        uint32_t page = (ra >> h->page_shift) - h->first_page;
+        /* (the DB's pages count from first_page: link-time addresses
+         * below 4 GB; one above is no page of it) */
+        uint64_t ra = all.v[i].addr + arch->kinds[all.v[i].kind].ra_offset;
+        uint64_t page = (ra >> h->page_shift) - h->first_page;
         if (n >= h->n_sites || page >= h->n_pages || p->db.pages[page] + k != n)
             rc = error("%s: its rewritten call sites do not match its instruction DB "
                        "(at 0x%08" PRIx64 ")", img->path, all.v[i].addr);
         else
-            p->site_addr[n++] = (uint32_t)all.v[i].addr;
+            p->site_addr[n++] = all.v[i].addr;
     }
     if (rc == 0 && n != h->n_sites)
         rc = error("%s: %zu rewritten call sites, but its DB has %" PRIu32, img->path, n,
@@ -250,6 +251,7 @@ static void program_init(struct program *p, struct address_space *as,
     p->rec = rec;
     p->obj = object_get(as, rec->path);
     p->bias = rec->load_bias;
+    p->addr_mask = as->addr_mask;
 }
 
 int program_load(struct program *p, struct address_space *as, const struct trace_file *t,
@@ -360,14 +362,14 @@ void programs_free(struct program_set *ps)
     memset(ps, 0, sizeof *ps);
 }
 
-uint32_t call_target(const struct program *p, const struct trace_call *c, int *direct,
-                     uint32_t *link)
+uint64_t call_target(const struct program *p, const struct trace_call *c, int *direct,
+                     uint64_t *link)
 {
     uint32_t target;
     *direct = !c->has_target && db_site_target(&p->db, c->site, &target);
     if (*direct) {
-        *link = (uint32_t)arch_code_address(p->arch, target);   /* drop the Thumb bit */
-        return *link + p->bias;
+        *link = arch_code_address(p->arch, target);     /* drop the Thumb bit */
+        return (*link + p->bias) & p->addr_mask;
     }
-    return (uint32_t)arch_code_address(p->arch, c->target); /* drop the Thumb / ISA-mode bit */
+    return arch_code_address(p->arch, c->target);      /* drop the Thumb / ISA-mode bit */
 }

@@ -16,11 +16,12 @@ struct program {
     const struct arch_ops *arch;
     const struct arch_read_ops *read_ops;     /* arch_read_ops(arch) */
     struct db db;
-    uint32_t *site_addr;        /* by DB index: link-time address of the call */
+    uint64_t *site_addr;        /* by DB index: link-time address of the call */
     size_t n_untraced;          /* call instructions in its code not redirected */
     struct untraced_function *untraced_fn;     /* them per function, most first */
     size_t n_untraced_fn;
-    uint32_t bias;              /* runtime - link-time */
+    uint64_t bias;              /* runtime - link-time */
+    uint64_t addr_mask;         /* of a run-time address (trace_address_mask) */
     int is_main;                /* the main program (ET_EXEC, or has PT_INTERP) */
     int ok;                     /* loaded: the record is the file's */
     int owns_db;                /* db and site_addr are its own (else another's
@@ -54,8 +55,8 @@ void programs_free(struct program_set *ps);
  * and, for direct calls, the link-time address in the object.
  * c->site must be below the DB's n_sites (trace_read_records keeps no
  * other). */
-uint32_t call_target(const struct program *p, const struct trace_call *c, int *direct,
-                     uint32_t *link);
+uint64_t call_target(const struct program *p, const struct trace_call *c, int *direct,
+                     uint64_t *link);
 
 /* The code of an instrumented object that the link left alone (the
  * crt objects, the tracer), as the object records it (section

@@ -88,9 +88,9 @@ struct summary_entry {
 struct place {
     struct object *o;           /* NULL if no known file holds it */
     const char *obj;            /* o's path, or "?" */
-    uint32_t addr;              /* link-time in o; runtime if o is NULL */
+    uint64_t addr;              /* link-time in o; runtime if o is NULL */
     struct func_symbol *sym;
-    uint32_t off;
+    uint64_t off;
 };
 
 static int is_control(char c)
@@ -104,7 +104,7 @@ void put_clean(FILE *out, const char *s)
         fputc(is_control(*s) ? '?' : *s, out);
 }
 
-static void place_in(struct object *o, uint32_t link, struct place *pl)
+static void place_in(struct object *o, uint64_t link, struct place *pl)
 {
     memset(pl, 0, sizeof *pl);
     pl->o = o;
@@ -113,10 +113,10 @@ static void place_in(struct object *o, uint32_t link, struct place *pl)
     pl->sym = object_symbol(o, link, &pl->off);
 }
 
-static void place_of(struct address_space *as, uint32_t rt, struct place *pl)
+static void place_of(struct address_space *as, uint64_t rt, struct place *pl)
 {
     struct object *o;
-    uint32_t link;
+    uint64_t link;
     if (resolve_address(as, rt, &o, &link) == 0) {
         place_in(o, link, pl);
     } else {
@@ -129,7 +129,7 @@ static void place_of(struct address_space *as, uint32_t rt, struct place *pl)
 /* Where a call went, and from where. */
 struct call_places {
     const struct program *p;
-    uint32_t target_rt;
+    uint64_t site_rt, target_rt;
     int direct;                 /* a direct call: its target is the site's (call_target) */
     struct place from, to;
     const struct func *callee;  /* the function called (names.c) */
@@ -138,10 +138,11 @@ struct call_places {
 static void call_places(const struct view_trace *vt, const struct trace_event *c,
                         struct call_places *cp)
 {
-    uint32_t tlink;
+    uint64_t tlink;
     cp->p = &vt->ps->v[c->object];
     cp->target_rt = call_target(cp->p, c, &cp->direct, &tlink);
     place_in(cp->p->obj, cp->p->site_addr[c->site], &cp->from);
+    cp->site_rt = (cp->from.addr + cp->p->bias) & cp->p->addr_mask;
     if (cp->direct)
         place_in(cp->p->obj, tlink, &cp->to);
     else
@@ -316,7 +317,7 @@ static void main_values(const struct program *m, char **bias, char **bridge, cha
     }
     for (uint32_t i = 0; i < m->rec->build_id_size; i++)
         snprintf(id + 2 * i, 3, "%02x", m->rec->build_id[i]);
-    *bias = xasprintf("0x%08" PRIx32, m->rec->load_bias);
+    *bias = xasprintf("0x%08" PRIx64, m->rec->load_bias);
     *bridge = xasprintf("0x%08" PRIx32, m->db.header.bridge);
     *build_id = xstrdup(id);
 }
@@ -394,7 +395,7 @@ static void print_objects(FILE *out, const struct trace_file *t, const struct pr
 {
     for (size_t i = 0; i < t->n_objects; i++) {
         const struct trace_object *o = &t->objects[i];
-        fprintf(out, "object=%" PRIu32 " %" PRIu32 " 0x%08" PRIx32 " ", o->base,
+        fprintf(out, "object=%" PRIu32 " %" PRIu32 " 0x%08" PRIx64 " ", o->base,
                 object_sites(t, ps, i), o->load_bias);
         put_clean(out, o->path);
         fputc('\n', out);
@@ -499,8 +500,8 @@ static void print_tsv_row(struct report *r, const struct callstack *s, const str
     ob_line_done(ob);
 }
 
-/* "0x%08x" */
-static void ob_addr(struct outbuf *ob, uint32_t a)
+/* "0x%08x" (more digits above 4 GB) */
+static void ob_addr(struct outbuf *ob, uint64_t a)
 {
     ob_str(ob, "0x");
     ob_hex(ob, a, 8);
@@ -521,7 +522,7 @@ static void print_from(struct outbuf *ob, const struct call_places *cp)
 /* site_rt ... callee_sym of a calls (or pairs) row */
 static void print_places(struct outbuf *ob, const struct call_places *cp)
 {
-    ob_addr(ob, cp->from.addr + cp->p->bias);
+    ob_addr(ob, cp->site_rt);
     ob_char(ob, '\t');
     ob_addr(ob, cp->target_rt);
     ob_char(ob, '\t');
@@ -615,7 +616,7 @@ static void print_cached_row(struct report *r, const struct callstack *s, const 
     } else {
         struct call_places cp;
         call_places(r->v.trace, c, &cp);
-        ob_addr(ob, cp.from.addr + cp.p->bias);
+        ob_addr(ob, cp.site_rt);
         ob_char(ob, '\t');
         ob_addr(ob, cp.target_rt);
         ob_char(ob, '\t');

@@ -20,7 +20,7 @@ struct dwarf_file {
 
 struct line_entry {
     struct object *o;
-    uint32_t addr;
+    uint64_t addr;              /* link-time */
     char *text;                 /* NULL: none */
 };
 
@@ -48,7 +48,7 @@ static Dwarf *dwarf_of(struct srclines *s, struct object *o)
     return dw;
 }
 
-static char *find_line(Dwarf *dw, uint32_t addr)
+static char *find_line(Dwarf *dw, uint64_t addr)
 {
     Dwarf_Die cu;
     Dwarf_Line *line;
@@ -64,7 +64,7 @@ static char *find_line(Dwarf *dw, uint32_t addr)
     return text;
 }
 
-static size_t line_hash(const struct object *o, uint32_t addr)
+static size_t line_hash(const struct object *o, uint64_t addr)
 {
     uint64_t k = (uint64_t)(uintptr_t)o * 31 + addr;
     k ^= k >> 29;
@@ -89,7 +89,7 @@ static void grow(struct srclines *s)
     free(old);
 }
 
-const char *srclines_lookup(struct srclines *s, struct object *o, uint32_t addr)
+const char *srclines_lookup(struct srclines *s, struct object *o, uint64_t addr)
 {
     if ((s->n_lines + 1) * 2 > (s->lines ? s->mask + 1 : 0))
         grow(s);

@@ -13,7 +13,7 @@ struct srclines *srclines_new(void);
  * as '?'), or NULL if its file has no line for it.  Each file is read
  * once, each address looked up once; the string lives until
  * srclines_free. */
-const char *srclines_lookup(struct srclines *s, struct object *o, uint32_t addr);
+const char *srclines_lookup(struct srclines *s, struct object *o, uint64_t addr);
 void srclines_free(struct srclines *s);
 
 #endif

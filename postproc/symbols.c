@@ -1,3 +1,10 @@
+/*
+ * Runtime addresses to files and functions (symbols.h): the saved
+ * maps, the instrumented objects' load ranges, each file's function
+ * symbols and PLT entries, and the one rule that names an address
+ * several symbols share.  Addresses are 64-bit numbers; run-time ones
+ * wrap at the trace's word size (as->addr_mask).
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,14 +13,17 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "postproc/symbols.h"
+#include "postproc/trace.h"
 #include "lib/arch-read.h"
 #include "lib/error.h"
 #include "lib/files.h"
 
-void address_space_init(struct address_space *as, const struct path_options *paths)
+void address_space_init(struct address_space *as, const struct path_options *paths,
+                        unsigned word_size)
 {
     memset(as, 0, sizeof *as);
     as->paths = paths;
+    as->addr_mask = trace_address_mask(word_size);
 }
 
 static size_t path_hash(const char *s)
@@ -172,7 +182,7 @@ static int compat_in_dynsym(const struct compat_set *c, const struct elf_symbol 
     return c->n && bsearch(&s, c->v, c->n, sizeof *c->v, compat_cmp) != NULL;
 }
 
-static struct func_symbol *add_sym(struct object *o, size_t *cap, uint32_t addr, uint32_t size,
+static struct func_symbol *add_sym(struct object *o, size_t *cap, uint64_t addr, uint64_t size,
                                    const char *name, int rank)
 {
     if (o->n_syms == *cap) {
@@ -192,8 +202,8 @@ static char *own_name(struct object *o, char *name)
 }
 
 /* The function around `addr` among n symbols sorted by address. */
-static struct func_symbol *find_symbol(struct func_symbol *syms, size_t n, uint32_t addr,
-                                       uint32_t *off)
+static struct func_symbol *find_symbol(struct func_symbol *syms, size_t n, uint64_t addr,
+                                       uint64_t *off)
 {
     if (!n || addr < syms[0].addr)
         return NULL;
@@ -232,14 +242,13 @@ static void add_plt_symbols(struct object *o, size_t *cap)
             if (len > 4 && strcmp(name + len - 4, "@plt") == 0)
                 import = own_name(o, xasprintf("%.*s", (int)(len - 4), name));
         } else {                        /* the functions only: sorted, no PLT yet */
-            uint32_t off;
-            const struct func_symbol *f = find_symbol(o->syms, n_funcs, (uint32_t)e[i].resolver,
-                                                      &off);    /* ELF32: object_open */
+            uint64_t off;
+            const struct func_symbol *f = find_symbol(o->syms, n_funcs, e[i].resolver, &off);
             name = f && !off ? xasprintf("%s@plt", f->name)
                              : xasprintf("*ABS*+0x%" PRIx64 "@plt", e[i].resolver);
         }
         own_name(o, name);
-        add_sym(o, cap, (uint32_t)e[i].addr, (uint32_t)e[i].size, name, RANK_PLT)->import = import;
+        add_sym(o, cap, e[i].addr, e[i].size, name, RANK_PLT)->import = import;
     }
     free(e);
 }
@@ -270,13 +279,6 @@ int object_open(struct object *o)
         return -1;                      /* the caller says what it means */
     if (elf_image_open(&o->img, o->host_path) != 0)
         return -1;                      /* the ELF reader said why */
-    /* 64-bit: the trace's addresses, and this reader's, are 32-bit (an
-     * object's symbols, ranges and sites below are held in 32 bits) */
-    if (o->img.word_size != 4) {
-        error("%s: not a 32-bit ELF file", o->host_path);
-        elf_image_close(&o->img);
-        return -1;
-    }
     const struct elf_symbol *src = o->img.has_symtab ? o->img.symbols : o->img.dynsyms;
     size_t n = o->img.has_symtab ? o->img.n_symbols : o->img.n_dynsyms, cap = 0;
     unsigned char *hidden = hidden_versions(&o->img);
@@ -290,8 +292,7 @@ int object_open(struct object *o)
             continue;
         int is_compat = !o->img.has_symtab ? hidden && hidden[i]
                         : s->bind != STB_LOCAL && compat_in_dynsym(&compat, s);
-        add_sym(o, &cap, (uint32_t)(arch ? arch_code_address(arch, s->value) : s->value),
-                (uint32_t)s->size, s->name,
+        add_sym(o, &cap, arch ? arch_code_address(arch, s->value) : s->value, s->size, s->name,
                 symbol_rank(s, is_compat));
     }
     free(compat.v);
@@ -305,7 +306,7 @@ int object_open(struct object *o)
     return 0;
 }
 
-struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off)
+struct func_symbol *object_symbol(struct object *o, uint64_t addr, uint64_t *off)
 {
     if (o->rejected || object_open(o) != 0)
         return NULL;
@@ -345,10 +346,12 @@ static int has_control_chars(const char *s)
 
 /* One line of /proc/PID/maps:
  *   start-end perms offset dev inode [path]
- * Addresses are the 32-bit target's.  Returns 0 and the mapping (path
- * NULL for anonymous memory, [stack] and the like; *exec if it is
- * code), or -1. */
-static int parse_maps_line(char *line, struct mapping *m, const char **path, int *exec)
+ * Addresses are the target's: below 2^(8 * word size) (`mask`, the
+ * largest; the end, exclusive, may be one more).  Returns 0 and the
+ * mapping (path NULL for anonymous memory, [stack] and the like; *exec
+ * if it is code), or -1. */
+static int parse_maps_line(char *line, uint64_t mask, struct mapping *m, const char **path,
+                           int *exec)
 {
     unsigned long long start, end, offset;
     char perms[8];
@@ -356,9 +359,9 @@ static int parse_maps_line(char *line, struct mapping *m, const char **path, int
     if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset,
                &path_at) < 4 || !path_at)
         return -1;
-    if (start >= end || end > UINT64_C(1) << 32 || !perms_ok(perms) || has_control_chars(line))
+    if (start >= end || end - 1 > mask || !perms_ok(perms) || has_control_chars(line))
         return -1;
-    *m = (struct mapping){ (uint32_t)start, end, offset, NULL };
+    *m = (struct mapping){ start, end, offset, NULL };
     *path = line[path_at] == '/' ? line + path_at : NULL;
     *exec = perms[2] == 'x';
     return 0;
@@ -390,7 +393,7 @@ int address_space_load_maps(struct address_space *as, const char *maps_path)
         const char *path;
         int exec;
         if (memchr(line, 0, (size_t)(next - line) - (nl ? 1 : 0)) ||
-            parse_maps_line(line, &m, &path, &exec) != 0) {
+            parse_maps_line(line, as->addr_mask, &m, &path, &exec) != 0) {
             if (!bad_line)
                 bad_line = n_lines;
             continue;
@@ -408,7 +411,7 @@ int address_space_load_maps(struct address_space *as, const char *maps_path)
     return 0;
 }
 
-void address_space_add_object(struct address_space *as, struct object *o, uint32_t bias,
+void address_space_add_object(struct address_space *as, struct object *o, uint64_t bias,
                               int unloaded)
 {
     o->has_code = 1;
@@ -416,10 +419,10 @@ void address_space_add_object(struct address_space *as, struct object *o, uint32
         const struct elf_segment *seg = &o->img.segments[i];
         if (seg->type != PT_LOAD || !seg->memsz)
             continue;
-        uint32_t start = (uint32_t)seg->vaddr + bias;   /* wraps as the target's addresses do */
+        uint64_t start = (seg->vaddr + bias) & as->addr_mask;  /* wraps as the target's do */
         as->ranges = xrealloc(as->ranges, (as->n_ranges + 1) * sizeof *as->ranges);
         as->ranges[as->n_ranges] = (struct object_range){
-            start, (uint64_t)start + seg->memsz, bias, unloaded, o, as->n_ranges, 0 };
+            start, start + seg->memsz, bias, unloaded, o, as->n_ranges, 0 };
         as->n_ranges++;
         as->ranges_sorted = 0;
     }
@@ -454,7 +457,7 @@ static void sort_ranges(struct address_space *as)
 /* Among ranges [lo, hi) (one half, sorted): the one holding `rt` that
  * starts last, or NULL. */
 static const struct object_range *range_holding(const struct address_space *as, size_t lo,
-                                                size_t hi, uint32_t rt)
+                                                size_t hi, uint64_t rt)
 {
     const struct object_range *r = as->ranges;
     size_t a = lo, b = hi;              /* the first that starts after rt */
@@ -473,8 +476,8 @@ static const struct object_range *range_holding(const struct address_space *as, 
 
 /* The instrumented object loaded at `rt` (one still loaded at the end
  * first: a library unloaded may have left its addresses to another). */
-static int resolve_in_ranges(struct address_space *as, uint32_t rt, struct object **obj,
-                             uint32_t *link_addr)
+static int resolve_in_ranges(struct address_space *as, uint64_t rt, struct object **obj,
+                             uint64_t *link_addr)
 {
     if (!as->ranges_sorted)
         sort_ranges(as);
@@ -484,12 +487,12 @@ static int resolve_in_ranges(struct address_space *as, uint32_t rt, struct objec
     if (!r)
         return -1;
     *obj = r->obj;
-    *link_addr = rt - r->bias;
+    *link_addr = (rt - r->bias) & as->addr_mask;
     return 0;
 }
 
-int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
-                    uint32_t *link_addr)
+int resolve_address(struct address_space *as, uint64_t rt, struct object **obj,
+                    uint64_t *link_addr)
 {
     if (resolve_in_ranges(as, rt, obj, link_addr) == 0)
         return 0;
@@ -499,10 +502,8 @@ int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
             continue;
         if (object_usable(m->obj) != 0)
             return -1;
-        uint64_t vaddr;
-        if (elf_offset_to_vaddr(&m->obj->img, rt - m->start + m->offset, &vaddr) != 0)
+        if (elf_offset_to_vaddr(&m->obj->img, rt - m->start + m->offset, link_addr) != 0)
             return -1;
-        *link_addr = (uint32_t)vaddr;   /* ELF32: object_open */
         *obj = m->obj;
         return 0;
     }

@@ -2,7 +2,9 @@
  * Naming runtime addresses: the instrumented objects' load biases (from
  * the trace) and the process's memory map (the saved /proc/PID/maps)
  * say which file an address belongs to, that file's ELF symbols and
- * PLT say which function.
+ * PLT say which function.  Addresses are 64-bit numbers, run-time ones
+ * of the trace's word size (a sum with a load bias wraps there:
+ * trace_address_mask).
  */
 #ifndef LITIFUT_POSTPROC_SYMBOLS_H
 #define LITIFUT_POSTPROC_SYMBOLS_H
@@ -15,7 +17,7 @@ struct object;
 struct program;
 
 struct func_symbol {
-    uint32_t addr, size;
+    uint64_t addr, size;        /* link-time, without an instruction-set bit */
     const char *name;           /* "name" or "name@plt" */
     int rank;                   /* at one address the lowest rank names it (symbols.c) */
     /* a PLT entry: the function it stands for, and (once looked up,
@@ -47,8 +49,8 @@ struct object {
 };
 
 struct mapping {
-    uint32_t start;
-    uint64_t end;               /* exclusive: may be 2^32 */
+    uint64_t start;
+    uint64_t end;               /* exclusive */
     uint64_t offset;
     struct object *obj;         /* NULL for anonymous memory */
 };
@@ -58,7 +60,7 @@ struct mapping {
  * unloaded before the process's end). */
 struct object_range {
     uint64_t start, end;        /* runtime; end exclusive */
-    uint32_t bias;              /* runtime - link-time */
+    uint64_t bias;              /* runtime - link-time */
     int unloaded;
     struct object *obj;
     size_t seq;                 /* order added */
@@ -73,6 +75,7 @@ struct path_options {
 
 struct address_space {
     const struct path_options *paths;
+    uint64_t addr_mask;         /* of a run-time address (trace_address_mask) */
     struct mapping *maps;
     size_t n_maps;
     struct object_range *ranges;    /* sorted (by unloaded, start) on first use */
@@ -85,20 +88,22 @@ struct address_space {
     struct object *main;        /* the process's program, if known */
 };
 
-void address_space_init(struct address_space *as, const struct path_options *paths);
+/* For a trace whose header.word_size is `word_size`. */
+void address_space_init(struct address_space *as, const struct path_options *paths,
+                        unsigned word_size);
 /* Loads a saved /proc/PID/maps; a missing file is not an error (the
  * program died before it was written): only the instrumented objects
  * are known.
  * A maps file that is not a regular file is one warning and ignored;
- * a line that is not a maps line (addresses, permissions, path) is
- * skipped, with one warning for the file. */
+ * a line that is not a maps line (addresses, of the word size,
+ * permissions, path) is skipped, with one warning for the file. */
 int address_space_load_maps(struct address_space *as, const char *maps_path);
 void address_space_free(struct address_space *as);
 
 /* Adds an instrumented object, loaded with `bias`: each of its PT_LOAD
  * segments.  Its addresses are looked up before the maps file's, those
  * of objects not unloaded first. */
-void address_space_add_object(struct address_space *as, struct object *o, uint32_t bias,
+void address_space_add_object(struct address_space *as, struct object *o, uint64_t bias,
                               int unloaded);
 
 /* The object for a target path (opened lazily). */
@@ -115,11 +120,11 @@ int object_usable(struct object *o);
 
 /* Where a runtime address is: the object, its link-time address.
  * Returns 0 if an instrumented object or a mapped file holds it. */
-int resolve_address(struct address_space *as, uint32_t rt, struct object **obj,
-                    uint32_t *link_addr);
+int resolve_address(struct address_space *as, uint64_t rt, struct object **obj,
+                    uint64_t *link_addr);
 
 /* The function around `addr` in `o`, and the offset into it; NULL if none. */
-struct func_symbol *object_symbol(struct object *o, uint32_t addr, uint32_t *off);
+struct func_symbol *object_symbol(struct object *o, uint64_t addr, uint64_t *off);
 
 /* For a PLT entry `f`: the object that defines the
  * function it stands for, found as the dynamic linker would look (the

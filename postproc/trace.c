@@ -4,6 +4,8 @@
  * So every header field is checked before the header is believed, and
  * every chunk header and record before it is used; problems are one
  * line each (per kind, not per record) and the rest is still read.
+ * Record words are 32-bit; the run-time addresses they hold are of the
+ * header's word size (4 or 8: addr_words), read by it alone.
  */
 #include <inttypes.h>
 #include <errno.h>
@@ -60,10 +62,22 @@ static uint64_t dword(const struct reader *r, size_t off)
     return (uint64_t)word(r, off + 4) << 32 | word(r, off);
 }
 
-/* A 64-bit field of the header, in the target's byte order. */
+/* A 64-bit field (the header's, a pair's target) in the target's byte order. */
 static uint64_t header_u64(const struct reader *r, size_t off)
 {
     return r->big ? (uint64_t)word(r, off) << 32 | word(r, off + 4) : dword(r, off);
+}
+
+/* The words of a run-time address in a record (trace-format.h: 1, or
+ * with header.word_size 8, 2), and the address at `off`: low word first. */
+static size_t addr_words(const struct trace_file *t)
+{
+    return t->header.word_size / 4;
+}
+
+static uint64_t addr_at(const struct reader *r, size_t off)
+{
+    return addr_words(r->t) == 2 ? dword(r, off) : word(r, off);
 }
 
 static void warn_once(struct reader *r, enum problem kind, const char *fmt, ...)
@@ -160,8 +174,8 @@ static int check_layout(const struct reader *r, const struct litifut_trace_heade
                      LITIFUT_TRACE_VERSION);
     if (!arch_by_trace_arch(h->arch))
         return bad_header(r, "unknown architecture %u", h->arch);
-    if (h->word_size != 4)
-        return bad_header(r, "word size %u (the tracer writes 4)", h->word_size);
+    if (h->word_size != 4 && h->word_size != 8)
+        return bad_header(r, "word size %u (the tracer writes 4 or 8)", h->word_size);
     if (h->header_size < sizeof *h || h->header_size > MAX_HEADER_SIZE ||
         h->header_size % PAGE)
         return bad_header(r, "header_size %" PRIu32 " (expected whole 4 KB pages, at most %u)",
@@ -318,21 +332,31 @@ static const char *path_problem(const char *path, size_t n)
     return NULL;
 }
 
-/* The OBJECT record whose payload (n words) is at `off`: checked, and
- * kept unless it is bad. */
+/* An OBJECT record's words before its path: struct
+ * litifut_object_record, and with word size 8 the load bias's high half. */
+static size_t object_words(const struct trace_file *t)
+{
+    return LITIFUT_OBJECT_RECORD_WORDS + addr_words(t) - 1;
+}
+
+/* The OBJECT record whose payload (n words, more than object_words:
+ * control_word_ok) is at `off`: checked, and kept unless it is bad. */
 static void add_object(struct reader *r, size_t off, size_t n, uint32_t chunk)
 {
     struct trace_object o;
     memset(&o, 0, sizeof o);
+    const size_t head = object_words(r->t);
     o.base = word(r, off);
     o.n_sites = word(r, off + 4);
     o.db_checksum = word(r, off + 8);
-    o.load_bias = word(r, off + 12);
+    o.load_bias = word(r, off + offsetof(struct litifut_object_record, load_bias));
+    if (head > LITIFUT_OBJECT_RECORD_WORDS)
+        o.load_bias |= (uint64_t)word(r, off + 4 * LITIFUT_OBJECT_RECORD_WORDS) << 32;
     o.build_id_size = word(r, off + 16);
     memcpy(o.build_id, r->data + off + offsetof(struct litifut_object_record, build_id),
            sizeof o.build_id);
-    const char *path = (const char *)r->data + off + 4 * LITIFUT_OBJECT_RECORD_WORDS;
-    const char *why = path_problem(path, 4 * (n - LITIFUT_OBJECT_RECORD_WORDS));
+    const char *path = (const char *)r->data + off + 4 * head;
+    const char *why = path_problem(path, 4 * (n - head));
     /* a call record holds site id + 1 in 22 bits */
     if (!why && (uint64_t)o.base + o.n_sites > LITIFUT_SITE_ID_LIMIT)
         why = "whose site ids go past the largest a call record can hold";
@@ -349,7 +373,7 @@ static void add_object(struct reader *r, size_t off, size_t n, uint32_t chunk)
     }
     memset(o.build_id + o.build_id_size, 0, sizeof o.build_id - o.build_id_size);
     if (o.load_bias % PAGE)
-        warn_once(r, P_BIAS, "the load bias 0x%08" PRIx32 " of %s is not page-aligned; "
+        warn_once(r, P_BIAS, "the load bias 0x%08" PRIx64 " of %s is not page-aligned; "
                   "addresses in it may be wrong", o.load_bias, path);
     o.path = xstrdup(path);
     struct trace_file *t = r->t;
@@ -374,8 +398,8 @@ static void add_unload(struct reader *r, uint32_t base)
 static int object_cmp(const void *a, const void *b)
 {
     const struct trace_object *x = a, *y = b;
-    const uint32_t kx[] = { x->base, x->n_sites, x->db_checksum, x->load_bias, x->build_id_size };
-    const uint32_t ky[] = { y->base, y->n_sites, y->db_checksum, y->load_bias, y->build_id_size };
+    const uint64_t kx[] = { x->base, x->n_sites, x->db_checksum, x->load_bias, x->build_id_size };
+    const uint64_t ky[] = { y->base, y->n_sites, y->db_checksum, y->load_bias, y->build_id_size };
     for (size_t i = 0; i < sizeof kx / sizeof kx[0]; i++)
         if (kx[i] != ky[i])
             return kx[i] < ky[i] ? -1 : 1;
@@ -492,16 +516,17 @@ static struct trace_object *object_of_site(const struct trace_file *t, uint32_t 
     return id - o->base < o->n_sites ? o : NULL;
 }
 
-/* Whether control word `w` is one this version has, with its length. */
-static int control_word_ok(uint32_t w)
+/* Whether control word `w` is one this version has, with its length
+ * (of the trace's word size: an OBJECT's path and a CHUNK's return
+ * addresses start after more words with 8). */
+static int control_word_ok(const struct trace_file *t, uint32_t w)
 {
     uint32_t n = LITIFUT_REC_PAYLOAD(w);
     switch (LITIFUT_REC_TYPE(w)) {
     case LITIFUT_REC_TIME:
         return n == 4 || n == 2;
     case LITIFUT_REC_OBJECT:
-        return n > LITIFUT_OBJECT_RECORD_WORDS &&
-               n <= LITIFUT_OBJECT_RECORD_WORDS + LITIFUT_OBJECT_PATH_MAX / 4;
+        return n > object_words(t) && n <= object_words(t) + LITIFUT_OBJECT_PATH_MAX / 4;
     case LITIFUT_REC_UNLOAD:
         return n == 1;
     case LITIFUT_REC_CACHE_RESET:
@@ -513,7 +538,7 @@ static int control_word_ok(uint32_t w)
     case LITIFUT_REC_STOPPED:
         return n == 2;
     case LITIFUT_REC_CHUNK:
-        return n >= LITIFUT_CHUNK_REC_WORDS;
+        return n >= LITIFUT_CHUNK_REC_WORDS && (n - LITIFUT_CHUNK_REC_WORDS) % addr_words(t) == 0;
     default:
         return 0;
     }
@@ -540,7 +565,7 @@ struct walk {
     uint64_t first_ns;
     uint32_t first_site;        /* the first event's site id, if it is a call (else ~0u) */
     int first_event;
-    uint32_t seq, depth, ra_pos, n_ra;
+    uint32_t seq, depth, ra_pos, n_ra;  /* n_ra return addresses at byte ra_pos */
     uint64_t words_before;
     /* the cursor's, clock MARKS: the events at which a TIME record came */
     size_t *mark_at;
@@ -629,7 +654,7 @@ static void stopped_record(struct reader *r, struct walk *w, uint32_t why, uint3
 
 /* The control record at `pos`.  Returns its length in bytes, or 0
  * where reading the chunk ends. */
-static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint32_t *cache)
+static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint64_t *cache)
 {
     uint32_t cw = word(r, pos);
     size_t n = LITIFUT_REC_PAYLOAD(cw);
@@ -637,7 +662,7 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
         record_past_end(r, w->whole, w->index);
         return 0;
     }
-    if (!control_word_ok(cw)) {
+    if (!control_word_ok(r->t, cw)) {
         warn_once(r, P_RECORD, "chunk %" PRIu32 " has a control record 0x%08" PRIx32
                   " that this trace version does not have; skipped the rest of that chunk",
                   w->index, cw);
@@ -681,7 +706,7 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint3
             w->words_before = dword(r, pos + 8);
             w->depth = word(r, pos + 16);
             w->ra_pos = (uint32_t)pos + 4 + 4 * LITIFUT_CHUNK_REC_WORDS;
-            w->n_ra = (uint32_t)n - LITIFUT_CHUNK_REC_WORDS;
+            w->n_ra = (uint32_t)((n - LITIFUT_CHUNK_REC_WORDS) / addr_words(r->t));
         }
         break;
     }
@@ -703,7 +728,7 @@ static inline struct trace_event *new_event(struct walk *w, uint8_t kind, uint64
 /* A call record, for a cursor: an event if its site is one of a usable
  * object's DB.  A call record says how long it is, so a bad one is
  * skipped alone. */
-static void call_event(struct reader *r, struct walk *w, uint32_t rec, uint32_t target)
+static void call_event(struct reader *r, struct walk *w, uint32_t rec, uint64_t target)
 {
     struct trace_cursor *c = w->c;
     uint32_t id = LITIFUT_REC_SITE(rec);
@@ -733,10 +758,12 @@ static void call_event(struct reader *r, struct walk *w, uint32_t rec, uint32_t 
 }
 
 /* Reads the chunk in r->data, replaying the thread's target cache
- * (trace-format.h).  Returns the bytes its records take. */
+ * (trace-format.h: targets of the word size; 0 is an empty entry).
+ * Returns the bytes its records take. */
 static size_t walk_chunk(struct reader *r, struct walk *w)
 {
-    uint32_t cache[LITIFUT_TARGET_CACHE] = { 0 };   /* empty at each chunk's start */
+    uint64_t cache[LITIFUT_TARGET_CACHE] = { 0 };   /* empty at each chunk's start */
+    const size_t target_len = 4 * addr_words(r->t);
     size_t pos = sizeof(struct litifut_chunk_header);
     while (pos + 4 <= r->size) {
         uint32_t rec = word(r, pos);
@@ -765,14 +792,14 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
             /* clock marks: bits 31..24 are no delta, and the cache is
              * keyed by target (trace-format.h) */
             int marks = r->t->header.clock == LITIFUT_CLOCK_MARKS;
-            uint32_t *entry = &cache[!marks ? LITIFUT_CACHE_ENTRY_OF_SITE(rec)
+            uint64_t *entry = &cache[!marks ? LITIFUT_CACHE_ENTRY_OF_SITE(rec)
                                      : tag == LITIFUT_REC_CALL_CACHED ? LITIFUT_REC_CACHE_ENTRY(rec)
                                      : 0];
-            len = tag == LITIFUT_REC_CALL_TARGET ? 8 : 4;
+            len = tag == LITIFUT_REC_CALL_TARGET ? 4 + target_len : 4;
             if (!marks)
                 w->clock.units += LITIFUT_REC_DELTA(rec);
-            else if (tag == LITIFUT_REC_CALL_TARGET && pos + 8 <= r->size)
-                entry = &cache[LITIFUT_CACHE_ENTRY_OF_TARGET(word(r, pos + 4))];
+            else if (tag == LITIFUT_REC_CALL_TARGET && pos + len <= r->size)
+                entry = &cache[LITIFUT_CACHE_ENTRY_OF_TARGET(word(r, pos + 4))];  /* (low word) */
             w->last_ns = clock_ns(r->t, &w->clock);
             w->calls++;
             if (!w->first_event++)
@@ -785,7 +812,7 @@ static size_t walk_chunk(struct reader *r, struct walk *w)
                           "cache entry; skipped every such call", w->index);
             } else {
                 if (tag == LITIFUT_REC_CALL_TARGET)
-                    *entry = word(r, pos + 4);
+                    *entry = addr_at(r, pos + 4);
                 w->rec_end = (uint32_t)(pos + len) / 4;
                 if (w->c)
                     call_event(r, w, rec, tag == LITIFUT_REC_CALL ? 0 : *entry);
@@ -848,16 +875,18 @@ static int by_first_index(const void *a, const void *b)
 static void read_open_frames(struct reader *r, struct trace_thread *th, const struct chunk_info *c)
 {
     const struct trace_file *t = r->t;
+    const size_t size = 4 * addr_words(t);     /* of a return address */
     th->open_depth = c->depth;
-    if (!c->n_ra || c->ra_pos + 4ull * c->n_ra > t->chunks[c->pos].size)
+    if (!c->n_ra || c->ra_pos + (uint64_t)size * c->n_ra > t->chunks[c->pos].size)
         return;
     size_t n = c->n_ra;
-    unsigned char *b = xmalloc(4 * n);
-    if (pread(t->fd, b, 4 * n, (off_t)(t->chunks[c->pos].off + c->ra_pos)) == (ssize_t)(4 * n)) {
-        struct reader rr = { .data = b, .size = 4 * n, .big = r->big, .t = r->t };
+    unsigned char *b = xmalloc(size * n);
+    if (pread(t->fd, b, size * n, (off_t)(t->chunks[c->pos].off + c->ra_pos)) ==
+        (ssize_t)(size * n)) {
+        struct reader rr = { .data = b, .size = size * n, .big = r->big, .t = r->t };
         th->open_ra = xcalloc(n, sizeof *th->open_ra);
         for (size_t i = 0; i < n; i++)
-            th->open_ra[i] = word(&rr, 4 * i);
+            th->open_ra[i] = addr_at(&rr, size * i);
         th->n_open_ra = n;
     }
     free(b);
@@ -942,10 +971,18 @@ static void set_clock_rate(struct trace_file *t)
 }
 
 /* A chunk of pairs (modes dedup and count): entries up to a zero
- * site_plus1 or the chunk's end (a cut one: its whole entries). */
+ * site_plus1 or the chunk's end (a cut one: its whole entries); struct
+ * litifut_pair, or with word size 8 struct litifut_pair64 (its target
+ * a 64-bit field in the target's byte order). */
 static void read_pairs(struct reader *r, uint32_t index)
 {
     struct trace_file *t = r->t;
+    const int wide = addr_words(t) == 2;
+    const size_t size = wide ? sizeof(struct litifut_pair64) : sizeof(struct litifut_pair);
+    const size_t ns_at = wide ? offsetof(struct litifut_pair64, ns_lo)
+                              : offsetof(struct litifut_pair, ns_lo);
+    const size_t count_at = wide ? offsetof(struct litifut_pair64, count)
+                                 : offsetof(struct litifut_pair, count);
     size_t pos = sizeof(struct litifut_chunk_header);
     if (t->header.mode == LITIFUT_MODE_FULL) {
         warn_once(r, P_PAIR, "chunk %" PRIu32 " holds pairs, which a full trace has not; "
@@ -953,7 +990,7 @@ static void read_pairs(struct reader *r, uint32_t index)
         return;
     }
     t->record_bytes += pos;
-    for (; pos + sizeof(struct litifut_pair) <= r->size; pos += sizeof(struct litifut_pair)) {
+    for (; pos + size <= r->size; pos += size) {
         uint32_t site_plus1 = word(r, pos);
         if (!site_plus1)
             break;
@@ -961,13 +998,14 @@ static void read_pairs(struct reader *r, uint32_t index)
             r->cap_pairs = r->cap_pairs * 2 + 256;
             t->pairs = xrealloc(t->pairs, r->cap_pairs * sizeof *t->pairs);
         }
-        uint64_t ns = dword(r, pos + offsetof(struct litifut_pair, ns_lo));
+        uint64_t ns = dword(r, pos + ns_at);
+        uint64_t target = wide ? header_u64(r, pos + offsetof(struct litifut_pair64, target))
+                               : word(r, pos + offsetof(struct litifut_pair, target));
         t->pairs[t->n_pairs++] = (struct trace_pair){
-            .site = site_plus1 - 1, .target = word(r, pos + offsetof(struct litifut_pair, target)),
-            .count = word(r, pos + offsetof(struct litifut_pair, count)),
+            .site = site_plus1 - 1, .target = target, .count = word(r, pos + count_at),
             .ns = ns > t->header.start_ns ? ns - t->header.start_ns : 0,
         };
-        t->record_bytes += sizeof(struct litifut_pair);
+        t->record_bytes += size;
     }
 }
 

@@ -1,4 +1,7 @@
-/* Reading a raw trace file (include/litifut/trace-format.h). */
+/* Reading a raw trace file (include/litifut/trace-format.h).  Records
+ * are 32-bit words whatever the target; the run-time addresses in them
+ * (call targets, load biases, return addresses, pair targets) are of
+ * header.word_size (4 or 8) and held here in 64 bits. */
 #ifndef LITIFUT_POSTPROC_TRACE_H
 #define LITIFUT_POSTPROC_TRACE_H
 
@@ -23,9 +26,17 @@ struct trace_event {
     uint8_t has_target;         /* TRACE_CALL through a register: target is its runtime target */
     uint32_t object;            /* TRACE_CALL: index into the trace's objects */
     uint32_t site;              /* index into that object's DB */
-    uint32_t target;
+    uint64_t target;            /* runtime (of the trace's word size) */
     uint64_t time_ns;
 };
+
+/* What of a 64-bit number is a run-time address of a trace whose
+ * header.word_size is `word_size`: a link-time address plus a load
+ * bias wraps there, as the target's addresses do. */
+static inline uint64_t trace_address_mask(unsigned word_size)
+{
+    return word_size == 8 ? UINT64_MAX : UINT32_MAX;
+}
 
 /* Kept for the views that still take one call at a time. */
 #define trace_call trace_event
@@ -54,7 +65,7 @@ struct trace_thread {
      * its first chunk, and the return addresses of the innermost of
      * them (runtime, outermost first), for the views' first frames. */
     uint32_t open_depth;
-    uint32_t *open_ra;
+    uint64_t *open_ra;
     size_t n_open_ra;
     uint64_t start_ns;          /* ... the time its records start */
     uint32_t first_site;        /* ... its first event's site id if a call (else ~0u):
@@ -66,7 +77,7 @@ struct trace_thread {
 struct trace_object {
     uint32_t base, n_sites;
     uint32_t db_checksum;
-    uint32_t load_bias;         /* runtime - link-time */
+    uint64_t load_bias;         /* runtime - link-time (modulo 2^(8 * word_size)) */
     uint32_t build_id_size;     /* 0: none (or the record's length was wrong) */
     uint8_t build_id[LITIFUT_BUILD_ID_MAX];
     char *path;                 /* as mapped on the target; no control characters */
@@ -95,7 +106,7 @@ struct trace_state {
 struct trace_pair {
     uint32_t object;            /* index into the trace's objects */
     uint32_t site;              /* index into that object's DB (check it against db_sites) */
-    uint32_t target;            /* runtime */
+    uint64_t target;            /* runtime */
     uint32_t count;             /* count mode: its calls; dedup: 0 */
     uint64_t ns;                /* its first call, since the trace's start */
 };
@@ -152,7 +163,7 @@ struct trace_file {
  * every chunk once: the OBJECT and UNLOAD records (they may come after
  * the calls that use them), each thread's chunks and call count.  A
  * header the records cannot be read with (magic, byte order, version,
- * arch, word size, header or chunk size, clock, program path) is one
+ * arch, word size (4 or 8), header or chunk size, clock, program path) is one
  * error line and -1; a doubtful pid is one warning, and so is a fork
  * point that cannot be right (t->fork then says no point).  A bad OBJECT
  * record (path without its NUL or with control characters, a site

@@ -251,8 +251,8 @@ hostile_header() {
     poke8 "$t" 9 77
     expect_refused arch "corrupt trace header: unknown architecture 77" "$t"
     t=$(hostile_copy word-size)
-    poke8 "$t" 10 8
-    expect_refused word-size "corrupt trace header: word size 8" "$t"
+    poke8 "$t" 10 6
+    expect_refused word-size "corrupt trace header: word size 6" "$t"
     t=$(hostile_copy exe-unterminated)
     head -c $HOSTILE_EXE_MAX /dev/zero | tr '\0' A |
         dd of="$t" bs=1 seek=$HOSTILE_EXE conv=notrunc 2> /dev/null

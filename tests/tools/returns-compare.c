@@ -158,7 +158,7 @@ struct infer_view {
 static uint32_t frame_site(const struct infer_view *iv, const struct frame *f)
 {
     const struct program *p = &iv->ps->v[f->call.object];
-    return p->site_addr[f->call.site] + p->bias;
+    return (uint32_t)(p->site_addr[f->call.site] + p->bias);   /* (32-bit targets) */
 }
 
 static void infer_push(struct view *v, struct callstack *s, struct frame *f)
@@ -204,7 +204,7 @@ static void read_trace(struct trace_file *t, size_t i, const struct program_set 
             continue;
         }
         const struct program *p = &ps->v[e->object];
-        uint32_t site = p->site_addr[e->site] + p->bias;
+        uint32_t site = (uint32_t)(p->site_addr[e->site] + p->bias);
         push_open(q, site);
         push_event(q, 'C', site);
     }
@@ -400,7 +400,7 @@ int main(int argc, char **argv)
     struct program_set ps;
     if (trace_open(argv[i], &t) != 0)
         return 2;
-    address_space_init(&as, &paths);
+    address_space_init(&as, &paths, t.header.word_size);
     address_space_load_maps(&as, t.maps_path);
     if (programs_load(&ps, &as, &t) != 0)
         return 2;
@@ -410,7 +410,7 @@ int main(int argc, char **argv)
             continue;
         sites = xrealloc(sites, (n_sites + p->db.header.n_sites + 1) * sizeof *sites);
         for (size_t s = 0; s < p->db.header.n_sites; s++)
-            sites[n_sites++] = p->site_addr[s] + p->bias;
+            sites[n_sites++] = (uint32_t)(p->site_addr[s] + p->bias);
     }
     qsort(sites, n_sites, sizeof *sites, cmp_u32);
 

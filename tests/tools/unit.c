@@ -5,8 +5,11 @@
  * back, the trace's record words, and the kinds of site rules; and the
  * post-processor's estimate marks (which traces' figures are estimates,
  * what the views say, durations with '~'); the reader's threads of a
- * ring (chunks out of file order, a gap, the open calls); a 64-bit ELF
- * file opened (the host's /bin/true).  One line per check, "ok NAME" or
+ * ring (chunks out of file order, a gap, the open calls); traces of
+ * word size 8 and 4 (targets, load biases, return addresses and pairs
+ * of the word size; a target cut by the chunk's end; a word size
+ * refused); a 64-bit ELF file opened (the host's /bin/true).  One line
+ * per check, "ok NAME" or
  * "FAIL NAME: what", as tests/unit.sh expects; exit 1 if any failed.
  */
 #include <inttypes.h>
@@ -561,6 +564,25 @@ static void test_estimates(void)
     estimates_free(&e);
 }
 
+/* Writes the n words of a trace to a file and opens it (check `name`,
+ * if not NULL, that it opens); the file is removed at once (the reader
+ * keeps it open). */
+static int open_words(const uint32_t *f, size_t n, struct trace_file *t, const char *name)
+{
+    char path[] = "/tmp/litifut-unit-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int written = out && fwrite(f, 4, n, out) == n;
+    if (out)
+        fclose(out);
+    int opened = written && trace_open(path, t) == 0;
+    if (fd >= 0)
+        unlink(path);
+    if (name)
+        check(opened, name, "%s", written ? "trace_open failed" : "cannot write");
+    return opened;
+}
+
 /* A ring's chunk: tid, index, and its CHUNK record (seq, words
  * before, depth, the return addresses), then `calls` calls of site 0. */
 static size_t put_ring_chunk(uint32_t *w, uint32_t tid, uint32_t index, uint32_t seq,
@@ -586,6 +608,219 @@ static size_t put_ring_chunk(uint32_t *w, uint32_t tid, uint32_t index, uint32_t
     return 1024 / 4;
 }
 
+/* The header of a little-endian trace of word size `ws` (the rest zero). */
+static void put_header(uint32_t *f, unsigned ws, uint8_t mode, uint8_t flags)
+{
+    struct litifut_trace_header *h = (struct litifut_trace_header *)f;
+    memcpy(h->magic, LITIFUT_TRACE_MAGIC, 8);
+    h->endian = LITIFUT_LITTLE_ENDIAN;
+    /* (the reader takes every size from word_size, never from the arch) */
+    h->arch = ws == 8 && arch_by_trace_arch(LITIFUT_ARCH_AARCH64) ? LITIFUT_ARCH_AARCH64
+                                                                  : LITIFUT_ARCH_ARM;
+    h->word_size = (uint8_t)ws;
+    h->version = LITIFUT_TRACE_VERSION;
+    h->header_size = 4096;
+    h->chunk_size = 4096;
+    h->pid = 7;
+    h->clock = LITIFUT_CLOCK_MONOTONIC;
+    h->clock_hz = 1000000000;
+    h->mode = mode;
+    h->flags = flags;
+    h->ring_size = flags & LITIFUT_TRACE_RING ? 4096 : 0;
+    memcpy(h->exe, "/prog", 6);
+}
+
+/* A run-time address of word size `ws` at w[*k]: one word, or two, low first. */
+static void put_addr(uint32_t *w, size_t *k, unsigned ws, uint64_t a)
+{
+    w[(*k)++] = (uint32_t)a;
+    if (ws == 8)
+        w[(*k)++] = (uint32_t)(a >> 32);
+}
+
+/* The process's chunk (1024 bytes at w): the OBJECT record of /prog,
+ * 3 sites from 0, loaded with `bias`. */
+static size_t put_object_chunk(uint32_t *w, unsigned ws, uint64_t bias)
+{
+    size_t k = 0, extra = ws == 8;      /* the load bias's high half */
+    w[k++] = LITIFUT_CHUNK_MAGIC;
+    w[k++] = 0;
+    w[k++] = 0;
+    w[k++] = 1024;
+    w[k++] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, LITIFUT_OBJECT_RECORD_WORDS + extra + 2);
+    size_t rec = k;
+    w[rec + offsetof(struct litifut_object_record, n_sites) / 4] = 3;
+    w[rec + offsetof(struct litifut_object_record, load_bias) / 4] = (uint32_t)bias;
+    k += LITIFUT_OBJECT_RECORD_WORDS;
+    if (extra)
+        w[k++] = (uint32_t)(bias >> 32);
+    memcpy(&w[k], "/prog", 6);
+    return 1024 / 4;
+}
+
+/* What a cursor gives of thread `i`'s events: "C<site>" (a call),
+ * "C<site>@<target>" (through a register), "R" (a return), one space
+ * apart. */
+static void events_text(struct trace_file *t, size_t i, char *out, size_t size)
+{
+    struct trace_cursor c;
+    const struct trace_event *e;
+    size_t n = 0;
+    out[0] = 0;
+    trace_cursor_open(&c, t, i);
+    while ((e = trace_cursor_next(&c)) && n + 40 < size) {
+        if (e->kind == TRACE_RETURN)
+            n += (size_t)snprintf(out + n, size - n, "%sR", n ? " " : "");
+        else if (e->has_target)
+            n += (size_t)snprintf(out + n, size - n, "%sC%" PRIu32 "@%" PRIx64, n ? " " : "",
+                                  e->site, e->target);
+        else
+            n += (size_t)snprintf(out + n, size - n, "%sC%" PRIu32, n ? " " : "", e->site);
+    }
+    trace_cursor_close(&c);
+}
+
+/* A full trace of word size `ws` (a ring: its thread's chunk starts
+ * inside two calls): the object loaded at `bias`, calls through
+ * registers to t1 and t2 (tag 1, tag 2 from the cache, tag 1), returns,
+ * and a chunk whose last record's target is cut by the chunk's end. */
+static void test_word_size_case(unsigned ws, uint64_t bias, uint64_t t1, uint64_t t2,
+                                uint64_t ra1, uint64_t ra2)
+{
+    static uint32_t f[1024 + 3 * 256];
+    memset(f, 0, sizeof f);
+    put_header(f, ws, LITIFUT_MODE_FULL, LITIFUT_TRACE_RING);
+    uint32_t *w = f + 1024;
+    w += put_object_chunk(w, ws, bias);
+    size_t k = 0;
+    w[k++] = LITIFUT_CHUNK_MAGIC;
+    w[k++] = 9;                         /* tid */
+    w[k++] = 1;                         /* index */
+    w[k++] = 1024;
+    w[k++] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 4);
+    k += 2;                             /* ticks 0 */
+    w[k++] = 0;                         /* ns */
+    w[k++] = 0;
+    w[k++] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CHUNK, LITIFUT_CHUNK_REC_WORDS + 2 * ws / 4);
+    w[k++] = 1;                         /* seq: one chunk before */
+    w[k++] = 200;                       /* words before */
+    w[k++] = 0;
+    w[k++] = 2;                         /* open calls */
+    put_addr(w, &k, ws, ra1);
+    put_addr(w, &k, ws, ra2);
+    w[k++] = LITIFUT_REC_CALL_WORD(0, LITIFUT_REC_CALL) | 1u << LITIFUT_REC_DELTA_SHIFT;
+    w[k++] = LITIFUT_REC_CALL_WORD(1, LITIFUT_REC_CALL_TARGET);
+    put_addr(w, &k, ws, t1);
+    w[k++] = LITIFUT_REC_CALL_WORD(1, LITIFUT_REC_CALL_CACHED);
+    w[k++] = LITIFUT_REC_RETURN_WORD;
+    w[k++] = LITIFUT_REC_CALL_WORD(2, LITIFUT_REC_CALL_TARGET);
+    put_addr(w, &k, ws, t2);
+    w[k++] = LITIFUT_REC_RETURN_WORD;
+    w += 256;
+    /* thread 9's next chunk: calls up to a tag 1 record whose target
+     * does not fit (word size 8: its high word; 4: the whole) */
+    k = 0;
+    w[k++] = LITIFUT_CHUNK_MAGIC;
+    w[k++] = 9;
+    w[k++] = 2;
+    w[k++] = 1024;
+    w[k++] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CHUNK, LITIFUT_CHUNK_REC_WORDS);
+    w[k++] = 2;
+    w[k++] = 216;
+    w[k++] = 0;
+    w[k++] = 0;
+    while (k < 256 - ws / 4)
+        w[k++] = LITIFUT_REC_CALL_WORD(0, LITIFUT_REC_CALL);
+    w[k++] = LITIFUT_REC_CALL_WORD(2, LITIFUT_REC_CALL_TARGET);
+    if (ws == 8)
+        w[k] = 0x1000;                  /* its low word */
+    w += 256;
+    char name[64], text[2048], want[256];
+    struct trace_file t;
+    snprintf(name, sizeof name, "word size %u: opens", ws);
+    if (!open_words(f, (size_t)(w - f), &t, name))
+        return;
+    const struct trace_object *o = t.n_objects == 1 ? &t.objects[0] : NULL;
+    snprintf(name, sizeof name, "word size %u: the OBJECT record's load bias", ws);
+    check(o && o->load_bias == bias && o->n_sites == 3 && strcmp(o->path, "/prog") == 0, name,
+          "%zu objects, bias 0x%" PRIx64 ", %s", t.n_objects, o ? o->load_bias : 0,
+          o ? o->path : "none");
+    const struct trace_thread *th = t.n_threads == 1 ? &t.threads[0] : NULL;
+    snprintf(name, sizeof name, "word size %u: the CHUNK record's return addresses", ws);
+    check(th && th->open_depth == 2 && th->n_open_ra == 2 && th->open_ra[0] == ra1 &&
+              th->open_ra[1] == ra2 && th->chunks_before == 1 && th->words_before == 200,
+          name, "%zu return addresses: 0x%" PRIx64 " 0x%" PRIx64, th ? th->n_open_ra : 0,
+          th && th->n_open_ra ? th->open_ra[0] : 0, th && th->n_open_ra > 1 ? th->open_ra[1] : 0);
+    if (o && th) {
+        t.objects[0].usable = 1;        /* (as programs_load marks it) */
+        t.objects[0].db_sites = 3;
+        events_text(&t, 0, text, sizeof text);
+        /* the cut record's chunk: its calls of site 0 and nothing else */
+        size_t whole = 256 - 9 - ws / 4;
+        int n = snprintf(want, sizeof want, "C0 C1@%" PRIx64 " C1@%" PRIx64 " R C2@%" PRIx64 " R",
+                         t1, t1, t2);
+        char *rest = strncmp(text, want, (size_t)n) == 0 ? text + n : NULL;
+        size_t zeros = 0;
+        while (rest && strncmp(rest, " C0", 3) == 0) {
+            zeros++;
+            rest += 3;
+        }
+        snprintf(name, sizeof name, "word size %u: calls, targets from records and the cache", ws);
+        check(rest && zeros == whole && !*rest, name, "\"%.120s\" ... (%zu calls of site 0 after)",
+              text, zeros);
+    }
+    trace_free(&t);
+}
+
+/* A count trace of word size 8: struct litifut_pair64 entries. */
+static void test_pairs64(void)
+{
+    static uint32_t f[1024 + 2 * 256];
+    memset(f, 0, sizeof f);
+    put_header(f, 8, LITIFUT_MODE_COUNT, 0);
+    uint32_t *w = f + 1024;
+    w += put_object_chunk(w, 8, UINT64_C(0x5500000000));
+    w[0] = LITIFUT_CHUNK_MAGIC;
+    w[1] = LITIFUT_PAIRS_TID;
+    w[2] = 1;
+    w[3] = 1024;
+    struct litifut_pair64 p[2] = {
+        { .site_plus1 = 3, .count = 5, .target = UINT64_C(0x5500020001), .ns_lo = 2000 },
+        { .site_plus1 = 2, .count = 7, .target = UINT64_C(0x7fff00001000), .ns_lo = 1000 },
+    };
+    memcpy(w + 4, p, sizeof p);         /* (a little-endian host, as the header says) */
+    w += 256;
+    struct trace_file t;
+    if (!open_words(f, (size_t)(w - f), &t, "pairs64: opens"))
+        return;
+    const struct trace_pair *a = t.n_pairs == 2 ? &t.pairs[0] : NULL, *b = a ? a + 1 : NULL;
+    check(a && a->site == 1 && a->count == 7 && a->target == UINT64_C(0x7fff00001000) &&
+              b->site == 2 && b->count == 5 && b->target == UINT64_C(0x5500020001) &&
+              t.n_calls == 12,
+          "pairs64: sites, counts and 64-bit targets, by time", "%zu pairs, first target 0x%" PRIx64,
+          t.n_pairs, a ? a->target : 0);
+    trace_free(&t);
+}
+
+/* Word sizes: 8 (addresses above 4 GB), 4 as before, and one no
+ * tracer writes. */
+static void test_word_sizes(void)
+{
+    test_word_size_case(8, UINT64_C(0x5500010000), UINT64_C(0x5500020001), UINT64_C(0x7fffffff0000),
+                        UINT64_C(0x5500012340), UINT64_C(0x5500056780));
+    test_word_size_case(4, 0x00010000, 0x00020001, 0xffff0000, 0x00012340, 0x00056780);
+    test_pairs64();
+    static uint32_t f[1024 + 256];
+    memset(f, 0, sizeof f);
+    put_header(f, 6, LITIFUT_MODE_FULL, 0);
+    put_object_chunk(f + 1024, 4, 0);
+    struct trace_file t;
+    int opened = open_words(f, sizeof f / 4, &t, NULL);    /* (its one line on stderr) */
+    if (opened)
+        trace_free(&t);
+    check(!opened, "word size 6: refused", "opened");
+}
+
 static void test_ring_reader(void)
 {
     /* header, a process chunk with the object, then thread 7's chunks
@@ -593,50 +828,21 @@ static void test_ring_reader(void)
      * (index 9 in a lower slot than index 8), and thread 8's only one */
     static uint32_t f[1024 + 5 * 256];
     memset(f, 0, sizeof f);
+    put_header(f, 4, LITIFUT_MODE_FULL, LITIFUT_TRACE_RING);
     struct litifut_trace_header *h = (struct litifut_trace_header *)f;
-    memcpy(h->magic, LITIFUT_TRACE_MAGIC, 8);
-    h->endian = LITIFUT_LITTLE_ENDIAN;
-    h->arch = LITIFUT_ARCH_ARM;
-    h->word_size = 4;
-    h->version = LITIFUT_TRACE_VERSION;
-    h->header_size = 4096;
-    h->chunk_size = 4096;
-    h->pid = 7;
     h->clock = LITIFUT_CLOCK_MARKS;
     h->time_every = 256;
-    h->flags = LITIFUT_TRACE_RING;
-    h->ring_size = 4096;
     h->overwritten_chunks = 3;
     h->overwritten_bytes = 3072;
-    memcpy(h->exe, "/prog", 6);
     uint32_t *w = f + 1024;
-    size_t k = 0;
-    w[k++] = LITIFUT_CHUNK_MAGIC;
-    w[k++] = 0;
-    w[k++] = 0;
-    w[k++] = 1024;
-    w[k++] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, LITIFUT_OBJECT_RECORD_WORDS + 2);
-    w[k++] = 0;                         /* base */
-    w[k++] = 1;                         /* n_sites */
-    k += LITIFUT_OBJECT_RECORD_WORDS - 2;
-    memcpy(&w[k], "/prog", 6);
-    w += 256;
+    w += put_object_chunk(w, 4, 0);
     static const uint32_t ra[2] = { 0x10010, 0x10020 };
     w += put_ring_chunk(w, 7, 9, 11, ra, 2, 3);
     w += put_ring_chunk(w, 7, 5, 9, NULL, 0, 4);
     w += put_ring_chunk(w, 7, 10, 12, NULL, 0, 5);
     w += put_ring_chunk(w, 8, 6, 4, ra, 1, 6);
-    char path[] = "/tmp/litifut-unit-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int written = out && fwrite(f, 4, (size_t)(w - f), out) == (size_t)(w - f);
-    if (out)
-        fclose(out);
     struct trace_file t;
-    int opened = written && trace_open(path, &t) == 0;
-    unlink(path);
-    check(opened, "ring reader: opens", "%s", written ? "trace_open failed" : "cannot write");
-    if (!opened)
+    if (!open_words(f, (size_t)(w - f), &t, "ring reader: opens"))
         return;
     const struct trace_thread *b = t.n_threads == 2 ? &t.threads[0] : NULL;
     const struct trace_thread *a = t.n_threads == 2 ? &t.threads[1] : NULL;
@@ -687,6 +893,7 @@ int main(void)
 {
     test_elf64();
     test_ring_reader();
+    test_word_sizes();
     test_site_words();
     test_thumb_pair();
     test_aarch64_scan();
