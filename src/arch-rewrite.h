@@ -17,6 +17,12 @@ struct arch_rewrite_ops {
      * be reached. */
     int (*encode_redirect)(const struct call_site *site, unsigned k, const struct sled_set *sleds,
                            uint64_t thunk, uint32_t *word, int *bridged);
+    /* Optional (NULL: every site reaches a sled, encode_redirect finds
+     * it): -1 with one error line naming `program` if a site reaches no
+     * sled, which the link then cannot have (an arch without far sleds
+     * yet). */
+    int (*check_reach)(const struct site_list *sites, const struct sled_set *sleds,
+                       const char *program);
     /* The thunk_size bytes of `site`'s thunk at `thunk`, which goes on
      * to entry k (NULL op: no kind has one); -1 with one error line if
      * the sled is out of its reach. */

@@ -80,6 +80,8 @@ int main(int argc, char **argv)
     }
     if (placeholder) {
         const struct arch_ops *arch = arch_by_name(placeholder);
+        free(objects);
+        exclusions_free(&ex);
         if (!arch || !db_c) {
             error(arch ? "--placeholder needs --db FILE" : "unknown architecture %s", placeholder);
             return 2;

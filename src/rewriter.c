@@ -90,8 +90,9 @@ static void plan_free(struct plan *pl)
     free(pl->thunks);
 }
 
-/* Whether the DB names a bridge depends on the redirects. */
-static int plan(const struct arch_ops *arch, const struct elf_image *img,
+/* Whether the DB names a bridge depends on the redirects.  `name`: the
+ * program's, in messages. */
+static int plan(const struct arch_ops *arch, const struct elf_image *img, const char *name,
                 const struct site_list *sites, int provisional, struct plan *pl)
 {
     int bridged;
@@ -99,6 +100,8 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img,
     if (find_sleds(arch, img, &pl->sleds) != 0)
         return -1;
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(arch);
+    if (rw->check_reach && rw->check_reach(sites, &pl->sleds, name) != 0)
+        return -1;
     const struct elf_symbol *dbsym = elf_symbol_by_name(img, "litifut_db");
     if (!dbsym)
         return error("%s: no symbol litifut_db: not linked with the litifut tracer", img->path);
@@ -189,7 +192,7 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
     if (scan(binary, o, &img, &arch, sites) != 0)
         return -1;
     int rc = -1;
-    if (plan(arch, &img, sites, 1, &pl) == 0) {
+    if (plan(arch, &img, o->name ? o->name : binary, sites, 1, &pl) == 0) {
         char *rules = o->rules ? site_rules_text(o->rules) : NULL;
         size_t n_other = 0;
         uint32_t *other = other_code(o->excluded, &img, &n_other);
@@ -227,7 +230,7 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     if (expected && compare_site_lists(arch, expected, &sites,
                                        "pass 2 moved code (the two links differ)") != 0)
         goto out;
-    if (plan(arch, &img, &sites, 0, &pl) != 0)
+    if (plan(arch, &img, o->name ? o->name : binary, &sites, 0, &pl) != 0)
         goto out;
     for (size_t i = 0; i < sites.n; i++) {
         struct call_site s = sites.v[i];

@@ -26,7 +26,7 @@ a64scan_case() {
                  !plt && $2 ~ /^(bl|blr|blraa|blrab|blraaz|blrabz)$/ { n++ }
                  END { print n + 0 }')
     sites=$(($(wc -l < "$d/$name.tsv") - 1))
-    left=$(grep -oE '(blr x16, x17[^:]*|blr x30|blraa[^:]*|bl to the next[^:]*|TLS descriptor call): [0-9]+' \
+    left=$(grep -oE '(blr x16, x17[^:]*|blr x30|blraa[^:]*|bl to the next[^:]*|bl to code without a BTI[^:]*|TLS descriptor call): [0-9]+' \
                "$d/$name.sum" | awk -F': ' '{ n += $2 } END { print n + 0 }')
     check "aarch64/scan/$name: $sites sites and $left calls left alone of objdump's $calls" \
         eval '[ "$sites" -gt 0 ] && [ $((sites + left)) = "$calls" ] &&
@@ -92,6 +92,37 @@ EOF
     a64scan_case no-pie 4 -O2 -no-pie "$src" "$d/left.c"
     a64scan_case static "" -O2 -static "$src" "$d/left.c"        # libc.a: blr x16 in ld.so's code
     a64scan_case shared 6 -O2 -shared -fPIC "$d/tlsd.c" "$d/tls2.c" "$d/left.c"
+    # BTI-marked (-z force-bti; ld warns of the unmarked inputs): a bl to
+    # code without a landing pad (a PLT entry, a static function) stays
+    a64scan_case bti "" -O2 -mbranch-protection=standard -Wl,-z,force-bti "$src" "$d/left.c" \
+        2> /dev/null
+
+    # the wrapper, with the stand-in sled as the tracer module: the crt
+    # objects and the module are left alone (its 64-bit link map read),
+    # and litifut-rewrite by hand redoes its rewrite, byte for byte
+    # (and the functions the wrapper links through the module, --wrap)
+    local m=$d/modules/aarch64-linux-gnu f
+    mkdir -p "$m"
+    cp "$d/sled.S" "$d/module.S"
+    for f in vfork clone __clone_internal setjmp _setjmp __sigsetjmp backtrace; do
+        printf '%s\n' ".weak __real_$f" ".global __wrap_$f" "__wrap_$f: b __real_$f" >> "$d/module.S"
+    done
+    aarch64-linux-gnu-gcc -c -fPIC -o "$m/tracer.o" "$d/module.S" && cp "$m/tracer.o" "$m/tracer-shared.o"
+    cp "$d/db0.o" "$m/db0.o"
+    aarch64-linux-gnu-gcc -O2 -c -o "$d/calls.o" "$src"
+    local own
+    own=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$d/calls.o" | awk '$2 ~ /^blr?$/ { n++ } END { print n + 0 }')
+    if LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 LITIFUT_LIBDIR=$d/modules aarch64-linux-gnu-gcc \
+         -B"$BIN/" -o "$d/kept" "$d/calls.o"; then
+        check "aarch64/scan/wrapper: the program's $own calls are its sites (not the crt objects')" \
+            [ "$(($(wc -l < "$d/kept.litifut/sites.tsv") - 1))" = "$own" ]
+        check "aarch64/scan/wrapper: litifut-rewrite by hand redoes the wrapper's rewrite, byte for byte" \
+            eval '"$BIN/litifut-rewrite" -q --map "$d/kept.litifut/pass1.map" --exclude-object "$m/tracer.o" \
+                      --expect "$d/kept.litifut/sites.tsv" -o "$d/by-hand" "$d/kept.litifut/unrewritten" &&
+                  cmp -s "$d/by-hand" "$d/kept"'
+    else
+        fail "aarch64/scan/wrapper: the link through litifut-ld"
+    fi
 
     # far code: a call beyond bl's reach of the sled fails the link, in one line
     printf '%s\n' 'int helper(int x);' '__attribute__((section(".far"))) int farfn(int x) { return helper(x) + 5; }' \
@@ -101,6 +132,6 @@ EOF
         "$d/sled.o" "$d/db0.o"
     local rc=0
     "$BIN/litifut-rewrite" -q --db "$d/far.db.s" "$d/far.p1" 2> "$d/far.err" || rc=$?
-    check "aarch64/scan: a call out of bl's reach of the sled is refused, in one line" \
-        eval '[ "$rc" = 1 ] && [ "$(wc -l < "$d/far.err")" = 1 ] && grep -q "out of bl range" "$d/far.err"'
+    check "aarch64/scan: a call out of bl's reach of the sled is refused, in one line naming the program" \
+        eval '[ "$rc" = 1 ] && [ "$(wc -l < "$d/far.err")" = 1 ] && grep -q "far.p1: the call at .* out of bl.s reach" "$d/far.err"'
 }

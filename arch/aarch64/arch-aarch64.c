@@ -9,9 +9,13 @@
  *                      sled's scratch registers), x30 (the redirecting
  *                      bl writes it) and TLS descriptor calls
  *   blraa, blrab, blraaz, blrabz   refused, counted as untraced
+ * and in a BTI program a bl to code without a landing pad is left
+ * untraced too (the sled goes on to the callee with an indirect jump).
  * How a call is redirected is rewrite-aarch64.c; reading rewritten code,
  * the PLT and veneers, read-aarch64.c.
  */
+#include <stdlib.h>
+#include <string.h>
 #include <gelf.h>
 #include "arch/aarch64/host-aarch64.h"
 #include "lib/sites.h"
@@ -60,24 +64,120 @@ static int a64_disasm_open(const struct elf_image *img, unsigned isa, csh *handl
     return 0;
 }
 
-/* The scan's state: the image, to read the instructions before a blr. */
+/* The scan's state: the image, to read the instructions before a blr
+ * and the targets of bl, and whether it enforces BTI. */
+struct a64_scan {
+    const struct elf_image *img;
+    int bti;
+    uint64_t *tlsdesc;          /* the GOT slots of R_AARCH64_TLSDESC, sorted */
+    size_t n_tlsdesc;
+    int has_relocs;             /* the image has dynamic relocations */
+};
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define NT_GNU_PROPERTY_TYPE_0_             5
+#define GNU_PROPERTY_AARCH64_FEATURE_1_AND_ 0xc0000000u
+#define GNU_PROPERTY_AARCH64_FEATURE_1_BTI_ 1u
+
+/* 1 if the image's GNU property note marks it BTI (ld marks an output
+ * so only if every input is, or with -z force-bti): its code pages are
+ * then guarded. */
+static int bti_marked(const struct elf_image *img)
+{
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (s->type != SHT_NOTE || strcmp(s->name, ".note.gnu.property") != 0 ||
+            s->offset > img->size || img->size - s->offset < s->size)
+            continue;
+        const unsigned char *p = img->data + s->offset, *end = p + s->size;
+        /* notes of 8-byte alignment: namesz, descsz, type, "GNU\0", desc:
+         * properties (type, size, data padded to 8 bytes) */
+        while (end - p >= 16) {
+            uint32_t namesz = elf_get32(img, p), descsz = elf_get32(img, p + 4);
+            uint32_t type = elf_get32(img, p + 8);
+            const unsigned char *desc = p + 16;
+            if (namesz != 4 || descsz > (size_t)(end - desc))
+                break;
+            for (const unsigned char *q = desc; type == NT_GNU_PROPERTY_TYPE_0_ &&
+                                                memcmp(p + 12, "GNU", 4) == 0 &&
+                                                desc + descsz - q >= 12;) {
+                uint32_t pr_type = elf_get32(img, q), pr_size = elf_get32(img, q + 4);
+                if (pr_size > (size_t)(desc + descsz - q - 8))
+                    break;
+                if (pr_type == GNU_PROPERTY_AARCH64_FEATURE_1_AND_ && pr_size >= 4)
+                    return (elf_get32(img, q + 8) & GNU_PROPERTY_AARCH64_FEATURE_1_BTI_) != 0;
+                q += 8 + ((pr_size + 7) & ~7u);
+            }
+            if (((descsz + 7) & ~7u) >= (size_t)(end - desc))
+                break;
+            p = desc + ((descsz + 7) & ~7u);
+        }
+    }
+    return 0;
+}
+
 static void *a64_scan_begin(const struct elf_image *img)
 {
-    return (void *)img;
+    struct a64_scan *sc = xcalloc(1, sizeof *sc);
+    struct elf_dynreloc *rel;
+    size_t n_rel;
+    sc->img = img;
+    sc->bti = bti_marked(img);
+    elf_dynamic_relocs(img, &rel, &n_rel);
+    sc->has_relocs = n_rel > 0;
+    sc->tlsdesc = xcalloc(n_rel + 1, sizeof *sc->tlsdesc);
+    for (size_t i = 0; i < n_rel; i++)
+        if (rel[i].type == R_AARCH64_TLSDESC)
+            sc->tlsdesc[sc->n_tlsdesc++] = rel[i].offset;
+    qsort(sc->tlsdesc, sc->n_tlsdesc, sizeof *sc->tlsdesc, u64_cmp);
+    free(rel);
+    return sc;
+}
+
+static void a64_scan_end(void *state, const struct elf_image *img, struct site_list *sites,
+                         struct scan_stats *st)
+{
+    (void)img;
+    (void)sites;
+    (void)st;
+    struct a64_scan *sc = state;
+    free(sc->tlsdesc);
+    free(sc);
+}
+
+/* 1 if the code at `target` is a landing pad the tracer's `br x16` to
+ * it may reach in a BTI program: bti c, j or jc, paciasp or pacibsp
+ * (which are bti c too). */
+static int landing_pad(const struct elf_image *img, uint64_t target)
+{
+    uint32_t w;
+    return !elf_read32(img, target, &w) &&
+           (w == 0xd503245fu || w == 0xd503249fu || w == 0xd50324dfu || w == 0xd503233fu ||
+            w == 0xd503237fu);
 }
 
 /* A TLS descriptor call (the general-dynamic model of -mtls-dialect=
  * desc, in shared libraries), as GCC and ld write it:
  *     adrp x0, :tlsdesc:v ; ldr xN, [x0, #:tlsdesc_lo12:v]
  *     add x0, x0, #:tlsdesc_lo12:v ; blr xN
- * The resolver keeps every register but x0 and x30 (and xN): not a
- * call the tracer may stand in. */
-static int is_tlsdesc_call(const struct elf_image *img, uint64_t addr, unsigned rn)
+ * the GOT slot it loads having an R_AARCH64_TLSDESC relocation (if the
+ * image has dynamic relocations at all).  The resolver keeps every
+ * register but x0 and x30 (and xN): not a call the tracer may stand in. */
+static int is_tlsdesc_call(const struct a64_scan *sc, uint64_t addr, unsigned rn)
 {
     uint32_t add, ldr, adrp;
-    return img && addr >= 12 && !elf_read32(img, addr - 4, &add) &&
-           !elf_read32(img, addr - 8, &ldr) && !elf_read32(img, addr - 12, &adrp) &&
-           a64_add_imm(add, 0, 0) >= 0 && a64_ldr_imm(ldr, rn, 0) >= 0 && a64_is_adrp(adrp, 0);
+    if (addr < 12 || elf_read32(sc->img, addr - 4, &add) ||
+        elf_read32(sc->img, addr - 8, &ldr) || elf_read32(sc->img, addr - 12, &adrp) ||
+        a64_add_imm(add, 0, 0) < 0 || a64_ldr_imm(ldr, rn, 0) < 0 || !a64_is_adrp(adrp, 0))
+        return 0;
+    uint64_t slot = a64_adrp_page(addr - 12, adrp) + (uint64_t)a64_ldr_imm(ldr, rn, 0);
+    return !sc->has_relocs ||
+           bsearch(&slot, sc->tlsdesc, sc->n_tlsdesc, sizeof slot, u64_cmp) != NULL;
 }
 
 /* mov Xd, x30 (orr Xd, xzr, x30), add or sub Xd, x30, #imm: how code
@@ -90,15 +190,22 @@ static int reads_x30(uint32_t w)
 /* Classifies the instruction `w` at `addr` (`next` the one after it,
  * if has_next): 1 and `site` filled for a call to rewrite; 0 for
  * anything else, calls left alone counted in st. */
-static int a64_classify_word(const struct elf_image *img, uint64_t addr, uint32_t w,
+static int a64_classify_word(const struct a64_scan *sc, uint64_t addr, uint32_t w,
                              uint32_t next, int has_next, struct call_site *site,
                              struct scan_stats *st)
 {
+    const struct elf_image *img = sc->img;
     if (a64_is_bl(w)) {
         if (a64_branch_offset(w) == 4 && has_next && reads_x30(next)) {
             /* takes its own address from x30, which the tracer changes
              * (a call to a function that follows is rewritten) */
             stats_untraced(st, addr, "bl to the next instruction (reads the pc)", 4);
+            return 0;
+        }
+        if (sc->bti && !landing_pad(img, addr + (uint64_t)a64_branch_offset(w))) {
+            /* a static function, a PLT entry, a veneer: the sled's
+             * indirect jump there would fault (arch/aarch64/sled.h) */
+            stats_untraced(st, addr, "bl to code without a BTI landing pad (BTI program)", 4);
             return 0;
         }
         site->kind = KIND_BL;
@@ -109,7 +216,7 @@ static int a64_classify_word(const struct elf_image *img, uint64_t addr, uint32_
                            4);
             return 0;
         }
-        if (is_tlsdesc_call(img, addr, rn)) {
+        if (is_tlsdesc_call(sc, addr, rn)) {
             stats_skip(st, "TLS descriptor call", 4);
             return 0;
         }
@@ -165,6 +272,7 @@ const struct arch_ops arch_aarch64 = {
     .code_ranges = a64_code_ranges,
     .disasm_open = a64_disasm_open,
     .scan_begin = a64_scan_begin,
+    .scan_end = a64_scan_end,
     .classify = a64_classify,
     .quick = a64_quick,
 };

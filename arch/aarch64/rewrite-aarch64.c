@@ -2,8 +2,10 @@
  * AArch64 for the rewriter and the wrapper: a call (bl or blr Xn)
  * becomes `bl litifut_sled + SLED_ENTRY_SIZE * (k + half *
  * SLED_ENTRIES)` (arch/aarch64/sled.h), the same size and the same
- * return address; the DB word says where the call went.  One tracer
- * module for every object (no float-ABI or variant choice).
+ * return address; the DB word says where the call went.  A program
+ * with a call beyond bl's +-128 MB of the sled is refused (no far
+ * sleds yet).  One tracer module for every object (no float-ABI or
+ * variant choice).
  */
 #include <inttypes.h>
 #include "arch/aarch64/host-aarch64.h"
@@ -27,6 +29,23 @@ static int a64_encode_redirect(const struct call_site *site, unsigned k,
     return 0;
 }
 
+/* The first site (if any) out of bl's reach of the tracer's sled: the
+ * link is refused in one line naming it, until AArch64 has far sleds. */
+static int a64_check_reach(const struct site_list *sites, const struct sled_set *sleds,
+                           const char *program)
+{
+    for (size_t i = 0; i < sites->n; i++) {
+        const struct call_site *s = &sites->v[i];
+        uint64_t entry = sleds->base[0] + SLED_ENTRY_SIZE * (s->kind == KIND_BLR) * SLED_ENTRIES;
+        uint64_t last = entry + SLED_ENTRY_SIZE * (SLED_ENTRIES - 1);
+        if (!a64_bl_encode(s->addr, entry) || !a64_bl_encode(s->addr, last))
+            return error("%s: the call at 0x%08" PRIx64 " is out of bl's reach (+-128 MB) of the "
+                         "tracer sled at 0x%08" PRIx64 ", and AArch64 has no far sleds yet",
+                         program, s->addr, sleds->base[0]);
+    }
+    return 0;
+}
+
 /* bl: its target relative to the DB word (the DB lies within +-2 GB of
  * the code: the 32-bit difference is exact); blr Xn: Xn's word. */
 static uint32_t a64_site_word(const struct call_site *site, uint64_t word_addr)
@@ -38,5 +57,6 @@ static uint32_t a64_site_word(const struct call_site *site, uint64_t word_addr)
 
 const struct arch_rewrite_ops arch_aarch64_rewrite = {
     .encode_redirect = a64_encode_redirect,
+    .check_reach = a64_check_reach,
     .site_word = a64_site_word,
 };

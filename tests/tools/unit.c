@@ -160,11 +160,41 @@ static void test_site_words(void)
     site_case(a64, "aarch64: blr x29", 0x400000, 0xd63f03a0, 0, 0, 4 * 29, 0x3ff000, 0);
 }
 
+/* Scans a fake AArch64 image: `n` words (little-endian) at file offset
+ * 0, its sections and symbols; -1 (a failed check `name`) if the scan
+ * fails. */
+static int scan_fake_a64(const char *name, const uint32_t *words, size_t n, unsigned char *bytes,
+                         struct elf_section *secs, size_t n_secs, struct elf_symbol *syms,
+                         size_t n_syms, struct site_list *sites, struct scan_stats *st)
+{
+    const struct arch_ops *a64 = arch_by_name("aarch64");
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < 4; b++)
+            bytes[4 * i + b] = (unsigned char)(words[i] >> (8 * b));
+    struct elf_image img;
+    memset(&img, 0, sizeof img);
+    img.path = "fake";
+    img.data = bytes;
+    img.size = 4 * n;
+    img.machine = a64->elf_machine;
+    img.word_size = 8;
+    img.e_type = ET_EXEC;
+    img.sections = secs;
+    img.n_sections = n_secs;
+    img.symbols = syms;
+    img.n_symbols = n_syms;
+    img.has_symtab = 1;
+    if (find_call_sites(a64, &img, NULL, sites, st) != 0) {
+        check(0, name, "find_call_sites failed");
+        return -1;
+    }
+    return 0;
+}
+
 /* AArch64 as the scan sees it: a fake image of one .text section, its
  * $x and $d mapping symbols, every call kind and what is left alone. */
 static void test_aarch64_scan(void)
 {
-    const struct arch_ops *a64 = arch_by_name("aarch64");
     static const uint32_t code[] = {
         0x94000010,             /* 0x1000 bl +0x40: a site */
         0xd63f0060,             /* 0x1004 blr x3: a site */
@@ -185,9 +215,6 @@ static void test_aarch64_scan(void)
         0x97fffff0,             /* 0x1040 bl -0x40: a site */
     };
     unsigned char bytes[sizeof code];
-    for (size_t i = 0; i < sizeof code / 4; i++)
-        for (int b = 0; b < 4; b++)
-            bytes[4 * i + b] = (unsigned char)(code[i] >> (8 * b));
     struct elf_section secs[2] = {
         { 0 },
         { ".text", 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, sizeof code, 0, 0, 0, 0 },
@@ -197,25 +224,11 @@ static void test_aarch64_scan(void)
         { "$d.1", 0x1038, 0, 1, STT_NOTYPE, STB_LOCAL, 0 },
         { "$x.2", 0x103c, 0, 1, STT_NOTYPE, STB_LOCAL, 0 },
     };
-    struct elf_image img;
-    memset(&img, 0, sizeof img);
-    img.path = "fake";
-    img.data = bytes;
-    img.size = sizeof bytes;
-    img.machine = a64->elf_machine;
-    img.word_size = 8;
-    img.e_type = ET_EXEC;
-    img.sections = secs;
-    img.n_sections = 2;
-    img.symbols = syms;
-    img.n_symbols = sizeof syms / sizeof syms[0];
-    img.has_symtab = 1;
     struct site_list sites;
     struct scan_stats st;
-    if (find_call_sites(a64, &img, NULL, &sites, &st) != 0) {
-        check(0, "aarch64 scan", "find_call_sites failed");
+    if (scan_fake_a64("aarch64 scan", code, sizeof code / 4, bytes, secs, 2, syms,
+                      sizeof syms / sizeof syms[0], &sites, &st) != 0)
         return;
-    }
     static const uint64_t want[] = { 0x1000, 0x1004, 0x1020, 0x1040 };
     static const unsigned want_kind[] = { KIND_BL, KIND_BLR, KIND_BL, KIND_BL };
     int ok = sites.n == 4;
@@ -238,6 +251,40 @@ static void test_aarch64_scan(void)
     check(tls && data && st.bytes_scanned == sizeof code - 4,
           "aarch64 scan: a TLS descriptor call, $d data", "tls %d, data %d, %" PRIu64 " bytes",
           tls, data, st.bytes_scanned);
+    site_list_free(&sites);
+    scan_stats_free(&st);
+}
+
+/* AArch64, a BTI program (its GNU property note says so): a bl to a
+ * landing pad is a site, a bl to code without one is left untraced. */
+static void test_aarch64_bti(void)
+{
+    static const uint32_t words[] = {
+        0x94000003,             /* 0x1000 bl 0x100c (paciasp): a site */
+        0x94000003,             /* 0x1004 bl 0x1010 (add): untraced */
+        0xd65f03c0,             /* 0x1008 ret */
+        0xd503233f,             /* 0x100c paciasp */
+        0x11000400,             /* 0x1010 add w0, w0, #1 */
+        /* .note.gnu.property at 0x1014 (file offset 20): "GNU",
+         * NT_GNU_PROPERTY_TYPE_0, AArch64 feature 1 AND: BTI */
+        4, 16, 5, 0x00554e47, 0xc0000000, 4, 1, 0,
+    };
+    unsigned char bytes[sizeof words];
+    struct elf_section secs[3] = {
+        { 0 },
+        { ".text", 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, 20, 0, 0, 0, 0 },
+        { ".note.gnu.property", 2, SHT_NOTE, SHF_ALLOC, 0x1014, 32, 20, 0, 0, 0 },
+    };
+    struct elf_symbol sym = { "$x", 0x1000, 0, 1, STT_NOTYPE, STB_LOCAL, 0 };
+    struct site_list sites;
+    struct scan_stats st;
+    if (scan_fake_a64("aarch64 scan, BTI", words, sizeof words / 4, bytes, secs, 3, &sym, 1,
+                      &sites, &st) != 0)
+        return;
+    check(sites.n == 1 && sites.v[0].addr == 0x1000 && st.n_untraced == 1 &&
+              st.untraced[0].addr == 0x1004 && strstr(st.untraced[0].why, "BTI"),
+          "aarch64 scan, BTI program: a bl to code without a landing pad is left untraced",
+          "%zu sites, %zu untraced", sites.n, st.n_untraced);
     site_list_free(&sites);
     scan_stats_free(&st);
 }
@@ -850,6 +897,7 @@ int main(void)
     test_site_words();
     test_thumb_pair();
     test_aarch64_scan();
+    test_aarch64_bti();
     test_aarch64_decoders();
     test_db();
     test_records();
