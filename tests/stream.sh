@@ -15,7 +15,9 @@
 #   "(untraced)" frames) are the final log's, as many as the TSV's rows;
 #   its temporary files are gone;
 # - the agent is under 64 KB; bad arguments are one line; the receiver
-#   refuses a name that is not a trace's and a file already there.
+#   refuses a name that is not a trace's and a file already there, and
+#   a connection holding too many files; out of descriptors it rests
+#   (never spins) and takes the next connection once some are free.
 
 # stream_run DIR PROG RECV-ARGS -- AGENT-ARGS: runs PROG (callheavy 10)
 # in DIR/dev with the agent streaming to a receiver writing DIR/host;
@@ -208,6 +210,59 @@ EOF
     fi
 }
 
+# stream_fds DIR: a connection holding too many files is closed; out
+# of descriptors (ulimit -n 40), the receiver rests instead of spinning
+# on its listener, and takes the next connection once some are free
+stream_fds() {
+    local d=$1 name=stream/descriptors
+    rm -rf "$d"; mkdir -p "$d/host" "$d/host2"
+    timeout 60 "$BIN/litifut-recv" --listen=0 "$d/host" > /dev/null 2> "$d/recv.err" &
+    local recv=$! port
+    port=$(stream_port "$d/recv.err")
+    (ulimit -n 40; exec timeout 60 "$BIN/litifut-recv" --listen=0 "$d/host2" > /dev/null \
+        2> "$d/recv2.err") &
+    local recv2=$! port2
+    port2=$(stream_port "$d/recv2.err")
+    python3 - "$port" "$port2" "$(pgrep -P $recv2 -x litifut-recv || echo $recv2)" > "$d/py.out" 2>&1 <<'EOF2'
+import socket, struct, sys, time
+def frame(t, i, a, p=b''):
+    return struct.pack('<IIQI', t, i, a, len(p)) + p
+def opens(n):
+    return b''.join(frame(1, i + 1, 0, b'litifut.%d.trace' % (100 + i)) for i in range(n))
+def cpu(pid):
+    f = open('/proc/%s/stat' % pid).read().rsplit(')', 1)[1].split()
+    return int(f[11]) + int(f[12])
+# 300 files at once on one connection: closed
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+s.sendall(b'LTSTRM01' + opens(300))
+time.sleep(0.5)
+s.close()
+# out of descriptors: a held connection takes them, the next one waits
+a = socket.create_connection(('127.0.0.1', int(sys.argv[2])))
+a.sendall(b'LTSTRM01' + opens(60))
+time.sleep(0.5)
+b = socket.create_connection(('127.0.0.1', int(sys.argv[2])))
+c0 = cpu(sys.argv[3]); time.sleep(2); used = cpu(sys.argv[3]) - c0
+a.close()
+b.sendall(b'LTSTRM01' + frame(1, 1, 0, b'litifut.7.trace') + frame(2, 1, 0, b'x' * 16) +
+          frame(5, 1, 16))
+time.sleep(3.5)
+b.close()
+print('cpu', used)
+EOF2
+    kill $recv $recv2 2> /dev/null; wait $recv $recv2
+    local used
+    used=$(sed -n 's/^cpu //p' "$d/py.out")
+    if ! grep -q 'more than 256 files open at once: connection closed' "$d/recv.err" ||
+       ! grep -q 'cannot accept a connection: Too many open files' "$d/recv2.err" ||
+       [ -z "$used" ] || [ "$used" -gt 50 ] || [ "$(stat -c %s "$d/host2/litifut.7.trace" 2> /dev/null)" != 16 ]; then
+        fail "$name: CPU ${used:-?} ticks in 2 s out of descriptors; $(head -c 300 "$d/py.out")" \
+             "$(head -c 300 "$d/recv.err") $(head -c 300 "$d/recv2.err")"
+    else
+        pass "$name: 300 files at once refused; out of descriptors the receiver rests ($used ticks in 2 s) and then takes the next agent"
+    fi
+}
+
 test_stream() {
     local a
     for a in $ARCHES; do
@@ -223,4 +278,5 @@ test_stream() {
               grep -q "^litifut-agent: host:1: expected an IPv4" "$WORK/stream-usage.err" &&
               ! "$BIN/litifut-recv" --listen=x /tmp 2> /dev/null'
     stream_hostile "$WORK/stream/hostile"
+    stream_fds "$WORK/stream/descriptors"
 }
