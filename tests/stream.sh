@@ -6,6 +6,10 @@
 #   trace's log and TSV are the device file's, the maps file the same;
 # - punch: on a tmpfs (/dev/shm) the device's trace keeps almost no
 #   storage, the received one reads as a whole run's (same summary);
+# - threads: tests/progs/shortthreads.c's 200 threads end, their process
+#   lives on: their chunks are sent and punched meanwhile (a thread gone
+#   writes no more: the device's trace keeps a quarter of its size at
+#   most), every call arrives;
 # - slow: the receiver reads 1 MB/s, the agent's backlog is 256 KB: the
 #   agent drops chunks and says so, the received header counts them
 #   (streamed, dropped_chunks), the views still read it, nothing hangs;
@@ -19,7 +23,8 @@
 #   a connection holding too many files; out of descriptors it rests
 #   (never spins) and takes the next connection once some are free.
 
-# stream_run DIR PROG RECV-ARGS -- AGENT-ARGS: runs PROG (callheavy 10)
+# stream_run DIR PROG RECV-ARGS -- AGENT-ARGS: runs PROG (callheavy 10;
+# its arguments: $STREAM_ARGS if set)
 # in DIR/dev with the agent streaming to a receiver writing DIR/host;
 # stderr of each in DIR/agent.err, DIR/recv.err, exit status in
 # DIR/agent.rc, DIR/recv.rc.  Every wait is bounded.
@@ -37,7 +42,8 @@ stream_run() {
     timeout 120 "$QEMU" "$STREAM_AGENT" "${agent_args[@]}" --exit-when-idle "$d/dev" \
         "127.0.0.1:$port" 2> "$d/agent.err" &
     local agent=$!
-    (cd "$d/dev" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" "$prog" 10 > out 2> err)
+    (cd "$d/dev" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" "$prog" ${STREAM_ARGS:-10} \
+        > out 2> err)
     wait $agent; echo $? > "$d/agent.rc"
     wait $recv; echo $? > "$d/recv.rc"
 }
@@ -126,6 +132,47 @@ stream_case() {     # stream_case ARCH
         pass "$name/punch: the device's trace keeps $kb KB of ${apparent} KB; the received one reads whole"
     fi
     rm -rf "$shm"
+
+    # threads: the chunks of threads gone complete while the process lives
+    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -pthread -o "$d/st" "$ROOT/tests/progs/shortthreads.c" ||
+        { fail "$name/threads: cannot build"; return; }
+    shm=$(mktemp -d /dev/shm/litifut-stream.XXXXXX 2> /dev/null || mktemp -d "$d/threads.XXXXXX")
+    rm -rf "$shm/dev"
+    (   # the device file's storage once the threads are gone, while the
+        # process lives on (its 12 s: 8 s at most here)
+        for i in $(seq 600); do
+            grep -q 'threads of' "$shm/dev/out" 2> /dev/null && break
+            sleep 0.1
+        done
+        local end=$((SECONDS + 8))
+        while [ $SECONDS -lt $end ] && ! grep -q slept "$shm/dev/out"; do
+            dev=$(ls "$shm/dev"/litifut.*.trace 2> /dev/null | head -1)
+            kb=$(( $(stat -c '%b * %B' "$dev" 2> /dev/null || echo 0) / 1024 ))
+            [ -n "$dev" ] && [ $((kb * 4)) -le $(($(stat -c %s "$dev") / 1024)) ] && break
+            sleep 0.2
+        done
+        ended=0; grep -q slept "$shm/dev/out" && ended=1    # (measured after its end)
+        echo "$kb $(( $(stat -c %s "$dev" 2> /dev/null || echo 0) / 1024 )) $ended" > "$shm.kb"
+    ) &
+    local watch=$!
+    STREAM_ARGS="200 60 12" stream_run "$shm" "$d/st" --
+    wait $watch
+    dev=$(ls "$shm/dev"/litifut.*.trace 2> /dev/null | head -1)
+    host=$shm/host/${dev##*/}
+    local calls
+    calls=$("$BIN/litifut-postproc" --summary --format=tsv "$host" 2> /dev/null |
+            awk -F'\t' '$2 == "thread_marker" { print $1 }')
+    local ended
+    read -r kb apparent ended < "$shm.kb"
+    if [ "$(cat "$shm/agent.rc") $(cat "$shm/recv.rc")" != "0 0" ] || [ "$calls" != 12000 ]; then
+        fail "$name/threads: agent exit $(cat "$shm/agent.rc"), receiver $(cat "$shm/recv.rc")," \
+             "${calls:-no} calls of 12000 received: $(head -c 300 "$shm/agent.err")"
+    elif [ "$ended" != 0 ] || [ $((kb * 4)) -gt "$apparent" ] || [ "$apparent" -lt 200 ]; then
+        fail "$name/threads: the threads gone, their process living on (ended: $ended), the device's trace keeps $kb KB of $apparent KB"
+    else
+        pass "$name/threads: 200 threads gone, their process living on: the device's trace keeps $kb KB of $apparent KB; all 12000 calls received"
+    fi
+    rm -rf "$shm" "$shm.kb"
 
     # follow: windows while it runs, each call once
     r=$d/follow
