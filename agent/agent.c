@@ -16,19 +16,21 @@
  *   switch: a store a signal interrupted may still land there), or the
  *   thread is gone (tgkill(pid, tid, 0): ESRCH), or its process is
  *   (kill(pid, 0)); the process's own chunks (thread id 0) only when the
- *   process is gone.  A complete chunk is sent once, then punched.  A chunk still being written is sent as far as
- *   its data goes, then at each look (--interval) its new words only
- *   (the TAIL bytes before the end sent are compared; all of what was
- *   sent once more when it completes; a change sends it again whole).
+ *   process is gone.  A complete chunk is sent once, then punched.  A
+ *   chunk still being written is sent as far as its data goes, then at
+ *   each look (--interval) its new words only (the TAIL bytes before
+ *   the end sent are compared; all of what was sent once more when it
+ *   completes; a change sends it again whole).
  *   The header page and the pairs chunks of the modes dedup and count
  *   (rewritten in place; never punched) are re-sent whenever they
  *   changed (a hash of what was sent tells).  CHUNK frames say when a
  *   chunk's data began and when it is complete (litifut-recv --follow).
  * - Memory is bounded: a fixed output buffer (sending never blocks:
  *   MSG_DONTWAIT), fixed tables (each trace may fill its share of the
- *   chunk table, then it alone waits).  When the complete chunks not yet sent
- *   exceed --backlog bytes, the oldest are punched unsent, counted and
- *   reported to the receiver (DROP) and, at the end, on stderr.
+ *   chunk table, then it alone waits).  When the complete chunks not
+ *   yet sent exceed --backlog bytes, the oldest are punched unsent,
+ *   counted and reported to the receiver (DROP) and, at the end, on
+ *   stderr.
  * - SIGTERM, SIGINT: what is complete is sent (10 s at most), then it
  *   exits 0.  --exit-when-idle: exits once every followed process is
  *   gone and its files sent.
