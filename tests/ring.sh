@@ -16,7 +16,9 @@
 #               file's word `snapshot` freeze it too, and say so (the
 #               signal's copy is made then, not again at exit);
 #   2G          LITIFUT_RING=2G with LITIFUT_CHUNK_KB=4 (more slots than
-#               the ring's table): a 2 GB ring of 64 KB chunks, not less.
+#               the ring's table): a 2 GB ring of 64 KB chunks, not less;
+#   frozen-fork a fork child of a frozen (full) trace records a trace of
+#               its own, copied to LITIFUT_COPY_TO when the child exits.
 
 RING_ROUNDS=20000
 RING_SIZE=64K
@@ -198,6 +200,7 @@ ring_case() {   # ring_case ARCH
         ring_frozen "$name" "$r/run" "the control file" "$d/oracle-snapshot" "$d/prog"
     fi
     ring_sizes "$ARCH"
+    ring_fork "$ARCH"
 }
 
 # ring_frozen NAME DIR WHY ORACLE PROG: a ring frozen by WHY, its calls a
@@ -227,6 +230,31 @@ ring_sizes() {
         fail "$name: LITIFUT_RING=2G LITIFUT_CHUNK_KB=4: ring=$ring chunk_size=$chunk (exit $(cat "$r/rc")): $(head -c 300 "$r/err")"
     elif ring_views "$name" "$r"; then
         pass "$name: LITIFUT_RING=2G LITIFUT_CHUNK_KB=4: a 2 GB ring of 64 KB chunks"
+    fi
+}
+
+# ring_fork ARCH: a fork child of a frozen trace (tests/progs/frozenfork.c)
+# records into a trace of its own, not frozen: LITIFUT_COPY_TO gets it
+# when the child exits (the parent's freeze is not the child's)
+ring_fork() {
+    set_arch "$1" || return
+    local d=$WORK/ring/$ARCH name="$ARCH/ring/frozen-fork" r t child=
+    r=$d/frozenfork-run; mkdir -p "$d"
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$d/frozenfork" "$ROOT/tests/progs/frozenfork.c" ||
+        { fail "$name: cannot build"; return; }
+    rm -rf "$r.usb"; mkdir -p "$r.usb"
+    LITIFUT_RECORD=off LITIFUT_SIGNAL=SIGUSR1 LITIFUT_SNAPSHOT_SIGNAL=SIGUSR2 LITIFUT_COPY_TO=$r.usb \
+        run_target "$r" "$d/frozenfork"
+    for t in "$r.usb"/litifut.*.trace; do
+        "$BIN/litifut-postproc" --info "$t" 2> /dev/null | grep -q '^snapshot=$' && child=$t
+    done
+    if [ "$(cat "$r/rc")" != 0 ] || [ -z "$child" ] ||
+       [ "$("$BIN/litifut-postproc" --summary --format=tsv "$child" 2> /dev/null |
+            awk -F'\t' '$2 == "child_marker" { print $1 }')" != 100 ]; then
+        fail "$name: LITIFUT_COPY_TO has no copy of the child's trace with its 100 calls:" \
+             "$(ls -A "$r.usb") (exit $(cat "$r/rc")): $(head -c 300 "$r/err")"
+    else
+        pass "$name: the child of a frozen trace records its own, copied at its exit"
     fi
 }
 
