@@ -18,7 +18,10 @@
 #   2G          LITIFUT_RING=2G with LITIFUT_CHUNK_KB=4 (more slots than
 #               the ring's table): a 2 GB ring of 64 KB chunks, not less;
 #   frozen-fork a fork child of a frozen (full) trace records a trace of
-#               its own, copied to LITIFUT_COPY_TO when the child exits.
+#               its own, copied to LITIFUT_COPY_TO when the child exits;
+#   fork-signals  LITIFUT_SNAPSHOT_SIGNAL sent again and again to fork
+#               children while their traces start: none hangs on the
+#               lock (tests/progs/sigfork.c).
 
 RING_ROUNDS=20000
 RING_SIZE=64K
@@ -256,6 +259,16 @@ ring_fork() {
     else
         pass "$name: the child of a frozen trace records its own, copied at its exit"
     fi
+    # SIGUSR2 (LITIFUT_SNAPSHOT_SIGNAL) while each of 100 fork children
+    # claims its process chunk: no child may wait for its own lock
+    name="$ARCH/ring/fork-signals" r=$d/sigfork-run
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$d/sigfork" "$ROOT/tests/progs/sigfork.c" ||
+        { fail "$name: cannot build"; return; }
+    rm -rf "$r"; mkdir -p "$r"
+    (cd "$r" && LITIFUT_DIR=. LITIFUT_RECORD=off LITIFUT_SIGNAL=SIGUSR1 LITIFUT_SNAPSHOT_SIGNAL=SIGUSR2 \
+        timeout -s KILL 120 "$QEMU" -L "$SYSROOT" "$d/sigfork" 100 > out 2> err; echo $? > rc)
+    check "$name: 100 fork children signalled while their traces start: none hangs (exit $(cat "$r/rc"))" \
+        eval '[ "$(cat "$r/rc")" = 0 ] && grep -q "^100 children" "$r/out"'
 }
 
 test_ring() {
