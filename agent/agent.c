@@ -11,22 +11,26 @@
  *   PUNCH_HOLE|KEEP_SIZE) where chunks no thread can write any more
  *   were sent (or dropped), so the device's storage (tmpfs: memory)
  *   stays about --backlog plus what threads are writing.
- * - A chunk is complete when its thread has claimed two chunks after
- *   it (the tracer keeps the previous chunk mapped until its next
- *   switch: a store a signal interrupted may still land there) or its
- *   process is gone (kill(pid, 0): ESRCH).  A complete chunk is sent
- *   once, then punched.  A chunk still being written is sent as far as
- *   its data goes, then at each look (--interval) its new words only
- *   (the TAIL bytes before the end sent are compared; all of what was
- *   sent once more when it completes; a change sends it again whole).
+ * - A thread's chunk is complete when its thread has claimed two chunks
+ *   after it (the tracer keeps the previous chunk mapped until its next
+ *   switch: a store a signal interrupted may still land there), or the
+ *   thread is gone (tgkill(pid, tid, 0): ESRCH), or its process is
+ *   (kill(pid, 0)); the process's own chunks (thread id 0) only when the
+ *   process is gone.  A complete chunk is sent once, then punched.  A
+ *   chunk still being written is sent as far as its data goes, then at
+ *   each look (--interval) its new words only (the TAIL bytes before
+ *   the end sent are compared; all of what was sent once more when it
+ *   completes; a change sends it again whole).
  *   The header page and the pairs chunks of the modes dedup and count
  *   (rewritten in place; never punched) are re-sent whenever they
  *   changed (a hash of what was sent tells).  CHUNK frames say when a
  *   chunk's data began and when it is complete (litifut-recv --follow).
  * - Memory is bounded: a fixed output buffer (sending never blocks:
- *   MSG_DONTWAIT), fixed tables.  When the complete chunks not yet sent
- *   exceed --backlog bytes, the oldest are punched unsent, counted and
- *   reported to the receiver (DROP) and, at the end, on stderr.
+ *   MSG_DONTWAIT), fixed tables (each trace may fill its share of the
+ *   chunk table, then it alone waits).  When the complete chunks not
+ *   yet sent exceed --backlog bytes, the oldest are punched unsent,
+ *   counted and reported to the receiver (DROP) and, at the end, on
+ *   stderr.
  * - SIGTERM, SIGINT: what is complete is sent (10 s at most), then it
  *   exits 0.  --exit-when-idle: exits once every followed process is
  *   gone and its files sent.
@@ -413,6 +417,8 @@ struct file {
     uint64_t size, size_sent;
     /* traces */
     int have_header, punch_failed;
+    unsigned n_chunks;          /* in the chunk table */
+    int full_said;              /* "waiting" was said */
     uint32_t header_size, chunk_size, version, mode;
     uint32_t header_hash;       /* of the header page as last sent (0: never) */
     uint64_t scan_off;          /* the next chunk header to read */
@@ -444,7 +450,7 @@ static struct file files[MAX_FILES];
 static struct chunk chunks[MAX_CHUNKS];
 static unsigned n_chunks;
 static uint32_t next_id = 1;
-static int table_full_said, files_full_said;
+static int files_full_said;
 static uint64_t total_dropped_chunks, total_dropped_bytes;
 static unsigned char piece[LITIFUT_FRAME_MAX] __attribute__((aligned(8)));
 
@@ -504,6 +510,11 @@ static int name_kind(const char *s, uint32_t *pid)
 static int process_gone(uint32_t pid)
 {
     return SYS3(__NR_kill, pid, 0, 0) == -ESRCH;
+}
+
+static int thread_gone(uint32_t pid, uint32_t tid)
+{
+    return SYS3(__NR_tgkill, pid, tid, 0) == -ESRCH;
 }
 
 static void file_release(struct file *f)
@@ -582,12 +593,21 @@ static int scan_dir(void)
 static void refuse(struct file *f, const char *problem, long err)
 {
     say(f->name, problem, err);
+    unsigned k = 0;             /* (its chunks are followed no more) */
+    for (unsigned i = 0; i < n_chunks; i++)
+        if (&files[chunks[i].file] != f)
+            chunks[k++] = chunks[i];
+    n_chunks = k;
+    f->n_chunks = 0;
     file_release(f);
 }
 
+/* (a thread-0 claim completes nothing: the process's chunks are
+ * written by any thread, and two claims at once may leave an older
+ * one still the one written into) */
 static void add_chunk(struct file *f, const struct litifut_chunk_header *h, uint32_t size)
 {
-    if (h->tid != LITIFUT_PAIRS_TID)
+    if (h->tid != LITIFUT_PAIRS_TID && h->tid != 0)
         for (unsigned i = 0; i < n_chunks; i++) {
             struct chunk *c = &chunks[i];
             if (&files[c->file] == f && c->tid == h->tid && c->state == C_LIVE && ++c->later >= 2)
@@ -600,6 +620,16 @@ static void add_chunk(struct file *f, const struct litifut_chunk_header *h, uint
     c->tid = h->tid;
     c->size = size;
     c->off = f->scan_off;
+    f->n_chunks++;
+}
+
+/* A trace's share of the chunk table: no one trace fills it for all. */
+static unsigned chunk_share(void)
+{
+    unsigned traces = 0;
+    for (int i = 0; i < MAX_FILES; i++)
+        traces += files[i].kind == F_TRACE && !files[i].done;
+    return MAX_CHUNKS / (traces ? traces : 1);
 }
 
 /* A valid chunk header at `off` (its size in *size), else 0. */
@@ -645,9 +675,10 @@ static int trace_header(struct file *f)
 /* Finds the chunks claimed since the last look. */
 static void scan_chunks(struct file *f)
 {
+    unsigned share = chunk_share();
     while (f->scan_off + sizeof(struct litifut_chunk_header) <= f->size) {
-        if (n_chunks == MAX_CHUNKS) {
-            if (!table_full_said++)
+        if (n_chunks == MAX_CHUNKS || f->n_chunks >= share) {
+            if (!f->full_said++)
                 say(f->name, "too many chunks not sent yet: waiting", 0);
             return;
         }
@@ -715,6 +746,18 @@ static void look_at_trace(struct file *f)
         for (unsigned i = 0; i < n_chunks; i++)
             if (&files[chunks[i].file] == f)
                 chunks[i].state = C_COMPLETE;   /* (pairs too: sent a last time) */
+        return;
+    }
+    /* a thread gone writes no more: its last chunks complete (a
+     * long-lived process's short-lived threads would hold the table) */
+    for (unsigned i = 0; i < n_chunks; i++) {
+        struct chunk *c = &chunks[i];
+        if (&files[c->file] != f || c->state != C_LIVE || c->tid == 0 ||
+            !thread_gone(f->pid, c->tid))
+            continue;
+        for (unsigned k = i; k < n_chunks; k++)
+            if (&files[chunks[k].file] == f && chunks[k].tid == c->tid && chunks[k].state == C_LIVE)
+                chunks[k].state = C_COMPLETE;
     }
 }
 
@@ -940,6 +983,7 @@ static void punch(struct chunk *c)
 
 static void remove_chunk(unsigned i)
 {
+    files[chunks[i].file].n_chunks--;
     memmove(&chunks[i], &chunks[i + 1], (n_chunks - i - 1) * sizeof chunks[0]);
     n_chunks--;
 }

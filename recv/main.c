@@ -16,6 +16,9 @@
  *   what the agent dropped (dropped_chunks, dropped_bytes), in the
  *   target's byte order; written again after every write of the
  *   header page (the agent re-sends it when it changes).
+ * - Descriptors are bounded: a connection holds at most MAX_OPEN_CONN
+ *   files open (more ends it with one line); out of descriptors, the
+ *   listener is not polled for a second (one line), never spun on.
  * - --rate=BYTES_PER_S reads no faster than that (a slow link, for
  *   tests); --once exits when the first connection ends; --follow
  *   prints the log while it arrives (follow_*: below).
@@ -38,6 +41,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -49,6 +53,8 @@ extern char **environ;
 
 #define MAX_CONNS       16
 #define MAX_FILES_CONN  4096            /* files one connection may open */
+#define MAX_OPEN_CONN   256             /* ... and hold open at once (the agent: 128) */
+#define ACCEPT_PAUSE_NS 1000000000u     /* out of descriptors: the listener rests */
 #define MAX_OFFSET      ((uint64_t)1 << 40)
 #define FOLLOW_EVERY_NS 1000000000u     /* --follow: a trace's windows, one a second at most */
 
@@ -601,6 +607,14 @@ static int handle_frame(struct conn *c, const unsigned char *h, const unsigned c
                     c->peer, id);
             return 0;
         }
+        size_t open = 0;
+        for (size_t i = 0; i < c->n_files; i++)
+            open += c->files[i].fd >= 0 || c->files[i].rfd >= 0;
+        if (open >= MAX_OPEN_CONN) {
+            warning("%s: more than %d files open at once: connection closed", c->peer,
+                    MAX_OPEN_CONN);
+            return 0;
+        }
         int kind = name_kind(payload, len);
         if (!kind) {
             warning("%s: a file name that is not litifut.<pid>.trace or .maps: connection closed",
@@ -825,15 +839,21 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &act, NULL);
     sigaction(SIGINT, &act, NULL);
     signal(SIGPIPE, SIG_IGN);
+    struct rlimit rl;               /* (every descriptor allowed: 16 agents of 256 files) */
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
 
     /* --rate: a bucket of bytes that fills at the rate (at most a second's worth) */
     double tokens = 0;
     uint64_t last_ns = now_ns();
-    int served = 0;
+    int served = 0, pause_said = 0;
+    uint64_t accept_after = 0;      /* (out of descriptors: the listener rests until then) */
     while (!stop_now) {
         struct pollfd p[MAX_CONNS + 1];
         int idx[MAX_CONNS + 1], n = 0;
-        if (!(opt_once && served)) {
+        if (!(opt_once && served) && now_ns() >= accept_after) {
             p[n] = (struct pollfd){ ls, POLLIN, 0 };
             idx[n++] = -1;
         }
@@ -861,8 +881,18 @@ int main(int argc, char **argv)
                 struct sockaddr_in peer;
                 socklen_t pl = sizeof peer;
                 int fd = accept4(ls, (struct sockaddr *)&peer, &pl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+                               errno == ENOMEM)) {
+                    /* the connection waits in the backlog; polling the
+                     * listener now would return at once, again and again */
+                    if (!pause_said++)
+                        warning("cannot accept a connection: %s: trying again every second",
+                                strerror(errno));
+                    accept_after = now_ns() + ACCEPT_PAUSE_NS;
+                }
                 if (fd < 0)
                     continue;
+                pause_said = 0;
                 int k = 0;
                 while (k < MAX_CONNS && conns[k])
                     k++;

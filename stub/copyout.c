@@ -12,7 +12,8 @@
  * static program's C library finishing exit) are in the local trace
  * only.  A ring (LITIFUT_MODE=ring) catches the same signals, to say in
  * its header that one ended it; LITIFUT_SNAPSHOT_SIGNAL freezes it.
- * The copying itself is tracefile.c's (a snapshot copies too).
+ * The copying itself is tracefile.c's (a freeze copies at once, and
+ * not again at exit).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -39,7 +40,8 @@ static const int fatal_signals[] = {
 void copyout_at_end(void)
 {
     tracefile_snapshot(LITIFUT_SNAPSHOT_EXIT, 0);      /* (a ring's: why its records end) */
-    if (P->settings.copy_to[0])
+    /* (a frozen trace was copied when it froze: once is enough) */
+    if (P->settings.copy_to[0] && P->stop_why != LITIFUT_STOP_SNAPSHOT)
         tracefile_copy_out();
 }
 

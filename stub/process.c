@@ -325,9 +325,12 @@ long object_take_pending(uint32_t *to, uint32_t room)
         if (room < 1 + e->words)
             return -1;
         const uint32_t *w = (const uint32_t *)&e->rec;
-        to[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, e->words);
         for (uint32_t k = 0; k < e->words; k++)     /* path words: zero-padded */
             to[1 + k] = w[k];
+        /* the control word last: a reader of the file (a stream's agent,
+         * without the lock) never sees the record before its payload */
+        __asm__ volatile("" ::: "memory");
+        to[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OBJECT, e->words);
         e->emitted = 1;
         p->objects_pending--;
         return 1 + e->words;

@@ -75,12 +75,12 @@ void recording_put_state(uint32_t why)
  * trace's start. */
 void recording_mark_start(void)
 {
-    if (!tracefile_events_room(STATE_MARK_WORDS))
-        return;
     uint32_t saved[SIGSET_WORDS];
     process_block_signals(saved);
-    lock_signals_blocked();
-    put_state(LITIFUT_STATE_AT_START);
-    unlock_signals_blocked();
+    if (tracefile_events_room(STATE_MARK_WORDS)) {
+        lock_signals_blocked();
+        put_state(LITIFUT_STATE_AT_START);
+        unlock_signals_blocked();
+    }
     process_restore_signals(saved);
 }

@@ -139,6 +139,7 @@ static const char *const accepted[] = {
     [BAD_SNAPSHOT_AT] = "LITIFUT_SNAPSHOT_AT: expected a function name of at most 127 bytes",
     [BAD_SNAPSHOT_SIGNAL] = "LITIFUT_SNAPSHOT_SIGNAL: expected a signal the program can spare "
                             "(as LITIFUT_SIGNAL)",
+    [BAD_SNAPSHOT_SAME] = "LITIFUT_SNAPSHOT_SIGNAL: expected a signal other than LITIFUT_SIGNAL's",
     [BAD_BUDGET] = "LITIFUT_BUDGET: expected B/T such as 2ms/100ms (us, ms, s; B from 1us, "
                    "below T; T up to 60s)",
     [BAD_START_AT] = "LITIFUT_START_AT: expected a function name of at most 127 bytes",
@@ -320,6 +321,9 @@ void read_settings(struct settings *st)
         st->copy_to_too_long = 1;
     if (st->copy_to_too_long)
         st->copy_to[0] = 0;
+    /* (one handler per signal: the toggle's would replace the snapshot's) */
+    if (st->snapshot_signal && st->snapshot_signal == st->toggle_signal)
+        bad(st, BAD_SNAPSHOT_SAME);
     if (st->control[0] && !st->control_too_long &&
         !make_absolute(st->control, sizeof st->control))
         st->control_too_long = 1;

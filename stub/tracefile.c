@@ -285,7 +285,8 @@ void tracefile_copy_out(void)
 /* --- the ring (LITIFUT_MODE=ring): a flight recorder ---
  *
  * Every thread chunk is ring_chunk bytes (a 32nd of the ring, at most
- * LITIFUT_CHUNK_KB, at least a page) in a *slot*: the first ring_want
+ * LITIFUT_CHUNK_KB, at least a page and a 32768th of the ring, when
+ * the trace's chunk size grows to it) in a *slot*: the first ring_want
  * slots are made at the file's end as threads need them; after that a
  * thread's next chunk takes over the slot the hand points at, the one
  * taken longest ago, skipping slots a thread still holds (its current
@@ -306,12 +307,16 @@ static int ring_setup(void)
     uint32_t c = P->chunk_size, shift = 0;
     while (c > P->page && (uint64_t)c * 32 > ring)
         c /= 2;
+    if (c < P->page)
+        c = P->page;            /* (LITIFUT_CHUNK_KB below a 16 or 64 KB page) */
+    while (ring > (uint64_t)c * (RING_MAX_SLOTS / 2))
+        c *= 2;                 /* (a ring of more slots than its table: larger chunks) */
     while ((1u << shift) < c)
         shift++;
+    if (P->chunk_size < c)
+        P->chunk_size = c;      /* (the header's: no chunk is larger) */
     P->ring_chunk = c;
     P->ring_want = (uint32_t)(ring >> shift);
-    if (P->ring_want > RING_MAX_SLOTS / 2)
-        P->ring_want = RING_MAX_SLOTS / 2;
     if (P->ring_want < 2)
         P->ring_want = 2;
     P->ring_n = P->ring_hand = 0;
@@ -776,28 +781,31 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
 
 /* Room for `words` in the process's own chunk (thread id 0: objects,
  * states), a new one if needed; 0 if there is no trace.  Two threads
- * claiming a chunk at once waste one chunk, nothing else.  Signals
- * blocked, lock not held. */
+ * claiming a chunk at once waste one chunk, nothing else.  Lock not
+ * held; signals are blocked here (the lock's holder must never run a
+ * handler that takes it: the fatal and snapshot signals' do). */
 int tracefile_events_room(uint32_t words)
 {
     if (!tracefile_start())
         return 0;               /* (a fork child's trace starts here, if not yet) */
+    uint32_t saved[SIGSET_WORDS];
+    process_block_signals(saved);
     lock_signals_blocked();
     int room = P->events_cur && (uint32_t)(P->events_end - P->events_cur) >= words;
     unlock_signals_blocked();
-    if (room)
-        return 1;
     struct chunk c;
     uint32_t want = (uint32_t)sizeof(struct litifut_chunk_header) + 4 * words;
-    if (!tracefile_new_chunk(0, want > 4096 ? want : 4096, &c))
-        return 0;
-    lock_signals_blocked();
-    if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {
-        P->events_cur = c.base + sizeof(struct litifut_chunk_header) / 4;
-        P->events_end = c.end;
+    if (!room && tracefile_new_chunk(0, want > 4096 ? want : 4096, &c)) {
+        lock_signals_blocked();
+        if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < words) {
+            P->events_cur = c.base + sizeof(struct litifut_chunk_header) / 4;
+            P->events_end = c.end;
+        }
+        unlock_signals_blocked();
+        room = 1;
     }
-    unlock_signals_blocked();
-    return 1;
+    process_restore_signals(saved);
+    return room;
 }
 
 /* A fork child must not write into the parent's file: it drops the
@@ -817,6 +825,7 @@ void tracefile_after_fork_child(void)
     P->file_size = 0;
     P->ring_n = P->ring_hand = 0;           /* (its table is private memory: the child's) */
     P->snapshot = 0;
+    P->stop_why = P->stop_errno = 0;        /* (the parent's reason: not the child's) */
     P->pid = (uint32_t)sys_getpid();
     P->events_cur = P->events_end = NULL;   /* (in the parent's file: not mapped here) */
     P->budget_emitted = 0;

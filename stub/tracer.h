@@ -350,7 +350,7 @@ struct settings {
 };
 enum bad_setting { BAD_TRACE = 1, BAD_CHUNK_KB, BAD_TIME_EVERY, BAD_CLOCK, BAD_RETURNS,
                    BAD_RECORD, BAD_SIGNAL, BAD_MODE, BAD_BUDGET, BAD_START_AT, BAD_STOP_AT,
-                   BAD_RING, BAD_SNAPSHOT_AT, BAD_SNAPSHOT_SIGNAL };
+                   BAD_RING, BAD_SNAPSHOT_AT, BAD_SNAPSHOT_SIGNAL, BAD_SNAPSHOT_SAME };
 HIDDEN void read_settings(struct settings *st);
 /* NULL, or "LITIFUT_X: expected ..." for the first bad setting. */
 HIDDEN const char *settings_problem(const struct settings *st);
@@ -604,7 +604,7 @@ HIDDEN void recording_mark_start(void);
 /* A TIME and a STATE record for `why`, if there is room.  Under the lock. */
 HIDDEN void recording_put_state(uint32_t why);
 /* Room for `words` in the process's own chunk (thread id 0; a new one
- * if not); 0 if there is no trace.  Signals blocked, lock not held. */
+ * if not); 0 if there is no trace.  Lock not held; blocks signals. */
 /* arch/<arch>/stub.S: `rounds` rounds of a recorded call's instructions
  * on `scratch` (8 words: its own address, 0, 0, 0, 0, 0, 1, 0) */
 HIDDEN void litifut_calibrate(uint32_t rounds, uint32_t *scratch);

@@ -121,7 +121,8 @@ limits_arch() {
             [ "$(cat "$d/term.rc")" = 143 ]
     fi
 
-    # bad settings: one line naming the variable and what it takes, no trace
+    # bad settings: one line naming the variable and what it takes, no
+    # trace (A=x,B=y: two settings, bad together; the line names A)
     local e bad=
     run_target "$d/plain-run-1" "$d/ch.plain"
     for e in LITIFUT_CHUNK_KB=0 LITIFUT_CHUNK_KB=abc LITIFUT_CHUNK_KB=99999999999 \
@@ -129,8 +130,9 @@ limits_arch() {
              LITIFUT_RETURNS=yes LITIFUT_RECORD=maybe LITIFUT_TRACE=bogus \
              LITIFUT_SIGNAL=SIGKILL LITIFUT_SIGNAL=9 LITIFUT_SIGNAL=999 LITIFUT_SIGNAL=SIGSEGV \
              LITIFUT_SIGNAL=BUS LITIFUT_MODE=maybe LITIFUT_BUDGET=1ms LITIFUT_RING=32K \
-             LITIFUT_RING=4X LITIFUT_RING=1000 LITIFUT_RING=4G LITIFUT_SNAPSHOT_SIGNAL=SEGV; do
-        (export "$e"; run_target "$d/bad" "$d/ch")
+             LITIFUT_RING=4X LITIFUT_RING=1000 LITIFUT_RING=4G LITIFUT_SNAPSHOT_SIGNAL=SEGV \
+             LITIFUT_SNAPSHOT_SIGNAL=USR2,LITIFUT_SIGNAL=SIGUSR2,LITIFUT_MODE=ring; do
+        (IFS=, read -ra vars <<< "$e"; export "${vars[@]}"; run_target "$d/bad" "$d/ch")
         if ! same_run "$d/bad" "$d/plain-run-1" || [ "$(wc -l < "$d/bad/err")" != 1 ] ||
            ! grep -q "^litifut: ${e%%=*}: expected " "$d/bad/err" ||
            ls "$d/bad"/litifut.* > /dev/null 2>&1; then

@@ -13,7 +13,15 @@
 #               that call: the main thread's last record is that call, the
 #               rest a stretch of the oracle's, LITIFUT_COPY_TO holds the
 #               frozen trace; LITIFUT_SNAPSHOT_SIGNAL and the control
-#               file's word `snapshot` freeze it too, and say so.
+#               file's word `snapshot` freeze it too, and say so (the
+#               signal's copy is made then, not again at exit);
+#   2G          LITIFUT_RING=2G with LITIFUT_CHUNK_KB=4 (more slots than
+#               the ring's table): a 2 GB ring of 64 KB chunks, not less;
+#   frozen-fork a fork child of a frozen (full) trace records a trace of
+#               its own, copied to LITIFUT_COPY_TO when the child exits;
+#   fork-signals  LITIFUT_SNAPSHOT_SIGNAL sent again and again to fork
+#               children while their traces start: none hangs on the
+#               lock (tests/progs/sigfork.c).
 
 RING_ROUNDS=20000
 RING_SIZE=64K
@@ -47,6 +55,14 @@ ring_compare() {
         fail "$name: $(head -c 400 "$dir.compare")"
         return 1
     fi
+}
+
+# ring_last DIR TRACE: the callee of the main thread's last call in
+# DIR's trace named TRACE (litifut.<pid>...)
+ring_last() {
+    local pid=${2#litifut.}
+    "$BIN/litifut-postproc" --format=tsv "$1" 2> /dev/null |
+        awk -F'\t' -v pid="${pid%%.*}" '$2 == pid { l = $12 } END { print l }'
 }
 
 # ring_info DIR KEY: the value of --info's KEY
@@ -128,14 +144,15 @@ ring_case() {   # ring_case ARCH
     LITIFUT_MODE=ring LITIFUT_RING=$RING_SIZE LITIFUT_SNAPSHOT_AT=snapshot_here LITIFUT_COPY_TO=$r.usb \
         RINGRUN_CONTROL=control run_target "$r" "$d/prog" "$RING_ROUNDS" snapshot
     RINGRUN_CONTROL=control run_target "$r.plain" "$d/plain" "$RING_ROUNDS" snapshot
-    local trace last
+    local trace last copy_last
     trace=$(cd "$r" && ls litifut.*.trace 2> /dev/null)
-    last=$("$BIN/litifut-postproc" --format=tsv "$r" 2> /dev/null |
-           awk -F'\t' -v pid="${trace#litifut.}" 'BEGIN { sub(/\..*/, "", pid) } $2 == pid { l = $12 } END { print l }')
+    last=$(ring_last "$r" "$trace")
+    copy_last=$(ring_last "$r.usb" "$trace")
     if ! same_run "$r.plain" "$r"; then
         fail "$name: the run differs from the plain one: $(head -c 300 "$r/err")"
-    elif [ -z "$trace" ] || ! cmp -s "$r/$trace" "$r.usb/$trace"; then
-        fail "$name: LITIFUT_COPY_TO does not hold the frozen trace: $(ls -A "$r.usb")"
+    elif [ -z "$trace" ] || [ "$copy_last" != "snapshot_here+0x0" ] ||
+         ! ring_info "$r.usb" snapshot | grep -q "^a call of LITIFUT_SNAPSHOT_AT at "; then
+        fail "$name: LITIFUT_COPY_TO does not hold the frozen trace: $(ls -A "$r.usb"), its last call $copy_last"
     elif [ "$last" != "snapshot_here+0x0" ]; then
         fail "$name: the main thread's last record is not the call of snapshot_here: $last"
     elif ! ring_info "$r" snapshot | grep -q "^a call of LITIFUT_SNAPSHOT_AT at "; then
@@ -144,16 +161,37 @@ ring_case() {   # ring_case ARCH
         pass "$name: frozen after snapshot_here, copied: $(sed 's/^oracle-compare: ring: //' "$r.compare")"
     fi
 
-    # LITIFUT_SNAPSHOT_SIGNAL: frozen while the program goes on (then
-    # killed); the control file's word: written by the program halfway
+    # LITIFUT_SNAPSHOT_SIGNAL: frozen while the program goes on, copied
+    # then and not again when it exits (SIGUSR1 ends its spin; the copy
+    # is removed before); the control file's word: written by the
+    # program halfway
     r=$d/snapshot-signal name="$ARCH/ring/snapshot-signal"
-    ring_background "$r" "$d/prog" LITIFUT_SNAPSHOT_SIGNAL=USR2 -- "$RING_ROUNDS" spin
+    rm -rf "$r.usb"; mkdir -p "$r.usb"
+    ring_background "$r" "$d/prog" LITIFUT_SNAPSHOT_SIGNAL=USR2 LITIFUT_COPY_TO="$r.usb" -- \
+        "$RING_ROUNDS" spin
     sleep 0.5
     kill -USR2 "$(cat "$r/pid")"
-    sleep 1
+    local i copied=
+    for i in $(seq 100); do
+        ls "$r.usb"/litifut.*.trace > /dev/null 2>&1 && copied=1 && break
+        sleep 0.1
+    done
+    sleep 0.5
+    rm -f "$r.usb"/litifut.*
+    kill -USR1 "$(cat "$r/pid")"
+    for i in $(seq 200); do
+        kill -0 "$(cat "$r/pid")" 2> /dev/null || break
+        sleep 0.1
+    done
     kill -KILL "$(cat "$r/pid")" 2> /dev/null
     wait "$(cat "$r/pid")" 2> /dev/null
-    ring_frozen "$name" "$r" "LITIFUT_SNAPSHOT_SIGNAL (SIGUSR2)" "$d/oracle" "$d/prog"
+    if [ -z "$copied" ]; then
+        fail "$name: LITIFUT_COPY_TO got no copy when the ring froze"
+    elif ls "$r.usb"/litifut.* > /dev/null 2>&1 || ! grep -q '^ringrun spin' "$r/out"; then
+        fail "$name: the frozen ring was copied again at exit ($(ls -A "$r.usb")), or the run did not end: $(cat "$r/out")"
+    else
+        ring_frozen "$name" "$r" "LITIFUT_SNAPSHOT_SIGNAL (SIGUSR2)" "$d/oracle" "$d/prog"
+    fi
     r=$d/snapshot-control name="$ARCH/ring/snapshot-control"
     rm -rf "$r"; mkdir -p "$r"
     echo on > "$r/control"
@@ -164,6 +202,8 @@ ring_case() {   # ring_case ARCH
     else
         ring_frozen "$name" "$r/run" "the control file" "$d/oracle-snapshot" "$d/prog"
     fi
+    ring_sizes "$ARCH"
+    ring_fork "$ARCH"
 }
 
 # ring_frozen NAME DIR WHY ORACLE PROG: a ring frozen by WHY, its calls a
@@ -177,6 +217,58 @@ ring_frozen() {
     elif ring_compare "$name" "$r" "$oracle" --ring-any "$prog" && ring_views "$name" "$r"; then
         pass "$name: frozen by $want: $(sed 's/^oracle-compare: ring: //' "$r.compare")"
     fi
+}
+
+# ring_sizes ARCH: a ring of more slots than its table holds (2 GB of
+# 4 KB chunks) gets larger chunks, never a smaller ring
+ring_sizes() {
+    set_arch "$1" || return
+    local d=$WORK/ring/$ARCH r name="$ARCH/ring/2G"
+    r=$d/2g
+    LITIFUT_MODE=ring LITIFUT_RING=2G LITIFUT_CHUNK_KB=4 run_target "$r" "$d/prog" 2000 exit
+    local ring chunk
+    ring=$(ring_info "$r" ring)
+    chunk=$(ring_info "$r" chunk_size)
+    if [ "$(cat "$r/rc")" != 0 ] || [ "$ring" != 2147483648 ] || [ "$chunk" != 65536 ]; then
+        fail "$name: LITIFUT_RING=2G LITIFUT_CHUNK_KB=4: ring=$ring chunk_size=$chunk (exit $(cat "$r/rc")): $(head -c 300 "$r/err")"
+    elif ring_views "$name" "$r"; then
+        pass "$name: LITIFUT_RING=2G LITIFUT_CHUNK_KB=4: a 2 GB ring of 64 KB chunks"
+    fi
+}
+
+# ring_fork ARCH: a fork child of a frozen trace (tests/progs/frozenfork.c)
+# records into a trace of its own, not frozen: LITIFUT_COPY_TO gets it
+# when the child exits (the parent's freeze is not the child's)
+ring_fork() {
+    set_arch "$1" || return
+    local d=$WORK/ring/$ARCH name="$ARCH/ring/frozen-fork" r t child=
+    r=$d/frozenfork-run; mkdir -p "$d"
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$d/frozenfork" "$ROOT/tests/progs/frozenfork.c" ||
+        { fail "$name: cannot build"; return; }
+    rm -rf "$r.usb"; mkdir -p "$r.usb"
+    LITIFUT_RECORD=off LITIFUT_SIGNAL=SIGUSR1 LITIFUT_SNAPSHOT_SIGNAL=SIGUSR2 LITIFUT_COPY_TO=$r.usb \
+        run_target "$r" "$d/frozenfork"
+    for t in "$r.usb"/litifut.*.trace; do
+        "$BIN/litifut-postproc" --info "$t" 2> /dev/null | grep -q '^snapshot=$' && child=$t
+    done
+    if [ "$(cat "$r/rc")" != 0 ] || [ -z "$child" ] ||
+       [ "$("$BIN/litifut-postproc" --summary --format=tsv "$child" 2> /dev/null |
+            awk -F'\t' '$2 == "child_marker" { print $1 }')" != 100 ]; then
+        fail "$name: LITIFUT_COPY_TO has no copy of the child's trace with its 100 calls:" \
+             "$(ls -A "$r.usb") (exit $(cat "$r/rc")): $(head -c 300 "$r/err")"
+    else
+        pass "$name: the child of a frozen trace records its own, copied at its exit"
+    fi
+    # SIGUSR2 (LITIFUT_SNAPSHOT_SIGNAL) while each of 100 fork children
+    # claims its process chunk: no child may wait for its own lock
+    name="$ARCH/ring/fork-signals" r=$d/sigfork-run
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$d/sigfork" "$ROOT/tests/progs/sigfork.c" ||
+        { fail "$name: cannot build"; return; }
+    rm -rf "$r"; mkdir -p "$r"
+    (cd "$r" && LITIFUT_DIR=. LITIFUT_RECORD=off LITIFUT_SIGNAL=SIGUSR1 LITIFUT_SNAPSHOT_SIGNAL=SIGUSR2 \
+        timeout -s KILL 120 "$QEMU" -L "$SYSROOT" "$d/sigfork" 100 > out 2> err; echo $? > rc)
+    check "$name: 100 fork children signalled while their traces start: none hangs (exit $(cat "$r/rc"))" \
+        eval '[ "$(cat "$r/rc")" = 0 ] && grep -q "^100 children" "$r/out"'
 }
 
 test_ring() {

@@ -6,6 +6,10 @@
 #   trace's log and TSV are the device file's, the maps file the same;
 # - punch: on a tmpfs (/dev/shm) the device's trace keeps almost no
 #   storage, the received one reads as a whole run's (same summary);
+# - threads: tests/progs/shortthreads.c's 200 threads end, their process
+#   lives on: their chunks are sent and punched meanwhile (a thread gone
+#   writes no more: the device's trace keeps a quarter of its size at
+#   most), every call arrives;
 # - slow: the receiver reads 1 MB/s, the agent's backlog is 256 KB: the
 #   agent drops chunks and says so, the received header counts them
 #   (streamed, dropped_chunks), the views still read it, nothing hangs;
@@ -15,9 +19,12 @@
 #   "(untraced)" frames) are the final log's, as many as the TSV's rows;
 #   its temporary files are gone;
 # - the agent is under 64 KB; bad arguments are one line; the receiver
-#   refuses a name that is not a trace's and a file already there.
+#   refuses a name that is not a trace's and a file already there, and
+#   a connection holding too many files; out of descriptors it rests
+#   (never spins) and takes the next connection once some are free.
 
-# stream_run DIR PROG RECV-ARGS -- AGENT-ARGS: runs PROG (callheavy 10)
+# stream_run DIR PROG RECV-ARGS -- AGENT-ARGS: runs PROG (callheavy 10;
+# its arguments: $STREAM_ARGS if set)
 # in DIR/dev with the agent streaming to a receiver writing DIR/host;
 # stderr of each in DIR/agent.err, DIR/recv.err, exit status in
 # DIR/agent.rc, DIR/recv.rc.  Every wait is bounded.
@@ -35,7 +42,8 @@ stream_run() {
     timeout 120 "$QEMU" "$STREAM_AGENT" "${agent_args[@]}" --exit-when-idle "$d/dev" \
         "127.0.0.1:$port" 2> "$d/agent.err" &
     local agent=$!
-    (cd "$d/dev" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" "$prog" 10 > out 2> err)
+    (cd "$d/dev" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" "$prog" ${STREAM_ARGS:-10} \
+        > out 2> err)
     wait $agent; echo $? > "$d/agent.rc"
     wait $recv; echo $? > "$d/recv.rc"
 }
@@ -125,6 +133,47 @@ stream_case() {     # stream_case ARCH
     fi
     rm -rf "$shm"
 
+    # threads: the chunks of threads gone complete while the process lives
+    LITIFUT=1 "$TCC" -B"$BIN/" -O2 -pthread -o "$d/st" "$ROOT/tests/progs/shortthreads.c" ||
+        { fail "$name/threads: cannot build"; return; }
+    shm=$(mktemp -d /dev/shm/litifut-stream.XXXXXX 2> /dev/null || mktemp -d "$d/threads.XXXXXX")
+    rm -rf "$shm/dev"
+    (   # the device file's storage once the threads are gone, while the
+        # process lives on (its 12 s: 8 s at most here)
+        for i in $(seq 600); do
+            grep -q 'threads of' "$shm/dev/out" 2> /dev/null && break
+            sleep 0.1
+        done
+        local end=$((SECONDS + 8))
+        while [ $SECONDS -lt $end ] && ! grep -q slept "$shm/dev/out"; do
+            dev=$(ls "$shm/dev"/litifut.*.trace 2> /dev/null | head -1)
+            kb=$(( $(stat -c '%b * %B' "$dev" 2> /dev/null || echo 0) / 1024 ))
+            [ -n "$dev" ] && [ $((kb * 4)) -le $(($(stat -c %s "$dev") / 1024)) ] && break
+            sleep 0.2
+        done
+        ended=0; grep -q slept "$shm/dev/out" && ended=1    # (measured after its end)
+        echo "$kb $(( $(stat -c %s "$dev" 2> /dev/null || echo 0) / 1024 )) $ended" > "$shm.kb"
+    ) &
+    local watch=$!
+    STREAM_ARGS="200 60 12" stream_run "$shm" "$d/st" --
+    wait $watch
+    dev=$(ls "$shm/dev"/litifut.*.trace 2> /dev/null | head -1)
+    host=$shm/host/${dev##*/}
+    local calls
+    calls=$("$BIN/litifut-postproc" --summary --format=tsv "$host" 2> /dev/null |
+            awk -F'\t' '$2 == "thread_marker" { print $1 }')
+    local ended
+    read -r kb apparent ended < "$shm.kb"
+    if [ "$(cat "$shm/agent.rc") $(cat "$shm/recv.rc")" != "0 0" ] || [ "$calls" != 12000 ]; then
+        fail "$name/threads: agent exit $(cat "$shm/agent.rc"), receiver $(cat "$shm/recv.rc")," \
+             "${calls:-no} calls of 12000 received: $(head -c 300 "$shm/agent.err")"
+    elif [ "$ended" != 0 ] || [ $((kb * 4)) -gt "$apparent" ] || [ "$apparent" -lt 200 ]; then
+        fail "$name/threads: the threads gone, their process living on (ended: $ended), the device's trace keeps $kb KB of $apparent KB"
+    else
+        pass "$name/threads: 200 threads gone, their process living on: the device's trace keeps $kb KB of $apparent KB; all 12000 calls received"
+    fi
+    rm -rf "$shm" "$shm.kb"
+
     # follow: windows while it runs, each call once
     r=$d/follow
     rm -rf "$r/tmp"; mkdir -p "$r/tmp"
@@ -208,6 +257,59 @@ EOF
     fi
 }
 
+# stream_fds DIR: a connection holding too many files is closed; out
+# of descriptors (ulimit -n 40), the receiver rests instead of spinning
+# on its listener, and takes the next connection once some are free
+stream_fds() {
+    local d=$1 name=stream/descriptors
+    rm -rf "$d"; mkdir -p "$d/host" "$d/host2"
+    timeout 60 "$BIN/litifut-recv" --listen=0 "$d/host" > /dev/null 2> "$d/recv.err" &
+    local recv=$! port
+    port=$(stream_port "$d/recv.err")
+    (ulimit -n 40; exec timeout 60 "$BIN/litifut-recv" --listen=0 "$d/host2" > /dev/null \
+        2> "$d/recv2.err") &
+    local recv2=$! port2
+    port2=$(stream_port "$d/recv2.err")
+    python3 - "$port" "$port2" "$(pgrep -P $recv2 -x litifut-recv || echo $recv2)" > "$d/py.out" 2>&1 <<'EOF2'
+import socket, struct, sys, time
+def frame(t, i, a, p=b''):
+    return struct.pack('<IIQI', t, i, a, len(p)) + p
+def opens(n):
+    return b''.join(frame(1, i + 1, 0, b'litifut.%d.trace' % (100 + i)) for i in range(n))
+def cpu(pid):
+    f = open('/proc/%s/stat' % pid).read().rsplit(')', 1)[1].split()
+    return int(f[11]) + int(f[12])
+# 300 files at once on one connection: closed
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+s.sendall(b'LTSTRM01' + opens(300))
+time.sleep(0.5)
+s.close()
+# out of descriptors: a held connection takes them, the next one waits
+a = socket.create_connection(('127.0.0.1', int(sys.argv[2])))
+a.sendall(b'LTSTRM01' + opens(60))
+time.sleep(0.5)
+b = socket.create_connection(('127.0.0.1', int(sys.argv[2])))
+c0 = cpu(sys.argv[3]); time.sleep(2); used = cpu(sys.argv[3]) - c0
+a.close()
+b.sendall(b'LTSTRM01' + frame(1, 1, 0, b'litifut.7.trace') + frame(2, 1, 0, b'x' * 16) +
+          frame(5, 1, 16))
+time.sleep(3.5)
+b.close()
+print('cpu', used)
+EOF2
+    kill $recv $recv2 2> /dev/null; wait $recv $recv2
+    local used
+    used=$(sed -n 's/^cpu //p' "$d/py.out")
+    if ! grep -q 'more than 256 files open at once: connection closed' "$d/recv.err" ||
+       ! grep -q 'cannot accept a connection: Too many open files' "$d/recv2.err" ||
+       [ -z "$used" ] || [ "$used" -gt 50 ] || [ "$(stat -c %s "$d/host2/litifut.7.trace" 2> /dev/null)" != 16 ]; then
+        fail "$name: CPU ${used:-?} ticks in 2 s out of descriptors; $(head -c 300 "$d/py.out")" \
+             "$(head -c 300 "$d/recv.err") $(head -c 300 "$d/recv2.err")"
+    else
+        pass "$name: 300 files at once refused; out of descriptors the receiver rests ($used ticks in 2 s) and then takes the next agent"
+    fi
+}
+
 test_stream() {
     local a
     for a in $ARCHES; do
@@ -223,4 +325,5 @@ test_stream() {
               grep -q "^litifut-agent: host:1: expected an IPv4" "$WORK/stream-usage.err" &&
               ! "$BIN/litifut-recv" --listen=x /tmp 2> /dev/null'
     stream_hostile "$WORK/stream/hostile"
+    stream_fds "$WORK/stream/descriptors"
 }

@@ -10,16 +10,24 @@
  * store: SIGSEGV), snapshot (a call of snapshot_here() halfway through
  * the main thread's rounds, then on to the end; $RINGRUN_CONTROL: see
  * there), spin (a loop without
- * calls after the rounds, for ever: the test kills it; its calls are
- * exit's).  Deterministic per thread.
+ * calls after the rounds, until SIGUSR1 (then exit) or for ever: the
+ * test kills it; its calls are exit's).  Deterministic per thread.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static volatile unsigned sink;
+static volatile sig_atomic_t spin_over;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    spin_over = 1;
+}
 
 __attribute__((noinline)) static unsigned leaf(unsigned x) { return x * 2654435761u; }
 __attribute__((noinline)) static unsigned odd(unsigned x) { return leaf(x) ^ 1; }
@@ -76,6 +84,7 @@ int main(int argc, char **argv)
     rounds = atol(argv[1]);
     const char *mode = argv[2];
     int spin = strcmp(mode, "spin") == 0;       /* (every mode makes the same calls) */
+    signal(SIGUSR1, on_usr1);       /* (in every mode: the same calls) */
     pthread_t t[3];
     for (uintptr_t i = 0; i < 3; i++)
         pthread_create(&t[i], NULL, worker, (void *)(i + 1));
@@ -89,7 +98,7 @@ int main(int argc, char **argv)
         pthread_join(t[i], NULL);
     printf("ringrun %s %ld rounds: %u\n", mode, rounds, v);
     fflush(stdout);
-    while (spin)
+    while (spin && !spin_over)
         sink++;
     if (strcmp(mode, "segv") == 0)
         *(volatile int *)(uintptr_t)(sink & 0xffcu) = 0;   /* no page there */

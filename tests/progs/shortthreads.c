@@ -2,13 +2,15 @@
  * shortthreads.c - many short-lived threads: THREADS threads, at most 8
  * alive at once, each making CALLS calls of one marker.  The trace must
  * hold every call, and its size must grow with the calls made, not
- * with a whole chunk per thread.  Exit status 0.
+ * with a whole chunk per thread.  Exit status 0.  SECONDS: it then
+ * waits that long (its threads gone, it lives on) and says "slept".
  *
- *   shortthreads THREADS CALLS
+ *   shortthreads THREADS CALLS [SECONDS]
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -41,5 +43,10 @@ int main(int argc, char **argv)
             pthread_join(t[k], NULL);
     }
     printf("%d threads of %d calls\n", threads, calls);
+    fflush(stdout);
+    if (argc > 3) {
+        sleep((unsigned)atoi(argv[3]));
+        printf("slept\n");
+    }
     return 0;
 }
