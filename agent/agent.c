@@ -420,6 +420,7 @@ struct file {
     unsigned n_chunks;          /* in the chunk table */
     int full_said;              /* "waiting" was said */
     uint32_t header_size, chunk_size, version, mode;
+    uint32_t word_size;         /* 4 or 8: a run-time address's bytes (trace-format.h) */
     uint32_t header_hash;       /* of the header page as last sent (0: never) */
     uint64_t scan_off;          /* the next chunk header to read */
     uint32_t hole_scans;        /* scans that found a zero header at scan_off */
@@ -653,7 +654,7 @@ static int trace_header(struct file *f)
     if (n < (long)sizeof h || !h.magic[0])
         return 0;                           /* not written yet */
     if (memcmp(h.magic, LITIFUT_TRACE_MAGIC, 8) != 0 || (h.version != 4 && h.version != 5) ||
-        h.word_size != 4)
+        (h.word_size != 4 && h.word_size != 8))
         return refuse(f, "not a litifut trace (or a version this agent does not know)", 0), 0;
     uint16_t one = 1;
     if (h.endian != (*(unsigned char *)&one ? LITIFUT_LITTLE_ENDIAN : LITIFUT_BIG_ENDIAN))
@@ -667,6 +668,7 @@ static int trace_header(struct file *f)
     f->chunk_size = h.chunk_size;
     f->version = h.version;
     f->mode = h.mode;
+    f->word_size = h.word_size;
     f->scan_off = h.header_size;
     f->have_header = 1;
     return 1;
@@ -815,12 +817,15 @@ static int send_open(struct file *f)
  * thread's or the process's chunk, the first zero word where a record
  * would start.  Records are walked (the payload of a control record,
  * the target word of a call through a register may hold zero words);
- * *skip: payload words still to pass, carried from piece to piece. */
-static size_t data_end(const struct chunk *c, const unsigned char *p, size_t base, size_t len,
-                       uint32_t *skip)
+ * *skip: payload words still to pass, carried from piece to piece.
+ * word_size: the trace's (a tag 1 target's bytes; pairs of 8 are
+ * struct litifut_pair64). */
+static size_t data_end(const struct chunk *c, uint32_t word_size, const unsigned char *p,
+                       size_t base, size_t len, uint32_t *skip)
 {
     if (c->tid == LITIFUT_PAIRS_TID) {
-        size_t e = sizeof(struct litifut_chunk_header), step = sizeof(struct litifut_pair);
+        size_t e = sizeof(struct litifut_chunk_header);
+        size_t step = word_size == 8 ? sizeof(struct litifut_pair64) : sizeof(struct litifut_pair);
         if (base > e)
             e += (base - e + step - 1) / step * step;
         for (; e - base + 4 <= len; e += step) {
@@ -846,7 +851,7 @@ static size_t data_end(const struct chunk *c, const unsigned char *p, size_t bas
         memcpy(&w, p + i, 4);
         if (!w)
             return i;
-        uint32_t more = LITIFUT_REC_TAG(w) == LITIFUT_REC_CALL_TARGET ? 1 :
+        uint32_t more = LITIFUT_REC_TAG(w) == LITIFUT_REC_CALL_TARGET ? word_size / 4 :
                         (w & 0xffu) == LITIFUT_REC_CONTROL ? LITIFUT_REC_PAYLOAD(w) : 0;
         size_t words = (len - i - 4) / 4;
         if (more > words) {
@@ -929,7 +934,7 @@ static int send_chunk(struct chunk *c)
         const unsigned char *p = piece + (pos - t0);
         size_t len = ((size_t)got - (pos - t0)) & ~(size_t)3;
         uint32_t skip = c->skip;
-        size_t e = data_end(c, p, pos, len, &skip);
+        size_t e = data_end(c, f->word_size, p, pos, len, &skip);
         if (e == 0)
             break;
         if (!room(e))
