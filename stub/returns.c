@@ -117,8 +117,13 @@ int returns_hookable(uintptr_t target)
            target != (uintptr_t)__wrap__setjmp && target != (uintptr_t)__wrap___sigsetjmp;
 }
 
+static int shadow_make(struct litifut_thread *t);
+
 uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call)
 {
+    shadow_make(t);     /* now, before the call's time: a thread's first makes it (on 64-bit
+                           glibc its thread destructor's malloc makes an arena: milliseconds
+                           under qemu, which the callee would seem to take) */
     return unwind(t, p, sp_call, 1);
 }
 
