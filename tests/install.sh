@@ -194,9 +194,9 @@ install_refusals() {
     INSTALL_SCRATCH=$F
     local tc=$F/tc/bin fake=(env PATH="$F/bin:$PATH")
 
-    install_expect_error "install: aarch64-linux-gnu is refused" \
-        "aarch64-linux-gnu: litifut has no tracer module.*supported: arm-linux-gnueabi" \
-        "$L" --install aarch64-linux-gnu
+    install_expect_error "install: riscv64-linux-gnu is refused" \
+        "riscv64-linux-gnu: litifut has no tracer module.*supported: arm-linux-gnueabi.*aarch64-linux-gnu" \
+        "$L" --install riscv64-linux-gnu
     install_expect_error "install: a bogus triple is refused" "bogus-triple: .*supported:" \
         "$L" --install bogus-triple
     install_expect_error "install: no TRIPLE-gcc" "cannot run arm-linux-gnueabi-gcc" \

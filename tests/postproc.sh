@@ -77,6 +77,7 @@ postproc_untraced() {
     case $ARCH in
     arm) expected="1 via_lr " ;;
     armhf) expected="1 via_it 1 via_lr " ;;
+    aarch64) expected="1 via_x16 " ;;
     *) expected="1 via_hb " ;;
     esac
     check "$name: --info counts the untraced calls the link counted (${info:-none}; link: ${link:-none})" \

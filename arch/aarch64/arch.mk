@@ -2,11 +2,13 @@
 # eh-end.o last: the tracer's .eh_frame ends with a terminator of its own
 # (a static program's unwinder walks to one; the tracer comes after crtend.o).
 TRACER_OBJS_aarch64 := sleds.o stub.o unwind.o memset.o eh-end.o
-# the agent is a static program of its own: no BTI/PAC, and one segment
-# (-N): ld aligns a separate data segment to 64 KB in the file (arm64's
-# largest page), which a few initialised words would cost; one segment
-# loads at any page size.  14 KB instead of 66 KB.
-AGENT_FLAGS_aarch64 := -mbranch-protection=none -Wl,-N -Wl,--no-warn-rwx-segments
+# the agent is a static program of its own, with BTI and PAC as the
+# tracer.  Without RELRO (it has nothing to protect after start) ld need
+# not end its data segment at a 64 KB boundary (arm64's largest page),
+# and without separate code it pads nothing: 15 KB instead of 66 KB,
+# still a read-only code segment and a data segment apart, each loadable
+# at any page size.
+AGENT_FLAGS_aarch64 := -Wl,-z,norelro -Wl,-z,noseparate-code
 # arch_modules_aarch64 TRIPLE FLAGS: no further modules
 define arch_modules_aarch64
 endef

@@ -36,7 +36,8 @@
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
 struct kernel_timespec {
-    long sec, nsec;             /* the 32-bit kernel's struct (no 64-bit time here) */
+    long sec, nsec;             /* the 32-bit kernel's struct (no 64-bit time
+                                   here); on AArch64 the only one */
 };
 
 /* clock_gettime(CLOCK_MONOTONIC) as a system call of our own. */
@@ -61,8 +62,13 @@ static ALWAYS_INLINE void clock_now(struct kernel_timespec *ts)
                      : "r"(a0), "r"(a1)
                      : "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15",
                        "$24", "$25", "hi", "lo", "memory");
+#elif defined(__aarch64__)
+    register long x0 __asm__("x0") = CLOCK_MONOTONIC;
+    register long x1 __asm__("x1") = (long)ts;
+    register long x8 __asm__("x8") = SYS_clock_gettime;
+    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x8) : "memory");
 #else
-#error "timeshape.c: ARM or MIPS only"
+#error "timeshape.c: ARM, MIPS or AArch64 only"
 #endif
 }
 

@@ -6,7 +6,9 @@
  *   Thumb-2 (armhf): also a 16-bit "blx rM" in an IT block (via_it),
  *     and plain calls through pointers from Thumb code, which the link
  *     rewrites with the instruction before them (traced: not counted);
- *   MIPS: a "jalr.hb" (via_hb).
+ *   MIPS: a "jalr.hb" (via_hb);
+ *   AArch64: a "blr x16" (via_x16; the sled entry puts its number in
+ *     x16, so the call's own register would be lost).
  * Exit status 0.
  */
 #include <stdio.h>
@@ -54,6 +56,15 @@ NOINLINE void via_hb(void (*fp)(void))
 }
 #endif
 
+#if defined(__aarch64__)
+NOINLINE void via_x16(void (*fp)(void))
+{
+    __asm__ volatile("mov x16, %0\n\tblr x16" : : "r"(fp)
+                     : "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
+                       "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x30", "cc", "memory");
+}
+#endif
+
 int main(void)
 {
 #if defined(__arm__)
@@ -65,6 +76,9 @@ int main(void)
 #endif
 #if defined(__mips__)
     via_hb(pointer);
+#endif
+#if defined(__aarch64__)
+    via_x16(pointer);
 #endif
     printf("untraced: %d\n", acc);
     return 0;
