@@ -42,6 +42,10 @@ struct arch_rewrite_ops {
      * one error line if it cannot be read.  The wrapper uses a variant
      * only if every object of the program allows it. */
     const char *(*module_variant)(const char *object_path);
+    /* Optional: assembly the DB object adds (pass 1's placeholder too):
+     * AArch64's GNU property note, without which ld would take BTI and
+     * PAC marking away from a program linked with the DB. */
+    const char *db_asm;
 };
 
 /* The rewrite ops of `arch` (every arch has them). */

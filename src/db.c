@@ -87,7 +87,8 @@ static void put_word(unsigned char *p, uint32_t v, int big_endian)
 }
 
 int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint32_t thunk_bytes,
-                 const char *rules, const uint32_t *other_code, size_t n_other, const char *path)
+                 const char *rules, const uint32_t *other_code, size_t n_other, const char *extra,
+                 const char *path)
 {
     /* no DB: zeros (pass 1's placeholder) */
     uint32_t n = db ? LITIFUT_DB_HEADER_WORDS + db->header.n_pages + db->header.n_sites : 0;
@@ -156,6 +157,8 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
         for (size_t i = 0; i < 2 * n_other; i++)
             fprintf(f, "    .4byte 0x%08" PRIx32 "\n", other_code[i]);
     }
+    if (extra)
+        fputs(extra, f);
     fprintf(f, "    .section .note.GNU-stack, \"\", %%progbits\n");
     free(bin);
     if (fclose(f) != 0)

@@ -198,7 +198,8 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
         uint32_t *other = other_code(o->excluded, &img, &n_other);
         uint32_t words = db_size_bytes(&pl.db) / 4;
         rc = db_c ? db_write_asm(&pl.db, img.big_endian, words + DB_ROOM_WORDS,
-                                 thunk_area_size(arch, sites), rules, other, n_other, db_c)
+                                 thunk_area_size(arch, sites), rules, other, n_other,
+                                 arch_rewrite_ops(arch)->db_asm, db_c)
                   : 0;
         free(other);
         free(rules);
@@ -254,9 +255,9 @@ out:
 
 int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
 {
-    (void)arch;
     /* pass 1's: a header's room of zeros (nothing reads it) */
-    return db_write_asm(NULL, 0, LITIFUT_DB_HEADER_WORDS + DB_ROOM_WORDS, 0, NULL, NULL, 0, db_c);
+    return db_write_asm(NULL, 0, LITIFUT_DB_HEADER_WORDS + DB_ROOM_WORDS, 0, NULL, NULL, 0,
+                        arch_rewrite_ops(arch)->db_asm, db_c);
 }
 
 int read_sites_tsv(const struct arch_ops *arch, const char *path, struct site_list *out)

@@ -55,8 +55,18 @@ static uint32_t a64_site_word(const struct call_site *site, uint64_t word_addr)
     return (uint32_t)(site->addr + (uint64_t)a64_branch_offset(site->insn) - word_addr);
 }
 
+/* The DB object's GNU property note, as the tracer's (property.h): BTI
+ * and PAC, so that a program whose every input has them keeps them. */
+static const char a64_db_note[] =
+    "    .section .note.gnu.property, \"a\"\n"
+    "    .p2align 3\n"
+    "    .word 4, 16, 5\n"                 /* namesz, descsz, NT_GNU_PROPERTY_TYPE_0 */
+    "    .asciz \"GNU\"\n"
+    "    .word 0xc0000000, 4, 3, 0\n";     /* FEATURE_1_AND: BTI | PAC */
+
 const struct arch_rewrite_ops arch_aarch64_rewrite = {
     .encode_redirect = a64_encode_redirect,
     .check_reach = a64_check_reach,
     .site_word = a64_site_word,
+    .db_asm = a64_db_note,
 };
