@@ -92,7 +92,5 @@ copyout_case() {    # copyout_case ARCH
 }
 
 test_copyout() {
-    for a in $ARCHES; do
-        copyout_case "$a"
-    done
+    each_folder copyout_case
 }

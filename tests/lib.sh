@@ -257,6 +257,36 @@ cached_object() {
     ln -sf "$dir/$key.o" "$out"
 }
 
+# each_arch FUNC: FUNC ARCH for every arch of $ARCHES, $JOBS at a time
+# (each arch's case works in directories of its own)
+each_arch() {
+    local a
+    for a in $ARCHES; do echo "$a"; done | parallel "$1"
+}
+
+# folder_arches: of $ARCHES, the first test name of each arch folder
+# (arm, mips, aarch64); with TEST_FULL=1 all of them.  The groups of the
+# tracer's run-time features (recording on and off, modes, the ring,
+# streaming, copy-out, fork, signals, limits) run on these: armhf's and
+# mipsel's tracer is arm's and mips's code, built for the other float
+# ABI and byte order, and the groups that read or rewrite code
+# (programs, returns, shlib, views, realprog...) run on every arch.
+folder_arches() {
+    local a triple folder rest
+    local -A seen=()
+    for a in $ARCHES; do
+        IFS=$'\t' read -r triple folder rest <<< "${ARCH_ROWS[$a]}"
+        [ "${TEST_FULL:-0}" = 1 ] || [ -z "${seen[$folder]:-}" ] || continue
+        seen[$folder]=1
+        echo "$a"
+    done
+}
+
+# each_folder FUNC: each_arch over folder_arches only
+each_folder() {
+    folder_arches | parallel "$1"
+}
+
 # parallel FUNC: runs FUNC once per line of stdin (the line's words are
 # its arguments), at most $JOBS at a time.
 parallel() {

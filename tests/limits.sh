@@ -144,8 +144,5 @@ limits_arch() {
 }
 
 test_limits() {
-    local arch
-    for arch in $ARCHES; do
-        echo "$arch"
-    done | parallel limits_arch
+    each_folder limits_arch
 }

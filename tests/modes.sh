@@ -75,18 +75,16 @@ modes_views() {     # modes_views ARCH
 
 test_modes() {
     local arch src link
-    for arch in $ARCHES; do
+    for arch in $(folder_arches); do
         for src in calls.c threads.c; do
             for link in pie static; do
-                # (mipsel: mips's code, the other byte order; TEST_FULL: static too)
-                [ "$arch" = mipsel ] && [ "$link" = static ] && [ "${TEST_FULL:-0}" != 1 ] && continue
                 echo "$arch $src $link"
             done
         done
         # far sites: the MIPS run-time bridge's way into the mode paths
         [ "${arch#mips}" != "$arch" ] && echo "$arch bigtext.c pie"
     done | parallel modes_case
-    for arch in $ARCHES; do
+    for arch in $(folder_arches); do
         modes_views "$arch"
     done
 }

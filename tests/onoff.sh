@@ -164,7 +164,5 @@ onoff_case() {      # onoff_case ARCH
 }
 
 test_onoff() {
-    for a in $ARCHES; do
-        onoff_case "$a"
-    done
+    each_folder onoff_case
 }

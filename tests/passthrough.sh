@@ -52,8 +52,5 @@ passthrough_arch() {
 }
 
 test_passthrough() {
-    local arch
-    for arch in $ARCHES; do
-        passthrough_arch "$arch"
-    done
+    each_arch passthrough_arch
 }

@@ -19,6 +19,7 @@ program_modes() {
            echo pie static marm-pie ;;     # (arm has nopie)
     mipsel) [ "${TEST_FULL:-0}" = 1 ] && echo pie nopie nopic static ||
             echo pie ;;             # (mips has the rest: only the byte order differs)
+    aarch64) echo pie nopie static ;;   # (-fno-pic: MIPS's jal code; here the same as nopie)
     *) echo pie nopie nopic static ;;
     esac
 }

@@ -272,5 +272,5 @@ ring_fork() {
 }
 
 test_ring() {
-    for a in $ARCHES; do echo "$a"; done | parallel ring_case
+    each_folder ring_case
 }

@@ -167,7 +167,5 @@ rules_case() {      # rules_case ARCH
 }
 
 test_rules() {
-    for a in $ARCHES; do
-        rules_case "$a"
-    done
+    each_folder rules_case
 }

@@ -7,18 +7,26 @@
 #
 # BIN (the host tools under test, default build/bin), COUNTER_QEMU (the
 # directory of tests/qemu/build.sh's qemu-arm, qemu-mips (qemu-mipsel),
-# for the group counters), RELEASE_BIN (if
-# set, the host-tool groups run again with these), PLUGINS (the QEMU
-# plugins and oracle-compare, default build/tools), ARCHES (default
-# every test name of lib/arches.def: "arm armhf mips mipsel"; armhf builds Thumb-2, its default), JOBS (default: number of CPUs), KEEP_WORK=1 (keep the
-# scratch directory) and TEST_FULL=1 (the whole matrix, about 10 minutes
-# more: mipsel's programs in every link mode, -O0 for every program,
-# armhf's ARM-state static programs, -O0 shared libraries on armhf and
-# mipsel, armhf's ld.so, preload and dlhost shared-library cases, the
-# xz-utils build on mips too, mipsel's static returns and modes cases,
-# every return case in ARM state on armhf, fork storms and BusyBox on
-# every arch, every budget size, the release build's views on every
-# arch, the stream's punch, follow and slow cases on armhf and mipsel) may be set in the environment.
+# for the group counters), RELEASE_BIN (if set, the host-tool groups run
+# again with these), PLUGINS (the QEMU plugins and oracle-compare,
+# default build/tools), ARCHES (default every test name of
+# lib/arches.def: "arm armhf mips mipsel aarch64"; armhf builds Thumb-2,
+# its default), JOBS (default: number of CPUs), KEEP_WORK=1 (keep the
+# scratch directory) and TEST_FULL=1 may be set in the environment.
+#
+# The default matrix keeps make test within its time: the groups that
+# read or rewrite code (programs, returns, shlib, linking, views,
+# realprog...) run on every arch, the groups of the tracer's run-time
+# features on one arch per arch folder (tests/lib.sh, folder_arches:
+# arm, mips, aarch64).  TEST_FULL=1 runs the whole matrix (about 15
+# minutes more): the run-time groups on armhf and mipsel too, mipsel's
+# programs in every link mode, -O0 for every program, armhf's ARM-state
+# static programs, -O0 shared libraries on armhf and mipsel, armhf's
+# ld.so, preload and dlhost and aarch64's preload shared-library cases,
+# bigtext through ld.so beyond mips, the xz-utils build on mips too,
+# mipsel's static returns, every return case in ARM state on armhf,
+# BusyBox on every arch, every budget size, the release build's views
+# on every arch.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}

@@ -23,25 +23,26 @@ calls_to() {
 
 # A forked child traces into a file of its own, with exactly its calls.
 test_fork() {
-    local arch parent child
-    for arch in $ARCHES; do
-        set_arch "$arch"
-        traced_run forks forks.c
-        parent=$(ls "$RUN"/litifut.*.trace | head -1)
-        child=$(ls "$RUN"/litifut.*.trace | tail -1)
-        check "$ARCH/fork: parent and child trace into files of their own" \
-            eval '[ "$(ls "$RUN"/litifut.*.trace | wc -l)" = 2 ] &&
-                  grep -q "parent done, child exit 0" "$RUN/out" &&
-                  [ "$(calls_to parent_marker "$parent")" = 200 ] &&
-                  [ "$(calls_to child_marker "$parent")" = 0 ] &&
-                  [ "$(calls_to before_fork "$parent")" = 10 ] &&
-                  [ "$(calls_to child_marker "$child")" = 300 ] &&
-                  [ "$(calls_to parent_marker "$child")" = 0 ]'
-        fork_views "$parent" "$child"
-        fork_off "$parent" "$child"
-        # (armhf and mipsel: the same fork handlers; TEST_FULL runs them)
-        case $ARCH in arm|mips) fork_storm ;; *) [ "${TEST_FULL:-0}" = 1 ] && fork_storm ;; esac
-    done
+    each_folder fork_arch
+}
+
+fork_arch() {
+    local parent child
+    set_arch "$1"
+    traced_run forks forks.c
+    parent=$(ls "$RUN"/litifut.*.trace | head -1)
+    child=$(ls "$RUN"/litifut.*.trace | tail -1)
+    check "$ARCH/fork: parent and child trace into files of their own" \
+        eval '[ "$(ls "$RUN"/litifut.*.trace | wc -l)" = 2 ] &&
+              grep -q "parent done, child exit 0" "$RUN/out" &&
+              [ "$(calls_to parent_marker "$parent")" = 200 ] &&
+              [ "$(calls_to child_marker "$parent")" = 0 ] &&
+              [ "$(calls_to before_fork "$parent")" = 10 ] &&
+              [ "$(calls_to child_marker "$child")" = 300 ] &&
+              [ "$(calls_to parent_marker "$child")" = 0 ]'
+    fork_views "$parent" "$child"
+    fork_off "$parent" "$child"
+    fork_storm
 }
 
 # fork_storm: threads that fork at once, and signal handlers that fork
@@ -132,7 +133,7 @@ fork_views() {
 # handler's never more often than it ran, the trace readable.
 test_signals() {
     local arch main_calls handler_calls handled
-    for arch in $ARCHES; do
+    for arch in $(folder_arches); do
         set_arch "$arch"
         traced_run signals sigstress.c
         "$BIN/litifut-postproc" --format=tsv "$RUN" > /dev/null 2> "$RUN/pp.err"
@@ -155,7 +156,7 @@ test_signals() {
 # reuses the number: the tracer reopens the file and loses nothing.
 test_daemon() {
     local arch
-    for arch in $ARCHES; do
+    for arch in $(folder_arches); do
         set_arch "$arch"
         traced_run daemon daemon.c LITIFUT_CHUNK_KB=4
         "$BIN/litifut-postproc" --format=tsv "$RUN" > /dev/null 2> "$RUN/pp.err"
@@ -171,7 +172,7 @@ test_daemon() {
 # recorded but abandoned before it was passed on).
 test_sigjump() {
     local arch executed jumps recorded
-    for arch in $ARCHES; do
+    for arch in $(folder_arches); do
         set_arch "$arch"
         TIMEOUT=300 traced_run sigjump sigjump.c LITIFUT_CHUNK_KB=4
         "$BIN/litifut-postproc" --format=tsv "$RUN" > "$RUN/trace.tsv" 2> "$RUN/pp.err"
@@ -195,7 +196,7 @@ test_sigjump() {
 # parent's calls before and after are all recorded.
 test_spawn() {
     local arch link
-    for arch in $ARCHES; do
+    for arch in $(folder_arches); do
         set_arch "$arch"
         for link in dynamic static; do
             local flags=()
@@ -221,7 +222,7 @@ test_spawn() {
 # errors in words, not numbers.
 test_tracefiles() {
     local arch long longroot
-    for arch in $ARCHES; do
+    for arch in $(folder_arches); do
         set_arch "$arch"
         RUN=$WORK/tracefiles/$ARCH
         mkdir -p "$RUN"

@@ -2,10 +2,7 @@
 # record and one warning, never a crash.
 
 test_truncated() {
-    local arch
-    for arch in $ARCHES; do
-        truncated_arch "$arch"
-    done
+    each_arch truncated_arch
 }
 
 truncated_arch() {

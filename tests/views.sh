@@ -103,6 +103,8 @@ views_errs() {
 
 test_views() {
     local arch
+    # (one arch at a time: timeshape's durations are checked within 10%,
+    # which two busy qemus on two cores can miss)
     for arch in $ARCHES; do
         views_arch "$arch"
     done

@@ -8,17 +8,12 @@
  */
 #include <stdio.h>
 
+#include "pad.h"
+
 #define NOINLINE __attribute__((noinline))
 
-static volatile unsigned sink;
-
-#define S1 sink = sink * 3u + 7u;
-#define S10 S1 S1 S1 S1 S1 S1 S1 S1 S1 S1
-#define S100 S10 S10 S10 S10 S10 S10 S10 S10 S10 S10
-#define S1000 S100 S100 S100 S100 S100 S100 S100 S100 S100 S100
-
-/* about 400 KB each: a volatile load-modify-store per line */
-NOINLINE void pad_before(void) { S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 }
+/* about 400 KB each */
+PAD_FUNCTION(pad_before)
 
 NOINLINE static unsigned leaf(unsigned x) { return x * 2654435761u; }
 NOINLINE static unsigned twice(unsigned x) { return leaf(x) ^ leaf(x + 1); }
@@ -33,7 +28,7 @@ NOINLINE unsigned middle(void)
     return h;
 }
 
-NOINLINE void pad_after(void) { S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 }
+PAD_FUNCTION(pad_after)
 
 int main(int argc, char **argv)
 {

@@ -12,6 +12,8 @@
  */
 #include <stdio.h>
 
+#include "../pad.h"
+
 #ifndef BIG
 #define BIG a
 #endif
@@ -21,15 +23,8 @@
 
 #define NOINLINE __attribute__((noinline))
 
-static volatile unsigned sink;
-
-#define S1 sink = sink * 3u + 7u;
-#define S10 S1 S1 S1 S1 S1 S1 S1 S1 S1 S1
-#define S100 S10 S10 S10 S10 S10 S10 S10 S10 S10 S10
-#define S1000 S100 S100 S100 S100 S100 S100 S100 S100 S100 S100
-
-/* about 400 KB each: a volatile load-modify-store per line */
-NOINLINE void NAME(big_pad_before)(void) { S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 }
+/* about 400 KB each */
+PAD_FUNCTION(NAME(big_pad_before))
 
 NOINLINE static unsigned leaf(unsigned x) { return x * 2654435761u; }
 NOINLINE static unsigned twice(unsigned x) { return leaf(x) ^ leaf(x + 1); }
@@ -45,4 +40,4 @@ unsigned NAME(big_run)(unsigned (*cb)(unsigned), char *buf, int size)
     return h;
 }
 
-NOINLINE void NAME(big_pad_after)(void) { S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 S1000 }
+PAD_FUNCTION(NAME(big_pad_after))
