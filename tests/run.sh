@@ -25,8 +25,8 @@
 # ld.so, preload and dlhost and aarch64's preload shared-library cases,
 # bigtext through ld.so beyond mips, the xz-utils build on mips too,
 # mipsel's static returns, every return case in ARM state on armhf,
-# BusyBox on every arch, every budget size, the release build's views
-# on every arch.
+# fork storms on mips, BusyBox on every arch, every budget size, the
+# release build's views on every arch.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$ROOT/build/bin}
