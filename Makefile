@@ -224,8 +224,9 @@ $(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)
 
 # unit tests of the encoders and decoders, and the post-processor's
-# estimate marks (tests/unit.sh)
-$(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/estimates.c postproc/trace.c $(REWRITER_SRC) $(LIB_SRC))
+# estimate marks and duration histogram (tests/unit.sh)
+$(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/estimates.c postproc/histogram.c \
+                                     postproc/trace.c $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 

@@ -9,7 +9,10 @@
  *           frame of the same function below it (recursion) is in that
  *           one's time already and is not added again
  *   self    its frames' time minus their children's
- *   avg, min, max   of each call's inclusive time
+ *   avg, min, max   of each call's inclusive time (recursive calls too)
+ *   p50, p90, p99   of the same durations: nearest rank, from a
+ *           log-linear histogram within 1% (histogram.h), allocated at
+ *           the function's first call
  *   self%   self / the threads' time (each thread's from its first
  *           traced call to its end: the sum of every function's self)
  * Per edge (the function of the nearest shown frame below -> the
@@ -17,9 +20,12 @@
  * frame of the callee: so a function's callers' totals add up to its
  * own) and self (the callee's own time in those calls).
  *
- * Text: durations with units; TSV: ns.
+ * Text: durations with units, the percentiles after max (the name stays
+ * last: it has spaces); TSV: ns.
  *   profile TSV  calls total_ns self_ns avg_ns min_ns max_ns self_pct function object
- *                [srcline] [estimate]  (avg, min, max empty for a function without calls)
+ *                [srcline] [estimate] p50_ns p90_ns p99_ns  (avg, min, max and the
+ *                percentiles empty for a function without calls; the percentiles
+ *                last, so the columns of before keep their places)
  *   graph TSV    caller caller_obj callee callee_obj calls total_ns self_ns [estimate]
  *                (caller "(root)", caller_obj empty: a thread's first frame)
  * function, caller, callee: the name without the object (demangled);
@@ -29,14 +35,15 @@
  * no return records, the text says so under its title (per process
  * where the traces differ) and puts '~' before each duration of a row
  * (function or edge) that frames of such a trace went into, and before
- * the thread time; the TSV gets a last column, estimate (1: the row's
- * times include estimates, 0: measured), only then, so that measured
- * traces give the columns they always did.
+ * the thread time; the TSV gets a column, estimate (1: the row's times
+ * include estimates, 0: measured), only then, so that measured traces
+ * give the columns they always did.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/grow.h"
+#include "postproc/histogram.h"
 #include "postproc/report.h"
 #include "postproc/view.h"
 #include "lib/error.h"
@@ -45,6 +52,7 @@ struct fstat {
     uint64_t calls, total, self;
     uint64_t sum;               /* every call's inclusive time: avg */
     uint64_t min, max;
+    struct histogram *durations;        /* every call's inclusive time (NULL: no call) */
     uint32_t active;            /* its shown frames on the stack now */
     uint8_t estimated;          /* frames of a trace with estimates went into it */
 };
@@ -132,6 +140,9 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
             st->min = dur;
         if (dur > st->max)
             st->max = dur;
+        if (!st->durations)
+            st->durations = histogram_new();
+        histogram_add(st->durations, dur);
     }
     int outermost = --st->active == 0;
     if (outermost)
@@ -221,12 +232,19 @@ static void print_title(struct profile *p, const char *what)
 
 #define TIME_W 12
 
+/* The percentiles shown, in parts per 10000 (histogram_percentile). */
+static const unsigned percentiles[] = { 5000, 9000, 9900 };
+#define N_PERCENTILES (sizeof percentiles / sizeof *percentiles)
+
 static void print_profile_text(struct profile *p, const uint32_t *ids, size_t n)
 {
     FILE *out = p->v.out;
     print_title(p, "profile");
-    fprintf(out, "#%6s %*s %*s %10s %*s %*s %*s  %s\n", "self%", TIME_W, "self", TIME_W, "total",
-            "calls", TIME_W, "avg", TIME_W, "min", TIME_W, "max", "function");
+    fputs("# avg, min, max, p50, p90, p99: of each call's inclusive time (recursive calls too);\n"
+          "# p50/p90/p99 by nearest rank, " HISTOGRAM_BOUND_TEXT "\n", out);
+    fprintf(out, "#%6s %*s %*s %10s %*s %*s %*s %*s %*s %*s  %s\n", "self%", TIME_W, "self",
+            TIME_W, "total", "calls", TIME_W, "avg", TIME_W, "min", TIME_W, "max", TIME_W, "p50",
+            TIME_W, "p90", TIME_W, "p99", "function");
     for (size_t i = 0; i < n; i++) {
         const struct fstat *st = &p->fs[ids[i]];
         const struct func *f = &p->v.ft->v[ids[i]];
@@ -242,8 +260,14 @@ static void print_profile_text(struct profile *p, const uint32_t *ids, size_t n)
             print_duration(out, st->min, TIME_W, est);
             fputc(' ', out);
             print_duration(out, st->max, TIME_W, est);
+            for (size_t k = 0; k < N_PERCENTILES; k++) {
+                fputc(' ', out);
+                print_duration(out, histogram_percentile(st->durations, percentiles[k]), TIME_W,
+                               est);
+            }
         } else {
-            fprintf(out, "%*s %*s %*s", TIME_W, "-", TIME_W, "-", TIME_W, "-");
+            for (size_t k = 0; k < 3 + N_PERCENTILES; k++)
+                fprintf(out, "%s%*s", k ? " " : "", TIME_W, "-");
         }
         fprintf(out, "  %s", f->name);
         if (p->srcline && f->srcline)
@@ -256,7 +280,8 @@ static void print_profile_tsv(struct profile *p, const uint32_t *ids, size_t n)
 {
     FILE *out = p->v.out;
     fprintf(out, "calls\ttotal_ns\tself_ns\tavg_ns\tmin_ns\tmax_ns\tself_pct\tfunction\t"
-                 "object%s%s\n", p->srcline ? "\tsrcline" : "", p->est.any ? "\testimate" : "");
+                 "object%s%s\tp50_ns\tp90_ns\tp99_ns\n", p->srcline ? "\tsrcline" : "",
+            p->est.any ? "\testimate" : "");
     for (size_t i = 0; i < n; i++) {
         const struct fstat *st = &p->fs[ids[i]];
         const struct func *f = &p->v.ft->v[ids[i]];
@@ -272,6 +297,11 @@ static void print_profile_tsv(struct profile *p, const uint32_t *ids, size_t n)
             fprintf(out, "\t%s", f->srcline ? f->srcline : "");
         if (p->est.any)
             fprintf(out, "\t%d", st->estimated);
+        for (size_t k = 0; k < N_PERCENTILES; k++)
+            if (st->calls)
+                fprintf(out, "\t%" PRIu64, histogram_percentile(st->durations, percentiles[k]));
+            else
+                fputc('\t', out);
         fputc('\n', out);
     }
 }
@@ -429,6 +459,8 @@ static void profile_end(struct view *v)
     else
         print_profile_text(p, ids, n);
     free(ids);
+    for (size_t i = 0; i < p->n_fs; i++)
+        histogram_free(p->fs[i].durations);
     free(p->fs);
     free(p->edges);
     u64map_free(&p->edge_index);

@@ -4,6 +4,8 @@
 # that spin for fixed wall-clock times; see its table), traced with a
 # per-call clock (returns inferred) on every architecture: ranking and
 # self time of the dominant functions within 10%, call counts exact,
+# the profile's p50, p90, p99 as the known durations (within 10% and
+# the histogram's 1%) and within 1% of the log's durations,
 # the Chrome JSON valid with begin/end pairs nested per thread, the
 # folded stacks adding up to the profile's self time; returns recorded
 # (LITIFUT_RETURNS=1) give the same shape; a truncated trace and clock
@@ -14,11 +16,13 @@
 # mark.  Then C++ names (tests/progs/cxx.cc, first arch) and the
 # options.
 
-# views_tsv_field FILE FUNCTION COLUMN: COLUMN of FUNCTION's row in a
-# --profile --format=tsv file (columns: calls total_ns self_ns avg_ns
-# min_ns max_ns self_pct function object [srcline]).
+# views_field FILE FUNCTION COLUMN: COLUMN (a number, or a name from the
+# header line) of FUNCTION's row in a --profile --format=tsv file
+# (columns: calls total_ns self_ns avg_ns min_ns max_ns self_pct
+# function object [srcline] [estimate] p50_ns p90_ns p99_ns).
 views_field() {
-    awk -F '\t' -v f="$2" -v c="$3" 'NR > 1 && $8 == f { print $c; exit }' "$1"
+    awk -F '\t' -v f="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) c = i }
+        NR > 1 && $8 == f { print $c; exit }' "$1"
 }
 
 # views_near VALUE EXPECTED PERCENT: VALUE within PERCENT of EXPECTED.
@@ -137,6 +141,7 @@ views_arch() {
         views_shape_ok && break
     done
     views_durations
+    views_percentiles
     views_log
     views_graph
     views_formats
@@ -177,7 +182,7 @@ tick 10 10 10"
 # views_shape_ok [PROFILE_TSV]: the profile (default $V/ts.prof) has
 # timeshape's shape; else says why in $VIEWS_BAD.
 views_shape_ok() {
-    local p=${1:-$V/ts.prof} f calls self total got bad=
+    local p=${1:-$V/ts.prof} f calls self total got bad= q
     while read -r f calls self total; do
         got="$f: $(views_field "$p" "$f" 1) calls, self $(views_field "$p" "$f" 3) ns,"
         got="$got total $(views_field "$p" "$f" 2) ns"
@@ -186,9 +191,24 @@ views_shape_ok() {
         hot|side|inner|outer)       # the dominant ones: within 10%
             views_near "$(views_field "$p" "$f" 3)" $((self * 1000000)) 10 &&
                 views_near "$(views_field "$p" "$f" 2)" $((total * 1000000)) 10 ||
-                bad="$bad; $got (expected self $self ms, total $total ms, within 10%)" ;;
+                bad="$bad; $got (expected self $self ms, total $total ms, within 10%)"
+            # one call each: its percentiles are its duration, within the
+            # histogram's 1% and the 10%
+            for q in p50_ns p90_ns p99_ns; do
+                views_near "$(views_field "$p" "$f" $q)" $((total * 1000000)) 11 ||
+                    bad="$bad; $f: $q $(views_field "$p" "$f" $q) (expected $total ms within 11%)"
+            done ;;
         esac
     done <<< "$VIEWS_SHAPE"
+    # tick's 10 calls of 1 ms: the median (5th) holds even if a busy host
+    # stretched a few; rec's 4 nested calls of 12, 9, 6, 3 ms: p50 the
+    # 2nd shortest (within 25%, as rec's total below), p99 the longest,
+    # the outermost: its total (a recursion counted once)
+    views_near "$(views_field "$p" tick p50_ns)" 1000000 11 ||
+        bad="$bad; tick: p50 $(views_field "$p" tick p50_ns) ns (expected 1 ms within 11%)"
+    views_near "$(views_field "$p" rec p50_ns)" 6000000 25 &&
+        [ "$(views_field "$p" rec p99_ns)" = "$(views_field "$p" rec total_ns)" ] ||
+        bad="$bad; rec: p50 $(views_field "$p" rec p50_ns), p99 $(views_field "$p" rec p99_ns) ns (expected 6 ms within 25%, and its total)"
     local top
     top=$(awk -F '\t' 'NR > 1 && NR <= 5 { print $8 }' "$p" | tr '\n' ' ')
     [ "$top" = "hot side inner outer " ] || bad="$bad; ranking by self time: $top"
@@ -208,6 +228,58 @@ views_durations() {
     else
         fail "$ARCH/views: --profile${VIEWS_BAD} (see $V/ts.proftxt)"
     fi
+}
+
+# views_log_percentiles LOG: per function of a log, its calls' durations
+# in ns (from the log's figures: 4 digits) and their nearest-rank p50,
+# p90, p99: "function n p50 p90 p99" lines.
+views_log_percentiles() {
+    awk '/^ +[0-9.]+ +~?[0-9.]+ (ns|us|ms|s) +[0-9]+ / {
+            d = $2; sub(/^~/, "", d)
+            d *= $3 == "s" ? 1e9 : $3 == "ms" ? 1e6 : $3 == "us" ? 1e3 : 1
+            if (match($0, /\} \/\* .* \*\/$/)) f = substr($0, RSTART + 5, RLENGTH - 8)
+            else if (match($0, / -> .*$/)) f = substr($0, RSTART + 4)
+            else next
+            sub(/ \(.*\)$/, "", f)                # as the TSV names it: no " (libc.so.6)"
+            printf "%s\t%.0f\n", f, d }' "$1" |
+        sort -t "$(printf '\t')" -k1,1 -k2,2n |
+        awk -F '\t' 'function out(   k, r, s) { if (n == 0) return; s = name " " n
+                                               for (k = 1; k <= 3; k++) { r = int(n * q[k] / 100); if (r < n * q[k] / 100) r++
+                                                                         s = s " " v[r] }
+                                               print s }
+                     BEGIN { q[1] = 50; q[2] = 90; q[3] = 99 }
+                     $1 != name { out(); name = $1; n = 0 } { v[++n] = $2 } END { out() }'
+}
+
+# the profile's p50, p90, p99: the last three TSV columns (after the
+# estimate column), min <= p50 <= p90 <= p99 <= max, within 1% of the
+# exact nearest rank of the log's durations (+0.1% for the log's
+# rounding), p99 the max for 100 calls or fewer; the text's legend says
+# the bound and its header has the columns
+views_percentiles() {
+    local p=$V/ts.prof f n e50 e90 e99 got g50 g90 g99 bad= checked=0
+    [ "$(head -1 "$p" | cut -f 10-)" = "$(printf 'estimate\tp50_ns\tp90_ns\tp99_ns')" ] ||
+        bad="$bad; TSV header: $(head -1 "$p")"
+    while read -r f n e50 e90 e99; do
+        # (a thread's first frame, main's and worker's, is synthetic: no call)
+        [ "$(views_field "$p" "$f" calls)" = 0 ] && continue
+        got="$(views_field "$p" "$f" p50_ns) $(views_field "$p" "$f" p90_ns) $(views_field "$p" "$f" p99_ns)"
+        [ "$(views_field "$p" "$f" calls)" = "$n" ] || { bad="$bad; $f: $n calls in the log"; continue; }
+        read -r g50 g90 g99 <<< "$got"
+        views_near "$g50" "$e50" 1.1 && views_near "$g90" "$e90" 1.1 && views_near "$g99" "$e99" 1.1 ||
+            bad="$bad; $f: p50 p90 p99 $got, the log's $e50 $e90 $e99"
+        checked=$((checked + 1))
+    done < <(views_log_percentiles "$V/ts.log")
+    awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $1 > 0 { lo = $c["min_ns"]; a = $c["p50_ns"]; b = $c["p90_ns"]; z = $c["p99_ns"]; hi = $c["max_ns"]
+                 if (!(lo <= a && a <= b && b <= z && z <= hi) || ($1 <= 100 && z != hi)) { print $8; bad = 1 } }
+        $1 == 0 && $c["p50_ns"] != "" { print $8; bad = 1 }
+        END { exit bad }' "$p" > "$V/percentiles.bad" || bad="$bad; out of order: $(tr '\n' ' ' < "$V/percentiles.bad")"
+    grep -q "^# p50/p90/p99 by nearest rank, within 1%$" "$V/ts.proftxt" &&
+        grep -q "^# *self% .* max  *p50  *p90  *p99  function$" "$V/ts.proftxt" || bad="$bad; the text's legend or header"
+    [ "$checked" -ge 8 ] || bad="$bad; $checked functions compared"
+    check "$ARCH/views: --profile's p50, p90, p99 of $checked functions within 1% of the log's durations, in order, in TSV and text${bad:+$bad}" \
+        [ -z "$bad" ]
 }
 
 views_log() {
@@ -410,9 +482,9 @@ views_estimated() {
     for f in proftxt graphtxt; do
         grep -qxF "# ~ marks estimates: $note" "$V/$name.$f" || bad="$bad; $f says nothing"
     done
-    for f in prof graph; do
-        [ "$(head -1 "$V/$name.$f" | awk -F '\t' '{ print $NF }')" = estimate ] &&
-            awk -F '\t' 'NR > 1 && $NF != 1 { bad = 1 } END { exit bad || NR < 2 }' "$V/$name.$f" ||
+    for f in prof graph; do     # (the profile's percentiles come after it)
+        awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "estimate") c = i; next }
+                     !c || $c != 1 { bad = 1 } END { exit bad || NR < 2 }' "$V/$name.$f" ||
             bad="$bad; $f: no estimate column of 1s"
     done
     chrome=$(views_chrome_estimates "$V/$name.json" 2>&1)
@@ -446,7 +518,7 @@ views_measured() {
         [[ "$m" =~ ^0\ [1-9][0-9]*$ ]] || bad="$bad; $f: durations with and without ~: $m"
     done
     grep -q "estimate" "$V"/returns.{log,proftxt,graphtxt,json} && bad="$bad; a note"
-    [ "$(head -1 "$V/returns.prof")" = "$(printf 'calls\ttotal_ns\tself_ns\tavg_ns\tmin_ns\tmax_ns\tself_pct\tfunction\tobject')" ] &&
+    [ "$(head -1 "$V/returns.prof")" = "$(printf 'calls\ttotal_ns\tself_ns\tavg_ns\tmin_ns\tmax_ns\tself_pct\tfunction\tobject\tp50_ns\tp90_ns\tp99_ns')" ] &&
         [ "$(head -1 "$V/returns.graph")" = "$(printf 'caller\tcaller_obj\tcallee\tcallee_obj\tcalls\ttotal_ns\tself_ns')" ] ||
         bad="$bad; TSV headers"
     chrome=$(views_chrome_estimates "$V/returns.json" 2>&1)

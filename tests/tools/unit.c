@@ -8,8 +8,9 @@
  * ring (chunks out of file order, a gap, the open calls); traces of
  * word size 8 and 4 (targets, load biases, return addresses and pairs
  * of the word size; a target cut by the chunk's end; a word size
- * refused); a 64-bit ELF file opened (the host's /bin/true).  One line
- * per check, "ok NAME" or
+ * refused); a 64-bit ELF file opened (the host's /bin/true); the
+ * profile's duration histogram (buckets, percentiles within their
+ * bound against exact ones, counters that widen).  One line per check, "ok NAME" or
  * "FAIL NAME: what", as tests/unit.sh expects; exit 1 if any failed.
  */
 #include <inttypes.h>
@@ -25,6 +26,7 @@
 #include "src/db.h"
 #include "src/rules.h"
 #include "postproc/estimates.h"
+#include "postproc/histogram.h"
 #include "postproc/trace.h"
 #include "litifut/trace-format.h"
 #include "arch/aarch64/host-aarch64.h"
@@ -889,6 +891,155 @@ static void test_elf64(void)
     elf_image_close(&img);
 }
 
+/* --- the duration histogram (postproc/histogram.c) --- */
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every bucket: its lowest and highest value map back to it, buckets
+ * follow each other without a gap, the last ends at 2^64 - 1, and each
+ * is at most 2^-6 of its lowest value wide (so half a bucket is 2^-7). */
+static void test_histogram_buckets(void)
+{
+    char bad[160] = "";
+    for (size_t b = 0; b < HISTOGRAM_BUCKETS && !*bad; b++) {
+        uint64_t low = histogram_bucket_low(b), w = histogram_bucket_width(b);
+        uint64_t high = low + (w - 1);
+        if (histogram_bucket(low) != b || histogram_bucket(high) != b)
+            snprintf(bad, sizeof bad, "bucket %zu: [%" PRIu64 ", %" PRIu64 "] maps to %zu, %zu", b,
+                     low, high, histogram_bucket(low), histogram_bucket(high));
+        else if (b && low != histogram_bucket_low(b - 1) + histogram_bucket_width(b - 1))
+            snprintf(bad, sizeof bad, "bucket %zu starts at %" PRIu64 ", not after bucket %zu", b,
+                     low, b - 1);
+        else if (low >= HISTOGRAM_SUB && w > low >> HISTOGRAM_SUB_BITS)
+            snprintf(bad, sizeof bad, "bucket %zu: width %" PRIu64 " at %" PRIu64, b, w, low);
+        else if (b == HISTOGRAM_BUCKETS - 1 && high != UINT64_MAX)
+            snprintf(bad, sizeof bad, "the last bucket ends at %" PRIu64, high);
+    }
+    check(!*bad, "histogram: buckets cover 0 .. 2^64-1 without gaps, each value's bucket holds it, "
+          "widths at most 2^-6 of their values", "%s", bad);
+    check(histogram_bucket(0) == 0 && histogram_bucket(63) == 63 && histogram_bucket(64) == 64 &&
+              histogram_bucket(127) == 127 && histogram_bucket(128) == 128 &&
+              histogram_bucket(129) == 128 && histogram_bucket(130) == 129 &&
+              histogram_bucket(UINT64_MAX) == HISTOGRAM_BUCKETS - 1 &&
+              histogram_bucket_low(HISTOGRAM_BUCKETS - 1) == UINT64_MAX - ((UINT64_C(1) << 57) - 1),
+          "histogram: 0..127 exact, then pairs from 128, 2^64-1 in the last bucket",
+          "128 -> %zu, 130 -> %zu, 2^64-1 -> %zu", histogram_bucket(128), histogram_bucket(130),
+          histogram_bucket(UINT64_MAX));
+}
+
+/* The histogram's percentiles of v[0..n) against the exact nearest
+ * rank: within 2^-7 of it, inside [min, max], rank 1 and the last
+ * exact; the buckets histogram_next lists add up to n.  Returns "" or
+ * what went wrong. */
+static const char *histogram_against_exact(uint64_t *v, size_t n, char *bad, size_t size)
+{
+    static const unsigned ps[] = { 0, 1, 100, 2500, 5000, 9000, 9900, 9990, 9999, 10000 };
+    struct histogram *h = histogram_new();
+    for (size_t i = 0; i < n; i++)
+        histogram_add(h, v[i]);
+    qsort(v, n, sizeof *v, u64_cmp);
+    *bad = 0;
+    for (size_t k = 0; k < sizeof ps / sizeof *ps && !*bad; k++) {
+        uint64_t rank = ((uint64_t)n * ps[k] + 9999) / 10000;
+        rank = rank < 1 ? 1 : rank;
+        uint64_t want = v[rank - 1], got = histogram_percentile(h, ps[k]);
+        uint64_t err = got > want ? got - want : want - got;
+        int exact_wanted = rank == 1 || rank == n;
+        if (err > want / 128 || (exact_wanted && err) || got < v[0] || got > v[n - 1])
+            snprintf(bad, size, "n %zu, %u/10000: %" PRIu64 ", exact %" PRIu64, n, ps[k], got, want);
+    }
+    size_t b = 0;
+    uint64_t low, width, count, sum = 0, last_low = 0;
+    int ordered = 1;
+    while (histogram_next(h, &b, &low, &width, &count)) {
+        ordered &= sum == 0 || low > last_low;
+        last_low = low;
+        sum += count;
+    }
+    if (!*bad && (sum != n || !ordered || h->count != n))
+        snprintf(bad, size, "n %zu: buckets listed hold %" PRIu64 "%s", n, sum,
+                 ordered ? "" : ", out of order");
+    histogram_free(h);
+    return bad;
+}
+
+static void test_histogram(void)
+{
+    test_histogram_buckets();
+    struct histogram *h = histogram_new();
+    int empty = histogram_percentile(h, 5000) == 0;
+    for (int i = 0; i < 10; i++)
+        histogram_add(h, 0);
+    check(empty && histogram_percentile(h, 5000) == 0 && histogram_percentile(h, 9900) == 0 &&
+              h->min == 0 && h->max == 0,
+          "histogram: empty gives 0; ten zeros give 0", "p50 %" PRIu64, histogram_percentile(h, 5000));
+    histogram_free(h);
+
+    size_t cap = 200000;
+    uint64_t *v = malloc(cap * sizeof *v), seed = 0x9e3779b97f4a7c15u;
+    char bad[200];
+    /* random data of several shapes and sizes (1..4: kept exact; then
+     * counters over one group, over many, with 256+ and 65536+ in one
+     * bucket, which widens them) */
+    static const size_t sizes[] = { 1, 2, 3, 4, 5, 7, 100, 1000, 70000, 200000 };
+    const char *fail = "";
+    char where[240] = "";
+    for (int shape = 0; shape < 5 && !*fail; shape++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes && !*fail; s++) {
+            size_t n = sizes[s];
+            for (size_t i = 0; i < n; i++) {
+                uint64_t r = xorshift(&seed);
+                switch (shape) {
+                case 0: v[i] = r >> (r % 64); break;                /* log-uniform over 2^0..2^64 */
+                case 1: v[i] = 1000000 + r % 50000; break;          /* narrow: 1 ms +- */
+                case 2: v[i] = 40000000; break;                     /* constant */
+                case 3: v[i] = r % 200; break;                      /* small, exact buckets */
+                default: v[i] = UINT64_MAX - r % 4096; break;       /* near 2^64 */
+                }
+            }
+            fail = histogram_against_exact(v, n, bad, sizeof bad);
+            if (*fail)
+                snprintf(where, sizeof where, "shape %d: %s", shape, fail);
+        }
+    check(!*fail, "histogram: p0..p100 within 2^-7 of the exact nearest rank, in [min, max], min "
+          "and max exact, on random data of 5 shapes and 1 to 200000 values (incl. near 2^64)",
+          "%s", where);
+
+    /* 0 and 2^64 - 1 together: every group's counters at once */
+    h = histogram_new();
+    for (int i = 0; i < 5; i++)
+        histogram_add(h, i % 2 ? UINT64_MAX : 0);
+    histogram_add(h, UINT64_C(1) << 63);
+    uint64_t p50 = histogram_percentile(h, 5000), p99 = histogram_percentile(h, 9900);
+    check(p50 <= (UINT64_C(1) << 63) / 128 && p99 == UINT64_MAX && h->n_groups == HISTOGRAM_GROUPS,
+          "histogram: 0, 2^63 and 2^64-1 in one histogram (all 59 groups)",
+          "p50 %" PRIu64 ", p99 %" PRIu64 ", %u groups", p50, p99, (unsigned)h->n_groups);
+    histogram_free(h);
+
+    /* counters widen: 70000 values in one bucket need 4 bytes */
+    h = histogram_new();
+    for (int i = 0; i < 70000; i++)
+        histogram_add(h, 5000);
+    histogram_add(h, 10);
+    check(h->width == 4 && histogram_percentile(h, 5000) == 5000 && histogram_percentile(h, 0) == 10,
+          "histogram: counters widen from 1 to 4 bytes past 65535 in one bucket",
+          "width %u, p50 %" PRIu64, (unsigned)h->width, histogram_percentile(h, 5000));
+    histogram_free(h);
+    free(v);
+}
+
 int main(void)
 {
     test_elf64();
@@ -903,5 +1054,6 @@ int main(void)
     test_records();
     test_rule_kinds();
     test_estimates();
+    test_histogram();
     return failures ? 1 : 0;
 }
