@@ -44,9 +44,9 @@ onoff_control() {
               "$BIN/litifut-postproc" "$r" | grep -q "^# recording off at .* (start), on at .* (control file), off at .* (control file)$"'
 }
 
-# LITIFUT_BUDGET=1ms/10ms on callheavy (CPU-bound, a call every few
-# instructions: recording it all would take far more than 10% of the
-# time).  Checked without timing anything: the budget paused recording,
+# LITIFUT_BUDGET=1ms/10ms on callheavy 2 (400,000 calls, CPU-bound, a
+# call every few instructions: recording it all would take far more
+# than 10% of the time; a run lasts about a hundred periods).  Checked without timing anything: the budget paused recording,
 # every call was recorded or counted (their sum is a full run's calls),
 # the tracer's reckoned time (recorded calls at the calibrated cost) is
 # within the budget and its overshoot, and the log shows the pauses.
@@ -56,7 +56,7 @@ onoff_budget() {
     mkdir -p "$d"
     LITIFUT=1 "$TCC" -B"$BIN/" -O2 -o "$d/prog" "$ROOT/tests/progs/callheavy.c" ||
         { fail "$name: cannot build"; return; }
-    run_target "$d/full" "$d/prog" 10
+    run_target "$d/full" "$d/prog" 2
     # calls only with time marks (the setting the budget was made for),
     # and the default settings (exact returns, a clock per event)
     local settings r label all got budget share pauses inside
@@ -65,10 +65,10 @@ onoff_budget() {
         r=$d/run-$settings
         if [ "$settings" = marks ]; then
             label="$name (calls only, time marks)"
-            LITIFUT_BUDGET=1ms/10ms LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks run_target "$r" "$d/prog" 10
+            LITIFUT_BUDGET=1ms/10ms LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks run_target "$r" "$d/prog" 2
         else
             label="$name (default settings)"
-            LITIFUT_BUDGET=1ms/10ms run_target "$r" "$d/prog" 10
+            LITIFUT_BUDGET=1ms/10ms run_target "$r" "$d/prog" 2
         fi
         got=$(onoff_all "$r")
         budget=$("$BIN/litifut-postproc" --info "$r" | sed -n 's/^budget=//p')
@@ -92,7 +92,7 @@ onoff_budget() {
                   [ -n "$share" ] && awk -v s="$share" "BEGIN { exit !(s <= 15) }" && [ ! -s "$r.log.err" ] &&
                   grep -q "^# recording on at .* (start), off at .* (budget), on at .* (budget) \[[1-9][0-9]* not recorded\]" "$r.log"'
     done
-    LITIFUT_BUDGET=10ms/5ms run_target "$d/bad" "$d/prog" 10
+    LITIFUT_BUDGET=10ms/5ms run_target "$d/bad" "$d/prog" 2
     check "$name: a budget above its period is one line, and no trace" \
         eval 'same_run "$d/full" "$d/bad" && [ "$(wc -l < "$d/bad/err")" = 1 ] &&
               grep -q "^litifut: LITIFUT_BUDGET: expected B/T such as 2ms/100ms" "$d/bad/err" &&

@@ -1,6 +1,6 @@
 # The flight recorder (LITIFUT_MODE=ring: stub/tracefile.c, the
 # reader's ring threads in postproc/trace.c) with tests/progs/ringrun.c,
-# four threads making about 40 times the calls a 64 KB ring holds:
+# four threads making about 16 times the calls a 64 KB ring holds:
 #   exit, segv  the ring holds exactly the oracle's last calls of each
 #               thread (oracle-compare --ring), the run ends as the plain
 #               one does (SIGSEGV: the same signal), the header says why
@@ -23,7 +23,7 @@
 #               children while their traces start: none hangs on the
 #               lock (tests/progs/sigfork.c).
 
-RING_ROUNDS=20000
+RING_ROUNDS=8000
 RING_SIZE=64K
 
 # ring_views NAME DIR: every view reads the ring; the only line on
