@@ -238,7 +238,8 @@ static uint32_t import_func(struct trace_funcs *tf, struct object *o, struct fun
  * AArch64's __setcontext): an instrumented object's calls of NAME go to
  * the tracer's __wrap_NAME, which goes on to NAME (__real_NAME). */
 static const char *const wrapped[] = {
-    "vfork", "clone", "__clone_internal", "setjmp", "_setjmp", "__sigsetjmp", "__setcontext",
+    "vfork", "clone", "__clone_internal", "setjmp", "_setjmp", "__sigsetjmp", "getcontext",
+    "__setcontext",
 };
 
 /* NAME if `symbol` is the tracer's __wrap_NAME in instrumented object

@@ -23,6 +23,7 @@ extern const char litifut_return_trampoline[] HIDDEN;
 extern const char litifut_trampolines[] HIDDEN, litifut_trampolines_end[] HIDDEN;
 extern const char __wrap_vfork[] HIDDEN;
 extern const char __wrap_setjmp[] HIDDEN, __wrap__setjmp[] HIDDEN, __wrap___sigsetjmp[] HIDDEN;
+extern const char __wrap_getcontext[] HIDDEN;
 
 /*
  * A call made at the stack pointer of the thread's innermost hooked call
@@ -124,8 +125,9 @@ static uint32_t *unwind(struct litifut_thread *t, uint32_t *p, uintptr_t sp, int
 }
 
 /* Functions that return twice keep their return address for the second
- * time (setjmp in its jmp_buf, for longjmp; vfork's child returns through
- * the caller's frame): their calls are not hooked.  Their entry holds no
+ * time (setjmp in its jmp_buf, for longjmp; getcontext in its context,
+ * for setcontext and swapcontext; vfork's child returns through the
+ * caller's frame): their calls are not hooked.  Their entry holds no
  * return address, and their RETURN is written when a later event shows
  * the frame gone (the caller's next call, or its return), after the
  * calls made inside them.  The wrapper links the program's calls of
@@ -135,7 +137,7 @@ int returns_hookable(uintptr_t target)
 {
     return target != (uintptr_t)__wrap_vfork && target != (uintptr_t)__wrap_setjmp &&
            target != (uintptr_t)__wrap__setjmp && target != (uintptr_t)__wrap___sigsetjmp &&
-           !SWAPCONTEXT_INNER(target);
+           target != (uintptr_t)__wrap_getcontext && !SWAPCONTEXT_INNER(target);
 }
 
 static int shadow_make(struct litifut_thread *t);

@@ -73,7 +73,7 @@ static int compile_db(const struct work *w, const char *s_file, const char *o_fi
  * system, popen).  stub.S has a __wrap_ function for each. */
 static const char *const spawn_functions[] = { "vfork", "clone", "__clone_internal",
                                                /* and what returns twice (stub/returns.c) */
-                                               "setjmp", "_setjmp", "__sigsetjmp",
+                                               "setjmp", "_setjmp", "__sigsetjmp", "getcontext",
                                                /* and what reads return addresses */
                                                "backtrace", NULL };
 

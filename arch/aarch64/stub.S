@@ -3,8 +3,8 @@
  * paths that record a call and go on to its target (one per sled half:
  * calls with a fixed target, calls through a register; per clock, with
  * and without exact returns), the slow-path entry, the "off" code, the
- * return trampolines and the wrappers (vfork, setjmp, swapcontext's
- * __setcontext; backtrace: unwind.c).
+ * return trampolines and the wrappers (vfork, setjmp, getcontext,
+ * swapcontext's __setcontext; backtrace: unwind.c).
  * Geometry in sled.h; struct offsets in stub/layout.h.
  *
  * At entry k (sled.h): x30 = the call's return address, x16 = 4k, every
@@ -613,9 +613,10 @@ __wrap_\name:
     SPAWN_WRAPPER __clone_internal
 
 /*
- * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: their calls come
- * here (ld --wrap) so that the tracer knows them by their target: they
- * return twice, and setjmp keeps its return address for longjmp, so
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_getcontext:
+ * their calls come here (ld --wrap) so that the tracer knows them by
+ * their target: they return twice, and setjmp keeps its return address
+ * for longjmp (getcontext for setcontext), so
  * a call a hot path hooked (it has no time to look) goes back to the
  * real return address here (litifut_unhook: the entry stays, as a
  * call not hooked).  __wrap___setcontext: glibc's swapcontext's call
@@ -650,6 +651,7 @@ __wrap_\name:
     UNHOOK_WRAPPER setjmp
     UNHOOK_WRAPPER _setjmp
     UNHOOK_WRAPPER __sigsetjmp
+    UNHOOK_WRAPPER getcontext
     UNHOOK_WRAPPER __setcontext
 
 /*
