@@ -82,6 +82,11 @@ struct arch_ops {
      * them before ld runs (wrapper/farsleds.c): the reach of the
      * shortest redirect; 0: the arch has no far sleds (MIPS). */
     uint32_t far_sled_spacing;
+    /* More functions whose calls the wrapper links to the tracer's
+     * __wrap_NAME (ld --wrap) than every arch's (wrapper/instrument.c),
+     * NULL-terminated; NULL: none.  AArch64: glibc's swapcontext calls
+     * __setcontext at its own stack pointer (stub/returns.c). */
+    const char *const *wrapped;
 
     /* One error line and -1 if this arch cannot handle the image. */
     int (*check_image)(const struct elf_image *img);

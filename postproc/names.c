@@ -234,11 +234,12 @@ static uint32_t import_func(struct trace_funcs *tf, struct object *o, struct fun
 }
 
 /* The functions the tracer wraps (ld --wrap=NAME, as the wrapper
- * links: wrapper/instrument.c, spawn_functions): an instrumented
- * object's calls of NAME go to the tracer's __wrap_NAME, which goes on
- * to NAME (__real_NAME). */
+ * links: wrapper/instrument.c, spawn_functions, and an arch's wrapped:
+ * AArch64's __setcontext): an instrumented object's calls of NAME go to
+ * the tracer's __wrap_NAME, which goes on to NAME (__real_NAME). */
 static const char *const wrapped[] = {
-    "vfork", "clone", "__clone_internal", "setjmp", "_setjmp", "__sigsetjmp",
+    "vfork", "clone", "__clone_internal", "setjmp", "_setjmp", "__sigsetjmp", "getcontext",
+    "__setcontext",
 };
 
 /* NAME if `symbol` is the tracer's __wrap_NAME in instrumented object

@@ -62,7 +62,7 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
             return 0;
     }
     uintptr_t sp_call = (uintptr_t)frame + sizeof(struct arch_frame);   /* sp at the call */
-    if (litifut_copy.returns && !(p = returns_before_call(t, p, sp_call)))
+    if (litifut_copy.returns && !(p = returns_before_call(t, p, sp_call, target)))
         return 0;
     uint32_t delta;
     if (!(p = event_time(t, p, &delta)))
@@ -127,6 +127,8 @@ static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifu
                                                              const struct arch_frame *frame)
 {
     uintptr_t busy = t->busy;
+    if (busy == BUSY_UNHOOKED)
+        return busy;                /* inside backtrace(): recorded, not hooked (returns.c) */
     if (busy == BUSY_SPAWN) {
         if ((uint32_t)sys_getpid() != t->spawn_pid)
             return BUSY_OFF;        /* the child: its calls are not recorded */
@@ -221,6 +223,8 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
 
     struct litifut_thread *t = thread_self();
     uintptr_t busy = t->busy;
+    if (busy == BUSY_UNHOOKED && returns_unhooked_left(t, (uintptr_t)(frame + 1)))
+        t->busy = busy = 0;         /* (a handler left backtrace() with siglongjmp) */
     if (litifut_copy.returns < 0)
         litifut_copy.returns = tracefile_returns();
     if (litifut_copy.returns && target == (uintptr_t)litifut_return_personality)
@@ -228,7 +232,8 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     /* function triggers: only for a call the thread may record (not a
      * vfork child's, not one made inside the tracer) */
     struct litifut_process *proc = litifut_copy.proc;
-    int triggers = proc && proc->n_triggers && (!busy || busy == (uintptr_t)frame);
+    int triggers = proc && proc->n_triggers &&
+                   (!busy || busy == (uintptr_t)frame || busy == BUSY_UNHOOKED);
     if (triggers)
         control_before_call(target);    /* LITIFUT_START_AT */
     if (proc && proc->recording_off) {  /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... (control.c) */
@@ -238,7 +243,8 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
             unrecorded_call(proc);
         return target;
     }
-    struct arch_frame *hook = litifut_copy.returns && returns_hookable(target) ? frame : NULL;
+    struct arch_frame *hook =
+        litifut_copy.returns && busy != BUSY_UNHOOKED && returns_hookable(target) ? frame : NULL;
     if (!busy || busy == (uintptr_t)frame) {
         record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook);
     } else if (busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */

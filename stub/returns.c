@@ -23,6 +23,27 @@ extern const char litifut_return_trampoline[] HIDDEN;
 extern const char litifut_trampolines[] HIDDEN, litifut_trampolines_end[] HIDDEN;
 extern const char __wrap_vfork[] HIDDEN;
 extern const char __wrap_setjmp[] HIDDEN, __wrap__setjmp[] HIDDEN, __wrap___sigsetjmp[] HIDDEN;
+extern const char __wrap_getcontext[] HIDDEN;
+
+/*
+ * A call made at the stack pointer of the thread's innermost hooked call
+ * usually shows that call's frame gone (a jump left it, and its caller
+ * calls again).  Not glibc's AArch64 swapcontext's call of __setcontext:
+ * swapcontext keeps its return address in a register and calls from the
+ * stack pointer it was called with.  __setcontext never returns (it
+ * jumps to the other context; the context saved returns from
+ * swapcontext through the trampoline), so its call is not hooked, and
+ * the entry of swapcontext's call stays: a return at that sp, when the
+ * context is resumed, must find swapcontext's entry, not a twin.  The
+ * wrapper links that call (and only it: a program calls setcontext) to
+ * __wrap___setcontext, which tells it (ARCH_WRAPS_SETCONTEXT).
+ */
+#ifdef ARCH_WRAPS_SETCONTEXT
+extern const char __wrap___setcontext[] HIDDEN;
+#define SWAPCONTEXT_INNER(target) ((target) == (uintptr_t)__wrap___setcontext)
+#else
+#define SWAPCONTEXT_INNER(target) ((void)(target), 0)
+#endif
 
 static void die_unmatched(uintptr_t sp)
 {
@@ -104,8 +125,9 @@ static uint32_t *unwind(struct litifut_thread *t, uint32_t *p, uintptr_t sp, int
 }
 
 /* Functions that return twice keep their return address for the second
- * time (setjmp in its jmp_buf, for longjmp; vfork's child returns through
- * the caller's frame): their calls are not hooked.  Their entry holds no
+ * time (setjmp in its jmp_buf, for longjmp; getcontext in its context,
+ * for setcontext and swapcontext; vfork's child returns through the
+ * caller's frame): their calls are not hooked.  Their entry holds no
  * return address, and their RETURN is written when a later event shows
  * the frame gone (the caller's next call, or its return), after the
  * calls made inside them.  The wrapper links the program's calls of
@@ -114,17 +136,19 @@ static uint32_t *unwind(struct litifut_thread *t, uint32_t *p, uintptr_t sp, int
 int returns_hookable(uintptr_t target)
 {
     return target != (uintptr_t)__wrap_vfork && target != (uintptr_t)__wrap_setjmp &&
-           target != (uintptr_t)__wrap__setjmp && target != (uintptr_t)__wrap___sigsetjmp;
+           target != (uintptr_t)__wrap__setjmp && target != (uintptr_t)__wrap___sigsetjmp &&
+           target != (uintptr_t)__wrap_getcontext && !SWAPCONTEXT_INNER(target);
 }
 
 static int shadow_make(struct litifut_thread *t);
 
-uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call)
+uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call,
+                              uintptr_t target)
 {
     shadow_make(t);     /* now, before the call's time: a thread's first makes it (on 64-bit
                            glibc its thread destructor's malloc makes an arena: milliseconds
                            under qemu, which the callee would seem to take) */
-    return unwind(t, p, sp_call, 1);
+    return unwind(t, p, sp_call, !SWAPCONTEXT_INNER(target));
 }
 
 /*
@@ -308,11 +332,13 @@ HIDDEN uintptr_t litifut_return(uintptr_t sp)
     /* the parent's calls inside vfork or clone are recorded (call.c);
      * a mark whose tracer frame a handler's siglongjmp abandoned is
      * cleared (call.c, busy_abandoned) */
-    if (busy != 0 && busy != BUSY_OFF && busy != BUSY_SPAWN && t->state == THREAD_ON &&
-        busy_abandoned(busy, sp))
+    if (busy == BUSY_UNHOOKED ? returns_unhooked_left(t, sp)
+                              : busy != 0 && busy != BUSY_OFF && busy != BUSY_SPAWN &&
+                                    t->state == THREAD_ON && busy_abandoned(busy, sp))
         busy = 0;
     int rec = t->state == THREAD_ON &&
-              (busy == 0 || (busy == BUSY_SPAWN && (uint32_t)sys_getpid() == t->spawn_pid));
+              (busy == 0 || busy == BUSY_UNHOOKED ||
+               (busy == BUSY_SPAWN && (uint32_t)sys_getpid() == t->spawn_pid));
     uint32_t *p = NULL;
     if (rec) {
         t->busy = frame;
@@ -373,4 +399,39 @@ int returns_backtrace_filter(void **buf, int n, uintptr_t lo, uintptr_t hi)
         if (!is_trampoline((uintptr_t)buf[i]))
             buf[k++] = buf[i];
     return k;
+}
+
+/*
+ * ... and while the C library's backtrace runs (traced in a static
+ * program) no call of the thread is hooked: the wrapper gave the frames
+ * hooked before their real return addresses, but a call hooked now (the
+ * unwinder's, by backtrace) would put a trampoline where the unwinder
+ * reads, and the walk would stop there.  busy BUSY_UNHOOKED sends every
+ * call to the slow path (call.c), which records it as a call not hooked
+ * (a pending entry: its RETURN at the next event that shows it gone, as
+ * setjmp's).  Only a thread whose calls are recorded (busy 0) is marked.
+ */
+int returns_unhooked_begin(struct litifut_thread *t, uintptr_t frame)
+{
+    if (t->busy != 0)
+        return 0;
+    t->spawn_sp = frame;
+    __asm__ volatile("" ::: "memory");
+    t->busy = BUSY_UNHOOKED;
+    return 1;
+}
+
+void returns_unhooked_end(struct litifut_thread *t, int marked)
+{
+    if (marked && t->busy == BUSY_UNHOOKED) {   /* (else it failed meanwhile: BUSY_OFF) */
+        __asm__ volatile("" ::: "memory");
+        t->busy = 0;
+    }
+}
+
+/* A handler that interrupted backtrace() and left with siglongjmp: the
+ * thread's next event comes from above the wrapper's frame. */
+int returns_unhooked_left(const struct litifut_thread *t, uintptr_t sp)
+{
+    return busy_abandoned(t->spawn_sp, sp);
 }

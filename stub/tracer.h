@@ -129,6 +129,12 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
  *                each call compares the pid with spawn_pid and records
  *                only in the parent, which clears the mark once back
  *                above spawn_sp;
+ *   BUSY_UNHOOKED the thread is inside backtrace() (arch/<arch>/unwind.c,
+ *                returns.c): its calls are recorded but not hooked, so
+ *                that the unwinder meets no trampoline in the frames of
+ *                the C library's backtrace (traced in a static program);
+ *                a call or return from above spawn_sp (the wrapper's
+ *                frame, which a handler's siglongjmp left) clears it;
  *   otherwise    the address of the tracer frame working for this
  *                thread: a call made meanwhile (by the tracer itself,
  *                or by a signal handler that interrupted it) runs
@@ -137,6 +143,7 @@ enum thread_state { THREAD_NEW = 0, THREAD_ON, THREAD_OFF };
  */
 #define BUSY_OFF   ((uintptr_t)-1)
 #define BUSY_SPAWN ((uintptr_t)-2)
+#define BUSY_UNHOOKED ((uintptr_t)-3)
 
 /*
  * Per-thread recording state, one per thread for the whole process,
@@ -176,7 +183,8 @@ struct litifut_thread {
     uint32_t tid;               /* 0: a free entry of the process's pool */
     uintptr_t tp;               /* the thread pointer of the thread using it */
     uint32_t spawn_pid;         /* with BUSY_SPAWN: who called vfork/clone */
-    uintptr_t spawn_sp;         /* ... with this stack pointer */
+    uintptr_t spawn_sp;         /* ... with this stack pointer (BUSY_UNHOOKED: the frame
+                                   of the backtrace() wrapper) */
     uint32_t timespec[2];       /* the ARM hot path's clock_gettime result */
     /* LITIFUT_RETURNS: the hooked calls (returns.c), shadow[1] up to
      * shadow_top (shadow[0] is a sentinel whose sp is above any: the hot
@@ -532,7 +540,8 @@ HIDDEN uint32_t tracefile_time_every(void);
 HIDDEN int tracefile_returns(void);
 /* returns.c */
 HIDDEN int returns_hookable(uintptr_t target);
-HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call);
+HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call,
+                                     uintptr_t target);
 HIDDEN void returns_hook(struct litifut_thread *t, uintptr_t *ra_slot, uintptr_t sp_call);  /* ra_slot NULL: not hookable */
 HIDDEN uint32_t *returns_put(struct litifut_thread *t, uint32_t *p);
 /* A function that returns twice (vfork) called through a hot path that
@@ -548,6 +557,14 @@ HIDDEN void *returns_unwinder_function(const char *name);
 /* backtrace() through the tracer's __wrap_backtrace (arch/<arch>/):
  * the frames the program would see kept of the n in buf. */
 HIDDEN int returns_backtrace_filter(void **buf, int n, uintptr_t lo, uintptr_t hi);
+/* ... the thread's calls recorded but not hooked (BUSY_UNHOOKED) from
+ * the wrapper's `frame` on, if they are recorded at all (busy 0): 1 if
+ * so, for returns_unhooked_end. */
+HIDDEN int returns_unhooked_begin(struct litifut_thread *t, uintptr_t frame);
+HIDDEN void returns_unhooked_end(struct litifut_thread *t, int marked);
+/* Whether busy (t's, BUSY_UNHOOKED) is left: a call or return from
+ * stack pointer sp above the wrapper's frame. */
+HIDDEN int returns_unhooked_left(const struct litifut_thread *t, uintptr_t sp);
 /* elfsym.c: the address of symbol `name` of a loaded object (mapped at
  * base, these program headers) from its dynamic symbol table, 0 if
  * none; ... of the first loaded object whose file name starts with

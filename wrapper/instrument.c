@@ -73,7 +73,7 @@ static int compile_db(const struct work *w, const char *s_file, const char *o_fi
  * system, popen).  stub.S has a __wrap_ function for each. */
 static const char *const spawn_functions[] = { "vfork", "clone", "__clone_internal",
                                                /* and what returns twice (stub/returns.c) */
-                                               "setjmp", "_setjmp", "__sigsetjmp",
+                                               "setjmp", "_setjmp", "__sigsetjmp", "getcontext",
                                                /* and what reads return addresses */
                                                "backtrace", NULL };
 
@@ -162,17 +162,20 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
      * The wrappers' __real_ references are weak, so that nothing is
      * pulled in that the program does not use; in a link against
      * libc.a, --undefined brings the real functions in all the same,
-     * because a wrapped call no longer asks for them. */
-    for (const char *const *f = spawn_functions; *f; f++) {
-        char *opt = xasprintf("--wrap=%s", *f);
-        argv_push(&a, opt);
-        free(opt);
-        if (la->static_archives) {
-            opt = xasprintf("--undefined=%s", *f);
+     * because a wrapped call no longer asks for them.  The arch may
+     * wrap more (struct arch_ops' wrapped). */
+    const char *const *lists[] = { spawn_functions, w->tc->arch->wrapped };
+    for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (const char *const *f = lists[l]; f && *f; f++) {
+            char *opt = xasprintf("--wrap=%s", *f);
             argv_push(&a, opt);
             free(opt);
+            if (la->static_archives) {
+                opt = xasprintf("--undefined=%s", *f);
+                argv_push(&a, opt);
+                free(opt);
+            }
         }
-    }
     if (!la->shared)
         /* libraries loaded later (dlopen) join the executable's tracer */
         argv_push(&a, "--export-dynamic-symbol=litifut_process");

@@ -250,6 +250,9 @@ static int a64_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
     return a64_classify_word(state, insn->address, w, next, has_next, site, st);
 }
 
+/* (stub.S's __wrap___setcontext) */
+static const char *const a64_wrapped[] = { "__setcontext", NULL };
+
 const struct arch_ops arch_aarch64 = {
     .name = "aarch64",
     .elf_machine = EM_AARCH64,
@@ -268,6 +271,7 @@ const struct arch_ops arch_aarch64 = {
     .counter_clock_name = "the AArch64 generic timer",
     .counter_clock_info = "counter (AArch64 CNTVCT)",
     .far_sled_spacing = 0,                          /* none yet: rewrite-aarch64.c refuses */
+    .wrapped = a64_wrapped,
     .check_image = a64_check_image,
     .code_ranges = a64_code_ranges,
     .disasm_open = a64_disasm_open,

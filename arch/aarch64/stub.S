@@ -3,7 +3,8 @@
  * paths that record a call and go on to its target (one per sled half:
  * calls with a fixed target, calls through a register; per clock, with
  * and without exact returns), the slow-path entry, the "off" code, the
- * return trampolines and the wrappers (vfork, setjmp; backtrace: unwind.c).
+ * return trampolines and the wrappers (vfork, setjmp, getcontext,
+ * swapcontext's __setcontext; backtrace: unwind.c).
  * Geometry in sled.h; struct offsets in stub/layout.h.
  *
  * At entry k (sled.h): x30 = the call's return address, x16 = 4k, every
@@ -612,14 +613,19 @@ __wrap_\name:
     SPAWN_WRAPPER __clone_internal
 
 /*
- * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: their calls come
- * here (ld --wrap) so that the tracer knows them by their target: they
- * return twice, and setjmp keeps its return address for longjmp, so
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_getcontext:
+ * their calls come here (ld --wrap) so that the tracer knows them by
+ * their target: they return twice, and setjmp keeps its return address
+ * for longjmp (getcontext for setcontext), so
  * a call a hot path hooked (it has no time to look) goes back to the
  * real return address here (litifut_unhook: the entry stays, as a
- * call not hooked).  Every register as it came but x16, x17, x30.
+ * call not hooked).  __wrap___setcontext: glibc's swapcontext's call
+ * of __setcontext, made at swapcontext's own stack pointer, is not
+ * hooked either (stub/returns.c: the slow path sees it, its sp being
+ * the top entry's; unhooked here if a hot path hooked it after all).
+ * Every register as it came but x16, x17, x30.
  */
-    .macro TWICE_WRAPPER name
+    .macro UNHOOK_WRAPPER name
     WRAPPER_START \name
     adrp    x16, litifut_trampolines
     add     x16, x16, #:lo12:litifut_trampolines
@@ -642,9 +648,11 @@ __wrap_\name:
     .size __wrap_\name, . - __wrap_\name
     .endm
 
-    TWICE_WRAPPER setjmp
-    TWICE_WRAPPER _setjmp
-    TWICE_WRAPPER __sigsetjmp
+    UNHOOK_WRAPPER setjmp
+    UNHOOK_WRAPPER _setjmp
+    UNHOOK_WRAPPER __sigsetjmp
+    UNHOOK_WRAPPER getcontext
+    UNHOOK_WRAPPER __setcontext
 
 /*
  * void litifut_calibrate(uint32_t rounds, uint32_t *scratch): `rounds`

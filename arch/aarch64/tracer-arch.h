@@ -179,6 +179,12 @@ static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
     __asm__ volatile("dsb ish\n\tisb" : : : "memory");
 }
 
+/* glibc's swapcontext calls __setcontext with `bl` from the stack
+ * pointer it was called with; the wrapper links that call to stub.S's
+ * __wrap___setcontext (arch-aarch64.c's wrapped), which returns.c
+ * knows by its address. */
+#define ARCH_WRAPS_SETCONTEXT 1
+
 /* The hot path's local-exec TLS: two adds of 12 bits reach 16 MB. */
 #define ARCH_HOT_TPOFF_OK(off) ((off) < (1ul << 24))
 

@@ -63,6 +63,10 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(int version, _Unwind_Actio
  * copies (the slow path's frame held the trampoline too).  Then the
  * frames the program would not see (this function's, the trampolines)
  * are taken out.  Without PAC the hints are no-ops: the raw address.
+ * The calls backtrace makes meanwhile (a static program's C library is
+ * traced: the unwinder's, its callbacks') are recorded but not hooked
+ * (returns.c, BUSY_UNHOOKED): none puts a trampoline in a frame the
+ * unwinder is about to read.
  */
 extern const char litifut_trampolines[] HIDDEN, litifut_trampolines_end[] HIDDEN;
 extern int __real_backtrace(void **, int) __attribute__((weak));
@@ -117,7 +121,9 @@ int __wrap_backtrace(void **buf, int size)
         }
         below = e->sp;
     }
+    int marked = returns_unhooked_begin(t, FRAME_ADDRESS());
     int got = __real_backtrace(all, ask);
+    returns_unhooked_end(t, marked);
     while (n--)
         *slot[n] = saved[n];
     uintptr_t lo = (uintptr_t)__wrap_backtrace;

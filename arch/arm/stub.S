@@ -724,11 +724,11 @@ __wrap_\name:
     SPAWN_WRAPPER __clone_internal
 
 /*
- * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: the program's
- * calls of these come here (ld --wrap) so that the tracer knows them by
- * their target: they return twice, so their calls must not be hooked
- * for LITIFUT_RETURNS (stub/returns.c): setjmp keeps its return address
- * for longjmp.  The slow path does not hook them; a hot path does (it
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_getcontext:
+ * the program's calls of these come here (ld --wrap) so that the tracer
+ * knows them by their target: they return twice, so their calls must
+ * not be hooked for LITIFUT_RETURNS (stub/returns.c): setjmp keeps its
+ * return address for longjmp, getcontext for setcontext.  The slow path does not hook them; a hot path does (it
  * has no time to look), so a return address that is one of this
  * copy's trampolines goes back to the real one here
  * (litifut_unhook: the entry stays, as a call not hooked).  Every
@@ -754,6 +754,7 @@ __wrap_\name:
     TWICE_WRAPPER setjmp
     TWICE_WRAPPER _setjmp
     TWICE_WRAPPER __sigsetjmp
+    TWICE_WRAPPER getcontext
 
 /*
  * void litifut_calibrate(uint32_t rounds, uint32_t *scratch): `rounds`

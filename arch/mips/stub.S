@@ -283,12 +283,13 @@ __wrap_\name:
     SPAWN_WRAPPER __clone_internal
 
 /*
- * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp: the program's
- * calls of these come here (ld --wrap) so that the tracer knows them by
- * their target: they return twice, and their calls are not hooked for
- * LITIFUT_RETURNS (stub/returns.c).  A hot path hooks every call: if
- * the return address is a trampoline, litifut_unhook gives the real
- * one back (the shadow stack's entry stays, closed by a later event).
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_getcontext:
+ * the program's calls of these come here (ld --wrap) so that the tracer
+ * knows them by their target: they return twice, and their calls are
+ * not hooked for LITIFUT_RETURNS (stub/returns.c).  A hot path hooks
+ * every call: if the return address is a trampoline, litifut_unhook
+ * gives the real one back (the shadow stack's entry stays, closed by a
+ * later event).
  * Every register as it came but at, t9 (the real function's address,
  * as PIC callees expect), gp (this object's, which is the caller's: the
  * wrapper is linked into it) and, when it was hooked, ra (the real
@@ -333,6 +334,7 @@ __wrap_\name:
     TWICE_WRAPPER setjmp
     TWICE_WRAPPER _setjmp
     TWICE_WRAPPER __sigsetjmp
+    TWICE_WRAPPER getcontext
 
 /*
  * void litifut_calibrate(uint32_t rounds, uint32_t *scratch): `rounds`

@@ -50,8 +50,10 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(int version, _Unwind_Actio
  * calls no personality routine, so each of the top hooked frames' slots
  * (above) gets its real return address for the time of the call (the
  * frames at or above this one's: of this stack, their callees still
- * running).  (A static program's backtrace and unwinder are linked in
- * and instrumented: their own hooked calls defeat this; README, Limits.)
+ * running).  The calls backtrace makes meanwhile (a static program's C
+ * library is traced: the unwinder's, its callbacks') are recorded but
+ * not hooked (returns.c, BUSY_UNHOOKED): none puts a trampoline in a
+ * frame the unwinder is about to read.
  * This file is built with unwind tables: the unwinder steps over this
  * function's frame.
  */
@@ -79,7 +81,9 @@ int __wrap_backtrace(void **buf, int size)
             saved[filled++] = *slot;
             *slot = e->ra;
         }
+    int marked = returns_unhooked_begin(t, sp);
     int n = __real_backtrace(all, ask);
+    returns_unhooked_end(t, marked);
     unsigned i = 0;
     for (const struct shadow_entry *e = t->shadow_top; i < filled && e-- > t->shadow + 1;)
         if (e->sp >= sp && e->ra)

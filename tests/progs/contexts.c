@@ -3,8 +3,11 @@
  * swapcontext): two coroutines suspended three calls deep, resumed ten
  * times each from main.  With exact returns a frame suspended on one
  * stack looks gone to calls made on another; its return, when it comes,
- * must still find its real return address.  Prints the coroutines' ends
- * and a checksum; exit status 0.
+ * must still find its real return address.  Then a context saved by
+ * getcontext resumed three times by setcontext from a deeper frame:
+ * getcontext returns again each time, as setjmp after longjmp.  Prints
+ * the coroutines' ends, a checksum and getcontext's returns; exit
+ * status 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,19 @@ static void coroutine(int id)
 
 NOINLINE static void resume(int id) { swapcontext(&main_ctx, &co_ctx[id]); }
 
+static ucontext_t again_ctx;
+static volatile int again_n;
+
+NOINLINE static void jump_back(void) { setcontext(&again_ctx); }
+
+NOINLINE static int returns_again(void)
+{
+    getcontext(&again_ctx);
+    if (again_n++ < 3)
+        jump_back();
+    return again_n;
+}
+
 int main(void)
 {
     for (int id = 0; id < 2; id++) {
@@ -55,5 +71,6 @@ int main(void)
         for (int id = 0; id < 2; id++)
             resume(id);
     printf("sink %d\n", sink);
+    printf("getcontext returned %d times\n", returns_again());
     return 0;
 }
