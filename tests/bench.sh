@@ -21,7 +21,8 @@
 # One table per architecture: arm (arm-linux-gnueabi, armv5te), armv7
 # (the same toolchain, every compilation -march=armv7-a -marm), armhf
 # (arm-linux-gnueabihf as it comes: Thumb-2, and a Thumb-2 libc), mips
-# (mips-linux-gnu), mipsel (mipsel-linux-gnu).
+# (mips-linux-gnu), mipsel (mipsel-linux-gnu), aarch64
+# (aarch64-linux-gnu as it comes, armv8-a; Debian's qemu-aarch64).
 #
 # It opens with the Targets: for each program and build, per traced
 # call with its return, the extra guest instructions (a system call
@@ -31,9 +32,12 @@
 #                     returns and a time per call from the clock auto
 #                     picks (the table names the one the trace got)
 #   litifut default, clock counter
-#                     the same under the qemu of `make qemu-counters`
-#                     ($COUNTER_QEMU), where auto picks the processor's
-#                     counter (Debian's qemu-user traps ARM's)
+#                     the same under a qemu whose processor counter user
+#                     space reads, where auto picks the counter: ARM's
+#                     and MIPS's of `make qemu-counters` ($COUNTER_QEMU;
+#                     Debian's qemu-user traps ARM's), AArch64's Debian's
+#                     own qemu-aarch64 (CNTVCT_EL0 readable: there the
+#                     default above got the counter already)
 #   calls only        LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks
 #   off               LITIFUT_TRACE=0
 #   timed ring        -finstrument-functions with tests/bench/cyg-timed.c:
@@ -67,10 +71,11 @@
 # peak resident memory (/usr/bin/time), which must not grow with the
 # trace (BENCH_PP_ITERS: the larger trace's iterations, default 5500000).
 #
-# Environment: ARCHES (default "arm armv7 armhf mips mipsel"), BENCH_ROWS
-# (PROGRAM:BUILD words, default all of the above; sqlite:static too
-# if asked), BENCH_QUICK=1 (ARCHES "arm mips", rows callheavy:pie
-# bzip2:static sqlite:pie), JOBS (make -j, default: number of CPUs),
+# Environment: ARCHES (default "arm armv7 armhf mips mipsel aarch64"),
+# BENCH_ROWS (PROGRAM:BUILD words, default all of the above;
+# sqlite:static too if asked), BENCH_QUICK=1 (ARCHES "arm mips
+# aarch64", rows callheavy:pie bzip2:static sqlite:pie), JOBS (make -j,
+# default: number of CPUs),
 # BENCH_OUT (where the raw numbers go, one TSV per arch, columns named
 # in its first line; default build/bench), KEEP_WORK=1 (keep the
 # scratch directory; it is kept anyway after a failure).  BIN, PLUGINS
@@ -83,10 +88,10 @@ BIN=${BIN:-$ROOT/build/bin}
 PLUGINS=${PLUGINS:-$ROOT/build/tools}
 SOURCES=${SOURCES:-$ROOT/build/src}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-    ARCHES=${ARCHES:-arm mips}
+    ARCHES=${ARCHES:-arm mips aarch64}
     ROWS=${BENCH_ROWS:-callheavy:pie bzip2:static sqlite:pie}
 else
-    ARCHES=${ARCHES:-arm armv7 armhf mips mipsel}
+    ARCHES=${ARCHES:-arm armv7 armhf mips mipsel aarch64}
     ROWS=${BENCH_ROWS:-callheavy:pie zlib:pie zlib:static zlib:shared bzip2:pie bzip2:static lua:pie lua:static sqlite:pie}
 fi
 JOBS=${JOBS:-$(nproc)}
@@ -121,8 +126,10 @@ WORK=$W             # for tests/lib.sh
 die() { echo "bench: $*" >&2; exit 1; }
 
 # set_bench_arch NAME: set_arch, plus XFLAGS (every compilation and
-# link) and the table's title
+# link), WALL_CLOCK_QEMU_ARGS (qemu's options for the runs whose wall
+# clock a table shows) and the table's title
 set_bench_arch() {
+    WALL_CLOCK_QEMU_ARGS=()
     case $1 in
     armv7)
         set_arch arm
@@ -140,9 +147,32 @@ set_bench_arch() {
         set_arch "$1"
         XFLAGS=
         TITLE="$1: $TRIPLE, mips32r2 (the compiler's default)" ;;
-    *) die "unknown arch $1 (arm armv7 armhf mips mipsel)" ;;
+    aarch64)
+        set_arch aarch64
+        XFLAGS=
+        # the tracer's C is built -mbranch-protection=standard: qemu's
+        # QARMA (the architected pointer-authentication algorithm, the
+        # default CPU's) takes microseconds per paciasp and autiasp, a
+        # processor a few cycles; the implementation-defined one is
+        # cheap (the instructions run are the same)
+        WALL_CLOCK_QEMU_ARGS=(-cpu max,pauth-impdef=on)
+        TITLE="aarch64: $TRIPLE, armv8-a (the compiler's default), under Debian's $QEMU" ;;
+    *) die "unknown arch $1 (arm armv7 armhf mips mipsel aarch64)" ;;
     esac
     BENCH_ARCH=$1
+}
+
+# counter_qemu: the qemu-user of the arch (set_arch) under which user
+# space reads the processor's counter, or nothing: for ARM and MIPS the
+# one of `make qemu-counters` ($COUNTER_QEMU, if set and built there;
+# Debian's traps ARM's counter and keeps MIPS's at 0), for AArch64
+# Debian's own qemu-aarch64 (its CNTVCT_EL0 is readable)
+counter_qemu() {
+    if [ "$ARCH_DIR" = aarch64 ]; then
+        command -v "$QEMU"
+    elif [ -n "${COUNTER_QEMU:-}" ] && [ -x "$COUNTER_QEMU/$QEMU" ]; then
+        echo "$COUNTER_QEMU/$QEMU"
+    fi
 }
 
 best_time() {   # best_time COMMAND...: best wall-clock seconds of 3 runs
@@ -252,11 +282,12 @@ measure() {
     # the Targets table: litifut's default, calls only, off; the
     # -finstrument-functions handlers, timed and minimal; -pg
     run default litifut 1 "${DEFAULT_CONFIG[@]}"
-    # the default again under qemu with the processors' counters
-    # readable (make qemu-counters), which Debian's qemu-user traps:
-    # there auto picks the counter
-    if [ -n "${COUNTER_QEMU:-}" ] && [ -x "$COUNTER_QEMU/$QEMU" ]; then
-        QEMU=$COUNTER_QEMU/$QEMU run counter litifut 1 "${DEFAULT_CONFIG[@]}"
+    # the default again under a qemu with the processor's counter
+    # readable (counter_qemu): there auto picks the counter
+    local counter_qemu_path
+    counter_qemu_path=$(counter_qemu)
+    if [ -n "$counter_qemu_path" ]; then
+        QEMU=$counter_qemu_path run counter litifut 1 "${DEFAULT_CONFIG[@]}"
     fi
     run on litifut 1 "${CALLS_ONLY[@]}"
     run off litifut 0
@@ -477,7 +508,7 @@ link_times() {
     echo "== link time: tests/bench/genprog.c programs (-O1, C and C++), plain and LITIFUT=1, best of 3"
     printf '%-6s %9s %8s %8s %8s %6s  %s\n' arch sites "text MB" "plain s" "litifut s" ratio \
         "where the instrumented link's time went (s), peak memory"
-    for arch in ${BENCH_LINK_ARCHES:-arm mips}; do
+    for arch in ${BENCH_LINK_ARCHES:-arm mips aarch64}; do
         set_arch "$arch"
         for n in $sizes; do
             p=$d/$arch-$n
@@ -530,7 +561,8 @@ budget_share() {
         build_callheavy "$arch" "$d/$arch"
         declare -A t=()
         cd "$d/$arch"
-        t[plain]=$(best_time "$QEMU" -L "$SYSROOT" ./plain 40) || die "callheavy $arch"
+        t[plain]=$(best_time "$QEMU" "${WALL_CLOCK_QEMU_ARGS[@]}" -L "$SYSROOT" ./plain 40) ||
+            die "callheavy $arch"
         for k in off paused budget full; do
             local envs=(LITIFUT_DIR=. "${CALLS_ONLY[@]}")
             case $k in
@@ -538,10 +570,12 @@ budget_share() {
             paused) envs+=(LITIFUT_RECORD=off) ;;
             budget) envs+=(LITIFUT_BUDGET=1ms/10ms) ;;
             esac
-            t[$k]=$(best_time env "${envs[@]}" "$QEMU" -L "$SYSROOT" ./prog 40) || die "callheavy $arch $k"
+            t[$k]=$(best_time env "${envs[@]}" "$QEMU" "${WALL_CLOCK_QEMU_ARGS[@]}" -L "$SYSROOT" \
+                        ./prog 40) || die "callheavy $arch $k"
             rm -f litifut.*
         done
-        env LITIFUT_DIR=. "${CALLS_ONLY[@]}" LITIFUT_BUDGET=1ms/10ms "$QEMU" -L "$SYSROOT" ./prog 40 > /dev/null
+        env LITIFUT_DIR=. "${CALLS_ONLY[@]}" LITIFUT_BUDGET=1ms/10ms "$QEMU" "${WALL_CLOCK_QEMU_ARGS[@]}" \
+            -L "$SYSROOT" ./prog 40 > /dev/null
         local budget calls reckoned pauses
         budget=$("$BIN/litifut-postproc" --info . | sed -n 's/^budget=//p')
         calls=$("$BIN/litifut-postproc" --info . | sed -n 's/^calls=//p')
@@ -615,10 +649,10 @@ both instrumented, one trace.  Each built by its own build system, five
 times: plain; litifut (CC="<triple>-gcc -B build/bin/", LITIFUT=1);
 finst: everything compiled -finstrument-functions, with
 tests/bench/cyg-ringbuf.c linked in (stores function and call site into
-a per-thread ring buffer on entry and on exit: 8 bytes a record);
-timed: the same with tests/bench/cyg-timed.c (function, call site and
-clock_gettime(CLOCK_MONOTONIC) seconds and nanoseconds: 16 bytes a
-record); pg: everything compiled and linked -pg (glibc's mcount;
+a per-thread ring buffer on entry and on exit: 8 bytes a record, 16 on
+aarch64); timed: the same with tests/bench/cyg-timed.c (function, call
+site and clock_gettime(CLOCK_MONOTONIC) seconds and nanoseconds: 16
+bytes a record, 24 on aarch64); pg: everything compiled and linked -pg (glibc's mcount;
 gmon.out written at exit).  (sqlite: configured once per arch, its
 library compiled once for plain and litifut and once for finst and
 timed, whose objects are the same; each kind links speedtest1.)  Every
@@ -644,7 +678,8 @@ processor's); litifut default, clock counter: the same under the qemu
 of `make qemu-counters` (COUNTER_QEMU; Debian's qemu-user traps ARM's
 counter and keeps MIPS's at 0), where auto picks the counter, as on a
 device whose counter user space may read (the row is left out without
-it); calls only: LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks (the
+it); on aarch64 under Debian's qemu-aarch64, which lets user space read
+CNTVCT_EL0 (there the default's clock is the counter too); calls only: LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks (the
 "on" run below); off: LITIFUT_TRACE=0.  Under qemu-user 7.2 glibc's
 clock_gettime finds no vDSO: each is a system call (on a device with a
 vDSO, none, and more instructions).
@@ -684,7 +719,10 @@ path's included; share/off: (budget - paused) / budget, the time
 recording took beyond the paused path, which the budget bounds.
 reckoned: the tracer's own estimate (recorded calls at its calibrated
 cost, --info budget=).  ns/call: (full - plain) per call, what
-recording everything costs here.
+recording everything costs here.  aarch64's runs: qemu-aarch64 -cpu
+max,pauth-impdef=on (the tracer's C is built with branch protection:
+qemu's QARMA takes microseconds per paciasp and autiasp, a processor a
+few cycles; the implementation-defined algorithm is cheap).
 EOT
 cat <<'EOT'
 LITIFUT_MODE=ring (LITIFUT_RING=1M): callheavy 10 run with the full
@@ -714,7 +752,7 @@ DB (assembling it), pass 2 (ld again), rewrite (scan 2, the DB, the
 file); peak memory of the wrapper and of the largest ld.  The run's
 output (300 functions' calls) must equal the plain build's.  Sizes:
 BENCH_LINK_SITES (default 10000 50000 200000), arches
-BENCH_LINK_ARCHES (default arm mips).  The million-site case by hand:
+BENCH_LINK_ARCHES (default arm mips aarch64).  The million-site case by hand:
 README, "Firmware scale".
 EOT
 echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv, $OUT/bench-ring.tsv."

@@ -5,9 +5,10 @@
  * with -finstrument-functions calls it; it stores (function, call
  * site) into a per-thread ring buffer (cyg-ring.h), the entry with the
  * low bit of the function address clear, the exit with it set
- * (function addresses are even: ARM state, MIPS).  Nothing else: no
- * locking, no output while the program runs (at exit one line on
- * stderr, "cyg-ringbuf: N records of 8 bytes": cyg-ring.h).
+ * (function addresses are even: ARM state, MIPS, AArch64).  Nothing
+ * else: no locking, no output while the program runs (at exit one line
+ * on stderr, "cyg-ringbuf: N records of 8 bytes", 16 on 64-bit
+ * targets: cyg-ring.h).
  */
 #include <stdint.h>
 

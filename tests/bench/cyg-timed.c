@@ -8,16 +8,18 @@
  * seconds, nanoseconds) into a per-thread ring buffer (cyg-ring.h),
  * the exit with the top bit of the nanoseconds set (never set in a
  * time: below 10^9; the low bit of the function address, which
- * cyg-ringbuf.c uses, is the Thumb bit on armhf): 16 bytes a record,
- * two records a call.  Nothing else: no locking (the ring is
- * the thread's own), no output while the program runs (at exit one
- * line on stderr, "cyg-timed: N records of 16 bytes": cyg-ring.h).
+ * cyg-ringbuf.c uses, is the Thumb bit on armhf): 16 bytes a record
+ * (24 on 64-bit targets: two 8-byte pointers), two records a call.
+ * Nothing else: no locking (the ring is the thread's own), no output
+ * while the program runs (at exit one line on stderr, "cyg-timed: N
+ * records of 16 bytes": cyg-ring.h).
  *
  * clock_gettime is glibc's: through the vDSO where the kernel maps
- * one, else a system call (qemu-user 7.2 maps none for arm or mips:
- * under the bench every record costs a system call, which the bench
- * counts apart).
+ * one, else a system call (qemu-user 7.2 maps none for arm, mips or
+ * aarch64: under the bench every record costs a system call, which the
+ * bench counts apart).
  */
+#define _POSIX_C_SOURCE 200809L         /* clock_gettime under -std=c11 */
 #include <stdint.h>
 #include <time.h>
 

@@ -24,14 +24,17 @@ function syspercall(r, i) {
     return sprintf("%.3f", (val(i, "sys_" r) - val(i, "sys_plain")) / val(i, "calls"))
 }
 function bytes(c, i) { return sprintf("%.2f", val(i, c) / val(i, "calls")) }
+# the kind of a trace's clock (--info clock=): its first word, marks,
+# monotonic or counter (the counter row names the processor's)
+function clock_kind(name) { sub(/ .*/, "", name); return name }
 END {
-    f0 = "%-9s %-6s %-44s %9s %9s %8s\n"
+    f0 = "%-9s %-6s %-47s %9s %9s %8s\n"
     printf "%-9s %-6s %s\n", "Targets:", "", "per traced call, with its return"
     printf f0, "program", "build", "configuration", "extra", "system", "trace"
     printf f0, "", "", "", "insns", "calls", "B/call"
     for (i = 1; i <= n; i++) {
         printf f0, val(i, "program"), val(i, "build"), \
-            "litifut default (returns, clock " val(i, "clock_default") ")", \
+            "litifut default (returns, clock " clock_kind(val(i, "clock_default")) ")", \
             percall("insns_default", i), syspercall("default", i), bytes("record_bytes_default", i)
         if (val(i, "insns_counter") != "")
             printf f0, "", "", "litifut default, clock " val(i, "clock_counter"), \
