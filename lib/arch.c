@@ -12,6 +12,13 @@ static const struct arch_ops *const all_arches[] = {
 };
 #define N_ARCHES (sizeof all_arches / sizeof all_arches[0])
 
+const char *const arch_common_wrapped[] = {
+    "vfork", "clone", "__clone_internal",               /* spawn: share memory and TLS */
+    "setjmp", "_setjmp", "__sigsetjmp", "getcontext",   /* return twice (stub/returns.c) */
+    "backtrace",                                        /* reads return addresses */
+    NULL
+};
+
 const struct arch_triple arch_triples[] = {
 #define TRIPLE(triple, folder, test_name, qemu, ldso, tracer_flags) { triple, &arch_##folder },
 #include "lib/arches.def"

@@ -48,6 +48,15 @@ struct code_range { uint64_t start, end; unsigned isa; };
 /* An `ld -m` emulation and the GNU triple of its toolchain. */
 struct ld_emulation { const char *name, *triple; };
 
+/* The functions whose calls the wrapper links to the tracer's
+ * __wrap_NAME (ld --wrap: wrapper/instrument.c) on every arch,
+ * NULL-terminated: what may create a child that shares the caller's
+ * memory and TLS (vfork, clone, static glibc's internal clone), what
+ * returns twice (stub/returns.c) and what reads return addresses
+ * (backtrace); an arch adds its own (struct arch_ops' wrapped).  The
+ * post-processor names a call of __wrap_NAME as one of NAME. */
+extern const char *const arch_common_wrapped[];
+
 struct arch_ops {
     const char *name;                   /* "arm" */
     int elf_machine;                    /* EM_ARM */

@@ -233,24 +233,19 @@ static uint32_t import_func(struct trace_funcs *tf, struct object *o, struct fun
     return fid;
 }
 
-/* The functions the tracer wraps (ld --wrap=NAME, as the wrapper
- * links: wrapper/instrument.c, spawn_functions, and an arch's wrapped:
- * AArch64's __setcontext): an instrumented object's calls of NAME go to
- * the tracer's __wrap_NAME, which goes on to NAME (__real_NAME). */
-static const char *const wrapped[] = {
-    "vfork", "clone", "__clone_internal", "setjmp", "_setjmp", "__sigsetjmp", "getcontext",
-    "__setcontext",
-};
-
 /* NAME if `symbol` is the tracer's __wrap_NAME in instrumented object
- * `o`, else NULL. */
+ * `o`, else NULL: the functions the wrapper wraps (lib/arch.h,
+ * arch_common_wrapped and the arch's own), whose calls go to the
+ * tracer's __wrap_NAME, which goes on to NAME (__real_NAME). */
 static const char *wrapped_name(const struct object *o, const char *symbol)
 {
     if (!o->program || strncmp(symbol, "__wrap_", 7) != 0)
         return NULL;
-    for (size_t i = 0; i < sizeof wrapped / sizeof wrapped[0]; i++)
-        if (strcmp(symbol + 7, wrapped[i]) == 0)
-            return wrapped[i];
+    const char *const *lists[] = { arch_common_wrapped, o->program->arch->wrapped };
+    for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (const char *const *f = lists[l]; f && *f; f++)
+            if (strcmp(symbol + 7, *f) == 0)
+                return *f;
     return NULL;
 }
 

@@ -68,15 +68,6 @@ static int compile_db(const struct work *w, const char *s_file, const char *o_fi
     return st == 0 ? 0 : -1;
 }
 
-/* What may create a child that shares the caller's memory and TLS:
- * vfork, clone, and static glibc's internal clone (posix_spawn,
- * system, popen).  stub.S has a __wrap_ function for each. */
-static const char *const spawn_functions[] = { "vfork", "clone", "__clone_internal",
-                                               /* and what returns twice (stub/returns.c) */
-                                               "setjmp", "_setjmp", "__sigsetjmp", "getcontext",
-                                               /* and what reads return addresses */
-                                               "backtrace", NULL };
-
 /* Whether `s` (before `end`) goes on with a file name's characters:
  * "pass1" is followed by ':' or ' ' in a message, "pass1.map" is
  * another file. */
@@ -164,7 +155,7 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
      * libc.a, --undefined brings the real functions in all the same,
      * because a wrapped call no longer asks for them.  The arch may
      * wrap more (struct arch_ops' wrapped). */
-    const char *const *lists[] = { spawn_functions, w->tc->arch->wrapped };
+    const char *const *lists[] = { arch_common_wrapped, w->tc->arch->wrapped };
     for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
         for (const char *const *f = lists[l]; f && *f; f++) {
             char *opt = xasprintf("--wrap=%s", *f);
