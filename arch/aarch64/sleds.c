@@ -2,10 +2,13 @@
  * Where this copy's sled entries go (sled.h: each entry's second word
  * is its branch): to litifut_a64_start (the slow path in C) as linked,
  * until the copy is ready; then to the hot path of the trace's clock,
- * with or without exact returns (stub.S), or, while the process records
- * nothing, to litifut_a64_off, which only finds the target.  The modes
- * without a hot path here (clock monotonic, dedup, count, paused) go to
- * the slow path, which does them all.  The sled's pages (of the system's
+ * with or without exact returns (stub.S), the mode's path (dedup, count,
+ * paused), or, while the process records nothing, to litifut_a64_off,
+ * which only finds the target.  Clock monotonic has no hot path here
+ * (arm64 Linux lets every program read the counter, auto's choice): its
+ * calls go to the slow path, which does everything.  The counter's paths come in two:
+ * in units of 2^time_shift ticks, and in ticks when the shift is 0 (no
+ * shift to read and apply: 2 instructions per event).  The sled's pages (of the system's
  * size: arm64 kernels have 4, 16 or 64 KB pages) are made writable
  * while the branches change; a thread running through an entry
  * meanwhile takes the old branch or the new one (replacing a `b` by a
@@ -26,10 +29,17 @@ extern const char litifut_a64_on[] HIDDEN, litifut_a64_on_reg[] HIDDEN;
 extern const char litifut_a64_counter[] HIDDEN, litifut_a64_counter_reg[] HIDDEN;
 extern const char litifut_a64_ret[] HIDDEN, litifut_a64_ret_reg[] HIDDEN;
 extern const char litifut_a64_ret_counter[] HIDDEN, litifut_a64_ret_counter_reg[] HIDDEN;
+extern const char litifut_a64_counter0[] HIDDEN, litifut_a64_counter0_reg[] HIDDEN;
+extern const char litifut_a64_ret_counter0[] HIDDEN, litifut_a64_ret_counter0_reg[] HIDDEN;
+extern const char litifut_a64_counter0_bti[] HIDDEN, litifut_a64_ret_counter0_bti[] HIDDEN;
 extern const char litifut_a64_off[] HIDDEN, litifut_a64_off_reg[] HIDDEN;
 extern const char litifut_a64_on_bti[] HIDDEN, litifut_a64_counter_bti[] HIDDEN;
 extern const char litifut_a64_ret_bti[] HIDDEN, litifut_a64_ret_counter_bti[] HIDDEN;
 extern const char litifut_a64_off_bti[] HIDDEN;
+extern const char litifut_a64_dedup[] HIDDEN, litifut_a64_dedup_reg[] HIDDEN, litifut_a64_dedup_bti[] HIDDEN;
+extern const char litifut_a64_count[] HIDDEN, litifut_a64_count_reg[] HIDDEN, litifut_a64_count_bti[] HIDDEN;
+extern const char litifut_a64_paused[] HIDDEN, litifut_a64_paused_reg[] HIDDEN,
+    litifut_a64_paused_bti[] HIDDEN;
 extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
 
 /* Whether this object is BTI-marked (stub.S's slow path reads it): -1
@@ -74,23 +84,33 @@ static uint32_t branch(uintptr_t b, const char *to)
 
 int arch_sleds_select(enum sleds_mode mode)
 {
-    const char *to[2];          /* per half (sled.h) */
+    /* per mode: the fixed half's path, the register half's, the fixed
+     * half's in a BTI-marked object; the counter's in units of 2^shift
+     * ticks, or of ticks (shift 0: most counters run at 19.2 to 62.5 MHz) */
+    static const struct { enum sleds_mode mode; int shift0; const char *to[3]; } paths[] = {
+        { SLEDS_ON, 0, { litifut_a64_on, litifut_a64_on_reg, litifut_a64_on_bti } },
+        { SLEDS_ON_COUNTER, 0, { litifut_a64_counter, litifut_a64_counter_reg, litifut_a64_counter_bti } },
+        { SLEDS_ON_COUNTER, 1, { litifut_a64_counter0, litifut_a64_counter0_reg, litifut_a64_counter0_bti } },
+        { SLEDS_ON_RET, 0, { litifut_a64_ret, litifut_a64_ret_reg, litifut_a64_ret_bti } },
+        { SLEDS_ON_RET_COUNTER, 0, { litifut_a64_ret_counter, litifut_a64_ret_counter_reg,
+                                     litifut_a64_ret_counter_bti } },
+        { SLEDS_ON_RET_COUNTER, 1, { litifut_a64_ret_counter0, litifut_a64_ret_counter0_reg,
+                                     litifut_a64_ret_counter0_bti } },
+        { SLEDS_OFF, 0, { litifut_a64_off, litifut_a64_off_reg, litifut_a64_off_bti } },
+        { SLEDS_DEDUP, 0, { litifut_a64_dedup, litifut_a64_dedup_reg, litifut_a64_dedup_bti } },
+        { SLEDS_COUNT, 0, { litifut_a64_count, litifut_a64_count_reg, litifut_a64_count_bti } },
+        { SLEDS_PAUSED, 0, { litifut_a64_paused, litifut_a64_paused_reg, litifut_a64_paused_bti } },
+    };
     if (litifut_a64_bti < 0)
         litifut_a64_bti = bti_marked();
-    switch (mode) {
-    case SLEDS_ON:         to[0] = litifut_a64_on;          to[1] = litifut_a64_on_reg; break;
-    case SLEDS_ON_COUNTER: to[0] = litifut_a64_counter;     to[1] = litifut_a64_counter_reg; break;
-    case SLEDS_ON_RET:     to[0] = litifut_a64_ret;         to[1] = litifut_a64_ret_reg; break;
-    case SLEDS_ON_RET_COUNTER: to[0] = litifut_a64_ret_counter; to[1] = litifut_a64_ret_counter_reg; break;
-    case SLEDS_OFF:        to[0] = litifut_a64_off;         to[1] = litifut_a64_off_reg; break;
-    default:               to[0] = to[1] = litifut_a64_start; break;
-    }
-    if (litifut_a64_bti)        /* fixed targets through `ret x16` (stub.S) */
-        to[0] = to[0] == litifut_a64_on ? litifut_a64_on_bti
-              : to[0] == litifut_a64_counter ? litifut_a64_counter_bti
-              : to[0] == litifut_a64_ret ? litifut_a64_ret_bti
-              : to[0] == litifut_a64_ret_counter ? litifut_a64_ret_counter_bti
-              : to[0] == litifut_a64_off ? litifut_a64_off_bti : to[0];
+    int shift0 = litifut_copy.proc && litifut_copy.proc->time_shift == 0;
+    const char *to[2] = { litifut_a64_start, litifut_a64_start };  /* per half (sled.h) */
+    for (unsigned i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if (paths[i].mode == mode && (paths[i].shift0 == shift0 ||
+                                      (mode != SLEDS_ON_COUNTER && mode != SLEDS_ON_RET_COUNTER))) {
+            to[0] = paths[i].to[litifut_a64_bti ? 2 : 0];   /* `ret x16` (stub.S) */
+            to[1] = paths[i].to[1];
+        }
     static uintptr_t page;          /* the system's: 4, 16 or 64 KB on arm64 */
     if (!page && !(page = auxv_value(6 /* AT_PAGESZ */)))
         page = 4096;

@@ -21,13 +21,15 @@
  *   4. the site word's address (page table, then 4k) and the record word
  *      (rec_delta + &site word, 32 bits);
  *   5. with exact returns: a shadow stack with room whose top entry's
- *      frame is live; with the counter: the delta since the thread's
- *      last event fits 8 bits (else the slow path, with x16 = &site word);
+ *      frame is live, then the new entry written above the top (x30
+ *      free from here on); with the counter: the delta since the
+ *      thread's last event fits 8 bits (else the slow path, with x16 =
+ *      &site word);
  *   6. the target: the site word's offset, or the register the site word
- *      names (a jump table: x0-x3 from the push);
+ *      names (x0-x3 from the push, any other through a jump table);
  *   7. the record (a register call: tag 1 and its 8-byte target, or tag
  *      2 if the thread's target cache holds it), busy 0 and cur in one
- *      stp, the hook ({sp at the call, x30} pushed, x30 = the clock's
+ *      stp, the hook (the new top stored, x30 = the clock's
  *      trampoline), x0-x3 back, `br x16`.
  * Anything else goes to litifut_slow(frame, 4k) in C (stub/call.c),
  * whose frame (struct arch_frame) holds every register and NZCV, and
@@ -86,6 +88,25 @@ litifut_sled:
     .hidden litifut_sled_end
 litifut_sled_end:
 
+/* A jump table of 16-byte entries (a `br` to entry n needs `bti j` in a
+ * BTI-marked object): entry n puts xn into x16, from the stack (sp + 8n)
+ * for the first `pushed`, then `next` (the way back, or `br x16`).
+ * x16, x17 and x30 are never such sites (sled.h). */
+    .macro REG_TABLE pushed, next:vararg
+    .irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+    bti     j
+    .if \n < \pushed
+    ldr     x16, [sp, #8 * \n]
+    .elseif \n == 16 || \n == 17 || \n >= 30
+    udf     #0
+    .else
+    mov     x16, x\n
+    .endif
+    \next
+    udf     #0
+    .endr
+    .endm
+
 /*
  * Steps 1-4 for both halves: x0 = t, w1 = the record word, x2 = cur,
  * x16 = the site word's address; x3 and x17 free.  Busy or no room:
@@ -113,7 +134,10 @@ litifut_sled_end:
 /* Step 5, exact returns: a shadow stack with room (top < end; both 0
  * before the thread's first hooked call) whose top entry's frame is
  * live (its sp above sp at the call; entry 0 is a sentinel above any).
- * Else the slow path hooks it, and writes the returns of frames gone. */
+ * Else the slow path hooks it, and writes the returns of frames gone.
+ * Then the entry {sp at the call, x30} is written above the top (x3 =
+ * the top past it, stored by HOOK): x30 is free from here on, and a
+ * way out restores it (.Lslow_hooked). */
     .macro HOOK_CHECK
     ldp     x3, x17, [x0, #THREAD_SHADOW_TOP]   /* top (next free), end */
     sub     x17, x3, x17
@@ -122,24 +146,28 @@ litifut_sled_end:
     sub     x17, sp, x17
     add     x17, x17, #32               /* sp at the call - its sp */
     tbz     x17, #63, .Lslow_word       /* >= 0: its frame is gone */
+    add     x17, sp, #32
+    stp     x17, x30, [x3], #16         /* (not on the stack until HOOK stores the top) */
     .endm
 
 /* Step 5, the counter: the time since the thread's last event, in units
- * of 2^counter_shift ticks, into the record word's bits 31..24; a delta
- * of 8 bits or more goes to the slow path (an ADVANCE or TIME record). */
-    .macro TIME_COUNTER
-    ldr     w3, [x0, #THREAD_SHIFT]
-    mrs     x17, cntvct_el0
-    lsr     x17, x17, x3                /* now, in units */
-    ldr     w3, [x0, #THREAD_TIME]
-    sub     w3, w17, w3                 /* the delta */
-    orr     w1, w1, w3, lsl #LITIFUT_REC_DELTA_SHIFT
-    lsr     w3, w3, #8
-    cbnz    w3, .Lslow_word
-    str     w17, [x0, #THREAD_TIME]
-    .endm
-
-    .macro TIME_MARKS
+ * of 2^counter_shift ticks (shift 0: of ticks, no shift read), into the
+ * record word's bits 31..24; a delta of 8 bits or more goes to `slow`
+ * (an ADVANCE or TIME record).  xa, xb: free registers. */
+    .macro TIME_COUNTER a, b, shift, slow
+    .if \shift
+    ldr     w\a, [x0, #THREAD_SHIFT]
+    mrs     x\b, cntvct_el0
+    lsr     x\b, x\b, x\a               /* now, in units */
+    .else
+    mrs     x\b, cntvct_el0
+    .endif
+    ldr     w\a, [x0, #THREAD_TIME]
+    sub     w\a, w\b, w\a               /* the delta */
+    orr     w1, w1, w\a, lsl #LITIFUT_REC_DELTA_SHIFT
+    lsr     w\a, w\a, #8
+    cbnz    w\a, \slow
+    str     w\b, [x0, #THREAD_TIME]
     .endm
 
 /* Step 6, a fixed target: relative to the site word. */
@@ -148,33 +176,28 @@ litifut_sled_end:
     add     x16, x16, x17
     .endm
 
-/* Step 6, a register: the site word is SITE_REG_WORD(n); entry n of the
- * table (16 bytes) puts xn into x16 (x0-x3 from the push).  x16, x17
- * and x30 are never such sites (sled.h). */
-    .macro TARGET_REG
+/* Step 6, a register: the site word is SITE_REG_WORD(n).  x0-x3 (the
+ * registers GCC calls through most) from the push; any other through
+ * a table whose entry n (16 bytes, out of line) puts xn into x16.  x16,
+ * x17 and x30 are never such sites (sled.h).  xt: a free register. */
+    .macro TARGET_REG t
     ldr     w17, [x16]
-    adr     x3, 8f
-    add     x17, x3, x17, lsl #2
+    lsr     x\t, x17, #4
+    cbnz    x\t, 7f                     /* not x0-x3 */
+    add     x17, sp, x17, uxtx #1       /* x<n>'s slot */
+    ldr     x16, [x17]
+9:
+    .subsection 1
+7:  adr     x\t, 8f
+    add     x17, x\t, x17, lsl #2
     br      x17
     .p2align 4
-8:
-    .irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
-    bti     j
-    .if \n < 4
-    ldr     x16, [sp, #8 * \n]
-    .elseif \n == 16 || \n == 17 || \n >= 30
-    udf     #0
-    .else
-    mov     x16, x\n
-    .endif
-    b       9f
-    udf     #0
-    .endr
-9:
+8:  REG_TABLE 4, b 9b
+    .subsection 0
     .endm
 
 /* Step 7's record, a fixed target. */
-    .macro RECORD_FIXED
+    .macro RECORD_FIXED t
     str     w1, [x2], #4
     .endm
 
@@ -182,47 +205,43 @@ litifut_sled_end:
  * if the thread's target cache has it, else the word and the target
  * (two words, low first) and the cache updated.  Clock marks key the
  * cache by target (its entry into bits 31..24), the counter by site (the
- * delta is there; trace-format.h). */
-    .macro RECORD_REG by_target
+ * delta is there; trace-format.h).  xt: a free register.  A miss is out
+ * of line, after all the paths, with its own copy of the path's end
+ * (`tramp`, `jump`: HOT_PATH's). */
+    .macro RECORD_REG t, by_target, tramp, jump
     .if \by_target
-    ubfx    x3, x16, #2, #8             /* the target's cache entry */
-    .else
-    ubfx    x3, x1, #LITIFUT_REC_SITE_SHIFT, #8     /* the site's */
-    .endif
-    add     x17, x0, x3, lsl #3
+    ubfx    x\t, x16, #2, #8            /* the target's cache entry */
+    add     x17, x0, x\t, lsl #3
     ldr     x17, [x17, #THREAD_CACHE]
+    .else
+    ubfx    x\t, x1, #LITIFUT_REC_SITE_SHIFT, #8     /* the site's */
+    add     x\t, x0, x\t, lsl #3        /* (its address, for a miss) */
+    ldr     x17, [x\t, #THREAD_CACHE]
+    .endif
     sub     x17, x17, x16
     cbnz    x17, 1f
     .if \by_target
-    orr     w1, w1, w3, lsl #LITIFUT_REC_AUX_SHIFT
+    orr     w1, w1, w\t, lsl #LITIFUT_REC_AUX_SHIFT
     .endif
     orr     w1, w1, #LITIFUT_REC_CALL_CACHED
     str     w1, [x2], #4
-2:
-    .subsection 1                   /* a miss: out of line, after all the paths */
+    .subsection 1
 1:  orr     w1, w1, #LITIFUT_REC_CALL_TARGET
     str     w1, [x2], #4
     str     x16, [x2], #8
-    add     x17, x0, x3, lsl #3
-    str     x16, [x17, #THREAD_CACHE]
-    b       2b
+    .if \by_target
+    add     x\t, x0, x\t, lsl #3
+    .endif
+    str     x16, [x\t, #THREAD_CACHE]
+    HOT_TAIL \tramp, \jump
     .subsection 0
     .endm
 
-/* Step 7's hook: {sp at the call, the return address} onto the shadow
- * stack (HOOK_CHECK made sure of the room), x30 = the trampoline. */
+/* Step 7's hook: the entry HOOK_CHECK wrote is on the shadow stack now,
+ * x30 = the trampoline. */
     .macro HOOK tramp
-    ldr     x3, [x0, #THREAD_SHADOW_TOP]
-    add     x17, sp, #32
-    stp     x17, x30, [x3], #16
     str     x3, [x0, #THREAD_SHADOW_TOP]
     adr     x30, \tramp
-    .endm
-
-    .macro NO_HOOK tramp
-    .endm
-
-    .macro NO_CHECK
     .endm
 
 /* Step 7's end: busy 0 and cur in one store, x0-x3 back, on: `br x16`,
@@ -234,48 +253,76 @@ litifut_sled_end:
     \jump   x16
     .endm
 
-/* One hot path: `check` (HOOK_CHECK or NO_CHECK), `time` (TIME_COUNTER,
- * TIME_MARKS), `hook` (HOOK, NO_HOOK) with trampoline `tramp`, ending in
- * `jump` (br, ret). */
-    .macro HOT_PATH name, reg, check, time, hook, tramp, by_target, jump=br
+/* One hot path: for a register (`reg`) or a fixed target; hooked for
+ * its return with trampoline `tramp` (0: not hooked); `clock` 0 (marks:
+ * no time), 1 (the counter), 2 (the counter in ticks: shift 0); the
+ * target cache keyed `by_target` (or by site); ending in `jump` (br,
+ * ret).  Its temporary: x3, or x30 once a hook freed it. */
+    .macro HOT_PATH name, reg, tramp, clock, by_target, jump=br
     .p2align 4
     .global \name
     .hidden \name
     .type \name, %function
 \name:
     HOT_START
-    \check
-    \time
+    .ifc \tramp, 0
+    HOT_BODY 3, \reg, \clock, \by_target, .Lslow_word, \tramp, \jump
+    .else
+    HOOK_CHECK
+    HOT_BODY 30, \reg, \clock, \by_target, .Lslow_hooked, \tramp, \jump
+    .endif
+    HOT_TAIL \tramp, \jump
+    .size \name, . - \name
+    .endm
+
+/* The hook, if any, and the end. */
+    .macro HOT_TAIL tramp, jump
+    .ifnc \tramp, 0
+    HOOK    \tramp
+    .endif
+    HOT_END \jump
+    .endm
+
+/* Steps 5 (the clock) to 7 (the record), with temporary x<t>. */
+    .macro HOT_BODY t, reg, clock, by_target, slow, tramp, jump
+    .if \clock
+    TIME_COUNTER \t, 17, 2-\clock, \slow      /* shift: clock 1 */
+    .endif
     .if \reg
-    TARGET_REG
-    RECORD_REG \by_target
+    TARGET_REG \t
+    RECORD_REG \t, \by_target, \tramp, \jump
     .else
     TARGET_FIXED
     RECORD_FIXED
     .endif
-    \hook   \tramp
-    HOT_END \jump
-    .size \name, . - \name
     .endm
 
-    HOT_PATH litifut_a64_on, 0, NO_CHECK, TIME_MARKS, NO_HOOK, 0, 1
-    HOT_PATH litifut_a64_on_reg, 1, NO_CHECK, TIME_MARKS, NO_HOOK, 0, 1
-    HOT_PATH litifut_a64_counter, 0, NO_CHECK, TIME_COUNTER, NO_HOOK, 0, 0
-    HOT_PATH litifut_a64_counter_reg, 1, NO_CHECK, TIME_COUNTER, NO_HOOK, 0, 0
-    HOT_PATH litifut_a64_ret, 0, HOOK_CHECK, TIME_MARKS, HOOK, litifut_return_marks, 1
-    HOT_PATH litifut_a64_ret_reg, 1, HOOK_CHECK, TIME_MARKS, HOOK, litifut_return_marks, 1
-    HOT_PATH litifut_a64_ret_counter, 0, HOOK_CHECK, TIME_COUNTER, HOOK, litifut_return_counter, 0
-    HOT_PATH litifut_a64_ret_counter_reg, 1, HOOK_CHECK, TIME_COUNTER, HOOK, litifut_return_counter, 0
+/* Every hot path (sleds.c picks them): calls only or exact returns;
+ * clock marks, the counter in units of 2^shift ticks, or in ticks. */
+    HOT_PATH litifut_a64_on, 0, 0, 0, 1
+    HOT_PATH litifut_a64_on_reg, 1, 0, 0, 1
+    HOT_PATH litifut_a64_counter, 0, 0, 1, 0
+    HOT_PATH litifut_a64_counter_reg, 1, 0, 1, 0
+    HOT_PATH litifut_a64_counter0, 0, 0, 2, 0
+    HOT_PATH litifut_a64_counter0_reg, 1, 0, 2, 0
+    HOT_PATH litifut_a64_ret, 0, litifut_return_marks, 0, 1
+    HOT_PATH litifut_a64_ret_reg, 1, litifut_return_marks, 0, 1
+    HOT_PATH litifut_a64_ret_counter, 0, litifut_return_counter, 1, 0
+    HOT_PATH litifut_a64_ret_counter_reg, 1, litifut_return_counter, 1, 0
+    HOT_PATH litifut_a64_ret_counter0, 0, litifut_return_counter0, 2, 0
+    HOT_PATH litifut_a64_ret_counter0_reg, 1, litifut_return_counter0, 2, 0
 
 /* A BTI-marked object's pages are guarded, and a fixed target need not
  * start with a landing pad (a static function, a PLT entry, a veneer):
  * its fixed halves end in `ret x16` (BTYPE 00; on hardware the return
  * predictor mispredicts it).  A register's target took a `blr` before,
  * which needs the same landing pad as `br x16`. */
-    HOT_PATH litifut_a64_on_bti, 0, NO_CHECK, TIME_MARKS, NO_HOOK, 0, 1, ret
-    HOT_PATH litifut_a64_counter_bti, 0, NO_CHECK, TIME_COUNTER, NO_HOOK, 0, 0, ret
-    HOT_PATH litifut_a64_ret_bti, 0, HOOK_CHECK, TIME_MARKS, HOOK, litifut_return_marks, 1, ret
-    HOT_PATH litifut_a64_ret_counter_bti, 0, HOOK_CHECK, TIME_COUNTER, HOOK, litifut_return_counter, 0, ret
+    HOT_PATH litifut_a64_on_bti, 0, 0, 0, 1, ret
+    HOT_PATH litifut_a64_counter_bti, 0, 0, 1, 0, ret
+    HOT_PATH litifut_a64_counter0_bti, 0, 0, 2, 0, ret
+    HOT_PATH litifut_a64_ret_bti, 0, litifut_return_marks, 0, 1, ret
+    HOT_PATH litifut_a64_ret_counter_bti, 0, litifut_return_counter, 1, 0, ret
+    HOT_PATH litifut_a64_ret_counter0_bti, 0, litifut_return_counter0, 2, 0, ret
 
 /*
  * The slow path: litifut_slow(frame, 4k) with struct arch_frame (every
@@ -347,10 +394,14 @@ litifut_a64_start:
     b       litifut_a64_start
 
 /* ... and after (x16 = the site word's address): 4k again from the page
- * table, with every register saved. */
+ * table, with every register saved; after HOOK_CHECK wrote its entry
+ * (x3 past it), x30 back from the entry first. */
+.Lslow_hooked:
+    ldur    x30, [x3, #-8]
 .Lslow_word:
     ldp     x2, x3, [sp, #16]
     ldp     x0, x1, [sp], #32
+.Lslow_site:                            /* (the mode paths': nothing pushed) */
     sub     sp, sp, #FRAME_SIZE
     SAVE_ALL
     adrp    x0, litifut_copy
@@ -410,18 +461,120 @@ litifut_a64_off_reg:                    /* a call through a register */
     add     x16, x16, x17, lsl #2
     br      x16
     .p2align 4
-8:
-    .irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
-    bti     j
-    .if \n == 16 || \n == 17 || \n >= 30
-    udf     #0
-    .else
-    mov     x16, x\n
-    .endif
-    br      x16
-    udf     #0
-    .endr
+8:  REG_TABLE 0, br x16
     .size litifut_a64_off_reg, . - litifut_a64_off_reg
+
+/*
+ * LITIFUT_MODE dedup and count (stub/pairs.c): the site's pairs (this
+ * copy's pair pointers, at 2 * the site word's address + pair_delta:
+ * the newest, each linked to the one before); if one has the call's
+ * target, the call is known: count mode adds one to its count,
+ * atomically (threads share it: ldxr/stxr, Armv8.0); then on to the
+ * target.  Else (a target new to the site) the slow path makes or
+ * finds the pair.  No thread state: no TLS, no busy mark, nothing
+ * written but the count.  x0 = the site word's address, x1 the pair,
+ * x16 the target; x0 and x1 pushed.
+ */
+/* The start of a mode or paused path `name`: x0 = the site word's
+ * address, x16 = the target (`reg`: the register the site word names,
+ * x0 and x1 from the push), x17 = litifut_copy's `field`. */
+    .macro MODE_START name, reg, field
+    .p2align 4
+    .global \name
+    .hidden \name
+    .type \name, %function
+\name:
+    stp     x0, x1, [sp, #-16]!
+    OFF_SITE_WORD
+    mov     x0, x16
+    .if \reg
+    ldr     w17, [x0]
+    adr     x16, 8f
+    add     x17, x16, x17, lsl #2
+    br      x17
+    .p2align 4
+8:  REG_TABLE 2, b 9f
+9:
+    .else
+    ldrsw   x17, [x0]
+    add     x16, x0, x17
+    .endif
+    adrp    x17, litifut_copy
+    ldr     x17, [x17, #:lo12:litifut_copy + \field]
+    .endm
+
+/* The way on: x0, x1 back, `jump x16`; or to the slow path with x16 =
+ * the site word's address (.Lslow_site finds 4k again). */
+    .macro MODE_END jump
+    ldp     x0, x1, [sp], #16
+    \jump   x16
+7:  mov     x16, x0
+    ldp     x0, x1, [sp], #16
+    b       .Lslow_site
+    .endm
+
+/* [x<a>] += 1, atomically; w17 and w<b> clobbered. */
+    .macro COUNT_ONE a, b
+3:  ldxr    w17, [x\a]
+    add     w17, w17, #1
+    stxr    w\b, w17, [x\a]
+    cbnz    w\b, 3b
+    .endm
+
+    .macro MODE_PATH name, reg, count, jump=br
+    MODE_START \name, \reg, COPY_PAIR_DELTA
+    add     x17, x17, x0, lsl #1
+    ldr     x1, [x17]                   /* the site's newest pair */
+    .if \reg
+5:  ldr     x17, [x1, #PAIR_TARGET]
+    sub     x17, x17, x16
+    cbz     x17, 6f
+    ldr     x1, [x1, #PAIR_NEXT]        /* the site's pair before */
+    cbnz    x1, 5b
+    b       7f                          /* a target new to the site */
+6:
+    .else
+    ldr     x17, [x1, #PAIR_TARGET]     /* (a fixed target: one pair) */
+    sub     x17, x17, x16
+    cbnz    x17, 7f
+    .endif
+    .if \count
+    add     x1, x1, #PAIR_COUNT
+    COUNT_ONE 1, 0
+    .endif
+    MODE_END \jump
+    .size \name, . - \name
+    .endm
+
+/*
+ * Recording off while the process traces (LITIFUT_SIGNAL, LITIFUT_RECORD,
+ * LITIFUT_CONTROL, ...; stub/control.c): the "off" code that also
+ * counts the call in the process block (`unrecorded`, atomically), but
+ * every 2^PAUSED_POLL_BITS-th call goes to the slow path instead, which
+ * counts it and polls the control file.
+ */
+    .macro PAUSED_PATH name, reg, jump=br
+    MODE_START \name, \reg, COPY_PROC
+    add     x1, x17, #PROCESS_UNRECORDED
+    ldr     w17, [x1]
+    mvn     w17, w17
+    lsl     w17, w17, #32 - PAUSED_POLL_BITS    /* 0: the low bits all set: the poll's turn */
+    cbz     w17, 7f
+    COUNT_ONE 1, 0
+    MODE_END \jump
+    .size \name, . - \name
+    .endm
+
+    MODE_PATH litifut_a64_dedup, 0, 0
+    MODE_PATH litifut_a64_dedup_reg, 1, 0
+    MODE_PATH litifut_a64_count, 0, 1
+    MODE_PATH litifut_a64_count_reg, 1, 1
+    PAUSED_PATH litifut_a64_paused, 0
+    PAUSED_PATH litifut_a64_paused_reg, 1
+    /* a BTI-marked object's fixed halves: `ret x16` (the HOT_PATHs') */
+    MODE_PATH litifut_a64_dedup_bti, 0, 0, ret
+    MODE_PATH litifut_a64_count_bti, 0, 1, ret
+    PAUSED_PATH litifut_a64_paused_bti, 0, ret
 
 /*
  * LITIFUT_RETURNS: a hooked call's callee returns here (stub/returns.c),
@@ -485,67 +638,93 @@ litifut_return_trampoline:
 
 /*
  * The hot paths' trampolines, one per clock (the hooked call's hot path
- * chose it): the return recorded in assembly, as a call is.  Not busy
- * (then busy with this frame), room in the chunk, and the shadow
- * stack's top entry this very frame's (its sp = sp as the callee
- * returned: no frame left by a jump in between); the RETURN word with
- * its time delta; the entry popped, busy clear, on to the real return
- * address.  Anything else goes to the C trampoline above (busy back to
- * 0 first if this frame had marked it).  No instruction changes NZCV.
+ * chose it): the return recorded in assembly, as a call is.  x16, x17
+ * and x30 are free at a return (x16, x17: any call may go through a
+ * veneer; GCC's -fipa-ra never keeps them across a call), so the checks
+ * come before anything is pushed, and only x0 and x1 are.  Not busy
+ * (then busy with this frame), the shadow stack's top entry this very
+ * frame's (its sp = sp as the callee returned: no frame left by a jump
+ * in between), room in the chunk, the RETURN word with its time delta;
+ * the entry popped, busy clear, on to the real return address.
+ * Anything else goes to the C trampoline above (busy back to 0 first
+ * if this frame had marked it, the time back if it moved).  No
+ * instruction changes NZCV.
  */
-    .macro RETURN_FAST name, time
+/* x16 = this thread (struct litifut_thread), x17 clobbered. */
+    .macro RETURN_THREAD
+#ifdef LITIFUT_SHARED
+    SLOT_ADDRESS x17, x16
+    ldr     x16, [x17, #TLS_THREAD]
+#else
+    mrs     x17, tpidr_el0
+    add     x17, x17, #:tprel_hi12:litifut_tls_slot, lsl #12
+    ldr     x16, [x17, #:tprel_lo12_nc:litifut_tls_slot + TLS_THREAD]
+#endif
+    .endm
+
+    .macro RETURN_FAST name, clock
     .p2align 4
     .global \name
     .hidden \name
     .type \name, %function
 \name:
     bti     jc
-    stp     x0, x1, [sp, #-32]!
-    stp     x2, x3, [sp, #16]
-    SLOT_ADDRESS x17, x0
-    ldr     x0, [x17, #TLS_THREAD]
-    ldr     x2, [x0, #THREAD_BUSY]
-    cbnz    x2, 7f
-    mov     x2, sp
-    str     x2, [x0, #THREAD_BUSY]
-    ldp     x2, x3, [x0, #THREAD_CUR]   /* cur, lim */
-    sub     x3, x2, x3
-    tbz     x3, #63, 6f
-    ldr     x3, [x0, #THREAD_SHADOW_TOP]
-    cbz     x3, 6f                      /* no shadow stack: not this thread's hook */
-    ldur    x17, [x3, #-16]             /* the top entry's sp */
-    add     x1, sp, #32
-    sub     x17, x17, x1
-    cbnz    x17, 6f
-    mov     w1, #LITIFUT_REC_RETURN_WORD
-    .ifc \time, TIME_COUNTER
-    ldr     w30, [x0, #THREAD_SHIFT]
-    mrs     x17, cntvct_el0
-    lsr     x17, x17, x30
-    ldr     w30, [x0, #THREAD_TIME]
-    sub     w30, w17, w30
-    orr     w1, w1, w30, lsl #LITIFUT_REC_DELTA_SHIFT
-    lsr     w30, w30, #8
-    cbnz    w30, 6f
-    str     w17, [x0, #THREAD_TIME]
+    RETURN_THREAD
+    ldr     x30, [x16, #THREAD_BUSY]
+    cbnz    x30, 8f
+    sub     x30, sp, #16            /* below sp as returned: a jump out of a */
+    str     x30, [x16, #THREAD_BUSY]    /* handler here leaves it abandoned (call.c) */
+    ldr     x17, [x16, #THREAD_SHADOW_TOP]
+    cbz     x17, 7f                     /* no shadow stack: not this thread's hook */
+    ldur    x30, [x17, #-16]            /* the top entry's sp */
+    sub     x30, sp, x30
+    cbnz    x30, 7f
+    stp     x0, x1, [sp, #-16]!
+    ldp     x0, x1, [x16, #THREAD_CUR]  /* cur, lim */
+    sub     x1, x0, x1
+    tbz     x1, #63, 6f
+    .if \clock
+    .if \clock == 1
+    ldr     w1, [x16, #THREAD_SHIFT]
+    mrs     x30, cntvct_el0
+    lsr     x30, x30, x1
+    .else
+    mrs     x30, cntvct_el0
     .endif
-    ldur    x30, [x3, #-8]              /* the real return address */
-    sub     x3, x3, #16                 /* the entry popped */
-    str     w1, [x2], #4
-    str     x3, [x0, #THREAD_SHADOW_TOP]
-    stp     xzr, x2, [x0, #THREAD_BUSY]
-    ldp     x2, x3, [sp, #16]
-    ldp     x0, x1, [sp], #32
+    ldr     w1, [x16, #THREAD_TIME]
+    sub     w1, w30, w1                 /* the delta */
+    str     w30, [x16, #THREAD_TIME]
+    lsr     w30, w1, #8
+    cbnz    w30, 4f
+    lsl     w1, w1, #LITIFUT_REC_DELTA_SHIFT
+    orr     w1, w1, #LITIFUT_REC_RETURN_WORD
+    .else
+    mov     w1, #LITIFUT_REC_RETURN_WORD
+    .endif
+    ldur    x30, [x17, #-8]             /* the real return address */
+    cbz     x30, 5f                     /* 0: a call not hooked at this sp (swapcontext's) */
+    sub     x17, x17, #16               /* the entry popped */
+    str     w1, [x0], #4
+    str     x17, [x16, #THREAD_SHADOW_TOP]
+    stp     xzr, x0, [x16, #THREAD_BUSY]
+    ldp     x0, x1, [sp], #16
     ret
-6:  str     xzr, [x0, #THREAD_BUSY]     /* busy was this frame's */
-7:  ldp     x2, x3, [sp, #16]
-    ldp     x0, x1, [sp], #32
-    b       litifut_return_trampoline
+5:
+    .if \clock
+    lsr     w1, w1, #LITIFUT_REC_DELTA_SHIFT     /* the word's delta */
+4:  ldr     w30, [x16, #THREAD_TIME]    /* the time back: the C trampoline records */
+    sub     w30, w30, w1
+    str     w30, [x16, #THREAD_TIME]
+    .endif
+6:  ldp     x0, x1, [sp], #16
+7:  str     xzr, [x16, #THREAD_BUSY]    /* busy was this frame's */
+8:  b       litifut_return_trampoline
     .size \name, . - \name
     .endm
 
-    RETURN_FAST litifut_return_marks, TIME_MARKS
-    RETURN_FAST litifut_return_counter, TIME_COUNTER
+    RETURN_FAST litifut_return_marks, 0
+    RETURN_FAST litifut_return_counter, 1
+    RETURN_FAST litifut_return_counter0, 2
     .global litifut_trampolines_end
     .hidden litifut_trampolines_end
 litifut_trampolines_end:
