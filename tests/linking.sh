@@ -77,16 +77,20 @@ linking_moved_case() {  # linking_moved_case ARCH
     done
 }
 
-# ARM's far sleds (arch/arm/far-sled.S, wrapper/farsleds.c): a program
-# of 36 MB of code (tests/progs/fartext.c's parts with 12 MB of padding
-# between them), as PIE, static and a shared library, traced exactly
-# like the oracle; far sleds in the link, used by the calls beyond reach
-# of the tracer's own sled, and where the link put them pass 2 kept.
+# Far sleds (arch/{arm,aarch64}/far-sled.S, wrapper/farsleds.c): on ARM
+# a program of 36 MB of code (tests/progs/fartext.c's parts with 12 MB
+# of padding between them; far sleds every 4 MB: four in the link), on
+# AArch64 of 135 MB (45 MB between them, beyond bl's +-128 MB; every
+# 64 MB: two), as PIE, static and a shared library, traced exactly like
+# the oracle; far sleds in the link, used by the calls beyond reach of
+# the tracer's own sled, and where the link put them pass 2 kept.
 linking_far_case() {    # linking_far_case ARCH
     set_arch "$1"
     local d=$WORK/linking-far/$ARCH src=$ROOT/tests/progs/fartext.c p objs=() libobjs=()
+    local pad_mb=12 far_sleds=4
+    [ "$ARCH" = aarch64 ] && pad_mb=45 far_sleds=2
     mkdir -p "$d"
-    "$TCC" -c -o "$d/pad.o" "$ROOT/tests/progs/fartext-pad.S"
+    "$TCC" -DPAD_MB=$pad_mb -c -o "$d/pad.o" "$ROOT/tests/progs/fartext-pad.S"
     for p in 1 2 3; do
         "$TCC" -O1 -fPIC -DPART=$p -c -o "$d/p$p.o" "$src"
         libobjs+=("$d/p$p.o" "$d/pad.o")
@@ -99,15 +103,19 @@ linking_far_case() {    # linking_far_case ARCH
         # (a plain static armhf link of more than about 16 MB of code
         # crashes in glibc's IFUNC start-up, litifut or not)
         [ $mode = static ] && [ "$ARCH" = armhf ] && continue
+        # (nor does a plain static aarch64 link of more than 128 MB: ld
+        # cannot reach glibc's IFUNC memcpy and strlen from libc.a)
+        [ $mode = static ] && [ "$ARCH" = aarch64 ] && continue
         "$TCC" "${flags[@]}" -o "$d/$mode-plain" "${objs[@]}"
         if ! LITIFUT=1 LITIFUT_KEEP=1 "$TCC" -B"$BIN/" "${flags[@]}" -o "$d/$mode" "${objs[@]}" \
                2> "$d/$mode.err"; then
             fail "$ARCH/linking/far-sleds/$mode: link failed: $(head -c 300 "$d/$mode.err")"
             continue
         fi
-        # one before the first input, one after each pad (12 MB each)
-        check "$ARCH/linking/far-sleds/$mode: four far sleds in the link" \
-            eval '[ "$("$TRIPLE-nm" "$d/$mode" | grep -c " t litifut_far_sled$")" = 4 ]'
+        # one before the first input, one after each pad (ARM), after
+        # the second (AArch64)
+        check "$ARCH/linking/far-sleds/$mode: $far_sleds far sleds in the link" \
+            eval '[ "$("$TRIPLE-nm" "$d/$mode" | grep -c " t litifut_far_sled$")" = $far_sleds ]'
         check_traced "$ARCH/linking/far-sleds/$mode" "$d/$mode-plain" "$d/$mode"
     done
     # the same code as a shared library (far sleds in a -shared link)
@@ -124,6 +132,40 @@ linking_far_case() {    # linking_far_case ARCH
     fi
 }
 
+# AArch64's BTI (tests/progs/btilib.c): a library linked -z force-bti,
+# whose pages qemu-user guards (its probe dies of SIGILL), traced
+# exactly like the oracle with exact returns and calls only (its calls
+# of static functions without a landing pad included: every fixed
+# target is reached with `ret x16` in a BTI-marked object) and off.
+linking_bti_case() {    # linking_bti_case ARCH
+    set_arch "$1"
+    local d=$WORK/linking-bti/$ARCH src=$ROOT/tests/progs/btilib.c
+    local flags=(-O2 -fPIC -shared -nostartfiles -mbranch-protection=standard -Wl,-z,force-bti)
+    mkdir -p "$d/plainlib" "$d/lib" "$d/oraclelib"
+    "$TCC" "${flags[@]}" -o "$d/plainlib/libbti.so" "$src" &&
+        "$TCC" -O2 -DBTI_MAIN -o "$d/main" "$src" -L"$d/plainlib" -lbti ||
+        { fail "$ARCH/linking/bti: build"; return; }
+    # (ld warns that libc_nonshared.a's pthread_atfork, the tracer's, is
+    # not BTI-marked, as Debian 12 builds it)
+    if ! LITIFUT=1 LITIFUT_KEEP=1 "$TCC" -B"$BIN/" "${flags[@]}" -o "$d/lib/libbti.so" "$src" \
+         2> "$d/lib.err" || grep -qv "warning: BTI turned on by -z force-bti" "$d/lib.err"; then
+        fail "$ARCH/linking/bti: link: $(head -c 300 "$d/lib.err")"
+        return
+    fi
+    cp "$d/lib/libbti.so.litifut/unrewritten" "$d/oraclelib/libbti.so"
+    check "$ARCH/linking/bti: the traced library is BTI-marked" \
+        eval '"$TRIPLE-readelf" -n "$d/lib/libbti.so" | grep -q "AArch64 feature: BTI"'
+    local rc=0
+    (cd "$d" && "$QEMU" -L "$SYSROOT" -E LD_LIBRARY_PATH="$d/plainlib" ./main probe \
+        > /dev/null 2>&1) || rc=$?
+    check "$ARCH/linking/bti: qemu enforces BTI (the probe's br to no landing pad: SIGILL, got $rc)" \
+        [ "$rc" = 132 ]
+    check_traced_objects "$ARCH/linking/bti/returns" "$d/main" "$d/plainlib" "$d/main" \
+        "$d/lib" "$d/oraclelib" libbti.so
+    LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks check_traced_objects "$ARCH/linking/bti/calls" \
+        "$d/main" "$d/plainlib" "$d/main" "$d/lib" "$d/oraclelib" libbti.so
+}
+
 test_linking() {
     local arch
     for arch in $ARCHES; do
@@ -133,6 +175,9 @@ test_linking() {
         echo "$arch"
     done | parallel linking_moved_case
     for arch in $ARCHES; do
-        [ "${arch#arm}" != "$arch" ] && echo "$arch"
+        [ "${arch#arm}" != "$arch" ] || [ "$arch" = aarch64 ] && echo "$arch"
     done | parallel linking_far_case
+    for arch in $ARCHES; do
+        [ "$arch" = aarch64 ] && linking_bti_case "$arch"
+    done
 }

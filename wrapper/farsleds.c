@@ -1,6 +1,6 @@
 /*
  * Far sleds: a rewritten call must reach a sled (ARM: bl +-32 MB,
- * Thumb-2 blx +-16 MB, Thumb-1 blx +-4 MB), and the tracer's own sled
+ * Thumb-2 blx +-16 MB, Thumb-1 blx +-4 MB; AArch64 bl +-128 MB), and the tracer's own sled
  * lies at the end of the code.  So in a larger program the wrapper
  * links far-sled.o among the inputs, one before the first and one
  * after every far_sled_spacing bytes of their code (the arch's row,
@@ -14,28 +14,32 @@
  * link with one line naming it (src/rewrite.c).
  */
 #include <fcntl.h>
-#include <libelf.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "wrapper/farsleds.h"
 #include "lib/error.h"
 
-/* The executable sections of an ELF32 relocatable object (0 for
- * anything else, or for section headers libelf cannot read). */
+/* The executable sections of an ELF relocatable object, 32- or 64-bit
+ * (0 for anything else, or for section headers libelf cannot read). */
 static unsigned long long object_code(Elf *elf)
 {
-    Elf32_Ehdr *eh = elf32_getehdr(elf);
+    GElf_Ehdr eh;
     unsigned long long code = 0;
-    if (!eh || eh->e_type != ET_REL || eh->e_shentsize != sizeof(Elf32_Shdr))
+    int class = gelf_getclass(elf);
+    size_t shentsize = class == ELFCLASS32 ? sizeof(Elf32_Shdr)
+                     : class == ELFCLASS64 ? sizeof(Elf64_Shdr) : 0;
+    if (!shentsize || !gelf_getehdr(elf, &eh) || eh.e_type != ET_REL ||
+        eh.e_shentsize != shentsize)
         return 0;                       /* (ld rejects another e_shentsize too) */
     for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-        Elf32_Shdr *sh = elf32_getshdr(scn);
-        if (!sh)
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
             return 0;
-        if (sh->sh_type == SHT_PROGBITS &&
-            (sh->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR))
-            code += sh->sh_size + 8;        /* + alignment, at most about */
+        if (sh.sh_type == SHT_PROGBITS &&
+            (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR))
+            code += sh.sh_size + 8;         /* + alignment, at most about */
     }
     return code;
 }

@@ -9,8 +9,9 @@
  *                      sled's scratch registers), x30 (the redirecting
  *                      bl writes it) and TLS descriptor calls
  *   blraa, blrab, blraaz, blrabz   refused, counted as untraced
- * and in a BTI program a bl to code without a landing pad is left
- * untraced too (the sled goes on to the callee with an indirect jump).
+ * In a BTI program a bl to code without a landing pad (a static
+ * function, a PLT entry, a veneer) is a site like any other: the
+ * tracer's fixed-target paths there end in `ret x16` (stub.S).
  * How a call is redirected is rewrite-aarch64.c; reading rewritten code,
  * the PLT and veneers, read-aarch64.c.
  */
@@ -64,11 +65,9 @@ static int a64_disasm_open(const struct elf_image *img, unsigned isa, csh *handl
     return 0;
 }
 
-/* The scan's state: the image, to read the instructions before a blr
- * and the targets of bl, and whether it enforces BTI. */
+/* The scan's state: the image, to read the instructions around a call. */
 struct a64_scan {
     const struct elf_image *img;
-    int bti;
     uint64_t *tlsdesc;          /* the GOT slots of R_AARCH64_TLSDESC, sorted */
     size_t n_tlsdesc;
     int has_relocs;             /* the image has dynamic relocations */
@@ -80,54 +79,12 @@ static int u64_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-#define NT_GNU_PROPERTY_TYPE_0_             5
-#define GNU_PROPERTY_AARCH64_FEATURE_1_AND_ 0xc0000000u
-#define GNU_PROPERTY_AARCH64_FEATURE_1_BTI_ 1u
-
-/* 1 if the image's GNU property note marks it BTI (ld marks an output
- * so only if every input is, or with -z force-bti): its code pages are
- * then guarded. */
-static int bti_marked(const struct elf_image *img)
-{
-    for (size_t si = 1; si < img->n_sections; si++) {
-        const struct elf_section *s = &img->sections[si];
-        if (s->type != SHT_NOTE || strcmp(s->name, ".note.gnu.property") != 0 ||
-            s->offset > img->size || img->size - s->offset < s->size)
-            continue;
-        const unsigned char *p = img->data + s->offset, *end = p + s->size;
-        /* notes of 8-byte alignment: namesz, descsz, type, "GNU\0", desc:
-         * properties (type, size, data padded to 8 bytes) */
-        while (end - p >= 16) {
-            uint32_t namesz = elf_get32(img, p), descsz = elf_get32(img, p + 4);
-            uint32_t type = elf_get32(img, p + 8);
-            const unsigned char *desc = p + 16;
-            if (namesz != 4 || descsz > (size_t)(end - desc))
-                break;
-            for (const unsigned char *q = desc; type == NT_GNU_PROPERTY_TYPE_0_ &&
-                                                memcmp(p + 12, "GNU", 4) == 0 &&
-                                                desc + descsz - q >= 12;) {
-                uint32_t pr_type = elf_get32(img, q), pr_size = elf_get32(img, q + 4);
-                if (pr_size > (size_t)(desc + descsz - q - 8))
-                    break;
-                if (pr_type == GNU_PROPERTY_AARCH64_FEATURE_1_AND_ && pr_size >= 4)
-                    return (elf_get32(img, q + 8) & GNU_PROPERTY_AARCH64_FEATURE_1_BTI_) != 0;
-                q += 8 + ((pr_size + 7) & ~7u);
-            }
-            if (((descsz + 7) & ~7u) >= (size_t)(end - desc))
-                break;
-            p = desc + ((descsz + 7) & ~7u);
-        }
-    }
-    return 0;
-}
-
 static void *a64_scan_begin(const struct elf_image *img)
 {
     struct a64_scan *sc = xcalloc(1, sizeof *sc);
     struct elf_dynreloc *rel;
     size_t n_rel;
     sc->img = img;
-    sc->bti = bti_marked(img);
     elf_dynamic_relocs(img, &rel, &n_rel);
     sc->has_relocs = n_rel > 0;
     sc->tlsdesc = xcalloc(n_rel + 1, sizeof *sc->tlsdesc);
@@ -148,17 +105,6 @@ static void a64_scan_end(void *state, const struct elf_image *img, struct site_l
     struct a64_scan *sc = state;
     free(sc->tlsdesc);
     free(sc);
-}
-
-/* 1 if the code at `target` is a landing pad the tracer's `br x16` to
- * it may reach in a BTI program: bti c, j or jc, paciasp or pacibsp
- * (which are bti c too). */
-static int landing_pad(const struct elf_image *img, uint64_t target)
-{
-    uint32_t w;
-    return !elf_read32(img, target, &w) &&
-           (w == 0xd503245fu || w == 0xd503249fu || w == 0xd50324dfu || w == 0xd503233fu ||
-            w == 0xd503237fu);
 }
 
 /* A TLS descriptor call (the general-dynamic model of -mtls-dialect=
@@ -194,18 +140,11 @@ static int a64_classify_word(const struct a64_scan *sc, uint64_t addr, uint32_t 
                              uint32_t next, int has_next, struct call_site *site,
                              struct scan_stats *st)
 {
-    const struct elf_image *img = sc->img;
     if (a64_is_bl(w)) {
         if (a64_branch_offset(w) == 4 && has_next && reads_x30(next)) {
             /* takes its own address from x30, which the tracer changes
              * (a call to a function that follows is rewritten) */
             stats_untraced(st, addr, "bl to the next instruction (reads the pc)", 4);
-            return 0;
-        }
-        if (sc->bti && !landing_pad(img, addr + (uint64_t)a64_branch_offset(w))) {
-            /* a static function, a PLT entry, a veneer: the sled's
-             * indirect jump there would fault (arch/aarch64/sled.h) */
-            stats_untraced(st, addr, "bl to code without a BTI landing pad (BTI program)", 4);
             return 0;
         }
         site->kind = KIND_BL;
@@ -270,7 +209,7 @@ const struct arch_ops arch_aarch64 = {
     .counter_clock = LITIFUT_CLOCK_A64_CNTVCT,
     .counter_clock_name = "the AArch64 generic timer",
     .counter_clock_info = "counter (AArch64 CNTVCT)",
-    .far_sled_spacing = 0,                          /* none yet: rewrite-aarch64.c refuses */
+    .far_sled_spacing = A64_FAR_SLED_SPACING,       /* far-sled.S */
     .wrapped = a64_wrapped,
     .check_image = a64_check_image,
     .code_ranges = a64_code_ranges,

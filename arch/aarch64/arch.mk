@@ -9,6 +9,12 @@ TRACER_OBJS_aarch64 := sleds.o stub.o unwind.o memset.o eh-end.o
 # still a read-only code segment and a data segment apart, each loadable
 # at any page size.
 AGENT_FLAGS_aarch64 := -Wl,-z,norelro -Wl,-z,noseparate-code
-# arch_modules_aarch64 TRIPLE FLAGS: no further modules
+# Far sleds, linked among a large program's inputs (wrapper/farsleds.c):
+# position-independent, one object for executables and libraries.
+# arch_modules_aarch64 TRIPLE FLAGS
 define arch_modules_aarch64
+TRACERS += $(BUILD)/lib/litifut/$(1)/far-sled.o
+$(BUILD)/lib/litifut/$(1)/far-sled.o: $(BUILD)/tracer/$(1)/exe/far-sled.o
+	cp $$< $$@
+.SECONDARY: $(BUILD)/tracer/$(1)/exe/far-sled.o
 endef

@@ -18,6 +18,11 @@ enum { KIND_BL, KIND_BLR, N_A64_KINDS };
 /* bl reaches +-128 MB from itself (imm26 * 4). */
 #define BL_REACH (INT64_C(1) << 27)
 
+/* Far sleds (far-sled.S) at most every 64 MB of the inputs' code, as the
+ * wrapper estimates it before ld runs: a site then lies within about
+ * 64 MB of one, half bl's reach, room for what the estimate misses. */
+#define A64_FAR_SLED_SPACING (64u << 20)
+
 #define A64_NOP       0xd503201fu
 #define A64_BTI_C     0xd503245fu
 #define A64_AUTIA1716 0xd503219fu

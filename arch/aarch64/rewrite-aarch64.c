@@ -2,46 +2,65 @@
  * AArch64 for the rewriter and the wrapper: a call (bl or blr Xn)
  * becomes `bl litifut_sled + SLED_ENTRY_SIZE * (k + half *
  * SLED_ENTRIES)` (arch/aarch64/sled.h), the same size and the same
- * return address; the DB word says where the call went.  A program
- * with a call beyond bl's +-128 MB of the sled is refused (no far
- * sleds yet).  One tracer module for every object (no float-ABI or
- * variant choice).
+ * return address; the DB word says where the call went.  A call
+ * beyond bl's +-128 MB of the tracer's sled goes to the nearest far
+ * sled (far-sled.S).  One tracer module for every object (no float-ABI
+ * or variant choice).
  */
 #include <inttypes.h>
 #include "arch/aarch64/host-aarch64.h"
 #include "src/arch-rewrite.h"
 #include "lib/error.h"
 
-/* bl to entry k of the tracer's sled (its first half for bl, the second
- * for blr).  There are no far sleds yet: a call beyond bl's reach of
- * the sled fails the link. */
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+/* Entry k of the sled a call goes to: the tracer's own (base[0]) if
+ * both ends of its half are in reach, else the nearest far sled
+ * (far-sled.S: 4 instructions more per call). */
+static uint64_t sled_entry(const struct call_site *site, unsigned k, const struct sled_set *sleds)
+{
+    unsigned half = site->kind == KIND_BLR;                                    /* sled.h */
+    uint64_t base = sleds->base[0], half_bytes = SLED_ENTRY_SIZE * SLED_ENTRIES;
+    if (!a64_bl_encode(site->addr, base + half * half_bytes) ||
+        !a64_bl_encode(site->addr, base + (half + 1) * half_bytes - SLED_ENTRY_SIZE))
+        for (unsigned i = 1; i < sleds->n; i++)
+            if (distance(site->addr, sleds->base[i]) < distance(site->addr, base))
+                base = sleds->base[i];
+    return base + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
+}
+
+/* bl to entry k of the sled in reach (the first half for bl, the second
+ * for blr). */
 static int a64_encode_redirect(const struct call_site *site, unsigned k,
                                const struct sled_set *sleds, uint64_t thunk, uint32_t *word,
                                int *bridged)
 {
     (void)thunk;
-    unsigned half = site->kind == KIND_BLR;
-    uint64_t entry = sleds->base[0] + SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES);
+    uint64_t entry = sled_entry(site, k, sleds);
     *bridged = 0;
     if (!(*word = a64_bl_encode(site->addr, entry)))
-        return error("call at 0x%08" PRIx64 ": the tracer sled, at 0x%08" PRIx64 ", is out of "
-                     "bl range (+-128 MB): AArch64 has no far sleds yet", site->addr, entry);
+        return error("call at 0x%08" PRIx64 ": the nearest tracer sled, at 0x%08" PRIx64 ", is "
+                     "out of bl range (+-128 MB)", site->addr, entry);
     return 0;
 }
 
-/* The first site (if any) out of bl's reach of the tracer's sled: the
- * link is refused in one line naming it, until AArch64 has far sleds. */
+/* The first site (if any) that reaches no sled, neither the tracer's nor
+ * a far one (too much code in one input between two far sleds, or an
+ * archive found by -l that the wrapper did not count): the link is
+ * refused in one line naming it. */
 static int a64_check_reach(const struct site_list *sites, const struct sled_set *sleds,
                            const char *program)
 {
     for (size_t i = 0; i < sites->n; i++) {
         const struct call_site *s = &sites->v[i];
-        uint64_t entry = sleds->base[0] + SLED_ENTRY_SIZE * (s->kind == KIND_BLR) * SLED_ENTRIES;
-        uint64_t last = entry + SLED_ENTRY_SIZE * (SLED_ENTRIES - 1);
-        if (!a64_bl_encode(s->addr, entry) || !a64_bl_encode(s->addr, last))
-            return error("%s: the call at 0x%08" PRIx64 " is out of bl's reach (+-128 MB) of the "
-                         "tracer sled at 0x%08" PRIx64 ", and AArch64 has no far sleds yet",
-                         program, s->addr, sleds->base[0]);
+        uint64_t first = sled_entry(s, 0, sleds), last = sled_entry(s, SLED_ENTRIES - 1, sleds);
+        if (!a64_bl_encode(s->addr, first) || !a64_bl_encode(s->addr, last))
+            return error("%s: the call at 0x%08" PRIx64 " is out of bl's reach (+-128 MB) of "
+                         "every tracer sled (the nearest at 0x%08" PRIx64 "): too much code "
+                         "between two far sleds", program, s->addr, first);
     }
     return 0;
 }

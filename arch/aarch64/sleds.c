@@ -13,7 +13,8 @@
  * while the branches change; a thread running through an entry
  * meanwhile takes the old branch or the new one (replacing a `b` by a
  * `b` is a concurrent modification the architecture allows): both are
- * right.  A BTI-marked object's fixed halves end in `ret x16` instead
+ * right.  The far sleds' calls come in through litifut_sled_far's two
+ * entries (far-sled.S), written with the sled's.  A BTI-marked object's fixed halves end in `ret x16` instead
  * (stub.S: the target may have no landing pad).
  */
 #include <stdint.h>
@@ -23,7 +24,7 @@
 #include "tracer.h"
 #include "sys.h"
 
-extern const char litifut_sled[] HIDDEN;
+extern const char litifut_sled[] HIDDEN, litifut_sled_far[] HIDDEN;
 extern const char litifut_a64_start[] HIDDEN;
 extern const char litifut_a64_on[] HIDDEN, litifut_a64_on_reg[] HIDDEN;
 extern const char litifut_a64_counter[] HIDDEN, litifut_a64_counter_reg[] HIDDEN;
@@ -114,8 +115,9 @@ int arch_sleds_select(enum sleds_mode mode)
     static uintptr_t page;          /* the system's: 4, 16 or 64 KB on arm64 */
     if (!page && !(page = auxv_value(6 /* AT_PAGESZ */)))
         page = 4096;
+    /* the sled, then litifut_sled_far's two entries (far sleds come in there) */
     uintptr_t start = (uintptr_t)litifut_sled;
-    uintptr_t end = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
+    uintptr_t end = (uintptr_t)litifut_sled_far + 2 * SLED_ENTRY_SIZE;
     uintptr_t lo = start & ~(page - 1), hi = (end + page - 1) & ~(page - 1);
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
@@ -123,6 +125,10 @@ int arch_sleds_select(enum sleds_mode mode)
     for (unsigned i = 0; i < 2 * SLED_ENTRIES; i++) {
         uintptr_t b = start + i * SLED_ENTRY_SIZE + 4;
         *(volatile uint32_t *)b = branch(b, to[i / SLED_ENTRIES]);
+    }
+    for (unsigned half = 0; half < 2; half++) {
+        uintptr_t b = (uintptr_t)litifut_sled_far + half * SLED_ENTRY_SIZE + 4;
+        *(volatile uint32_t *)b = branch(b, to[half]);
     }
     arch_flush_icache(start, end);
     arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);

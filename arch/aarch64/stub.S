@@ -87,6 +87,18 @@ litifut_sled:
     .global litifut_sled_end
     .hidden litifut_sled_end
 litifut_sled_end:
+    /* The far sleds' way in (far-sled.S: `br x17` from their relays):
+     * per half, a landing pad and the half's branch, which sleds.c
+     * writes with the sled's. */
+    .global litifut_sled_far
+    .hidden litifut_sled_far
+    .type litifut_sled_far, %function
+litifut_sled_far:
+    .rept 2
+    bti     j
+    b       litifut_a64_start
+    .endr
+    .size litifut_sled_far, . - litifut_sled_far
 
 /* A jump table of 16-byte entries (a `br` to entry n needs `bti j` in a
  * BTI-marked object): entry n puts xn into x16, from the stack (sp + 8n)

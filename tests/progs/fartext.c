@@ -1,10 +1,11 @@
 /*
- * fartext.c - call sites tens of MB from the tracer's sled, for ARM's
- * far sleds (arch/arm/far-sled.S): built once per part (-DPART=1..3,
- * and 0 for main) and linked with 12 MB of padding between the parts
- * (tests/progs/fartext-pad.S, data in .text: nothing to scan), so
- * part 1's calls lie about 36 MB before the end of the code, beyond
- * ARM bl's reach (+-32 MB) and Thumb-2 blx's (+-16 MB).  Each part
+ * fartext.c - call sites tens of MB from the tracer's sled, for the
+ * far sleds (arch/{arm,aarch64}/far-sled.S): built once per part
+ * (-DPART=1..3, and 0 for main) and linked with padding between the
+ * parts (tests/progs/fartext-pad.S, data in .text: nothing to scan):
+ * 12 MB on ARM, so that part 1's calls lie about 36 MB before the end
+ * of the code, beyond ARM bl's reach (+-32 MB) and Thumb-2 blx's (+-16
+ * MB); 45 MB on AArch64, about 135 MB, beyond bl's +-128 MB.  Each part
  * calls directly, through a pointer and recursively.  Prints one line
  * per part; exit status 0.
  */
