@@ -44,8 +44,8 @@ HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) $(SAN_FLAGS) \
                -I. -Iinclude -MMD -MP
 # libiberty: C++ names demangled (the rewriter's LITIFUT_EXCLUDE rules, the post-processor)
 HOST_LDLIBS := -lelf -lcapstone -liberty
-# the post-processor also reads DWARF lines (libdw)
-POSTPROC_LDLIBS := -ldw
+# the post-processor also reads DWARF lines (libdw) and gzip files (zlib)
+POSTPROC_LDLIBS := -ldw -lz
 
 # lib/: the model of a traced program every host tool shares (ELF
 # images, the instruction DB, call sites and sleds, files, errors), the
@@ -216,7 +216,7 @@ $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 
 # calls and returns against the oracle's returns=on (tests/returns.sh)
 # (--inferred: the post-processor's own call stack)
-RETURNS_COMPARE_SRC := tests/tools/returns-compare.c postproc/trace.c postproc/program.c \
+RETURNS_COMPARE_SRC := tests/tools/returns-compare.c postproc/trace.c postproc/gz.c postproc/program.c \
                        postproc/symbols.c postproc/callstack.c postproc/names.c postproc/jumps.c \
                        postproc/srcline.c postproc/strmap.c postproc/u64map.c
 $(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC) $(REWRITER_SRC))
@@ -226,9 +226,9 @@ $(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC
 # unit tests of the encoders and decoders, and the post-processor's
 # estimate marks and duration histogram (tests/unit.sh)
 $(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/estimates.c postproc/histogram.c \
-                                     postproc/trace.c $(REWRITER_SRC) $(LIB_SRC))
+                                     postproc/trace.c postproc/gz.c $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ -lz $(HOST_LDLIBS)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

@@ -20,6 +20,7 @@
 #   postproc/arm-demo-2objects    ... whose calls are the program's loaded
 #                                 again as a second object (then unloaded)
 #   postproc/arm-demo-nomaps      the ARM trace without a maps file (tsv)
+#   postproc/arm-demo-gz          the ARM trace gzip'ed
 #   postproc/arm-demo-count       the ARM program's LITIFUT_MODE=count trace
 #   postproc/arm-demo-budget      ... and its LITIFUT_BUDGET=1us/1ms trace
 #   postproc/arm-demo-stopped     ... and one stopped by a 5 KB file size
@@ -427,6 +428,9 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
     if [ "$arch" = arm ]; then
         : > "$d/empty"
         postproc_input "$trace" "$d/empty" "$OUT/postproc/$prog-nomaps" tsv
+        # gzip'ed (the reader inflates anything with gzip's magic: gz.c)
+        gzip -9n < "$trace" > "$d/trace.gz"
+        postproc_input "$d/trace.gz" "$d/maps" "$OUT/postproc/$prog-gz"
         # a second thread: chunk 0 again, as the next chunk (an index
         # after every other), of the next tid
         hsize=$(get_word "$trace" "$HSIZE_OFF" "$endian")

@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "postproc/callstack.h"
 #include "postproc/drive.h"
 #include "postproc/forks.h"
@@ -66,7 +67,7 @@ static int can_be_parent(const struct forks *f, size_t j, size_t i)
 
 /* Trace i's parent: a given trace of its parent's pid that started
  * before it, one in its directory first, the latest to start if there
- * are several; else litifut.<pid>.trace in its directory. */
+ * are several; else litifut.<pid>.trace (or .trace.gz) in its directory. */
 static size_t find_parent(struct forks *f, size_t i, size_t n_given)
 {
     size_t best = SIZE_MAX;
@@ -85,6 +86,21 @@ static size_t find_parent(struct forks *f, size_t i, size_t n_given)
     char *cand = xasprintf("%.*slitifut.%" PRIu32 ".trace",
                            (int)(dir_end(path) - path + (*dir_end(path) == '/')), path,
                            f->v[i].fork.parent_pid);
+    for (size_t j = 0; j < f->n; j++)
+        if (strcmp(f->v[j].path, cand) == 0) {
+            free(cand);
+            return SIZE_MAX;    /* given, and not the parent */
+        }
+    struct stat st;
+    if (stat(cand, &st) != 0) {         /* gzip'ed (gz.c)? */
+        char *gz = xasprintf("%s.gz", cand);
+        if (stat(gz, &st) == 0) {
+            free(cand);
+            cand = gz;
+        } else {
+            free(gz);
+        }
+    }
     for (size_t j = 0; j < f->n; j++)
         if (strcmp(f->v[j].path, cand) == 0) {
             free(cand);

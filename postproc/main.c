@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "postproc/drive.h"
+#include "postproc/output.h"
 #include "postproc/report.h"
 #include "lib/error.h"
 
@@ -26,7 +27,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "Usage: litifut-postproc [OPTIONS] DIR|TRACE...\n"
-        "Shows the calls recorded in litifut traces (every litifut.*.trace in DIR);\n"
+        "Shows the calls recorded in litifut traces (every litifut.*.trace in DIR, or\n"
+        "litifut.*.trace.gz: gzip'ed traces and maps are read as they are);\n"
         "several traces (processes) add up in one output.\n"
         "\n"
         "What to show (one of):\n"
@@ -101,6 +103,10 @@ static void usage(FILE *f)
         "Where the files are:\n"
         "  --binary-dir DIR   find the program and libraries here, by file name\n"
         "  --sysroot DIR      find target paths under DIR (e.g. /usr/arm-linux-gnueabi)\n"
+        "  -o, --output=FILE  write the output into FILE, whole or not at all (a\n"
+        "                     temporary file beside it, renamed when done), gzip-\n"
+        "                     compressed if FILE ends in .gz (ui.perfetto.dev opens\n"
+        "                     a .json.gz as it is)\n"
         "  -h, --help         this help\n"
         "\n"
         "Functions are named \"function\" in the program, \"function (library)\" elsewhere,\n"
@@ -116,10 +122,13 @@ static void usage(FILE *f)
         "if it is a terminal.  Progress goes to stderr when it is a terminal.\n");
 }
 
+/* litifut.*.trace, or litifut.*.trace.gz (gzip'ed: gz.c) */
 static int is_trace_name(const char *name)
 {
     size_t n = strlen(name);
-    return strncmp(name, "litifut.", 8) == 0 && n > 14 && strcmp(name + n - 6, ".trace") == 0;
+    if (n > 3 && strcmp(name + n - 3, ".gz") == 0)
+        n -= 3;
+    return strncmp(name, "litifut.", 8) == 0 && n > 14 && strncmp(name + n - 6, ".trace", 6) == 0;
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -144,6 +153,17 @@ static int list_traces(const char *dir, char ***out, size_t *n)
     closedir(d);
     if (*n)
         qsort(*out, *n, sizeof **out, name_cmp);
+    /* both X and X.gz (gzip -k): X only (sorted: X.gz, longer, comes after) */
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        size_t len = strlen((*out)[i]);
+        if (kept && len > 3 && strcmp((*out)[i] + len - 3, ".gz") == 0 &&
+            strlen((*out)[kept - 1]) == len - 3 && strncmp((*out)[kept - 1], (*out)[i], len - 3) == 0)
+            free((*out)[i]);
+        else
+            (*out)[kept++] = (*out)[i];
+    }
+    *n = kept;
     return 0;
 }
 
@@ -153,7 +173,7 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 struct options {
     struct view_options view;
     struct path_options paths;
-    const char *format, *sort, *depth, *time_range;
+    const char *format, *sort, *depth, *time_range, *output;
     int summary, info, profile, graph, coverage, filters, per_process;
     int pairs_ok;               /* the view shows dedup and count traces (view_ops.pair) */
     int count_traces;           /* the first trace is a count trace */
@@ -425,7 +445,7 @@ static int check_options(struct options *o)
 
 enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
        OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
-       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE };
+       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE, OPT_OUTPUT };
 
 /* 0 and the options, 1 after --help, -1 after one error line. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -448,11 +468,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "time-range", required_argument, NULL, OPT_TIME_RANGE },
         { "binary-dir", required_argument, NULL, OPT_BINARY_DIR },
         { "sysroot", required_argument, NULL, OPT_SYSROOT },
+        { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int c, rc = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_FORMAT: rc = set_once(&o->format, optarg, "--format"); break;
         case OPT_SUMMARY: o->summary = 1; break;
@@ -483,6 +504,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_BINARY_DIR: rc = set_once(&o->paths.binary_dir, optarg, "--binary-dir"); break;
         case OPT_SYSROOT: rc = set_once(&o->paths.sysroot, optarg, "--sysroot"); break;
+        case 'o': rc = set_once(&o->output, optarg, "--output"); break;
         case 'h': usage(stdout); return 1;
         default: return -1;             /* getopt said what */
         }
@@ -546,6 +568,11 @@ int main(int argc, char **argv)
         free_options(&o);
         return rc > 0 ? 0 : 2;
     }
+    struct output out = { 0 };
+    if (o.output && output_begin(&out, o.output) != 0) {
+        free_options(&o);
+        return 1;
+    }
     char **traces = NULL;
     size_t n = 0;
     for (int i = optind; i < argc; i++) {
@@ -561,6 +588,7 @@ int main(int argc, char **argv)
     if (!n) {
         if (rc == 0)
             error("no litifut.*.trace files in %s", argv[optind]);
+        output_finish(&out, 0);
         free(traces);
         free_options(&o);
         return 1;
@@ -624,5 +652,7 @@ int main(int argc, char **argv)
     free(d.tid_seen);
     free(traces);
     free_options(&o);
+    if (output_finish(&out, rc == 0) != 0)
+        rc = 1;
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "postproc/symbols.h"
+#include "postproc/gz.h"
 #include "postproc/trace.h"
 #include "lib/arch-read.h"
 #include "lib/error.h"
@@ -367,6 +368,10 @@ static int parse_maps_line(char *line, uint64_t mask, struct mapping *m, const c
     return 0;
 }
 
+/* A maps file inflates to this at most (/proc/PID/maps of a large
+ * process is a few hundred KB). */
+#define MAX_MAPS_BYTES (64u << 20)
+
 int address_space_load_maps(struct address_space *as, const char *maps_path)
 {
     struct stat st;
@@ -382,6 +387,17 @@ int address_space_load_maps(struct address_space *as, const char *maps_path)
     size_t size;
     if (read_file(maps_path, &data, &size) != 0)
         return 0;
+    if (gz_magic_bytes(data, size)) {   /* gzip (gz.c); a maps file is a few KB */
+        unsigned char *raw;
+        size_t raw_size;
+        int rc = gz_inflate_buffer(maps_path, data, size, MAX_MAPS_BYTES, &raw, &raw_size);
+        free(data);
+        if (rc != 0)
+            return 0;
+        data = xrealloc(raw, raw_size + 1);
+        data[raw_size] = 0;             /* (read_file's buffer ends with a NUL too) */
+        size = raw_size;
+    }
     size_t n_lines = 0, bad_line = 0;
     for (char *line = (char *)data, *next; line < (char *)data + size; line = next) {
         char *nl = memchr(line, '\n', (size_t)((char *)data + size - line));

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "postproc/grow.h"
+#include "postproc/gz.h"
 #include "lib/arch.h"
 #include "postproc/trace.h"
 #include "lib/elfimage.h"
@@ -1160,6 +1161,28 @@ static void resolve_pairs(struct reader *r)
     }
 }
 
+/* <base>.maps for <base>.trace or <base>.trace.gz, or <base>.maps.gz if
+ * only that is there (any other name: <name>.maps). */
+static char *maps_path_of(const char *path)
+{
+    size_t plen = strlen(path);
+    if (plen > 3 && strcmp(path + plen - 3, ".gz") == 0)
+        plen -= 3;
+    char *maps = plen > 6 && strncmp(path + plen - 6, ".trace", 6) == 0
+                     ? xasprintf("%.*s.maps", (int)(plen - 6), path)
+                     : xasprintf("%.*s.maps", (int)plen, path);
+    struct stat st;
+    if (stat(maps, &st) != 0) {
+        char *gz = xasprintf("%s.gz", maps);
+        if (stat(gz, &st) == 0) {
+            free(maps);
+            return gz;
+        }
+        free(gz);
+    }
+    return maps;
+}
+
 int trace_open(const char *path, struct trace_file *t)
 {
     memset(t, 0, sizeof *t);
@@ -1168,6 +1191,15 @@ int trace_open(const char *path, struct trace_file *t)
     if (t->fd < 0) {
         trace_free(t);
         return -1;
+    }
+    if (gz_magic(t->fd)) {              /* gzip: read what it inflates to (gz.c) */
+        int raw = gz_inflate_to_temp(t->fd, path);
+        close(t->fd);
+        t->fd = raw;
+        if (raw < 0) {
+            trace_free(t);
+            return -1;
+        }
     }
     struct stat st;
     unsigned char *head = xcalloc(1, MAX_HEADER_SIZE);
@@ -1186,10 +1218,7 @@ int trace_open(const char *path, struct trace_file *t)
         trace_free(t);
         return -1;
     }
-    size_t plen = strlen(path);
-    t->maps_path = plen > 6 && strcmp(path + plen - 6, ".trace") == 0
-                       ? xasprintf("%.*s.maps", (int)(plen - 6), path)
-                       : xasprintf("%s.maps", path);
+    t->maps_path = maps_path_of(path);
     /* the objects first: a call may come before its object's record */
     set_clock_rate(t);
     scan_chunks(&r);
@@ -1312,13 +1341,16 @@ char *trace_history_text(const struct trace_file *t)
 }
 
 /* The header's bytes of the trace at `path` (a regular file only: a
- * FIFO is never waited on), if it has that many and the magic. */
+ * FIFO is never waited on; gzip'ed or not), if it has that many and
+ * the magic. */
 static int header_bytes(const char *path, unsigned char h[sizeof(struct litifut_trace_header)])
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
-    ssize_t got = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-                      ? pread(fd, h, sizeof(struct litifut_trace_header), 0) : -1;
+    int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    ssize_t got = !regular ? -1
+                : gz_magic(fd) ? gz_read_prefix(fd, h, sizeof(struct litifut_trace_header))
+                : pread(fd, h, sizeof(struct litifut_trace_header), 0);
     if (fd >= 0)
         close(fd);
     return got == (ssize_t)sizeof(struct litifut_trace_header) &&

@@ -149,6 +149,7 @@ views_arch() {
     views_srcline
     views_processes
     views_truncated
+    views_gzip
     views_marks
     views_returns
     views_estimates
@@ -393,6 +394,38 @@ print(4096 + end * 3 // 4)' "$trace")
         eval '[ "$errs" = " 1 1 1 1 1 1 1" ] && ! grep -vq "truncated" "$V"/cut.*.err &&
               [ "$(views_folded "$V/cut.folded")" = "$(views_self_total "$V/cut.prof")" ] &&
               [[ "$chrome" =~ ^[1-9][0-9]*\ 1\  ]] && grep -q "	main	" "$V/cut.prof"'
+}
+
+# Compressed (gzip, as on the device or the host): every view of the
+# gzip'ed trace and maps is the raw one's, byte for byte, also for a
+# trace given by name; -o FILE.gz writes the Chrome JSON compressed; a
+# gzip file cut short is one warning, and what came before is read.
+# (make fuzz's postproc harness feeds it gzip'ed inputs too.)
+views_gzip() {
+    local d=$V/gz pp=$BIN/litifut-postproc f same=1 cut
+    rm -rf "$d" "$d-cut"
+    mkdir -p "$d" "$d-cut"
+    cp "$V"/run/litifut.* "$d/"
+    gzip "$d"/litifut.*
+    views_all gz "$d"
+    for f in log prof proftxt graph graphtxt json folded; do
+        cmp -s "$V/ts.$f" "$V/gz.$f" || same=0
+    done
+    check "$ARCH/views: a gzip'ed trace and maps: every view as the raw files' (stderr lines:$(views_errs gz))" \
+        eval '[ $same = 1 ] && [ "$(views_errs gz)" = " 0 0 0 0 0 0 0" ]'
+    "$pp" --binary-dir "$V" --profile --format=tsv "$d"/litifut.*.trace.gz > "$V/gz.byname.prof" 2>&1
+    "$pp" --binary-dir "$V" --format=chrome -o "$V/gz.o.json.gz" "$d" 2> "$V/gz.o.err"
+    check "$ARCH/views: -o FILE.json.gz: the Chrome JSON, gzip'ed; a .trace.gz given by name" \
+        eval 'cmp -s "$V/ts.prof" "$V/gz.byname.prof" && [ ! -s "$V/gz.o.err" ] &&
+              gzip -dc "$V/gz.o.json.gz" | cmp -s - "$V/ts.json" &&
+              [ -z "$(ls "$V" | grep "gz.o.json.gz.")" ]'
+    cp "$d"/litifut.*.maps.gz "$d-cut/"
+    f=$(ls "$d"/litifut.*.trace.gz)
+    cut=$(($(stat -c %s "$f") - 24))      # (its end: the chunks' zeros, the gzip trailer)
+    head -c "$cut" "$f" > "$d-cut/${f##*/}"
+    "$pp" --binary-dir "$V" --profile --format=tsv "$d-cut" > "$V/gzcut.prof" 2> "$V/gzcut.err"
+    check "$ARCH/views: a gzip'ed trace cut short: said once, the rest read" \
+        eval '[ "$(grep -c "ends early (cut short)" "$V/gzcut.err")" = 1 ] && grep -q "	main	" "$V/gzcut.prof"'
 }
 
 # clock marks (times interpolated): the same calls; every view valid
