@@ -56,6 +56,10 @@ static void usage(FILE *f)
         "                       profile: calls total_ns self_ns avg_ns min_ns max_ns\n"
         "                                self_pct function object [srcline] [estimate]\n"
         "                                p50_ns p90_ns p99_ns\n"
+        "                       diff:    calls_base calls total_base_ns total_ns\n"
+        "                                total_change_ns self_base_ns self_ns\n"
+        "                                self_change_ns self_change_pct function\n"
+        "                                object [estimate]\n"
         "                       graph:   caller caller_obj callee callee_obj calls\n"
         "                                total_ns self_ns [estimate]\n"
         "                       summary: calls callee callee_obj\n"
@@ -86,6 +90,11 @@ static void usage(FILE *f)
         "  --format=folded    folded stacks weighted by self time in ns, for\n"
         "                     flamegraph.pl and speedscope\n"
         "  --sort=KEY         --profile's order: self (default), total or calls\n"
+        "  --diff=OTHER       with --profile: each function's calls, total and self\n"
+        "                     time in OTHER (a DIR or trace: the base, e.g. the run\n"
+        "                     before a change) and here, the change and its share of\n"
+        "                     the base, the largest change (of the --sort key) first;\n"
+        "                     functions matched by name, so two builds compare\n"
         "  --srcline          add file:line (DWARF) of call sites and functions\n"
         "Filters (every view but --info):\n"
         "  --pid=PID[,PID..]  only the traces of these processes\n"
@@ -173,7 +182,7 @@ static int list_traces(const char *dir, char ***out, size_t *n)
 struct options {
     struct view_options view;
     struct path_options paths;
-    const char *format, *sort, *depth, *time_range, *output;
+    const char *format, *sort, *depth, *time_range, *output, *diff;
     int summary, info, profile, graph, coverage, filters, per_process;
     int pairs_ok;               /* the view shows dedup and count traces (view_ops.pair) */
     int count_traces;           /* the first trace is a count trace */
@@ -435,6 +444,9 @@ static int check_options(struct options *o)
         return error("--info shows the trace headers: the filters and --srcline do not apply");
     if (o->per_process && (o->view.tsv || !(o->profile || o->graph || o->summary)))
         return error("--per-process: for --profile, --graph or --summary, as text");
+    if (o->diff && (!o->profile || o->per_process || o->view.srcline))
+        return error("--diff=OTHER: for --profile (text or tsv), without --per-process and "
+                     "--srcline");
     if ((o->depth && parse_depth(o) != 0) ||
         (o->time_range && parse_time_range(o, o->time_range) != 0))
         return -1;
@@ -445,7 +457,7 @@ static int check_options(struct options *o)
 
 enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
        OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
-       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE, OPT_OUTPUT };
+       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE, OPT_OUTPUT, OPT_DIFF };
 
 /* 0 and the options, 1 after --help, -1 after one error line. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -469,6 +481,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "binary-dir", required_argument, NULL, OPT_BINARY_DIR },
         { "sysroot", required_argument, NULL, OPT_SYSROOT },
         { "output", required_argument, NULL, 'o' },
+        { "diff", required_argument, NULL, OPT_DIFF },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -505,6 +518,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_BINARY_DIR: rc = set_once(&o->paths.binary_dir, optarg, "--binary-dir"); break;
         case OPT_SYSROOT: rc = set_once(&o->paths.sysroot, optarg, "--sysroot"); break;
         case 'o': rc = set_once(&o->output, optarg, "--output"); break;
+        case OPT_DIFF: rc = set_once(&o->diff, optarg, "--diff"); break;
         case 'h': usage(stdout); return 1;
         default: return -1;             /* getopt said what */
         }
@@ -551,6 +565,96 @@ static void free_options(struct options *o)
     free(o->pid_seen);
 }
 
+/* Reads the traces of args (directories or trace files) into a view:
+ * `given` (--diff's), else the one the options ask for (made here),
+ * whose end the caller calls: *view.  ft set up here (the caller frees
+ * it after the view's end).  Warns about the filters nothing matched.
+ * 0, or 1 if something could not be read. */
+static int read_into(struct options *o, char **args, int n_args, struct func_table *ft,
+                     struct view *given, struct view **view)
+{
+    int rc = 0;
+    char **traces = NULL;
+    size_t n = 0;
+    *view = given;
+    memset(ft, 0, sizeof *ft);
+    ft->focus = o->functions;
+    ft->n_focus = o->n_functions;
+    ft->exclude = o->excludes;
+    ft->n_exclude = o->n_excludes;
+    ft->srcline = o->view.srcline;
+    for (int i = 0; i < n_args; i++) {
+        struct stat st;
+        if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (list_traces(args[i], &traces, &n) != 0)
+                rc = 1;
+        } else {
+            traces = xrealloc(traces, (n + 1) * sizeof *traces);
+            traces[n++] = xstrdup(args[i]);
+        }
+    }
+    if (!n) {
+        if (rc == 0)
+            error("no litifut.*.trace files in %s", args[0]);
+        free(traces);
+        return 1;
+    }
+    struct drive d;
+    memset(&d, 0, sizeof d);
+    d.ft = ft;
+    d.flt = o->flt;
+    d.tids = o->tids;
+    d.n_tids = o->n_tids;
+    d.tid_seen = xcalloc(o->n_tids + 1, 1);
+    d.progress = isatty(STDERR_FILENO);
+    o->view.notes = d.progress;         /* (folded stacks: what their weights estimate) */
+    free(o->pid_seen);
+    o->pid_seen = xcalloc(o->n_pids + 1, 1);
+    if (o->info && o->view.tsv)
+        print_info_header(stdout);
+    else if (!o->info && given)
+        d.view = given;
+    else if (!o->info) {
+        o->count_traces = trace_peek_mode(traces[0]) == LITIFUT_MODE_COUNT;
+        d.view = make_view(o, ft);
+    }
+    if (d.view)
+        o->pairs_ok = d.view->ops->pair != NULL;
+    size_t shown = 0;           /* --per-process: the processes shown one by one */
+    struct forks forks;         /* which trace is whose fork parent; the order to read them */
+    forks_plan(&forks, traces, n, o->pids, o->n_pids, o->pid_seen);
+    if (d.view && d.view->ops->merged && forks.n_order > 1) {
+        if (process_together(o, &d, &forks) != 0)
+            rc = 1;
+    } else {
+        for (size_t j = 0; j < forks.n_order; j++)
+            if (process(o, &d, &forks, forks.order[j], &shown) != 0)
+                rc = 1;
+    }
+    forks_free(&forks);
+    if (o->per_process && shown > 1)
+        printf("# all %zu processes\n", shown);
+    for (size_t i = 0; i < n; i++)
+        free(traces[i]);
+    drive_done(&d);
+    for (size_t i = 0; i < o->n_pids; i++)
+        if (!o->pid_seen[i])
+            warning("--pid=%" PRIu32 ": no such process in the traces", o->pids[i]);
+    for (size_t i = 0; i < o->n_tids; i++)
+        if (!d.tid_seen[i])
+            warning("--tid=%" PRIu32 ": no such thread in the traces", o->tids[i]);
+    for (size_t i = 0; i < o->n_functions; i++)
+        warn_unknown(ft, "--function", o->functions[i]);
+    for (size_t i = 0; i < o->n_excludes; i++)
+        warn_unknown(ft, "--exclude", o->excludes[i]);
+    if (o->view.graph_func)
+        warn_unknown(ft, "--graph", o->view.graph_func);
+    free(d.tid_seen);
+    free(traces);
+    *view = d.view;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     set_program_name("litifut-postproc");
@@ -573,84 +677,27 @@ int main(int argc, char **argv)
         free_options(&o);
         return 1;
     }
-    char **traces = NULL;
-    size_t n = 0;
-    for (int i = optind; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (list_traces(argv[i], &traces, &n) != 0)
-                rc = 1;
-        } else {
-            traces = xrealloc(traces, (n + 1) * sizeof *traces);
-            traces[n++] = xstrdup(argv[i]);
-        }
-    }
-    if (!n) {
+    struct func_table ft, base_ft;
+    struct view *view = NULL, *base = NULL;
+    if (o.diff) {               /* --profile --diff=OTHER: OTHER's profile first, kept */
+        char *other[] = { (char *)o.diff };
+        base = profile_base_view(&base_ft, &o.view);
+        rc = read_into(&o, other, 1, &base_ft, base, &base);
         if (rc == 0)
-            error("no litifut.*.trace files in %s", argv[optind]);
-        output_finish(&out, 0);
-        free(traces);
-        free_options(&o);
-        return 1;
-    }
-    struct func_table ft;
-    memset(&ft, 0, sizeof ft);
-    ft.focus = o.functions;
-    ft.n_focus = o.n_functions;
-    ft.exclude = o.excludes;
-    ft.n_exclude = o.n_excludes;
-    ft.srcline = o.view.srcline;
-    struct drive d;
-    memset(&d, 0, sizeof d);
-    d.ft = &ft;
-    d.flt = o.flt;
-    d.tids = o.tids;
-    d.n_tids = o.n_tids;
-    d.tid_seen = xcalloc(o.n_tids + 1, 1);
-    d.progress = isatty(STDERR_FILENO);
-    o.view.notes = d.progress;          /* (folded stacks: what their weights estimate) */
-    o.pid_seen = xcalloc(o.n_pids + 1, 1);
-    if (o.info && o.view.tsv)
-        print_info_header(stdout);
-    else if (!o.info) {
-        o.count_traces = trace_peek_mode(traces[0]) == LITIFUT_MODE_COUNT;
-        d.view = make_view(&o, &ft);
-        o.pairs_ok = d.view->ops->pair != NULL;
-    }
-    size_t shown = 0;           /* --per-process: the processes shown one by one */
-    struct forks forks;         /* which trace is whose fork parent; the order to read them */
-    forks_plan(&forks, traces, n, o.pids, o.n_pids, o.pid_seen);
-    if (d.view && d.view->ops->merged && forks.n_order > 1) {
-        if (process_together(&o, &d, &forks) != 0)
-            rc = 1;
+            rc = read_into(&o, argv + optind, argc - optind, &ft,
+                           profile_diff_view(stdout, &ft, &o.view, base, o.diff), &view);
+        else
+            memset(&ft, 0, sizeof ft);
     } else {
-        for (size_t j = 0; j < forks.n_order; j++)
-            if (process(&o, &d, &forks, forks.order[j], &shown) != 0)
-                rc = 1;
+        rc = read_into(&o, argv + optind, argc - optind, &ft, NULL, &view);
     }
-    forks_free(&forks);
-    if (o.per_process && shown > 1)
-        printf("# all %zu processes\n", shown);
-    for (size_t i = 0; i < n; i++)
-        free(traces[i]);
-    drive_done(&d);
-    for (size_t i = 0; i < o.n_pids; i++)
-        if (!o.pid_seen[i])
-            warning("--pid=%" PRIu32 ": no such process in the traces", o.pids[i]);
-    for (size_t i = 0; i < o.n_tids; i++)
-        if (!d.tid_seen[i])
-            warning("--tid=%" PRIu32 ": no such thread in the traces", o.tids[i]);
-    for (size_t i = 0; i < o.n_functions; i++)
-        warn_unknown(&ft, "--function", o.functions[i]);
-    for (size_t i = 0; i < o.n_excludes; i++)
-        warn_unknown(&ft, "--exclude", o.excludes[i]);
-    if (o.view.graph_func)
-        warn_unknown(&ft, "--graph", o.view.graph_func);
-    if (d.view)
-        d.view->ops->end(d.view);
+    if (view)
+        view->ops->end(view);
+    else if (base)
+        base->ops->end(base);
     func_table_free(&ft);
-    free(d.tid_seen);
-    free(traces);
+    if (o.diff)
+        func_table_free(&base_ft);
     free_options(&o);
     if (output_finish(&out, rc == 0) != 0)
         rc = 1;

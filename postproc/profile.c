@@ -45,6 +45,7 @@
 #include "postproc/grow.h"
 #include "postproc/histogram.h"
 #include "postproc/report.h"
+#include "postproc/strmap.h"
 #include "postproc/view.h"
 #include "lib/error.h"
 
@@ -76,6 +77,9 @@ struct profile {
     uint64_t run_ns;            /* every thread's time */
     uint64_t n_threads, n_traces;
     struct estimates est;       /* what the traces read estimate */
+    int keep;                   /* --diff's base: its end prints nothing */
+    struct profile *base;       /* --diff: the profile this one is compared with */
+    const char *base_name;
 };
 
 static void grow_stats(struct profile *p, uint32_t fid)
@@ -445,9 +449,32 @@ static void print_graph_tsv(struct profile *p)
     free(v);
 }
 
+static void profile_free(struct profile *p)
+{
+    for (size_t i = 0; i < p->n_fs; i++)
+        histogram_free(p->fs[i].durations);
+    free(p->fs);
+    free(p->edges);
+    u64map_free(&p->edge_index);
+    estimates_free(&p->est);
+    free(p);
+}
+
+static void print_diff(struct profile *p);
+
 static void profile_end(struct view *v)
 {
     struct profile *p = (struct profile *)v;
+    if (p->keep) {
+        profile_free(p);                /* (--diff's base: its diff printed it) */
+        return;
+    }
+    if (p->base) {
+        print_diff(p);
+        profile_free(p->base);
+        profile_free(p);
+        return;
+    }
     size_t n;
     uint32_t *ids = sorted_functions(p, &n);
     if (p->graph && p->tsv)
@@ -459,13 +486,7 @@ static void profile_end(struct view *v)
     else
         print_profile_text(p, ids, n);
     free(ids);
-    for (size_t i = 0; i < p->n_fs; i++)
-        histogram_free(p->fs[i].durations);
-    free(p->fs);
-    free(p->edges);
-    u64map_free(&p->edge_index);
-    estimates_free(&p->est);
-    free(p);
+    profile_free(p);
 }
 
 static struct view *new_profile(FILE *out, struct func_table *ft, const struct view_options *o,
@@ -494,4 +515,181 @@ struct view *profile_view(FILE *out, struct func_table *ft, const struct view_op
 struct view *graph_view(FILE *out, struct func_table *ft, const struct view_options *o)
 {
     return new_profile(out, ft, o, 1);
+}
+
+/* --- --profile --diff=OTHER: each function's change from OTHER's run ---
+ *
+ * Functions are matched by their name as the views show it ("name" in
+ * the main program, "name (libfoo.so.1)" elsewhere; a function without
+ * a symbol, "0x<address>", matches only the same address), so two
+ * builds of one program compare; functions of one name add up.  Rows
+ * are sorted by the size of the change of the --sort key (self by
+ * default), the largest first.
+ */
+struct diff_row {
+    const struct func *f;               /* its name, bare name and object: the first seen's */
+    uint64_t calls[2], total[2], self[2];      /* [0] OTHER's (base), [1] this run's */
+    int estimated;
+};
+
+static int diff_key;                    /* enum profile_sort, for diff_cmp */
+
+static uint64_t diff_abs(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static int diff_cmp(const void *x, const void *y)
+{
+    const struct diff_row *a = x, *b = y;
+    uint64_t ka, kb;
+    switch (diff_key) {
+    case SORT_TOTAL: ka = diff_abs(a->total[1], a->total[0]), kb = diff_abs(b->total[1], b->total[0]); break;
+    case SORT_CALLS: ka = diff_abs(a->calls[1], a->calls[0]), kb = diff_abs(b->calls[1], b->calls[0]); break;
+    default: ka = diff_abs(a->self[1], a->self[0]), kb = diff_abs(b->self[1], b->self[0]); break;
+    }
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    return strcmp(a->f->name, b->f->name);
+}
+
+/* The rows of both profiles, matched by name: *n of them (malloc'd). */
+static struct diff_row *diff_rows(struct profile *p, size_t *n)
+{
+    struct profile *side[2] = { p->base, p };
+    struct strmap index = { 0 };        /* names, numbered as the rows */
+    struct diff_row *rows = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (int k = 0; k < 2; k++) {
+        const struct profile *q = side[k];
+        for (size_t i = 0; i < q->v.ft->n && i < q->n_fs; i++) {
+            const struct fstat *st = &q->fs[i];
+            if (!st->calls && !st->total && !st->self)
+                continue;
+            const char *name = q->v.ft->v[i].name;
+            int added;
+            size_t r = strmap_intern(&index, xstrdup(name), &added);
+            if (added) {
+                rows = grow_for_one(rows, *n, &cap, sizeof *rows);
+                memset(&rows[r], 0, sizeof rows[r]);
+                rows[r].f = &q->v.ft->v[i];
+                (*n)++;
+            }
+            rows[r].calls[k] += st->calls;
+            rows[r].total[k] += st->total;
+            rows[r].self[k] += st->self;
+            rows[r].estimated |= st->estimated;
+        }
+    }
+    strmap_free(&index);
+    diff_key = p->sort;
+    if (*n)
+        qsort(rows, *n, sizeof *rows, diff_cmp);
+    return rows;
+}
+
+/* new - old as a signed number of ns. */
+static int64_t change(uint64_t old, uint64_t now)
+{
+    return now >= old ? (int64_t)(now - old) : -(int64_t)(old - now);
+}
+
+static void print_change(FILE *out, uint64_t old, uint64_t now, int est)
+{
+    int64_t d = change(old, now);
+    char buf[40];
+    FILE *m = fmemopen(buf, sizeof buf, "w");
+    if (!m)
+        return;
+    fputc(d < 0 ? '-' : '+', m);
+    print_duration(m, d < 0 ? (uint64_t)-d : (uint64_t)d, 0, est);
+    fclose(m);
+    fprintf(out, " %*s", TIME_W + 1, buf);
+}
+
+/* The change as a share of the old value ("new" where there was none). */
+static void print_share(FILE *out, uint64_t old, uint64_t now, int width, int tsv)
+{
+    if (!old) {
+        fprintf(out, tsv ? "" : " %*s", width, now ? "new" : "");
+        return;
+    }
+    double pct = 100.0 * (double)change(old, now) / (double)old;
+    if (tsv)
+        fprintf(out, "%.2f", pct);
+    else
+        fprintf(out, " %+*.1f%%", width - 1, pct);
+}
+
+static void print_diff(struct profile *p)
+{
+    FILE *out = p->v.out;
+    size_t n;
+    struct diff_row *rows = diff_rows(p, &n);
+    int est = p->est.any || p->base->est.any;
+    if (p->tsv) {
+        fprintf(out, "calls_base\tcalls\ttotal_base_ns\ttotal_ns\ttotal_change_ns\t"
+                     "self_base_ns\tself_ns\tself_change_ns\tself_change_pct\tfunction\tobject%s\n",
+                est ? "\testimate" : "");
+        for (size_t i = 0; i < n; i++) {
+            const struct diff_row *r = &rows[i];
+            fprintf(out, "%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%"
+                         PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t", r->calls[0], r->calls[1],
+                    r->total[0], r->total[1], change(r->total[0], r->total[1]), r->self[0],
+                    r->self[1], change(r->self[0], r->self[1]));
+            print_share(out, r->self[0], r->self[1], 0, 1);
+            fprintf(out, "\t%s\t", r->f->bare);
+            put_clean(out, r->f->obj);
+            if (est)
+                fprintf(out, "\t%d", r->estimated);
+            fputc('\n', out);
+        }
+    } else {
+        fprintf(out, "# profile diff: this run against %s (base), by the change of %s\n",
+                p->base_name, p->sort == SORT_TOTAL ? "total time"
+                              : p->sort == SORT_CALLS ? "calls" : "self time");
+        fputs("# base: ", out);
+        print_duration(out, p->base->run_ns, 0, p->base->est.any != 0);
+        fprintf(out, " of thread time, %" PRIu64 " calls; this run: ", all_calls(p->base));
+        print_duration(out, p->run_ns, 0, p->est.any != 0);
+        fprintf(out, ", %" PRIu64 " calls\n", all_calls(p));
+        estimates_print(out, &p->base->est);
+        estimates_print(out, &p->est);
+        fprintf(out, "#%*s %*s %*s %8s %*s %*s %*s %10s %10s  %s\n", TIME_W, "self base",
+                TIME_W, "self", TIME_W + 1, "change", "change", TIME_W, "total base", TIME_W,
+                "total", TIME_W + 1, "change", "calls base", "calls", "function");
+        for (size_t i = 0; i < n; i++) {
+            const struct diff_row *r = &rows[i];
+            fputc(' ', out);
+            print_duration(out, r->self[0], TIME_W, r->estimated);
+            fputc(' ', out);
+            print_duration(out, r->self[1], TIME_W, r->estimated);
+            print_change(out, r->self[0], r->self[1], r->estimated);
+            print_share(out, r->self[0], r->self[1], 8, 0);
+            fputc(' ', out);
+            print_duration(out, r->total[0], TIME_W, r->estimated);
+            fputc(' ', out);
+            print_duration(out, r->total[1], TIME_W, r->estimated);
+            print_change(out, r->total[0], r->total[1], r->estimated);
+            fprintf(out, " %10" PRIu64 " %10" PRIu64 "  %s\n", r->calls[0], r->calls[1], r->f->name);
+        }
+    }
+    free(rows);
+}
+
+struct view *profile_base_view(struct func_table *ft, const struct view_options *o)
+{
+    struct profile *p = (struct profile *)new_profile(NULL, ft, o, 0);
+    p->keep = 1;
+    return &p->v;
+}
+
+struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct view_options *o,
+                               struct view *base, const char *base_name)
+{
+    struct profile *p = (struct profile *)new_profile(out, ft, o, 0);
+    p->base = (struct profile *)base;
+    p->base_name = base_name;
+    return &p->v;
 }

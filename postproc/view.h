@@ -85,6 +85,13 @@ struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_opt
 struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *profile_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *graph_view(FILE *out, struct func_table *ft, const struct view_options *o);
+/* --profile --diff=OTHER: OTHER's profile, read first (its end only
+ * frees it), then the profile whose end prints each function's change
+ * from `base`'s (named base_name) and frees both; ft and base's table
+ * must live until then. */
+struct view *profile_base_view(struct func_table *ft, const struct view_options *o);
+struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct view_options *o,
+                               struct view *base, const char *base_name);
 struct view *coverage_view(FILE *out, struct func_table *ft, const struct view_options *o);
 
 /* A string from the target's files, control characters as '?'. */

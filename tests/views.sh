@@ -150,6 +150,7 @@ views_arch() {
     views_processes
     views_truncated
     views_gzip
+    views_diff
     views_marks
     views_returns
     views_estimates
@@ -426,6 +427,22 @@ views_gzip() {
     "$pp" --binary-dir "$V" --profile --format=tsv "$d-cut" > "$V/gzcut.prof" 2> "$V/gzcut.err"
     check "$ARCH/views: a gzip'ed trace cut short: said once, the rest read" \
         eval '[ "$(grep -c "ends early (cut short)" "$V/gzcut.err")" = 1 ] && grep -q "	main	" "$V/gzcut.prof"'
+}
+
+# --profile --diff: the second run against the first (the same
+# program): every function of the profile, in both, with the calls of
+# both; against itself every change is 0; the text names the base.
+views_diff() {
+    local pp=$BIN/litifut-postproc d=$V/diff.tsv same=$V/diff.same.tsv
+    "$pp" --binary-dir "$V" --profile --diff="$V/run" --format=tsv "$V/run2" > "$d" 2> "$d.err"
+    "$pp" --binary-dir "$V" --profile --diff="$V/run" --format=tsv "$V/run" > "$same" 2>> "$d.err"
+    "$pp" --binary-dir "$V" --profile --diff="$V/run" "$V/run2" > "$V/diff.txt" 2>> "$d.err"
+    check "$ARCH/views: --profile --diff: each function of both runs, its calls in both, no change against itself" \
+        eval '[ ! -s "$d.err" ] &&
+              [ "$(awk -F "\t" "NR > 1 { print \$10 }" "$d" | sort | tr "\n" " ")" = "$(views_functions "$V/ts.prof")" ] &&
+              awk -F "\t" "NR > 1 && \$1 != \$2 { bad = 1 } END { exit bad }" "$d" &&
+              awk -F "\t" "NR > 1 && (\$5 != 0 || \$8 != 0) { bad = 1 } END { exit bad || NR < 3 }" "$same" &&
+              grep -q "against $V/run (base)" "$V/diff.txt" && grep -q "  hot$" "$V/diff.txt"'
 }
 
 # clock marks (times interpolated): the same calls; every view valid
