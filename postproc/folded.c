@@ -1,5 +1,5 @@
 /*
- * --format=folded: folded stacks, the input of flamegraph.pl and of
+ * --format=folded (and --format=svg, the same tree drawn: flamesvg.c): folded stacks, the input of flamegraph.pl and of
  * speedscope (and of inferno, and Perfetto's importer):
  *
  *   main;work;spin 40012000
@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "postproc/cct.h"
 #include "postproc/report.h"
 #include "postproc/view.h"
 #include "lib/error.h"
@@ -36,34 +37,24 @@
  * (one warning): a hostile trace cannot exhaust memory. */
 #define MAX_NODES (1u << 22)
 
-struct node {
-    uint32_t parent;            /* 0: a thread's first frame (node 0 is the root) */
-    uint32_t fid;               /* FID_DEEPER: the frames past the depth cap */
-    uint32_t depth;             /* frames on its path (the root: 0) */
-    uint64_t self_ns;
-};
-
-#define FID_DEEPER UINT32_MAX
-#define STRING(x) #x
-#define DEEPER_NAME(cap) "[deeper than " STRING(cap) " frames]"
-
 struct folded {
     struct view v;
-    struct node *nodes;
+    struct cct_node *nodes;
     uint32_t n, cap;
     struct u64map index;        /* (parent, fid) -> node */
     int warned;
     int notes;                  /* stderr is a terminal: say what the weights estimate */
+    int svg;                    /* --format=svg: the flame graph (flamesvg.c) */
     struct estimates est;
 };
 
 /* The node for `fid` called in the context `parent`. */
 static uint32_t child(struct folded *fo, uint32_t parent, uint32_t fid)
 {
-    if (fo->nodes[parent].fid == FID_DEEPER)
+    if (fo->nodes[parent].fid == CCT_DEEPER)
         return parent;                  /* past the cap: one node for all */
     if (fo->nodes[parent].depth >= VIEW_DEPTH_CAP)
-        fid = FID_DEEPER;
+        fid = CCT_DEEPER;
     uint64_t key = u64map_pair(parent, fid);
     uint32_t i = u64map_get(&fo->index, key);
     if (i != U64MAP_NONE)
@@ -78,7 +69,7 @@ static uint32_t child(struct folded *fo, uint32_t parent, uint32_t fid)
         fo->cap *= 2;
         fo->nodes = xrealloc(fo->nodes, fo->cap * sizeof *fo->nodes);
     }
-    fo->nodes[fo->n] = (struct node){ parent, fid, fo->nodes[parent].depth + 1, 0 };
+    fo->nodes[fo->n] = (struct cct_node){ parent, fid, fo->nodes[parent].depth + 1, 0 };
     u64map_put(&fo->index, key, fo->n);
     return fo->n++;
 }
@@ -112,6 +103,10 @@ static void put_frame(FILE *out, const char *name)
 static void folded_end(struct view *v)
 {
     struct folded *fo = (struct folded *)v;
+    if (fo->svg) {
+        flame_svg_write(v->out, fo->nodes, fo->n, v->ft, &fo->est);
+        goto done;
+    }
     uint32_t *path = NULL;
     size_t cap = 0;
     for (uint32_t i = 1; i < fo->n; i++) {
@@ -126,7 +121,7 @@ static void folded_end(struct view *v)
             path[depth++] = fo->nodes[k].fid;
         }
         while (depth--) {
-            put_frame(v->out, path[depth] == FID_DEEPER ? DEEPER_NAME(VIEW_DEPTH_CAP)
+            put_frame(v->out, path[depth] == CCT_DEEPER ? CCT_DEEPER_NAME(VIEW_DEPTH_CAP)
                                                         : v->ft->v[path[depth]].name);
             fputc(depth ? ';' : ' ', v->out);
         }
@@ -139,13 +134,15 @@ static void folded_end(struct view *v)
         fprintf(stderr, "%s: note: folded stacks, %s\n", program_name(), line);
         free(line);
     }
+done:
     estimates_free(&fo->est);
     free(fo->nodes);
     u64map_free(&fo->index);
     free(fo);
 }
 
-struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o)
+static struct view *new_folded(FILE *out, struct func_table *ft, const struct view_options *o,
+                               int svg)
 {
     static const struct view_ops ops = { .trace_begin = folded_trace_begin,
                                          .push = folded_push, .pop = folded_pop,
@@ -153,9 +150,20 @@ struct view *folded_view(FILE *out, struct func_table *ft, const struct view_opt
     struct folded *fo = xcalloc(1, sizeof *fo);
     view_init(&fo->v, &ops, out, ft);
     fo->notes = o->notes;
+    fo->svg = svg;
     fo->cap = 1024;
     fo->nodes = xcalloc(fo->cap, sizeof *fo->nodes);
     fo->n = 1;                          /* node 0: the root */
     u64map_init(&fo->index);
     return &fo->v;
+}
+
+struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    return new_folded(out, ft, o, 0);
+}
+
+struct view *flame_svg_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    return new_folded(out, ft, o, 1);
 }

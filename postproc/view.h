@@ -83,6 +83,7 @@ struct view_options {
 struct view *replay_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o);
+struct view *flame_svg_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *profile_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *graph_view(FILE *out, struct func_table *ft, const struct view_options *o);
 /* --profile --diff=OTHER: OTHER's profile, read first (its end only

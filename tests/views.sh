@@ -93,13 +93,14 @@ views_all() {
     "$pp" --binary-dir "$V" --graph "$dir" > "$V/$name.graphtxt" 2> "$V/$name.graphtxt.err" || rc=1
     "$pp" --binary-dir "$V" --format=chrome "$dir" > "$V/$name.json" 2> "$V/$name.json.err" || rc=1
     "$pp" --binary-dir "$V" --format=folded "$dir" > "$V/$name.folded" 2> "$V/$name.folded.err" || rc=1
+    "$pp" --binary-dir "$V" --format=svg "$dir" > "$V/$name.svg" 2> "$V/$name.svg.err" || rc=1
     return $rc
 }
 
 # views_errs NAME: the stderr lines of NAME's views (each view's).
 views_errs() {
     local f n=
-    for f in log prof proftxt graph graphtxt json folded; do
+    for f in log prof proftxt graph graphtxt json folded svg; do
         n="$n $(wc -l < "$V/$1.$f.err")"
     done
     echo "$n"
@@ -166,7 +167,7 @@ views_runs() {
         (cd "$V/$r" && LITIFUT_DIR=. LITIFUT_CLOCK=monotonic LITIFUT_RETURNS=0 timeout 120 \
              "$QEMU" -L "$SYSROOT" ../run/prog > out 2> err)
     done
-    if ! views_all ts "$V/run" || [ "$(views_errs ts)" != " 0 0 0 0 0 0 0" ]; then
+    if ! views_all ts "$V/run" || [ "$(views_errs ts)" != " 0 0 0 0 0 0 0 0" ]; then
         fail "$ARCH/views: post-processing the trace (stderr lines per view:$(views_errs ts)):" \
              "$(cat "$V"/ts.*.err | head -c 300)"
         return 1
@@ -323,6 +324,58 @@ views_formats() {
     folded=$(views_folded "$V/ts.folded")
     check "$ARCH/views: --format=folded: frame;frame N lines totalling the profile's self time ($folded ns)" \
         eval '[ -n "$folded" ] && [ "$folded" = "$total" ] && grep -q "^main;outer;inner [0-9]*$" "$V/ts.folded"'
+    local svg
+    svg=$(views_svg "$V/ts.svg" "$V/ts.folded" 2>&1)
+    check "$ARCH/views: --format=svg: the flame graph of the folded stacks ($svg)" \
+        eval '[[ "$svg" =~ ^[0-9]+\ [0-9]+\ .*,hot,.*,main, ]] && grep -q "times measured\|estimates: " "$V/ts.svg"'
+}
+
+# views_svg FILE FOLDED: checks an SVG flame graph against the folded
+# stacks: well-formed XML, "all" the full width at the bottom, every
+# box within one box of the row below (its caller), and the time in the
+# title of each of the first level's boxes the sum of the folded
+# weights under it (within the 3 significant digits shown).  Prints
+# "<boxes> <paths in the folded file> <names,...>".
+views_svg() {
+    python3 - "$1" "$2" <<'EOF'
+import re, sys, xml.dom.minidom as m
+doc = m.parse(sys.argv[1])
+boxes = [g for g in doc.getElementsByTagName("g") if g.getAttribute("class") == "f"]
+unit = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1}
+incl = {}
+for line in open(sys.argv[2]):
+    stack, w = line.rsplit(" ", 1)
+    frames = stack.split(";")
+    for i in range(len(frames) + 1):
+        key = tuple(frames[:i])
+        incl[key] = incl.get(key, 0) + int(w)
+rects = []
+for g in boxes:
+    r = g.getElementsByTagName("rect")[0]
+    title = g.getElementsByTagName("title")[0].firstChild.data
+    t = re.match(r"(.*) \(([0-9.]+) (s|ms|us|ns), ([0-9.]+)%\)$", title)
+    if not t:
+        sys.exit("a box's title: " + title)
+    rects.append((float(r.getAttribute("y")), float(r.getAttribute("x")),
+                  float(r.getAttribute("width")), t.group(1), float(t.group(2)) * unit[t.group(3)]))
+rects.sort(key=lambda b: -b[0])
+full = rects[0]
+if full[3] != "all" or abs(full[2] - 1180) > 0.01 or abs(full[4] - incl[()]) > incl[()] * 0.001 + 1:
+    sys.exit("the bottom box is not all, full width, every thread's time: %s" % (full,))
+rows = {}
+for b in rects:
+    rows.setdefault(b[0], []).append(b)
+ys = sorted(rows, reverse=True)
+for below, y in zip(ys, ys[1:]):
+    for b in rows[y]:
+        if not any(c[1] - 0.02 <= b[1] and b[1] + b[2] <= c[1] + c[2] + 0.02 for c in rows[below]):
+            sys.exit("a box outside its caller's: %s" % (b,))
+for b in rows[ys[1]] if len(ys) > 1 else []:
+    want = incl.get((b[3],), 0)
+    if abs(b[4] - want) > want * 0.001 + 1:
+        sys.exit("%s: %d ns in the title, %d in the folded stacks" % (b[3], b[4], want))
+print(len(rects), len(incl) - 1, ",".join(sorted(set(b[3] for b in rects))))
+EOF
 }
 
 views_filters() {
@@ -392,7 +445,7 @@ print(4096 + end * 3 // 4)' "$trace")
     errs=$(views_errs cut)
     chrome=$(views_chrome "$V/cut.json" 2>&1)
     check "$ARCH/views: a truncated trace (at $cut bytes): every view, one warning each ($errs), valid output" \
-        eval '[ "$errs" = " 1 1 1 1 1 1 1" ] && ! grep -vq "truncated" "$V"/cut.*.err &&
+        eval '[ "$errs" = " 1 1 1 1 1 1 1 1" ] && ! grep -vq "truncated" "$V"/cut.*.err &&
               [ "$(views_folded "$V/cut.folded")" = "$(views_self_total "$V/cut.prof")" ] &&
               [[ "$chrome" =~ ^[1-9][0-9]*\ 1\  ]] && grep -q "	main	" "$V/cut.prof"'
 }
@@ -409,11 +462,11 @@ views_gzip() {
     cp "$V"/run/litifut.* "$d/"
     gzip "$d"/litifut.*
     views_all gz "$d"
-    for f in log prof proftxt graph graphtxt json folded; do
+    for f in log prof proftxt graph graphtxt json folded svg; do
         cmp -s "$V/ts.$f" "$V/gz.$f" || same=0
     done
     check "$ARCH/views: a gzip'ed trace and maps: every view as the raw files' (stderr lines:$(views_errs gz))" \
-        eval '[ $same = 1 ] && [ "$(views_errs gz)" = " 0 0 0 0 0 0 0" ]'
+        eval '[ $same = 1 ] && [ "$(views_errs gz)" = " 0 0 0 0 0 0 0 0" ]'
     "$pp" --binary-dir "$V" --profile --format=tsv "$d"/litifut.*.trace.gz > "$V/gz.byname.prof" 2>&1
     "$pp" --binary-dir "$V" --format=chrome -o "$V/gz.o.json.gz" "$d" 2> "$V/gz.o.err"
     check "$ARCH/views: -o FILE.json.gz: the Chrome JSON, gzip'ed; a .trace.gz given by name" \
@@ -454,7 +507,7 @@ views_marks() {
         [ "$(views_field "$V/marks.prof" "$f" 1)" = "$calls" ] || bad="$bad $f"
     done <<< "$VIEWS_SHAPE"
     check "$ARCH/views: clock marks (interpolated times): every view, the same calls${bad:+ (not:$bad)}" \
-        eval '[ -z "$bad" ] && [ "$(views_errs marks)" = " 0 0 0 0 0 0 0" ] &&
+        eval '[ -z "$bad" ] && [ "$(views_errs marks)" = " 0 0 0 0 0 0 0 0" ] &&
               [[ "$chrome" =~ ^[0-9]+\ 1\  ]] &&
               [ "$(views_folded "$V/marks.folded")" = "$(views_self_total "$V/marks.prof")" ]'
 }
@@ -475,7 +528,7 @@ views_returns() {
     local info
     info=$("$BIN/litifut-postproc" --info "$V/returns" | grep -E "^(clock|returns)=" | paste -sd' ')
     check "$ARCH/views: no settings ($info): timeshape's shape, every view, rec's frames end one by one, no estimate marks${VIEWS_BAD:+:$VIEWS_BAD}" \
-        eval 'views_shape_ok "$V/returns.prof" && [ "$(views_errs returns)" = " 0 0 0 0 0 0 0" ] &&
+        eval 'views_shape_ok "$V/returns.prof" && [ "$(views_errs returns)" = " 0 0 0 0 0 0 0 0" ] &&
               [[ $info =~ ^clock=(monotonic|counter).*\ returns=exact$ ]] &&
               ! grep -q "~" "$V/returns.prof" "$V/returns.log" &&
               grep -q "; returns recorded$" "$V/returns.log" && [ "$rec_ends" = 3 ] &&

@@ -1,0 +1,296 @@
+/*
+ * --format=svg: the flame graph of the folded stacks (folded.c's
+ * calling-context tree), as flamegraph.pl would draw it from
+ * --format=folded, in one self-contained SVG file (no network, no
+ * external script or font): each call path a box whose width is its
+ * inclusive time (self time plus its callees'), callers below callees,
+ * a path's callees side by side in name order, "all" (every thread's
+ * time) at the bottom.  In a browser: hovering shows a box's function,
+ * time and share; a click zooms into it (its callees fill the width,
+ * its callers stay below); "Search" highlights the functions a regular
+ * expression matches and says their share of the time.
+ *
+ * Size is bounded by the picture, not the trace: a path narrower than
+ * MIN_WIDTH pixels is left out with what it calls (it could not be
+ * seen), so a report of a 100 M-call trace stays small.  Where the
+ * traces have estimates (estimates.h), the subtitle says so.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "postproc/cct.h"
+#include "postproc/estimates.h"
+#include "postproc/names.h"
+#include "postproc/report.h"
+#include "postproc/view.h"
+#include "lib/error.h"
+
+#define WIDTH      1200         /* pixels */
+#define PAD        10
+#define FRAME_H    16
+#define TOP        56           /* title, subtitle, buttons */
+#define BOTTOM     34           /* the details line */
+#define MIN_WIDTH  0.1          /* pixels */
+
+static const char *node_name(const struct cct_node *nodes, uint32_t i, const struct func_table *ft)
+{
+    if (i == 0)
+        return "all";
+    return nodes[i].fid == CCT_DEEPER ? CCT_DEEPER_NAME(VIEW_DEPTH_CAP) : ft->v[nodes[i].fid].name;
+}
+
+/* XML text: the five characters escaped (names have no control
+ * characters); a byte beyond ASCII as '?', so that the file is always
+ * well-formed UTF-8. */
+static void put_xml_n(FILE *out, const char *s, size_t n)
+{
+    for (; n && *s; s++, n--)
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default: fputc((unsigned char)*s < 0x80 ? *s : '?', out);
+        }
+}
+
+static void put_xml(FILE *out, const char *s)
+{
+    put_xml_n(out, s, (size_t)-1);
+}
+
+/* The label a box of width w has room for (as the script's labels()):
+ * the name, cut with "..", or nothing. */
+static void put_label(FILE *out, const char *name, double w)
+{
+    double fit = (w - 6) / 7;
+    size_t len = strlen(name);
+    if (fit < 3)
+        return;
+    if ((double)len <= fit) {
+        put_xml(out, name);
+        return;
+    }
+    put_xml_n(out, name, (size_t)fit - 2);
+    fputs("..", out);
+}
+
+/* A warm colour from the name (the same name, the same colour). */
+static void put_colour(FILE *out, const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    unsigned r = 205 + (h & 0xff) * 50 / 255, g = ((h >> 8) & 0xff) * 190 / 255,
+             b = ((h >> 16) & 0xff) * 55 / 255;
+    fprintf(out, "rgb(%u,%u,%u)", r, g, b);
+}
+
+static void put_time(FILE *out, uint64_t ns)
+{
+    if (ns >= 1000000000u)
+        fprintf(out, "%.3f s", (double)ns / 1e9);
+    else if (ns >= 1000000u)
+        fprintf(out, "%.3f ms", (double)ns / 1e6);
+    else if (ns >= 1000u)
+        fprintf(out, "%.3f us", (double)ns / 1e3);
+    else
+        fprintf(out, "%" PRIu64 " ns", ns);
+}
+
+static const struct func_table *sort_ft;
+static const struct cct_node *sort_nodes;
+
+static int by_name(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(node_name(sort_nodes, x, sort_ft), node_name(sort_nodes, y, sort_ft));
+    return c ? c : (x > y) - (x < y);
+}
+
+/* The script: written for this file (zoom, search, details). */
+static const char script[] =
+    "var W = " CCT_STRING(WIDTH) ", PAD = " CCT_STRING(PAD) ", frames = [], details, matchedText, unzoom;\n"
+    "function init() {\n"
+    "  details = document.getElementById('details');\n"
+    "  matchedText = document.getElementById('matched');\n"
+    "  unzoom = document.getElementById('unzoom');\n"
+    "  var gs = document.getElementsByClassName('f');\n"
+    "  for (var i = 0; i < gs.length; i++) {\n"
+    "    var g = gs[i], r = g.getElementsByTagName('rect')[0];\n"
+    "    var f = { g: g, r: r, t: g.getElementsByTagName('text')[0],\n"
+    "              name: g.getAttribute('data-name'), info: g.getElementsByTagName('title')[0].textContent,\n"
+    "              x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y'),\n"
+    "              fill: r.getAttribute('fill') };\n"
+    "    f.x0 = f.x; f.w0 = f.w;\n"
+    "    frames.push(f);\n"
+    "    g.onclick = (function (f) { return function () { zoom(f); }; })(f);\n"
+    "    g.onmouseover = (function (f) { return function () { details.textContent = f.info; }; })(f);\n"
+    "    g.onmouseout = function () { details.textContent = ' '; };\n"
+    "  }\n"
+    "  labels();\n"
+    "}\n"
+    "function labels() {\n"
+    "  for (var i = 0; i < frames.length; i++) {\n"
+    "    var f = frames[i], fit = Math.floor((f.w - 6) / 7);\n"
+    "    f.t.setAttribute('x', f.x + 3);\n"
+    "    f.t.textContent = fit < 3 ? '' : f.name.length <= fit ? f.name : f.name.slice(0, fit - 2) + '..';\n"
+    "  }\n"
+    "}\n"
+    "function place(f, x, w, shown, dim) {\n"
+    "  f.x = x; f.w = w;\n"
+    "  f.r.setAttribute('x', x); f.r.setAttribute('width', w);\n"
+    "  f.g.style.display = shown ? '' : 'none';\n"
+    "  f.g.style.opacity = dim ? 0.5 : 1;\n"
+    "}\n"
+    "function zoom(z) {\n"
+    "  var zx = z.x0, zw = z.w0, eps = 1e-6, scale = (W - 2 * PAD) / zw;\n"
+    "  for (var i = 0; i < frames.length; i++) {\n"
+    "    var f = frames[i];\n"
+    "    if (f.y > z.y && f.x0 <= zx + eps && f.x0 + f.w0 >= zx + zw - eps)\n"
+    "      place(f, PAD, W - 2 * PAD, true, true);\n"
+    "    else if (f.y <= z.y && f.x0 >= zx - eps && f.x0 + f.w0 <= zx + zw + eps)\n"
+    "      place(f, PAD + (f.x0 - zx) * scale, f.w0 * scale, true, false);\n"
+    "    else\n"
+    "      place(f, f.x0, f.w0, false, false);\n"
+    "  }\n"
+    "  unzoom.style.display = '';\n"
+    "  labels();\n"
+    "}\n"
+    "function reset() {\n"
+    "  for (var i = 0; i < frames.length; i++)\n"
+    "    place(frames[i], frames[i].x0, frames[i].w0, true, false);\n"
+    "  unzoom.style.display = 'none';\n"
+    "  labels();\n"
+    "}\n"
+    "function search() {\n"
+    "  var term = prompt('Functions to highlight (a regular expression):', '');\n"
+    "  if (term === null) return;\n"
+    "  var re, spans = [], total = W - 2 * PAD;\n"
+    "  try { re = new RegExp(term); } catch (e) { matchedText.textContent = 'not a regular expression'; return; }\n"
+    "  for (var i = 0; i < frames.length; i++) {\n"
+    "    var f = frames[i], hit = term !== '' && re.test(f.name);\n"
+    "    f.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);\n"
+    "    if (hit) spans.push([f.x0, f.x0 + f.w0]);\n"
+    "  }\n"
+    "  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+    "  var covered = 0, end = -1;\n"
+    "  for (var j = 0; j < spans.length; j++) {\n"
+    "    var s = Math.max(spans[j][0], end);\n"
+    "    if (spans[j][1] > s) covered += spans[j][1] - s;\n"
+    "    end = Math.max(end, spans[j][1]);\n"
+    "  }\n"
+    "  matchedText.textContent = term === '' ? ' ' : 'matched: ' + (100 * covered / total).toFixed(1) + '%';\n"
+    "}\n";
+
+void flame_svg_write(FILE *out, const struct cct_node *nodes, uint32_t n,
+                     const struct func_table *ft, const struct estimates *est)
+{
+    if (n == 0)
+        n = 1;
+    uint64_t *incl = xcalloc(n, sizeof *incl);
+    uint32_t *count = xcalloc((size_t)n + 1, sizeof *count), *first = xcalloc((size_t)n + 1, sizeof *first);
+    for (uint32_t i = 1; i < n; i++)
+        incl[i] = nodes[i].self_ns;
+    for (uint32_t i = n; i-- > 1;)      /* (a parent comes before its children) */
+        incl[nodes[i].parent] += incl[i];
+    incl[0] += nodes[0].self_ns;
+    /* children grouped by parent, each group in name order */
+    for (uint32_t i = 1; i < n; i++)
+        count[nodes[i].parent]++;
+    for (uint32_t i = 0, at = 0; i < n; i++) {
+        first[i] = at;
+        at += count[i];
+        count[i] = 0;
+    }
+    uint32_t *kids = xcalloc(n, sizeof *kids);
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t p = nodes[i].parent;
+        kids[first[p] + count[p]++] = i;
+    }
+    sort_ft = ft;
+    sort_nodes = nodes;
+    for (uint32_t i = 0; i < n; i++)
+        if (count[i] > 1)
+            qsort(kids + first[i], count[i], sizeof *kids, by_name);
+    /* x of every node, in ns from the left; the depth drawn */
+    uint64_t *x = xcalloc(n, sizeof *x);
+    double scale = incl[0] ? (double)(WIDTH - 2 * PAD) / (double)incl[0] : 0;
+    uint32_t max_depth = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t at = x[i];
+        for (uint32_t k = 0; k < count[i]; k++) {
+            uint32_t c = kids[first[i] + k];
+            x[c] = at;
+            at += incl[c];
+            if ((double)incl[c] * scale >= MIN_WIDTH && nodes[c].depth > max_depth)
+                max_depth = nodes[c].depth;
+        }
+    }
+    unsigned height = TOP + (max_depth + 1) * FRAME_H + BOTTOM;
+    fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+                 "<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
+                 "onload=\"init()\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+            WIDTH, height, WIDTH, height);
+    fputs("<style>\n"
+          "text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
+          ".f:hover { stroke: black; stroke-width: 0.5; cursor: pointer; }\n"
+          "#title { font-size: 17px; text-anchor: middle; }\n"
+          ".button { cursor: pointer; fill: rgb(40,40,160); }\n"
+          "</style>\n<script type=\"text/ecmascript\"><![CDATA[\n", out);
+    fputs(script, out);
+    fputs("]]></script>\n", out);
+    fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"rgb(250,250,238)\"/>\n",
+            WIDTH, height);
+    fprintf(out, "<text id=\"title\" x=\"%d\" y=\"22\">Flame graph: ", WIDTH / 2);
+    put_time(out, incl[0]);
+    fputs(" of thread time</text>\n", out);
+    /* the subtitle: what the times estimate, if anything */
+    fprintf(out, "<text id=\"subtitle\" x=\"%d\" y=\"40\">", PAD);
+    if (est && est->any) {
+        for (size_t i = 0; i < est->n; i++) {
+            char *line = estimates_line(est, i);
+            fputs(i ? "; " : "estimates: ", out);
+            put_xml(out, line);
+            free(line);
+        }
+    } else {
+        fputs("times measured (a clock per call, returns recorded)", out);
+    }
+    fputs("</text>\n", out);
+    fprintf(out, "<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"22\" onclick=\"reset()\" "
+                 "style=\"display:none\">Reset zoom</text>\n", PAD);
+    fprintf(out, "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" onclick=\"search()\">"
+                 "Search</text>\n", WIDTH - PAD - 60);
+    fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"40\"> </text>\n", WIDTH - PAD - 140);
+    fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", PAD, height - 12);
+    for (uint32_t i = 0; i < n; i++) {
+        double w = (double)incl[i] * scale;
+        if (w < MIN_WIDTH || (i && nodes[i].depth > max_depth))
+            continue;                   /* (what it calls is narrower still) */
+        const char *name = node_name(nodes, i, ft);
+        unsigned depth = i ? nodes[i].depth : 0;
+        double y = TOP + (double)(max_depth - depth) * FRAME_H;
+        fputs("<g class=\"f\" data-name=\"", out);
+        put_xml(out, name);
+        fputs("\"><title>", out);
+        put_xml(out, name);
+        fputs(" (", out);
+        put_time(out, incl[i]);
+        fprintf(out, ", %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+                     "fill=\"", incl[0] ? 100.0 * (double)incl[i] / (double)incl[0] : 0.0,
+                PAD + (double)x[i] * scale, y, w, FRAME_H - 1);
+        put_colour(out, name);
+        fprintf(out, "\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
+                PAD + (double)x[i] * scale + 3, y + FRAME_H - 5);
+        put_label(out, name, w);
+        fputs("</text></g>\n", out);
+    }
+    fputs("</svg>\n", out);
+    free(incl);
+    free(count);
+    free(first);
+    free(kids);
+    free(x);
+}
