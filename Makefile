@@ -237,7 +237,7 @@ $(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/estimates.c pos
 DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev libiberty-dev zlib1g-dev \
                 $(foreach t,$(TRIPLES),gcc-$(t) g++-$(t)) qemu-user \
                 dpkg-dev bc time python3 tcl \
-                meson ninja-build libglib2.0-dev pkg-config
+                meson ninja-build libglib2.0-dev pkg-config chromium
 # fuzz/fuzz.mk: make fuzz-build, fuzz-smoke (part of make test), fuzz
 include fuzz/fuzz.mk
 DEB_PACKAGES += $(FUZZ_DEB_PACKAGES)

@@ -23,8 +23,10 @@ struct cct_node {
 struct func_table;
 struct estimates;
 /* --format=svg: the flame graph of nodes[0..n) (node 0 the root, every
- * parent before its children) as one self-contained SVG document. */
+ * parent before its children) as one self-contained SVG document; with
+ * in_html, an <svg id="flamegraph"> element for an HTML page, whose
+ * script calls fgInit() once it is loaded. */
 void flame_svg_write(FILE *out, const struct cct_node *nodes, uint32_t n,
-                     const struct func_table *ft, const struct estimates *est);
+                     const struct func_table *ft, const struct estimates *est, int in_html);
 
 #endif

@@ -12,7 +12,8 @@
  *
  * Size is bounded by the picture, not the trace: a path narrower than
  * MIN_WIDTH pixels is left out with what it calls (it could not be
- * seen), so a report of a 100 M-call trace stays small.  Where the
+ * seen), and of the rest the MAX_BOXES widest are drawn, so a report
+ * of a 100 M-call trace stays small.  Where the
  * traces have estimates (estimates.h), the subtitle says so.
  */
 #include <inttypes.h>
@@ -31,6 +32,14 @@
 #define TOP        56           /* title, subtitle, buttons */
 #define BOTTOM     34           /* the details line */
 #define MIN_WIDTH  0.1          /* pixels */
+#define NUMBER(x)  CCT_STRING(x)        /* a macro's value as a string */
+#define MAX_BOXES  30000        /* (the narrowest beyond them left out too) */
+
+static int wider_first(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
 
 static const char *node_name(const struct cct_node *nodes, uint32_t i, const struct func_table *ft)
 {
@@ -111,12 +120,12 @@ static int by_name(const void *a, const void *b)
 
 /* The script: written for this file (zoom, search, details). */
 static const char script[] =
-    "var W = " CCT_STRING(WIDTH) ", PAD = " CCT_STRING(PAD) ", frames = [], details, matchedText, unzoom;\n"
-    "function init() {\n"
-    "  details = document.getElementById('details');\n"
-    "  matchedText = document.getElementById('matched');\n"
-    "  unzoom = document.getElementById('unzoom');\n"
-    "  var gs = document.getElementsByClassName('f');\n"
+    "var fgW = " NUMBER(WIDTH) ", fgPAD = " NUMBER(PAD) ", fgFrames = [], fgDetails, fgMatched, fgUnzoom;\n"
+    "function fgInit() {\n"
+    "  fgDetails = document.getElementById('fg-details');\n"
+    "  fgMatched = document.getElementById('fg-matched');\n"
+    "  fgUnzoom = document.getElementById('fg-unzoom');\n"
+    "  var gs = document.getElementsByClassName('fg-f');\n"
     "  for (var i = 0; i < gs.length; i++) {\n"
     "    var g = gs[i], r = g.getElementsByTagName('rect')[0];\n"
     "    var f = { g: g, r: r, t: g.getElementsByTagName('text')[0],\n"
@@ -124,53 +133,55 @@ static const char script[] =
     "              x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y'),\n"
     "              fill: r.getAttribute('fill') };\n"
     "    f.x0 = f.x; f.w0 = f.w;\n"
-    "    frames.push(f);\n"
-    "    g.onclick = (function (f) { return function () { zoom(f); }; })(f);\n"
-    "    g.onmouseover = (function (f) { return function () { details.textContent = f.info; }; })(f);\n"
-    "    g.onmouseout = function () { details.textContent = ' '; };\n"
+    "    fgFrames.push(f);\n"
+    "    g.onclick = (function (f) { return function () { fgZoom(f); }; })(f);\n"
+    "    g.onmouseover = (function (f) { return function () { fgDetails.textContent = f.info; }; })(f);\n"
+    "    g.onmouseout = function () { fgDetails.textContent = ' '; };\n"
     "  }\n"
-    "  labels();\n"
+    "  fgLabels();\n"
     "}\n"
-    "function labels() {\n"
-    "  for (var i = 0; i < frames.length; i++) {\n"
-    "    var f = frames[i], fit = Math.floor((f.w - 6) / 7);\n"
+    "function fgLabels() {\n"
+    "  for (var i = 0; i < fgFrames.length; i++) {\n"
+    "    var f = fgFrames[i], fit = Math.floor((f.w - 6) / 7);\n"
     "    f.t.setAttribute('x', f.x + 3);\n"
     "    f.t.textContent = fit < 3 ? '' : f.name.length <= fit ? f.name : f.name.slice(0, fit - 2) + '..';\n"
     "  }\n"
     "}\n"
-    "function place(f, x, w, shown, dim) {\n"
+    "function fgPlace(f, x, w, shown, dim) {\n"
     "  f.x = x; f.w = w;\n"
     "  f.r.setAttribute('x', x); f.r.setAttribute('width', w);\n"
     "  f.g.style.display = shown ? '' : 'none';\n"
     "  f.g.style.opacity = dim ? 0.5 : 1;\n"
     "}\n"
-    "function zoom(z) {\n"
-    "  var zx = z.x0, zw = z.w0, eps = 1e-6, scale = (W - 2 * PAD) / zw;\n"
-    "  for (var i = 0; i < frames.length; i++) {\n"
-    "    var f = frames[i];\n"
+    "function fgZoom(z) {\n"
+    "  var zx = z.x0, zw = z.w0, eps = 1e-6, scale = (fgW - 2 * fgPAD) / zw;\n"
+    "  for (var i = 0; i < fgFrames.length; i++) {\n"
+    "    var f = fgFrames[i];\n"
     "    if (f.y > z.y && f.x0 <= zx + eps && f.x0 + f.w0 >= zx + zw - eps)\n"
-    "      place(f, PAD, W - 2 * PAD, true, true);\n"
+    "      fgPlace(f, fgPAD, fgW - 2 * fgPAD, true, true);\n"
     "    else if (f.y <= z.y && f.x0 >= zx - eps && f.x0 + f.w0 <= zx + zw + eps)\n"
-    "      place(f, PAD + (f.x0 - zx) * scale, f.w0 * scale, true, false);\n"
+    "      fgPlace(f, fgPAD + (f.x0 - zx) * scale, f.w0 * scale, true, false);\n"
     "    else\n"
-    "      place(f, f.x0, f.w0, false, false);\n"
+    "      fgPlace(f, f.x0, f.w0, false, false);\n"
     "  }\n"
-    "  unzoom.style.display = '';\n"
-    "  labels();\n"
+    "  fgUnzoom.style.display = '';\n"
+    "  fgLabels();\n"
     "}\n"
-    "function reset() {\n"
-    "  for (var i = 0; i < frames.length; i++)\n"
-    "    place(frames[i], frames[i].x0, frames[i].w0, true, false);\n"
-    "  unzoom.style.display = 'none';\n"
-    "  labels();\n"
+    "function fgReset() {\n"
+    "  for (var i = 0; i < fgFrames.length; i++)\n"
+    "    fgPlace(fgFrames[i], fgFrames[i].x0, fgFrames[i].w0, true, false);\n"
+    "  fgUnzoom.style.display = 'none';\n"
+    "  fgLabels();\n"
     "}\n"
-    "function search() {\n"
+    "function fgSearch() {\n"
     "  var term = prompt('Functions to highlight (a regular expression):', '');\n"
-    "  if (term === null) return;\n"
-    "  var re, spans = [], total = W - 2 * PAD;\n"
-    "  try { re = new RegExp(term); } catch (e) { matchedText.textContent = 'not a regular expression'; return; }\n"
-    "  for (var i = 0; i < frames.length; i++) {\n"
-    "    var f = frames[i], hit = term !== '' && re.test(f.name);\n"
+    "  if (term !== null) fgHighlight(term);\n"
+    "}\n"
+    "function fgHighlight(term) {\n"
+    "  var re, spans = [], total = fgW - 2 * fgPAD;\n"
+    "  try { re = new RegExp(term); } catch (e) { fgMatched.textContent = 'not a regular expression'; return; }\n"
+    "  for (var i = 0; i < fgFrames.length; i++) {\n"
+    "    var f = fgFrames[i], hit = term !== '' && re.test(f.name);\n"
     "    f.r.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);\n"
     "    if (hit) spans.push([f.x0, f.x0 + f.w0]);\n"
     "  }\n"
@@ -181,11 +192,11 @@ static const char script[] =
     "    if (spans[j][1] > s) covered += spans[j][1] - s;\n"
     "    end = Math.max(end, spans[j][1]);\n"
     "  }\n"
-    "  matchedText.textContent = term === '' ? ' ' : 'matched: ' + (100 * covered / total).toFixed(1) + '%';\n"
+    "  fgMatched.textContent = term === '' ? ' ' : 'matched: ' + (100 * covered / total).toFixed(1) + '%';\n"
     "}\n";
 
 void flame_svg_write(FILE *out, const struct cct_node *nodes, uint32_t n,
-                     const struct func_table *ft, const struct estimates *est)
+                     const struct func_table *ft, const struct estimates *est, int in_html)
 {
     if (n == 0)
         n = 1;
@@ -228,26 +239,42 @@ void flame_svg_write(FILE *out, const struct cct_node *nodes, uint32_t n,
                 max_depth = nodes[c].depth;
         }
     }
+    /* at most MAX_BOXES boxes: the narrowest go first if there are more */
+    double min_width = MIN_WIDTH;
+    size_t n_wide = 0;
+    double *widths = xmalloc((size_t)n * sizeof *widths);
+    for (uint32_t i = 0; i < n; i++)
+        if ((double)incl[i] * scale >= MIN_WIDTH)
+            widths[n_wide++] = (double)incl[i] * scale;
+    if (n_wide > MAX_BOXES) {
+        qsort(widths, n_wide, sizeof *widths, wider_first);
+        min_width = widths[MAX_BOXES - 1];
+        max_depth = 0;
+        for (uint32_t i = 1; i < n; i++)
+            if ((double)incl[i] * scale >= min_width && nodes[i].depth > max_depth)
+                max_depth = nodes[i].depth;
+    }
+    free(widths);
     unsigned height = TOP + (max_depth + 1) * FRAME_H + BOTTOM;
-    fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-                 "<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
-                 "onload=\"init()\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-            WIDTH, height, WIDTH, height);
+    fprintf(out, "%s<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
+                 "%sxmlns=\"http://www.w3.org/2000/svg\">\n",
+            in_html ? "" : "<?xml version=\"1.0\" standalone=\"no\"?>\n", WIDTH, height, WIDTH,
+            height, in_html ? "id=\"flamegraph\" " : "onload=\"fgInit()\" ");
     fputs("<style>\n"
-          "text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
-          ".f:hover { stroke: black; stroke-width: 0.5; cursor: pointer; }\n"
-          "#title { font-size: 17px; text-anchor: middle; }\n"
-          ".button { cursor: pointer; fill: rgb(40,40,160); }\n"
+          "#flamegraph text, svg text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
+          ".fg-f:hover { stroke: black; stroke-width: 0.5; cursor: pointer; }\n"
+          "#fg-title { font-size: 17px; text-anchor: middle; }\n"
+          ".fg-button { cursor: pointer; fill: rgb(40,40,160); }\n"
           "</style>\n<script type=\"text/ecmascript\"><![CDATA[\n", out);
     fputs(script, out);
     fputs("]]></script>\n", out);
     fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"rgb(250,250,238)\"/>\n",
             WIDTH, height);
-    fprintf(out, "<text id=\"title\" x=\"%d\" y=\"22\">Flame graph: ", WIDTH / 2);
+    fprintf(out, "<text id=\"fg-title\" x=\"%d\" y=\"22\">Flame graph: ", WIDTH / 2);
     put_time(out, incl[0]);
     fputs(" of thread time</text>\n", out);
     /* the subtitle: what the times estimate, if anything */
-    fprintf(out, "<text id=\"subtitle\" x=\"%d\" y=\"40\">", PAD);
+    fprintf(out, "<text id=\"fg-subtitle\" x=\"%d\" y=\"40\">", PAD);
     if (est && est->any) {
         for (size_t i = 0; i < est->n; i++) {
             char *line = estimates_line(est, i);
@@ -259,20 +286,20 @@ void flame_svg_write(FILE *out, const struct cct_node *nodes, uint32_t n,
         fputs("times measured (a clock per call, returns recorded)", out);
     }
     fputs("</text>\n", out);
-    fprintf(out, "<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"22\" onclick=\"reset()\" "
+    fprintf(out, "<text id=\"fg-unzoom\" class=\"fg-button\" x=\"%d\" y=\"22\" onclick=\"fgReset()\" "
                  "style=\"display:none\">Reset zoom</text>\n", PAD);
-    fprintf(out, "<text id=\"search\" class=\"button\" x=\"%d\" y=\"22\" onclick=\"search()\">"
+    fprintf(out, "<text id=\"fg-search\" class=\"fg-button\" x=\"%d\" y=\"22\" onclick=\"fgSearch()\">"
                  "Search</text>\n", WIDTH - PAD - 60);
-    fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"40\"> </text>\n", WIDTH - PAD - 140);
-    fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n", PAD, height - 12);
+    fprintf(out, "<text id=\"fg-matched\" x=\"%d\" y=\"40\"> </text>\n", WIDTH - PAD - 140);
+    fprintf(out, "<text id=\"fg-details\" x=\"%d\" y=\"%u\"> </text>\n", PAD, height - 12);
     for (uint32_t i = 0; i < n; i++) {
         double w = (double)incl[i] * scale;
-        if (w < MIN_WIDTH || (i && nodes[i].depth > max_depth))
+        if (w < min_width || (i && nodes[i].depth > max_depth))
             continue;                   /* (what it calls is narrower still) */
         const char *name = node_name(nodes, i, ft);
         unsigned depth = i ? nodes[i].depth : 0;
         double y = TOP + (double)(max_depth - depth) * FRAME_H;
-        fputs("<g class=\"f\" data-name=\"", out);
+        fputs("<g class=\"fg-f\" data-name=\"", out);
         put_xml(out, name);
         fputs("\"><title>", out);
         put_xml(out, name);

@@ -44,7 +44,7 @@ struct folded {
     struct u64map index;        /* (parent, fid) -> node */
     int warned;
     int notes;                  /* stderr is a terminal: say what the weights estimate */
-    int svg;                    /* --format=svg: the flame graph (flamesvg.c) */
+    int svg;                    /* --format=svg: the flame graph (flamesvg.c); 2: in HTML */
     struct estimates est;
 };
 
@@ -104,7 +104,7 @@ static void folded_end(struct view *v)
 {
     struct folded *fo = (struct folded *)v;
     if (fo->svg) {
-        flame_svg_write(v->out, fo->nodes, fo->n, v->ft, &fo->est);
+        flame_svg_write(v->out, fo->nodes, fo->n, v->ft, &fo->est, fo->svg == 2);
         goto done;
     }
     uint32_t *path = NULL;
@@ -166,4 +166,9 @@ struct view *folded_view(FILE *out, struct func_table *ft, const struct view_opt
 struct view *flame_svg_view(FILE *out, struct func_table *ft, const struct view_options *o)
 {
     return new_folded(out, ft, o, 1);
+}
+
+struct view *flame_html_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    return new_folded(out, ft, o, 2);
 }

@@ -32,7 +32,8 @@ static void usage(FILE *f)
         "several traces (processes) add up in one output.\n"
         "\n"
         "What to show (one of):\n"
-        "  (default)          the calls: --format=log (text), tsv, chrome, folded or svg\n"
+        "  (default)          the calls: --format=log (text), tsv, chrome, folded, svg\n"
+        "                     or html\n"
         "  --profile          per function: calls, total (inclusive) and self time,\n"
         "                     average, min, max, self %% of the threads' time (flat, as gprof),\n"
         "                     p50, p90, p99 of the calls' durations (within 1%%)\n"
@@ -87,6 +88,9 @@ static void usage(FILE *f)
         "                     the row's times include estimates\n"
         "  --format=chrome    the calls as Chrome trace events (JSON): open in\n"
         "                     ui.perfetto.dev or chrome://tracing\n"
+        "  --format=html      one HTML report (no network): the profile table (sort,\n"
+        "                     filter, callers and callees), the flame graph, a timeline\n"
+        "                     per thread (the first 20000 calls), the traces' --info\n"
         "  --format=svg       the flame graph of the folded stacks, one SVG file\n"
         "                     (click to zoom, Search; nothing fetched from the network)\n"
         "  --format=folded    folded stacks weighted by self time in ns, for\n"
@@ -401,16 +405,17 @@ static int parse_depth(struct options *o)
     return 0;
 }
 
-/* The format and the view go together: chrome, folded and svg are views of
+/* The format and the view go together: chrome, folded, svg and html are views of
  * the calls of their own. */
 static int check_format(struct options *o)
 {
     const char *f = o->format ? o->format : "log";
     int views = o->summary + o->info + o->profile + o->graph + o->coverage;
     if (strcmp(f, "log") && strcmp(f, "tsv") && strcmp(f, "chrome") && strcmp(f, "folded") &&
-        strcmp(f, "svg"))
-        return error("--format=%s: expected log, tsv, chrome, folded or svg", f);
-    if (views && (!strcmp(f, "chrome") || !strcmp(f, "folded") || !strcmp(f, "svg")))
+        strcmp(f, "svg") && strcmp(f, "html"))
+        return error("--format=%s: expected log, tsv, chrome, folded, svg or html", f);
+    if (views && (!strcmp(f, "chrome") || !strcmp(f, "folded") || !strcmp(f, "svg") ||
+                  !strcmp(f, "html")))
         return error("--format=%s shows the calls: not with --%s", f,
                      o->summary ? "summary" : o->info ? "info" : o->profile ? "profile"
                      : o->graph ? "graph" : "coverage");
@@ -546,6 +551,8 @@ static struct view *make_view(const struct options *o, struct func_table *ft)
         return folded_view(stdout, ft, &o->view);
     if (!strcmp(f, "svg"))
         return flame_svg_view(stdout, ft, &o->view);
+    if (!strcmp(f, "html"))
+        return html_view(stdout, ft, &o->view);
     if (o->view.tsv)
         return calls_tsv_view(stdout, ft, &o->view);
     return replay_view(stdout, ft, &o->view);

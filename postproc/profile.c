@@ -78,6 +78,7 @@ struct profile {
     uint64_t n_threads, n_traces;
     struct estimates est;       /* what the traces read estimate */
     int keep;                   /* --diff's base: its end prints nothing */
+    int json;                   /* the HTML report's: its end writes JSON (html.c) */
     struct profile *base;       /* --diff: the profile this one is compared with */
     const char *base_name;
 };
@@ -151,7 +152,7 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
     int outermost = --st->active == 0;
     if (outermost)
         st->total += dur;
-    if (p->graph) {
+    if (p->graph || p->json) {
         uint32_t caller = f->shown_parent >= 0 ? s->f[f->shown_parent].fid : FUNC_NONE;
         struct edge *e = edge_of(p, caller, f->fid);
         e->calls += frame_is_call(f);
@@ -461,6 +462,7 @@ static void profile_free(struct profile *p)
 }
 
 static void print_diff(struct profile *p);
+static void print_json(struct profile *p);
 
 static void profile_end(struct view *v)
 {
@@ -472,6 +474,11 @@ static void profile_end(struct view *v)
     if (p->base) {
         print_diff(p);
         profile_free(p->base);
+        profile_free(p);
+        return;
+    }
+    if (p->json) {
+        print_json(p);
         profile_free(p);
         return;
     }
@@ -691,5 +698,93 @@ struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct vi
     struct profile *p = (struct profile *)new_profile(out, ft, o, 0);
     p->base = (struct profile *)base;
     p->base_name = base_name;
+    return &p->v;
+}
+
+/* --- the HTML report's data (html.c): JSON ---
+ *
+ *   {"run_ns":N,"threads":N,"calls":N,"cut":N,
+ *    "functions":[[name,object,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,
+ *                  p50_ns,p90_ns,p99_ns,estimated],...],
+ *    "edges":[[caller,callee,calls,total_ns,self_ns],...]}
+ *
+ * functions by self time, at most HTML_FUNCTIONS of them (cut: how many
+ * more there were); edges between the functions kept (caller -1: a
+ * thread's first frame), indexes into functions, at most HTML_EDGES
+ * (those with the most total time).  Strings are safe in
+ * an HTML <script> (html_json_string).
+ */
+#define HTML_FUNCTIONS 5000
+#define HTML_EDGES 20000
+
+static int edge_total_cmp(const void *a, const void *b)
+{
+    const struct edge *x = *(const struct edge *const *)a, *y = *(const struct edge *const *)b;
+    return (x->total < y->total) - (x->total > y->total);
+}
+
+static void print_json(struct profile *p)
+{
+    FILE *out = p->v.out;
+    size_t n;
+    enum profile_sort sort = p->sort;
+    p->sort = SORT_SELF;
+    uint32_t *ids = sorted_functions(p, &n);
+    p->sort = sort;
+    size_t kept = n < HTML_FUNCTIONS ? n : HTML_FUNCTIONS;
+    uint32_t *index = xmalloc((p->v.ft->n + 1) * sizeof *index);    /* fid -> row + 1 */
+    memset(index, 0, (p->v.ft->n + 1) * sizeof *index);
+    fprintf(out, "{\"run_ns\":%" PRIu64 ",\"threads\":%" PRIu64 ",\"calls\":%" PRIu64
+                 ",\"cut\":%zu,\"functions\":[", p->run_ns, p->n_threads, all_calls(p), n - kept);
+    for (size_t i = 0; i < kept; i++) {
+        const struct fstat *st = &p->fs[ids[i]];
+        const struct func *f = &p->v.ft->v[ids[i]];
+        index[ids[i]] = (uint32_t)i + 1;
+        fputs(i ? ",\n[" : "\n[", out);
+        html_json_string(out, f->name);
+        fputc(',', out);
+        html_json_string(out, f->obj);
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, st->calls, st->total, st->self);
+        if (st->calls) {
+            fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, st->sum / st->calls, st->min,
+                    st->max);
+            for (size_t k = 0; k < N_PERCENTILES; k++)
+                fprintf(out, ",%" PRIu64, histogram_percentile(st->durations, percentiles[k]));
+        } else {
+            fputs(",null,null,null,null,null,null", out);
+        }
+        fprintf(out, ",%d]", st->estimated);
+    }
+    fputs("],\n\"edges\":[", out);
+    /* the edges between kept functions, the HTML_EDGES with the most total time */
+    size_t n_kept = 0;
+    const struct edge **kept_edges = xmalloc((p->n_edges + 1) * sizeof *kept_edges);
+    for (size_t i = 0; i < p->n_edges; i++) {
+        const struct edge *e = &p->edges[i];
+        if ((e->caller == FUNC_NONE || (e->caller < p->v.ft->n && index[e->caller])) &&
+            e->callee < p->v.ft->n && index[e->callee])
+            kept_edges[n_kept++] = e;
+    }
+    if (n_kept > HTML_EDGES) {
+        qsort(kept_edges, n_kept, sizeof *kept_edges, edge_total_cmp);
+        n_kept = HTML_EDGES;
+    }
+    int any = 0;
+    for (size_t i = 0; i < n_kept; i++) {
+        const struct edge *e = kept_edges[i];
+        fprintf(out, "%s[%ld,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", any++ ? "," : "",
+                e->caller == FUNC_NONE ? -1L : (long)index[e->caller] - 1, index[e->callee] - 1,
+                e->calls, e->total, e->self);
+    }
+    fputs("]}", out);
+    free(kept_edges);
+    free(index);
+    free(ids);
+}
+
+struct view *profile_json_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    struct profile *p = (struct profile *)new_profile(out, ft, o, 0);
+    p->json = 1;
     return &p->v;
 }

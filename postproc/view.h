@@ -84,12 +84,20 @@ struct view *replay_view(FILE *out, struct func_table *ft, const struct view_opt
 struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *flame_svg_view(FILE *out, struct func_table *ft, const struct view_options *o);
+struct view *flame_html_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *profile_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *graph_view(FILE *out, struct func_table *ft, const struct view_options *o);
 /* --profile --diff=OTHER: OTHER's profile, read first (its end only
  * frees it), then the profile whose end prints each function's change
  * from `base`'s (named base_name) and frees both; ft and base's table
  * must live until then. */
+/* The HTML report's profile (html.c): its end writes the functions and
+ * edges as JSON. */
+struct view *profile_json_view(FILE *out, struct func_table *ft, const struct view_options *o);
+/* A JSON string that is also safe inside an HTML <script> element:
+ * '"', '\\', '<', '>', '&' escaped, control and non-ASCII bytes as '?'. */
+void html_json_string(FILE *out, const char *s);
+struct view *html_view(FILE *out, struct func_table *ft, const struct view_options *o);
 struct view *profile_base_view(struct func_table *ft, const struct view_options *o);
 struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct view_options *o,
                                struct view *base, const char *base_name);

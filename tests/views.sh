@@ -340,7 +340,7 @@ views_svg() {
     python3 - "$1" "$2" <<'EOF'
 import re, sys, xml.dom.minidom as m
 doc = m.parse(sys.argv[1])
-boxes = [g for g in doc.getElementsByTagName("g") if g.getAttribute("class") == "f"]
+boxes = [g for g in doc.getElementsByTagName("g") if g.getAttribute("class") == "fg-f"]
 unit = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1}
 incl = {}
 for line in open(sys.argv[2]):

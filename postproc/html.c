@@ -1,0 +1,425 @@
+/*
+ * --format=html: one self-contained HTML report (no network, no
+ * external script or font), for people who would rather look than
+ * read, on any machine with a browser:
+ *   - the profile table (profile.c's, as JSON): sortable by any column,
+ *     a filter box, the percentiles; a click on a row shows that
+ *     function's callers and callees (the call graph's edges) and marks
+ *     it in the flame graph (report.html#fn=NAME opens with NAME's);
+ *   - the flame graph (flamesvg.c's SVG, inline): zoom on click, search;
+ *   - a timeline per thread: each call a bar over time (its depth below
+ *     the thread's line), the wheel zooms, dragging pans, a double
+ *     click shows everything again; at most HTML_BARS calls (the first
+ *     ones read), with a note saying how many were left out and how to
+ *     see them (--time-range, --tid);
+ *   - every trace's --info.
+ * Size is bounded whatever the trace: the profile keeps the 5000
+ * functions with the most self time, the flame graph what is at least
+ * 0.1 pixel wide, the timeline HTML_BARS calls.  One driving loop: the
+ * profile and the flame graph are this view's sub-views, told of every
+ * trace, thread and frame as it is.  Times that are estimates are
+ * marked ~ and said under the title, as in the text views.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "postproc/grow.h"
+#include "postproc/report.h"
+#include "postproc/view.h"
+#include "lib/error.h"
+
+#define HTML_BARS 20000
+
+struct bar {
+    uint32_t thread, name, depth;       /* name: index into the timeline's names */
+    uint64_t start_ns, end_ns;
+};
+
+struct lane {
+    uint32_t pid, tid;
+};
+
+struct html {
+    struct view v;
+    struct view *profile, *flame;
+    struct estimates est;
+    char *info;                         /* every trace's --info text */
+    size_t info_len;
+    FILE *info_out;
+    char *title;                        /* the first trace's program */
+    uint64_t first_start_ns, offset_ns; /* the first trace's start; this trace's after it */
+    int any_trace;
+    struct lane *lanes;
+    size_t n_lanes, cap_lanes;
+    uint32_t lane;                      /* the thread being read */
+    struct bar *bars;
+    size_t n_bars, cap_bars;
+    uint64_t bars_cut;                  /* calls left out of the timeline */
+    uint32_t *name_of_fid;              /* fid -> name index + 1 */
+    size_t n_name_of_fid;
+    uint32_t *names;                    /* name index -> fid */
+    size_t n_names, cap_names;
+};
+
+void html_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '<' || *p == '>' || *p == '&')
+            fprintf(out, "\\u%04x", *p);    /* never "</script>" inside the script */
+        else
+            fputc(*p < 0x20 || *p >= 0x7f ? '?' : *p, out);
+    }
+    fputc('"', out);
+}
+
+static void put_html(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '<')
+            fputs("&lt;", out);
+        else if (c == '>')
+            fputs("&gt;", out);
+        else if (c == '&')
+            fputs("&amp;", out);
+        else
+            fputc(c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?', out);
+    }
+}
+
+static void html_trace_begin(struct view *v)
+{
+    struct html *h = (struct html *)v;
+    const struct trace_file *t = v->trace->t;
+    h->profile->trace = h->flame->trace = v->trace;
+    if (!h->any_trace++) {
+        h->first_start_ns = t->header.start_ns;
+        h->title = xstrdup(t->header.exe);
+    }
+    h->offset_ns = t->header.start_ns > h->first_start_ns ? t->header.start_ns - h->first_start_ns : 0;
+    estimates_add(&h->est, &t->header);
+    print_info(h->info_out, 0, t, v->trace->ps);
+    fputc('\n', h->info_out);
+    h->profile->ops->trace_begin(h->profile);
+    h->flame->ops->trace_begin(h->flame);
+}
+
+static void html_thread_begin(struct view *v, struct callstack *s)
+{
+    struct html *h = (struct html *)v;
+    if (h->profile->ops->thread_begin)
+        h->profile->ops->thread_begin(h->profile, s);
+    h->lanes = grow_for_one(h->lanes, h->n_lanes, &h->cap_lanes, sizeof *h->lanes);
+    h->lanes[h->n_lanes] = (struct lane){ v->trace->t->header.pid, s->th ? s->th->tid : 0 };
+    h->lane = (uint32_t)h->n_lanes++;
+}
+
+static void html_push(struct view *v, struct callstack *s, struct frame *f)
+{
+    struct html *h = (struct html *)v;
+    h->profile->ops->push(h->profile, s, f);
+    h->flame->ops->push(h->flame, s, f);
+}
+
+static uint32_t name_index(struct html *h, uint32_t fid)
+{
+    h->name_of_fid = grow_to_hold(h->name_of_fid, &h->n_name_of_fid, fid, sizeof *h->name_of_fid, 0);
+    if (!h->name_of_fid[fid]) {
+        h->names = grow_for_one(h->names, h->n_names, &h->cap_names, sizeof *h->names);
+        h->names[h->n_names++] = fid;
+        h->name_of_fid[fid] = (uint32_t)h->n_names;
+    }
+    return h->name_of_fid[fid] - 1;
+}
+
+static void html_pop(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns)
+{
+    struct html *h = (struct html *)v;
+    h->profile->ops->pop(h->profile, s, f, end_ns);
+    h->flame->ops->pop(h->flame, s, f, end_ns);
+    if (!f->shown || !frame_is_call(f))
+        return;
+    if (h->n_bars == HTML_BARS) {
+        h->bars_cut++;
+        return;
+    }
+    h->bars = grow_for_one(h->bars, h->n_bars, &h->cap_bars, sizeof *h->bars);
+    h->bars[h->n_bars++] = (struct bar){ h->lane, name_index(h, f->fid), f->depth,
+                                         f->start_ns + h->offset_ns, end_ns + h->offset_ns };
+}
+
+static void html_thread_end(struct view *v, struct callstack *s)
+{
+    struct html *h = (struct html *)v;
+    if (h->profile->ops->thread_end)
+        h->profile->ops->thread_end(h->profile, s);
+}
+
+static void html_trace_end(struct view *v)
+{
+    struct html *h = (struct html *)v;
+    if (h->profile->ops->trace_end)
+        h->profile->ops->trace_end(h->profile);
+}
+
+/* The page's script: written for this report. */
+static const char page_script[] =
+    "var P = PROFILE, T = TIMELINE, sortKey = 4, sortDown = true, selected = -1;\n"
+    "function fmt(ns, est) {\n"
+    "  if (ns === null || ns === undefined) return '-';\n"
+    "  var s = ns >= 1e9 ? (ns / 1e9).toFixed(3) + ' s' : ns >= 1e6 ? (ns / 1e6).toFixed(3) + ' ms'\n"
+    "        : ns >= 1e3 ? (ns / 1e3).toFixed(3) + ' us' : ns + ' ns';\n"
+    "  return (est ? '~' : '') + s;\n"
+    "}\n"
+    "function cell(tr, text, cls) { var td = document.createElement('td'); td.textContent = text;\n"
+    "  if (cls) td.className = cls; tr.appendChild(td); }\n"
+    "function drawProfile() {\n"
+    "  var body = document.querySelector('#profile tbody'), want = document.getElementById('filter').value.toLowerCase();\n"
+    "  var rows = [];\n"
+    "  for (var i = 0; i < P.functions.length; i++)\n"
+    "    if (!want || P.functions[i][0].toLowerCase().indexOf(want) >= 0) rows.push(i);\n"
+    "  rows.sort(function (a, b) {\n"
+    "    var x = P.functions[a][sortKey], y = P.functions[b][sortKey];\n"
+    "    if (sortKey === 0) return sortDown ? (x < y ? -1 : x > y) : (x > y ? -1 : x < y);\n"
+    "    x = x === null ? -1 : x; y = y === null ? -1 : y;\n"
+    "    return sortDown ? y - x : x - y;\n"
+    "  });\n"
+    "  body.textContent = '';\n"
+    "  for (var k = 0; k < rows.length; k++) {\n"
+    "    var f = P.functions[rows[k]], tr = document.createElement('tr'), e = f[11];\n"
+    "    tr.className = 'row' + (rows[k] === selected ? ' sel' : '');\n"
+    "    tr.onclick = (function (i) { return function () { select(i); }; })(rows[k]);\n"
+    "    cell(tr, P.run_ns ? (100 * f[4] / P.run_ns).toFixed(2) : '0.00', 'n');\n"
+    "    cell(tr, fmt(f[4], e), 'n'); cell(tr, fmt(f[3], e), 'n'); cell(tr, f[2], 'n');\n"
+    "    for (var j = 5; j <= 10; j++) cell(tr, fmt(f[j], e), 'n');\n"
+    "    cell(tr, f[0], 'fn');\n"
+    "    body.appendChild(tr);\n"
+    "  }\n"
+    "  document.getElementById('shown').textContent = rows.length + ' of ' + P.functions.length + ' functions'\n"
+    "    + (P.cut ? ' (' + P.cut + ' more with less self time left out)' : '');\n"
+    "}\n"
+    "function sortBy(k) { sortDown = k === sortKey ? !sortDown : k !== 0; sortKey = k; drawProfile(); }\n"
+    "function edgeRows(id, list, other) {\n"
+    "  var body = document.querySelector('#' + id + ' tbody');\n"
+    "  body.textContent = '';\n"
+    "  list.sort(function (a, b) { return b[3] - a[3]; });\n"
+    "  for (var i = 0; i < list.length; i++) {\n"
+    "    var e = list[i], tr = document.createElement('tr'), o = e[other];\n"
+    "    tr.className = 'edge';\n"
+    "    cell(tr, e[2], 'n'); cell(tr, fmt(e[3]), 'n'); cell(tr, fmt(e[4]), 'n');\n"
+    "    cell(tr, o < 0 ? '(a thread\\'s first call)' : P.functions[o][0], 'fn');\n"
+    "    if (o >= 0) tr.onclick = (function (o) { return function () { select(o); }; })(o);\n"
+    "    body.appendChild(tr);\n"
+    "  }\n"
+    "}\n"
+    "function select(i) {\n"
+    "  selected = i;\n"
+    "  var callers = [], callees = [];\n"
+    "  for (var k = 0; k < P.edges.length; k++) {\n"
+    "    if (P.edges[k][1] === i) callers.push(P.edges[k]);\n"
+    "    if (P.edges[k][0] === i) callees.push(P.edges[k]);\n"
+    "  }\n"
+    "  document.getElementById('cg-name').textContent = P.functions[i][0];\n"
+    "  edgeRows('callers', callers, 0);\n"
+    "  edgeRows('callees', callees, 1);\n"
+    "  document.getElementById('callgraph').style.display = '';\n"
+    "  var name = P.functions[i][0].replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&');\n"
+    "  if (typeof fgHighlight === 'function') fgHighlight('^' + name + '$');\n"
+    "  drawProfile();\n"
+    "}\n"
+    "var tl = { v0: 0, v1: 1, lanes: [], bars: [] };\n"
+    "function drawTimeline() {\n"
+    "  var svg = document.getElementById('timeline'), W = 1180, L = 110, y = 4, NS = 'http://www.w3.org/2000/svg';\n"
+    "  var t0 = T.span[0], t1 = T.span[1] > T.span[0] ? T.span[1] : T.span[0] + 1;\n"
+    "  tl.v0 = t0; tl.v1 = t1; svg.textContent = '';\n"
+    "  var depth = [];\n"
+    "  for (var i = 0; i < T.bars.length; i++) depth[T.bars[i][0]] = Math.max(depth[T.bars[i][0]] || 0, T.bars[i][2]);\n"
+    "  for (var l = 0; l < T.threads.length; l++) {\n"
+    "    var h = ((depth[l] || 0) + 1) * 11 + 6, label = document.createElementNS(NS, 'text');\n"
+    "    label.setAttribute('x', 2); label.setAttribute('y', y + 11);\n"
+    "    label.textContent = 'pid ' + T.threads[l][0] + ' tid ' + T.threads[l][1];\n"
+    "    svg.appendChild(label);\n"
+    "    tl.lanes[l] = y; y += h;\n"
+    "  }\n"
+    "  svg.setAttribute('height', y + 4);\n"
+    "  for (var b = 0; b < T.bars.length; b++) {\n"
+    "    var bar = T.bars[b], g = document.createElementNS(NS, 'g'), r = document.createElementNS(NS, 'rect');\n"
+    "    var t = document.createElementNS(NS, 'title');\n"
+    "    g.setAttribute('class', 'bar');\n"
+    "    t.textContent = T.names[bar[1]] + ' (' + fmt(bar[4] - bar[3], T.estimates) + ', from ' + fmt(bar[3]) + ')';\n"
+    "    r.setAttribute('y', tl.lanes[bar[0]] + bar[2] * 11); r.setAttribute('height', 10);\n"
+    "    r.setAttribute('fill', colour(T.names[bar[1]]));\n"
+    "    g.appendChild(t); g.appendChild(r); svg.appendChild(g);\n"
+    "    tl.bars.push([r, bar]);\n"
+    "  }\n"
+    "  placeBars();\n"
+    "}\n"
+    "function placeBars() {\n"
+    "  var W = 1180 - 110, s = W / (tl.v1 - tl.v0);\n"
+    "  for (var i = 0; i < tl.bars.length; i++) {\n"
+    "    var r = tl.bars[i][0], b = tl.bars[i][1], x0 = (b[3] - tl.v0) * s, x1 = (b[4] - tl.v0) * s;\n"
+    "    if (x1 < 0 || x0 > W) { r.setAttribute('width', 0); continue; }\n"
+    "    x0 = Math.max(x0, 0); x1 = Math.min(x1, W);\n"
+    "    r.setAttribute('x', 110 + x0); r.setAttribute('width', Math.max(x1 - x0, 0.5));\n"
+    "  }\n"
+    "  document.getElementById('tl-range').textContent = fmt(Math.round(tl.v0)) + ' to ' + fmt(Math.round(tl.v1));\n"
+    "}\n"
+    "function colour(name) { var h = 0; for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;\n"
+    "  return 'hsl(' + (h % 60 + 10) + ',80%,' + (55 + h % 20) + '%)'; }\n"
+    "function timelineEvents() {\n"
+    "  var svg = document.getElementById('timeline'), drag = null;\n"
+    "  svg.onwheel = function (e) {\n"
+    "    e.preventDefault();\n"
+    "    var box = svg.getBoundingClientRect(), f = Math.min(Math.max((e.clientX - box.left - 110) / (box.width - 110), 0), 1);\n"
+    "    var at = tl.v0 + f * (tl.v1 - tl.v0), k = e.deltaY < 0 ? 0.8 : 1.25;\n"
+    "    tl.v0 = at - (at - tl.v0) * k; tl.v1 = at + (tl.v1 - at) * k; placeBars();\n"
+    "  };\n"
+    "  svg.onmousedown = function (e) { drag = [e.clientX, tl.v0, tl.v1]; };\n"
+    "  window.addEventListener('mouseup', function () { drag = null; });\n"
+    "  svg.onmousemove = function (e) {\n"
+    "    if (!drag) return;\n"
+    "    var box = svg.getBoundingClientRect(), d = (e.clientX - drag[0]) / (box.width - 110) * (drag[2] - drag[1]);\n"
+    "    tl.v0 = drag[1] - d; tl.v1 = drag[2] - d; placeBars();\n"
+    "  };\n"
+    "  svg.ondblclick = function () { tl.v0 = T.span[0]; tl.v1 = Math.max(T.span[1], T.span[0] + 1); placeBars(); };\n"
+    "}\n"
+    "document.getElementById('filter').oninput = drawProfile;\n"
+    "var heads = document.querySelectorAll('#profile th');\n"
+    "for (var h = 0; h < heads.length; h++)\n"
+    "  heads[h].onclick = (function (k) { return function () { sortBy(k); }; })(+heads[h].getAttribute('data-k'));\n"
+    "drawProfile();\n"
+    "drawTimeline();\n"
+    "timelineEvents();\n"
+    "if (typeof fgInit === 'function') fgInit();\n"
+    "var want = decodeURIComponent(location.hash.replace(/^#fn=/, ''));\n"
+    "if (location.hash.indexOf('#fn=') === 0)   // report.html#fn=NAME: that function's callers and callees\n"
+    "  for (var i = 0; i < P.functions.length; i++) if (P.functions[i][0] === want) { select(i); break; }\n";
+
+static const char page_style[] =
+    "body { font-family: Verdana, sans-serif; font-size: 13px; margin: 16px; color: #111; background: #fafaf6; }\n"
+    "h1 { font-size: 20px; margin: 0 0 4px 0; } h2 { font-size: 16px; margin: 22px 0 6px 0; }\n"
+    ".sub { color: #444; margin: 2px 0; }\n"
+    "nav a { margin-right: 14px; }\n"
+    "table { border-collapse: collapse; }\n"
+    "th { text-align: right; padding: 2px 8px; background: #e8e4d8; cursor: pointer; white-space: nowrap; }\n"
+    "th.fn, td.fn { text-align: left; }\n"
+    "td { padding: 1px 8px; white-space: nowrap; } td.n { text-align: right; font-family: monospace; }\n"
+    "tr.row:hover, tr.edge:hover { background: #f0e6c8; cursor: pointer; } tr.sel { background: #f5d68a; }\n"
+    ".scroll { max-height: 420px; overflow: auto; border: 1px solid #ccc; background: white; }\n"
+    ".cg { display: flex; gap: 24px; } .cg > div { flex: 1; }\n"
+    "#timeline { background: white; border: 1px solid #ccc; cursor: grab; }\n"
+    "pre { background: white; border: 1px solid #ccc; padding: 6px; overflow: auto; max-height: 300px; }\n"
+    ".note { color: #8a4b00; }\n";
+
+static void html_end(struct view *v)
+{
+    struct html *h = (struct html *)v;
+    FILE *out = v->out;
+    fclose(h->info_out);
+    uint64_t calls = 0, t0 = UINT64_MAX, t1 = 0;
+    for (size_t i = 0; i < h->n_bars; i++) {
+        t0 = h->bars[i].start_ns < t0 ? h->bars[i].start_ns : t0;
+        t1 = h->bars[i].end_ns > t1 ? h->bars[i].end_ns : t1;
+    }
+    calls = h->n_bars + h->bars_cut;
+    if (!h->n_bars)
+        t0 = 0;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>litifut report: ",
+          out);
+    put_html(out, h->title ? h->title : "", (size_t)-1);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head><body>\n<h1>litifut report: ", page_style);
+    put_html(out, h->title ? h->title : "(no trace)", (size_t)-1);
+    fprintf(out, "</h1>\n<p class=\"sub\" id=\"summary\">%d trace%s, %zu thread%s, %" PRIu64
+                 " call%s</p>\n", h->any_trace, h->any_trace == 1 ? "" : "s", h->n_lanes,
+            h->n_lanes == 1 ? "" : "s", calls, calls == 1 ? "" : "s");
+    if (h->est.any) {
+        fputs("<p class=\"sub note\" id=\"estimates\">~ marks estimates: ", out);
+        for (size_t i = 0; i < h->est.n; i++) {
+            char *line = estimates_line(&h->est, i);
+            if (i)
+                fputs("; ", out);
+            put_html(out, line, (size_t)-1);
+            free(line);
+        }
+        fputs("</p>\n", out);
+    }
+    fputs("<nav><a href=\"#profile-sec\">Profile</a><a href=\"#flame-sec\">Flame graph</a>"
+          "<a href=\"#timeline-sec\">Timeline</a><a href=\"#info-sec\">Traces</a></nav>\n", out);
+    fputs("<section id=\"profile-sec\"><h2>Profile</h2>\n"
+          "<p><input id=\"filter\" placeholder=\"filter functions\" size=\"40\"> "
+          "<span id=\"shown\"></span> (click a column to sort, a row for its callers and "
+          "callees; avg .. p99: of each call's inclusive time)</p>\n<div class=\"scroll\">"
+          "<table id=\"profile\"><thead><tr><th data-k=\"4\">self%</th><th data-k=\"4\">self</th>"
+          "<th data-k=\"3\">total</th><th data-k=\"2\">calls</th><th data-k=\"5\">avg</th>"
+          "<th data-k=\"6\">min</th><th data-k=\"7\">max</th><th data-k=\"8\">p50</th>"
+          "<th data-k=\"9\">p90</th><th data-k=\"10\">p99</th><th data-k=\"0\" class=\"fn\">"
+          "function</th></tr></thead><tbody></tbody></table></div>\n"
+          "<div id=\"callgraph\" style=\"display:none\"><h2>Call graph of <span id=\"cg-name\">"
+          "</span></h2><div class=\"cg\"><div><b>called by</b><table id=\"callers\"><thead><tr>"
+          "<th>calls</th><th>total</th><th>self</th><th class=\"fn\">caller</th></tr></thead>"
+          "<tbody></tbody></table></div><div><b>calls</b><table id=\"callees\"><thead><tr>"
+          "<th>calls</th><th>total</th><th>self</th><th class=\"fn\">callee</th></tr></thead>"
+          "<tbody></tbody></table></div></div></div></section>\n", out);
+    fputs("<section id=\"flame-sec\"><h2>Flame graph</h2>\n", out);
+    h->flame->ops->end(h->flame);       /* the inline SVG */
+    fputs("</section>\n<section id=\"timeline-sec\"><h2>Timeline</h2>\n<p>", out);
+    if (h->bars_cut)
+        fprintf(out, "<span class=\"note\" id=\"tl-cut\">The first %zu calls read are shown, "
+                     "%" PRIu64 " more are not: choose a stretch with --time-range=A~B, or "
+                     "threads with --tid.</span> ", h->n_bars, h->bars_cut);
+    fputs("The wheel zooms, dragging pans, a double click shows all: <span id=\"tl-range\">"
+          "</span></p>\n<svg id=\"timeline\" width=\"1180\" height=\"40\" "
+          "xmlns=\"http://www.w3.org/2000/svg\"></svg>\n</section>\n", out);
+    fputs("<section id=\"info-sec\"><h2>Traces</h2>\n<pre id=\"info\">", out);
+    put_html(out, h->info ? h->info : "", h->info_len);
+    fputs("</pre></section>\n<script>\nvar PROFILE = ", out);
+    h->profile->ops->end(h->profile);   /* the JSON */
+    fprintf(out, ";\nvar TIMELINE = {\"span\":[%" PRIu64 ",%" PRIu64 "],\"estimates\":%d,"
+                 "\"threads\":[", t0, t1, h->est.any != 0);
+    for (size_t i = 0; i < h->n_lanes; i++)
+        fprintf(out, "%s[%" PRIu32 ",%" PRIu32 "]", i ? "," : "", h->lanes[i].pid, h->lanes[i].tid);
+    fputs("],\n\"names\":[", out);
+    for (size_t i = 0; i < h->n_names; i++) {
+        if (i)
+            fputc(',', out);
+        html_json_string(out, v->ft->v[h->names[i]].name);
+    }
+    fputs("],\n\"bars\":[", out);
+    for (size_t i = 0; i < h->n_bars; i++) {
+        const struct bar *b = &h->bars[i];
+        fprintf(out, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 "]",
+                i ? (i % 8 ? "," : ",\n") : "", b->thread, b->name, b->depth, b->start_ns,
+                b->end_ns);
+    }
+    fprintf(out, "]};\n%s</script>\n</body></html>\n", page_script);
+    estimates_free(&h->est);
+    free(h->info);
+    free(h->title);
+    free(h->lanes);
+    free(h->bars);
+    free(h->name_of_fid);
+    free(h->names);
+    free(h);
+}
+
+struct view *html_view(FILE *out, struct func_table *ft, const struct view_options *o)
+{
+    static const struct view_ops ops = {
+        .trace_begin = html_trace_begin, .thread_begin = html_thread_begin,
+        .push = html_push, .pop = html_pop, .thread_end = html_thread_end,
+        .trace_end = html_trace_end, .end = html_end,
+    };
+    struct html *h = xcalloc(1, sizeof *h);
+    view_init(&h->v, &ops, out, ft);
+    h->profile = profile_json_view(out, ft, o);
+    h->flame = flame_html_view(out, ft, o);
+    h->info_out = open_memstream(&h->info, &h->info_len);
+    if (!h->info_out) {
+        error("out of memory");
+        exit(1);
+    }
+    return &h->v;
+}
