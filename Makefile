@@ -217,6 +217,7 @@ $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 # calls and returns against the oracle's returns=on (tests/returns.sh)
 # (--inferred: the post-processor's own call stack)
 RETURNS_COMPARE_SRC := tests/tools/returns-compare.c postproc/trace.c postproc/gz.c postproc/program.c \
+                       postproc/buildid.c \
                        postproc/symbols.c postproc/callstack.c postproc/names.c postproc/jumps.c \
                        postproc/srcline.c postproc/strmap.c postproc/u64map.c
 $(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC) $(REWRITER_SRC))

@@ -12,7 +12,9 @@
  *     click shows everything again; at most HTML_BARS calls (the first
  *     ones read), with a note saying how many were left out and how to
  *     see them (--time-range, --tid);
- *   - every trace's --info.
+ *   - every trace's --info;
+ *   - with --diff=OTHER, each function's calls, total and self time in
+ *     OTHER's run and here, by the change (profile.c's diff rows).
  * Size is bounded whatever the trace: the profile keeps the 5000
  * functions with the most self time, the flame graph what is at least
  * 0.1 pixel wide, the timeline HTML_BARS calls.  One driving loop: the
@@ -290,7 +292,26 @@ static const char page_script[] =
     "var heads = document.querySelectorAll('#profile th');\n"
     "for (var h = 0; h < heads.length; h++)\n"
     "  heads[h].onclick = (function (k) { return function () { sortBy(k); }; })(+heads[h].getAttribute('data-k'));\n"
+    "function drawDiff() {\n"
+    "  if (!P.diff) return;\n"
+    "  document.getElementById('diff-sec').style.display = '';\n"
+    "  document.getElementById('diff-base').textContent = P.base + ' (the base)';\n"
+    "  document.getElementById('diff-runs').textContent = 'thread time: ' + fmt(P.base_run_ns) + ' there, '\n"
+    "    + fmt(P.run_ns) + ' here; each function by the change of its self time, the largest first';\n"
+    "  var body = document.querySelector('#diff tbody');\n"
+    "  for (var i = 0; i < P.diff.length; i++) {\n"
+    "    var d = P.diff[i], tr = document.createElement('tr'), ch = d[6] - d[3], e = d[7];\n"
+    "    tr.className = 'drow';\n"
+    "    cell(tr, fmt(d[3], e), 'n'); cell(tr, fmt(d[6], e), 'n');\n"
+    "    cell(tr, (ch < 0 ? '-' : '+') + fmt(Math.abs(ch), e), 'n');\n"
+    "    cell(tr, d[3] ? (100 * ch / d[3]).toFixed(1) + '%' : 'new', 'n');\n"
+    "    cell(tr, fmt(d[2], e), 'n'); cell(tr, fmt(d[5], e), 'n'); cell(tr, d[1], 'n'); cell(tr, d[4], 'n');\n"
+    "    cell(tr, d[0], 'fn');\n"
+    "    body.appendChild(tr);\n"
+    "  }\n"
+    "}\n"
     "drawProfile();\n"
+    "drawDiff();\n"
     "drawTimeline();\n"
     "timelineEvents();\n"
     "if (typeof fgInit === 'function') fgInit();\n"
@@ -346,7 +367,7 @@ static void html_end(struct view *v)
         }
         fputs("</p>\n", out);
     }
-    fputs("<nav><a href=\"#profile-sec\">Profile</a><a href=\"#flame-sec\">Flame graph</a>"
+    fputs("<nav><a href=\"#profile-sec\">Profile</a><a href=\"#diff-sec\">Comparison</a><a href=\"#flame-sec\">Flame graph</a>"
           "<a href=\"#timeline-sec\">Timeline</a><a href=\"#info-sec\">Traces</a></nav>\n", out);
     fputs("<section id=\"profile-sec\"><h2>Profile</h2>\n"
           "<p><input id=\"filter\" placeholder=\"filter functions\" size=\"40\"> "
@@ -363,6 +384,12 @@ static void html_end(struct view *v)
           "<tbody></tbody></table></div><div><b>calls</b><table id=\"callees\"><thead><tr>"
           "<th>calls</th><th>total</th><th>self</th><th class=\"fn\">callee</th></tr></thead>"
           "<tbody></tbody></table></div></div></div></section>\n", out);
+    fputs("<section id=\"diff-sec\" style=\"display:none\"><h2>Compared with <span "
+          "id=\"diff-base\"></span></h2><p id=\"diff-runs\"></p><div class=\"scroll\">"
+          "<table id=\"diff\"><thead><tr><th>self base</th><th>self</th><th>change</th>"
+          "<th>change%</th><th>total base</th><th>total</th><th>calls base</th><th>calls</th>"
+          "<th class=\"fn\">function</th></tr></thead><tbody></tbody></table></div></section>\n",
+          out);
     fputs("<section id=\"flame-sec\"><h2>Flame graph</h2>\n", out);
     h->flame->ops->end(h->flame);       /* the inline SVG */
     fputs("</section>\n<section id=\"timeline-sec\"><h2>Timeline</h2>\n<p>", out);
@@ -403,6 +430,11 @@ static void html_end(struct view *v)
     free(h->name_of_fid);
     free(h->names);
     free(h);
+}
+
+void html_set_base(struct view *v, struct view *base, const char *base_name)
+{
+    profile_set_base(((struct html *)v)->profile, base, base_name);
 }
 
 struct view *html_view(FILE *out, struct func_table *ft, const struct view_options *o)

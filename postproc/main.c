@@ -96,7 +96,8 @@ static void usage(FILE *f)
         "  --format=folded    folded stacks weighted by self time in ns, for\n"
         "                     flamegraph.pl and speedscope\n"
         "  --sort=KEY         --profile's order: self (default), total or calls\n"
-        "  --diff=OTHER       with --profile: each function's calls, total and self\n"
+        "  --diff=OTHER       with --profile or --format=html: each function's calls,\n"
+        "                     total and self\n"
         "                     time in OTHER (a DIR or trace: the base, e.g. the run\n"
         "                     before a change) and here, the change and its share of\n"
         "                     the base, the largest change (of the --sort key) first;\n"
@@ -116,7 +117,10 @@ static void usage(FILE *f)
         "  --time-range=A~B   only calls starting from A to B after the trace's start\n"
         "                     (A or B may be left out; units s (default), ms, us, ns)\n"
         "Where the files are:\n"
-        "  --binary-dir DIR   find the program and libraries here, by file name\n"
+        "  --binary-dir DIR   find the program and libraries here, by file name; if\n"
+        "                     that one is another build or stripped, the file in DIR's\n"
+        "                     tree with the traced build-id (busybox_unstripped for a\n"
+        "                     device's busybox), one with symbols first\n"
         "  --sysroot DIR      find target paths under DIR (e.g. /usr/arm-linux-gnueabi)\n"
         "  -o, --output=FILE  write the output into FILE, whole or not at all (a\n"
         "                     temporary file beside it, renamed when done), gzip-\n"
@@ -452,9 +456,10 @@ static int check_options(struct options *o)
         return error("--info shows the trace headers: the filters and --srcline do not apply");
     if (o->per_process && (o->view.tsv || !(o->profile || o->graph || o->summary)))
         return error("--per-process: for --profile, --graph or --summary, as text");
-    if (o->diff && (!o->profile || o->per_process || o->view.srcline))
-        return error("--diff=OTHER: for --profile (text or tsv), without --per-process and "
-                     "--srcline");
+    int html = o->format && !strcmp(o->format, "html");
+    if (o->diff && ((!o->profile && !html) || o->per_process || o->view.srcline))
+        return error("--diff=OTHER: for --profile (text or tsv) or --format=html, without "
+                     "--per-process and --srcline");
     if ((o->depth && parse_depth(o) != 0) ||
         (o->time_range && parse_time_range(o, o->time_range) != 0))
         return -1;
@@ -695,9 +700,16 @@ int main(int argc, char **argv)
         char *other[] = { (char *)o.diff };
         base = profile_base_view(&base_ft, &o.view);
         rc = read_into(&o, other, 1, &base_ft, base, &base);
-        if (rc == 0)
-            rc = read_into(&o, argv + optind, argc - optind, &ft,
-                           profile_diff_view(stdout, &ft, &o.view, base, o.diff), &view);
+        if (rc == 0) {
+            struct view *diff;
+            if (o.format && !strcmp(o.format, "html")) {
+                diff = html_view(stdout, &ft, &o.view);
+                html_set_base(diff, base, o.diff);
+            } else {
+                diff = profile_diff_view(stdout, &ft, &o.view, base, o.diff);
+            }
+            rc = read_into(&o, argv + optind, argc - optind, &ft, diff, &view);
+        }
         else
             memset(&ft, 0, sizeof ft);
     } else {

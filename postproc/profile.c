@@ -463,6 +463,8 @@ static void profile_free(struct profile *p)
 
 static void print_diff(struct profile *p);
 static void print_json(struct profile *p);
+struct diff_row;
+static struct diff_row *diff_rows(struct profile *p, size_t *n);
 
 static void profile_end(struct view *v)
 {
@@ -471,14 +473,16 @@ static void profile_end(struct view *v)
         profile_free(p);                /* (--diff's base: its diff printed it) */
         return;
     }
-    if (p->base) {
-        print_diff(p);
-        profile_free(p->base);
+    if (p->json) {
+        print_json(p);
+        if (p->base)
+            profile_free(p->base);
         profile_free(p);
         return;
     }
-    if (p->json) {
-        print_json(p);
+    if (p->base) {
+        print_diff(p);
+        profile_free(p->base);
         profile_free(p);
         return;
     }
@@ -776,7 +780,25 @@ static void print_json(struct profile *p)
                 e->caller == FUNC_NONE ? -1L : (long)index[e->caller] - 1, index[e->callee] - 1,
                 e->calls, e->total, e->self);
     }
-    fputs("]}", out);
+    fputs("]", out);
+    if (p->base) {                      /* --diff=OTHER: [name, calls, total, self] base then here */
+        size_t nd;
+        struct diff_row *rows = diff_rows(p, &nd);
+        fputs(",\n\"base\":", out);
+        html_json_string(out, p->base_name);
+        fprintf(out, ",\"base_run_ns\":%" PRIu64 ",\"diff\":[", p->base->run_ns);
+        for (size_t i = 0; i < nd && i < HTML_FUNCTIONS; i++) {
+            const struct diff_row *r = &rows[i];
+            fputs(i ? ",\n[" : "\n[", out);
+            html_json_string(out, r->f->name);
+            fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                         ",%d]", r->calls[0], r->total[0], r->self[0], r->calls[1], r->total[1],
+                    r->self[1], r->estimated);
+        }
+        fputs("]", out);
+        free(rows);
+    }
+    fputs("}", out);
     free(kept_edges);
     free(index);
     free(ids);
@@ -787,4 +809,11 @@ struct view *profile_json_view(FILE *out, struct func_table *ft, const struct vi
     struct profile *p = (struct profile *)new_profile(out, ft, o, 0);
     p->json = 1;
     return &p->v;
+}
+
+void profile_set_base(struct view *v, struct view *base, const char *base_name)
+{
+    struct profile *p = (struct profile *)v;
+    p->base = (struct profile *)base;
+    p->base_name = base_name;
 }

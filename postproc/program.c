@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/program.h"
+#include "postproc/buildid.h"
 #include "lib/sites.h"
 #include "lib/error.h"
 
@@ -128,12 +129,36 @@ static int names_program(const char *path, const char *exe)
     return strcmp(base_name(path), base_name(exe)) == 0;
 }
 
+/* The record has a build-id and the file found by name (--binary-dir,
+ * --sysroot, the path) is not that build, or has no symbol table:
+ * a file of that build-id in the --binary-dir tree instead (buildid.c),
+ * one with symbols if there is one. */
+static void find_by_build_id(struct program *p)
+{
+    struct object *o = p->obj;
+    const struct trace_object *rec = p->rec;
+    if (o->tried || !rec->build_id_size || !o->paths || !o->paths->binary_dir)
+        return;
+    uint8_t id[LITIFUT_BUILD_ID_MAX];
+    uint32_t size;
+    int symtab;
+    if (buildid_of_file(o->host_path, id, sizeof id, &size, &symtab) == 0 && symtab &&
+        size == rec->build_id_size && memcmp(id, rec->build_id, size) == 0)
+        return;                         /* the one */
+    char *found = buildid_find(o->paths->binary_dir, rec->build_id, rec->build_id_size);
+    if (found) {
+        free(o->host_path);
+        o->host_path = found;
+    }
+}
+
 /* The object's file: found, an ELF file of the trace's architecture
  * and byte order, with its symbol table.  One error line if not. */
 static int open_object(struct program *p, const struct trace_file *t)
 {
     const struct litifut_trace_header *h = &t->header;
     struct object *o = p->obj;
+    find_by_build_id(p);
     if (object_open(o) != 0) {
         o->warned = 1;                  /* said here: not again for its addresses */
         if (o->missing)
@@ -157,7 +182,8 @@ static int open_object(struct program *p, const struct trace_file *t)
      * the sled and the code's mapping symbols */
     if (!o->img.has_symtab)
         return error("%s: stripped (no symbol table): the post-processor needs the file "
-                     "as linked, before stripping (give its directory with --binary-dir)",
+                     "as linked, before stripping (give its directory with --binary-dir: a "
+                     "file of the same build-id is found there whatever its name)",
                      o->host_path);
     return 0;
 }

@@ -80,6 +80,7 @@ struct object *object_get(struct address_space *as, const char *path)
         return o;
     o = xcalloc(1, sizeof *o);
     o->path = xstrdup(path);
+    o->paths = as->paths;
     /* --binary-dir first (by file name), then the sysroot, then as is */
     const struct path_options *p = as->paths;
     const char *base = strrchr(path, '/');

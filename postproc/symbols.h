@@ -28,6 +28,7 @@ struct func_symbol {
 };
 
 /* One ELF file, opened on first use. */
+struct path_options;
 struct object {
     char *path;                 /* as the target named it */
     char *host_path;            /* where we found it here */
@@ -38,6 +39,7 @@ struct object {
     const char *why_not;
     int missing;                /* why_not: no such file here */
     int rejected;               /* not the build traced: never used for names */
+    const struct path_options *paths;   /* where it was looked for (buildid.c: again) */
     /* program.c's: the instrumented objects loaded from this file */
     const struct program *program;  /* the first one whose file could be used */
     int load_failed;            /* the file could not be (said once) */

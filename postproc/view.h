@@ -98,6 +98,10 @@ struct view *profile_json_view(FILE *out, struct func_table *ft, const struct vi
  * '"', '\\', '<', '>', '&' escaped, control and non-ASCII bytes as '?'. */
 void html_json_string(FILE *out, const char *s);
 struct view *html_view(FILE *out, struct func_table *ft, const struct view_options *o);
+/* --format=html --diff=OTHER: the report also compares each function
+ * with `base` (profile_base_view's), which its end frees. */
+void html_set_base(struct view *html, struct view *base, const char *base_name);
+void profile_set_base(struct view *profile, struct view *base, const char *base_name);
 struct view *profile_base_view(struct func_table *ft, const struct view_options *o);
 struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct view_options *o,
                                struct view *base, const char *base_name);

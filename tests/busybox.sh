@@ -68,6 +68,24 @@ busybox_arch() {
     check "$ARCH/busybox/sh: a pipeline, gzip and tar round trips: same output as plain ($(tr '\n' ' ' < "$r/plain/out")); $n processes, each its own trace" \
         eval 'same_run "$r/plain" "$r/traced" && [ "$n" -ge 8 ] && [ "$bad" = 0 ] && [ ! -s "$r/pp.err" ] &&
               grep -q "^W0RLD$" "$r/traced/out" && grep -q "^same$" "$r/traced/out"'
+    busybox_stripped "$d"
+}
+
+# busybox_stripped: as a device gets it, BusyBox's `make` strips
+# busybox_unstripped into busybox; the host keeps both.  The stripped
+# one runs, and the post-processor, given their directory, takes
+# busybox_unstripped by its build-id (postproc/buildid.c).
+busybox_stripped() {
+    local d=$1 host=$WORK/busybox-host/$ARCH r=$WORK/runs/$ARCH/busybox/stripped
+    mkdir -p "$host"
+    cp "$d/busybox" "$host/busybox_unstripped"
+    "$TRIPLE-strip" -o "$host/busybox" "$d/busybox"
+    RUN_NAME=busybox run_target "$r" "$host/busybox" awk 'BEGIN { print 6 * 7 }'
+    "$BIN/litifut-postproc" --binary-dir "$host" --summary "$r" > "$r/summary" 2> "$r/pp.err"
+    check "$ARCH/busybox: the device's stripped busybox traced, read with busybox_unstripped beside it (by build-id)" \
+        eval '[ "$(cat "$r/out")" = 42 ] && [ ! -s "$r/pp.err" ] &&
+              [ -z "$("$TRIPLE-nm" "$host/busybox" 2> /dev/null)" ] &&
+              grep -q "^ *[1-9][0-9]*  total$" "$r/summary" && grep -q "awk_main\|evaluate" "$r/summary"'
 }
 
 test_busybox() {

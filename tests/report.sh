@@ -6,7 +6,8 @@
 # per call (as many as --format=tsv has calls), the callers and callees
 # of outer (report.html#fn=outer selects it) as --graph=outer has them,
 # and no script error; a screenshot is kept (report.png in the scratch
-# directory; the README's is docs/report.png).
+# directory; the README's is docs/report.png).  With --diff=OTHER, the
+# comparison has a row per function as --profile --diff has.
 
 report_browser() {     # report_browser ARGS...: chromium, headless, as root too
     timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
@@ -61,4 +62,18 @@ EOF
         eval '[ "$got" = "$want" ] && ! grep -q "Uncaught" "$R/browser.log"'
     check "$ARCH/report: a screenshot (report.png)" \
         eval '[ "$(stat -c %s "$R/report.png" 2> /dev/null || echo 0)" -gt 20000 ]'
+    # a second run, compared with the first (--diff): a row per function
+    # of either run, as --profile --diff's TSV
+    mkdir -p "$R/run2"
+    cp "$R/run/prog" "$R/run2/prog"
+    (cd "$R/run2" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" ./prog > out 2> err)
+    "$pp" --binary-dir "$R/run" --format=html --diff="$R/run" -o "$R/diff.html" "$R/run2" 2> "$R/diff.err"
+    "$pp" --binary-dir "$R/run" --profile --format=tsv --diff="$R/run" "$R/run2" > "$R/diff.tsv"
+    report_browser --enable-logging=stderr --v=0 --dump-dom "file://$R/diff.html" \
+        > "$R/diffdom.html" 2> "$R/diffbrowser.log"
+    got=$(grep -o 'class="drow"' "$R/diffdom.html" | wc -l)
+    want=$(($(wc -l < "$R/diff.tsv") - 1))
+    check "$ARCH/report: --diff=OTHER: the comparison's rows in chromium ($got, want $want)" \
+        eval '[ "$got" = "$want" ] && [ "$want" -gt 5 ] && [ ! -s "$R/diff.err" ] &&
+              ! grep -q "Uncaught" "$R/diffbrowser.log"'
 }

@@ -1,0 +1,21 @@
+/*
+ * Files found by GNU build-id (buildid.c): the traced objects' build-ids
+ * come in their OBJECT records; a file of another name, or in a tree,
+ * can be the one.
+ */
+#ifndef LITIFUT_POSTPROC_BUILDID_H
+#define LITIFUT_POSTPROC_BUILDID_H
+
+#include <stdint.h>
+
+/* The build-id of the ELF file at path (at most max bytes, *size 0 if
+ * it has none) and whether it has a symbol table: 0, or -1 if it is
+ * not a readable ELF file. */
+int buildid_of_file(const char *path, uint8_t *id, uint32_t max, uint32_t *size, int *symtab);
+
+/* A file under dir (its tree, a few levels deep) whose build-id is id,
+ * one with a symbol table if there is one: malloc'd, or NULL.  Each
+ * directory's tree is read once per process. */
+char *buildid_find(const char *dir, const uint8_t *id, uint32_t size);
+
+#endif
