@@ -11,8 +11,10 @@
  * are n, bit 31 chooses --format=tsv for every view that has it (else
  * log), bits 30..29 the time view run besides the calls (the log with
  * its call stacks, or the TSV), --summary, --coverage and --info: 0 --profile,
- * 1 --graph, 2 --format=chrome, 3 --format=folded (the seeds, whose
- * bits 30..29 are 0, run --profile).
+ * 1 --graph, 2 --format=chrome (with bit 31: --format=html), 3
+ * --format=folded (with bit 31: --format=svg) (the seeds, whose bits
+ * 30..29 are 0, run --profile).  A trace that begins with gzip's magic
+ * is inflated first, as any view does (seed arm-demo-gz).
  * Both go into a scratch directory that also holds every seed program
  * (fuzz/corpus/elfdb, copied once); the post-processor runs on that
  * directory with --binary-dir pointing at it, so an OBJECT record
@@ -91,9 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  (uint32_t)data[3] << 24;
     static const char *const time_views[] = { "--profile", "--graph", "--format=chrome",
                                               "--format=folded" };
+    /* with bit 31 (tsv), chrome and folded give way to html and svg, which
+     * hold the profile, the graph's edges and the folded stacks too */
+    static const char *const tsv_time_views[] = { "--profile", "--graph", "--format=html",
+                                                  "--format=svg" };
     size_t n = w & 0x1fffffff;
     const char *format = w >> 31 ? "--format=tsv" : "--format=log";
-    const char *time_view = time_views[(w >> 29) & 3];
+    const char *time_view = (w >> 31 ? tsv_time_views : time_views)[(w >> 29) & 3];
     data += 4;
     size -= 4;
     if (n > size)
@@ -108,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run("--summary", format);
     run("--coverage", format);
     run("--info", format);
-    /* chrome and folded are formats of their own */
+    /* chrome, folded, html and svg are formats of their own */
     run(time_view, (w >> 29) & 2 ? NULL : format);
 
     unlink(trace_path);
