@@ -8,7 +8,8 @@
  * time) at the bottom.  In a browser: hovering shows a box's function,
  * time and share; a click zooms into it (its callees fill the width,
  * its callers stay below); "Search" highlights the functions a regular
- * expression matches and says their share of the time.
+ * expression matches and says their share of the time; "Icicle" turns
+ * it upside down (the first frames at the top, a call tree's order).
  *
  * Size is bounded by the picture, not the trace: a path narrower than
  * MIN_WIDTH pixels is left out with what it calls (it could not be
@@ -120,7 +121,8 @@ static int by_name(const void *a, const void *b)
 
 /* The script: written for this file (zoom, search, details). */
 static const char script[] =
-    "var fgW = " NUMBER(WIDTH) ", fgPAD = " NUMBER(PAD) ", fgFrames = [], fgDetails, fgMatched, fgUnzoom;\n"
+    "var fgW = " NUMBER(WIDTH) ", fgPAD = " NUMBER(PAD) ", fgFrames = [], fgDetails, fgMatched, fgUnzoom,\n"
+    "    fgYmin = 1e9, fgYmax = -1e9, fgFlipped = false;\n"
     "function fgInit() {\n"
     "  fgDetails = document.getElementById('fg-details');\n"
     "  fgMatched = document.getElementById('fg-matched');\n"
@@ -134,6 +136,7 @@ static const char script[] =
     "              fill: r.getAttribute('fill') };\n"
     "    f.x0 = f.x; f.w0 = f.w;\n"
     "    fgFrames.push(f);\n"
+    "    fgYmin = Math.min(fgYmin, f.y); fgYmax = Math.max(fgYmax, f.y);\n"
     "    g.onclick = (function (f) { return function () { fgZoom(f); }; })(f);\n"
     "    g.onmouseover = (function (f) { return function () { fgDetails.textContent = f.info; }; })(f);\n"
     "    g.onmouseout = function () { fgDetails.textContent = ' '; };\n"
@@ -172,6 +175,14 @@ static const char script[] =
     "    fgPlace(fgFrames[i], fgFrames[i].x0, fgFrames[i].w0, true, false);\n"
     "  fgUnzoom.style.display = 'none';\n"
     "  fgLabels();\n"
+    "}\n"
+    "function fgFlip() {   // the icicle: the first frames at the top\n"
+    "  fgFlipped = !fgFlipped;\n"
+    "  for (var i = 0; i < fgFrames.length; i++) {\n"
+    "    var f = fgFrames[i], y = fgFlipped ? fgYmin + fgYmax - f.y : f.y;\n"
+    "    f.r.setAttribute('y', y); f.t.setAttribute('y', y + 11);\n"
+    "  }\n"
+    "  document.getElementById('fg-flip').textContent = fgFlipped ? 'Flame' : 'Icicle';\n"
     "}\n"
     "function fgSearch() {\n"
     "  var term = prompt('Functions to highlight (a regular expression):', '');\n"
@@ -290,6 +301,8 @@ void flame_svg_write(FILE *out, const struct cct_node *nodes, uint32_t n,
                  "style=\"display:none\">Reset zoom</text>\n", PAD);
     fprintf(out, "<text id=\"fg-search\" class=\"fg-button\" x=\"%d\" y=\"22\" onclick=\"fgSearch()\">"
                  "Search</text>\n", WIDTH - PAD - 60);
+    fprintf(out, "<text id=\"fg-flip\" class=\"fg-button\" x=\"%d\" y=\"22\" onclick=\"fgFlip()\">"
+                 "Icicle</text>\n", WIDTH - PAD - 130);
     fprintf(out, "<text id=\"fg-matched\" x=\"%d\" y=\"40\"> </text>\n", WIDTH - PAD - 140);
     fprintf(out, "<text id=\"fg-details\" x=\"%d\" y=\"%u\"> </text>\n", PAD, height - 12);
     for (uint32_t i = 0; i < n; i++) {

@@ -6,12 +6,17 @@
  *     a filter box, the percentiles; a click on a row shows that
  *     function's callers and callees (the call graph's edges) and marks
  *     it in the flame graph (report.html#fn=NAME opens with NAME's);
- *   - the flame graph (flamesvg.c's SVG, inline): zoom on click, search;
+ *   - the flame graph (flamesvg.c's SVG, inline): zoom on click, search,
+ *     turned into an icicle (a call tree's order) by a click;
  *   - a timeline per thread: each call a bar over time (its depth below
  *     the thread's line), the wheel zooms, dragging pans, a double
  *     click shows everything again; at most HTML_BARS calls (the first
  *     ones read), with a note saying how many were left out and how to
  *     see them (--time-range, --tid);
+ *   - the coverage (coverage.c's text): the functions of each
+ *     instrumented object a traced call reached, and the ones none did;
+ *     of a full trace's calls, a count or dedup trace's pairs (such a
+ *     trace has no profile, flame graph or timeline: calls not in order);
  *   - every trace's --info;
  *   - with --diff=OTHER, each function's calls, total and self time in
  *     OTHER's run and here, by the change (profile.c's diff rows).
@@ -43,7 +48,10 @@ struct lane {
 
 struct html {
     struct view v;
-    struct view *profile, *flame;
+    struct view *profile, *flame, *coverage;
+    char *coverage_text;                /* the coverage sub-view's text */
+    size_t coverage_len;
+    FILE *coverage_out;
     struct estimates est;
     char *info;                         /* every trace's --info text */
     size_t info_len;
@@ -57,6 +65,7 @@ struct html {
     struct bar *bars;
     size_t n_bars, cap_bars;
     uint64_t bars_cut;                  /* calls left out of the timeline */
+    uint64_t pairs;                     /* of dedup and count traces */
     uint32_t *name_of_fid;              /* fid -> name index + 1 */
     size_t n_name_of_fid;
     uint32_t *names;                    /* name index -> fid */
@@ -96,7 +105,7 @@ static void html_trace_begin(struct view *v)
 {
     struct html *h = (struct html *)v;
     const struct trace_file *t = v->trace->t;
-    h->profile->trace = h->flame->trace = v->trace;
+    h->profile->trace = h->flame->trace = h->coverage->trace = v->trace;
     if (!h->any_trace++) {
         h->first_start_ns = t->header.start_ns;
         h->title = xstrdup(t->header.exe);
@@ -124,6 +133,15 @@ static void html_push(struct view *v, struct callstack *s, struct frame *f)
     struct html *h = (struct html *)v;
     h->profile->ops->push(h->profile, s, f);
     h->flame->ops->push(h->flame, s, f);
+    h->coverage->ops->push(h->coverage, s, f);
+}
+
+/* A dedup or count trace's pair: for the coverage only. */
+static void html_pair(struct view *v, const struct trace_event *call, uint32_t calls)
+{
+    struct html *h = (struct html *)v;
+    h->pairs++;
+    h->coverage->ops->pair(h->coverage, call, calls);
 }
 
 static uint32_t name_index(struct html *h, uint32_t fid)
@@ -165,6 +183,7 @@ static void html_trace_end(struct view *v)
     struct html *h = (struct html *)v;
     if (h->profile->ops->trace_end)
         h->profile->ops->trace_end(h->profile);
+    h->coverage->ops->trace_end(h->coverage);
 }
 
 /* The page's script: written for this report. */
@@ -356,6 +375,10 @@ static void html_end(struct view *v)
     fprintf(out, "</h1>\n<p class=\"sub\" id=\"summary\">%d trace%s, %zu thread%s, %" PRIu64
                  " call%s</p>\n", h->any_trace, h->any_trace == 1 ? "" : "s", h->n_lanes,
             h->n_lanes == 1 ? "" : "s", calls, calls == 1 ? "" : "s");
+    if (h->pairs)
+        fprintf(out, "<p class=\"sub note\" id=\"pairs\">%" PRIu64 " (caller, callee) pairs "
+                     "of LITIFUT_MODE=count or dedup traces: calls not in order, so only the "
+                     "coverage shows them</p>\n", h->pairs);
     if (h->est.any) {
         fputs("<p class=\"sub note\" id=\"estimates\">~ marks estimates: ", out);
         for (size_t i = 0; i < h->est.n; i++) {
@@ -368,7 +391,8 @@ static void html_end(struct view *v)
         fputs("</p>\n", out);
     }
     fputs("<nav><a href=\"#profile-sec\">Profile</a><a href=\"#diff-sec\">Comparison</a><a href=\"#flame-sec\">Flame graph</a>"
-          "<a href=\"#timeline-sec\">Timeline</a><a href=\"#info-sec\">Traces</a></nav>\n", out);
+          "<a href=\"#timeline-sec\">Timeline</a><a href=\"#coverage-sec\">Coverage</a>"
+          "<a href=\"#info-sec\">Traces</a></nav>\n", out);
     fputs("<section id=\"profile-sec\"><h2>Profile</h2>\n"
           "<p><input id=\"filter\" placeholder=\"filter functions\" size=\"40\"> "
           "<span id=\"shown\"></span> (click a column to sort, a row for its callers and "
@@ -400,6 +424,11 @@ static void html_end(struct view *v)
     fputs("The wheel zooms, dragging pans, a double click shows all: <span id=\"tl-range\">"
           "</span></p>\n<svg id=\"timeline\" width=\"1180\" height=\"40\" "
           "xmlns=\"http://www.w3.org/2000/svg\"></svg>\n</section>\n", out);
+    h->coverage->ops->end(h->coverage);     /* its text, into coverage_text */
+    fclose(h->coverage_out);
+    fputs("<section id=\"coverage-sec\"><h2>Coverage</h2>\n<pre id=\"coverage\">", out);
+    put_html(out, h->coverage_text ? h->coverage_text : "", h->coverage_len);
+    fputs("</pre></section>\n", out);
     fputs("<section id=\"info-sec\"><h2>Traces</h2>\n<pre id=\"info\">", out);
     put_html(out, h->info ? h->info : "", h->info_len);
     fputs("</pre></section>\n<script>\nvar PROFILE = ", out);
@@ -424,6 +453,7 @@ static void html_end(struct view *v)
     fprintf(out, "]};\n%s</script>\n</body></html>\n", page_script);
     estimates_free(&h->est);
     free(h->info);
+    free(h->coverage_text);
     free(h->title);
     free(h->lanes);
     free(h->bars);
@@ -442,14 +472,18 @@ struct view *html_view(FILE *out, struct func_table *ft, const struct view_optio
     static const struct view_ops ops = {
         .trace_begin = html_trace_begin, .thread_begin = html_thread_begin,
         .push = html_push, .pop = html_pop, .thread_end = html_thread_end,
-        .trace_end = html_trace_end, .end = html_end,
+        .trace_end = html_trace_end, .pair = html_pair, .end = html_end,
     };
     struct html *h = xcalloc(1, sizeof *h);
     view_init(&h->v, &ops, out, ft);
     h->profile = profile_json_view(out, ft, o);
     h->flame = flame_html_view(out, ft, o);
     h->info_out = open_memstream(&h->info, &h->info_len);
-    if (!h->info_out) {
+    h->coverage_out = open_memstream(&h->coverage_text, &h->coverage_len);
+    struct view_options text = *o;
+    text.tsv = 0;
+    h->coverage = coverage_view(h->coverage_out, ft, &text);
+    if (!h->info_out || !h->coverage_out) {
         error("out of memory");
         exit(1);
     }

@@ -7,7 +7,8 @@
 # of outer (report.html#fn=outer selects it) as --graph=outer has them,
 # and no script error; a screenshot is kept (report.png in the scratch
 # directory; the README's is docs/report.png).  With --diff=OTHER, the
-# comparison has a row per function as --profile --diff has.
+# comparison has a row per function as --profile --diff has; a count
+# trace's report has --coverage's text.
 
 report_browser() {     # report_browser ARGS...: chromium, headless, as root too
     timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
@@ -76,4 +77,20 @@ EOF
     check "$ARCH/report: --diff=OTHER: the comparison's rows in chromium ($got, want $want)" \
         eval '[ "$got" = "$want" ] && [ "$want" -gt 5 ] && [ ! -s "$R/diff.err" ] &&
               ! grep -q "Uncaught" "$R/diffbrowser.log"'
+    # a LITIFUT_MODE=count trace: its pairs in the coverage, as --coverage has them
+    mkdir -p "$R/count"
+    cp "$R/run/prog" "$R/count/prog"
+    (cd "$R/count" && LITIFUT_DIR=. LITIFUT_MODE=count timeout 120 "$QEMU" -L "$SYSROOT" ./prog \
+         > out 2> err)
+    "$pp" --binary-dir "$R/run" --format=html -o "$R/count.html" "$R/count" 2> "$R/count.err"
+    "$pp" --binary-dir "$R/run" --coverage "$R/count" > "$R/count.cov"
+    report_browser --dump-dom "file://$R/count.html" > "$R/countdom.html" 2> /dev/null
+    python3 - "$R/countdom.html" > "$R/count.shown" <<'EOF'
+import html, re, sys
+d = open(sys.argv[1]).read()
+print(html.unescape(re.search(r'<pre id="coverage">(.*?)</pre>', d, re.S).group(1)), end="")
+EOF
+    check "$ARCH/report: a count trace's report: its coverage as --coverage's, its pairs said" \
+        eval 'cmp -s "$R/count.shown" "$R/count.cov" && [ ! -s "$R/count.err" ] &&
+              grep -q "id=\"pairs\"" "$R/countdom.html"'
 }
