@@ -11,16 +11,26 @@
  * notes and section headers only (libelf, ELF_C_READ: nothing mapped,
  * so a file cut meanwhile cannot SIGBUS); symbolic links are not
  * followed into directories (no loops).
+ *
+ * Separate debug files (--debug-dir, as /usr/lib/debug): a stripped
+ * file's build-id names its debug file, dir/.build-id/xx/rest.debug
+ * (`objcopy --only-keep-debug`).  That file has the symbol table and
+ * DWARF but no code or data (NOBITS): the code, the instruction DB and
+ * the sleds still come from the stripped file, with the debug file's
+ * symbols moved onto it (section indexes matched by name, since strip
+ * renumbers sections), and its DWARF for --srcline.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "postproc/buildid.h"
 #include "postproc/grow.h"
+#include "lib/elfimage.h"
 #include "lib/error.h"
 
 #define MAX_DEPTH  4
@@ -133,4 +143,60 @@ char *buildid_find(const char *dir, const uint8_t *id, uint32_t size)
             (!best || (t->v[i].symtab && !best->symtab)))
             best = &t->v[i];
     return best ? xstrdup(best->path) : NULL;
+}
+
+struct elf_image *buildid_debug_symbols(struct elf_image *img, const char *dir)
+{
+    uint8_t id[MAX_ID];
+    uint32_t size;
+    int symtab;
+    if (buildid_of_file(img->path, id, sizeof id, &size, &symtab) != 0 || size < 2)
+        return NULL;
+    char hex[2 * MAX_ID + 1];
+    for (uint32_t i = 0; i < size; i++)
+        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    char *cand[2] = { xasprintf("%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2),
+                      xasprintf("%s/%.2s/%s.debug", dir, hex, hex + 2) };
+    struct elf_image *dbg = NULL;
+    for (int i = 0; i < 2 && !dbg; i++) {
+        uint8_t did[MAX_ID];
+        uint32_t dsize;
+        int dsym;
+        if (buildid_of_file(cand[i], did, sizeof did, &dsize, &dsym) != 0 || !dsym ||
+            dsize != size || memcmp(did, id, size) != 0)
+            continue;
+        dbg = xcalloc(1, sizeof *dbg);
+        if (elf_image_open(dbg, cand[i]) != 0 || !dbg->has_symtab ||
+            dbg->machine != img->machine || dbg->word_size != img->word_size) {
+            elf_image_close(dbg);
+            free(dbg);
+            dbg = NULL;
+        }
+    }
+    free(cand[0]);
+    free(cand[1]);
+    if (!dbg)
+        return NULL;
+    /* its symbols, each in the section of img of the same name (strip
+     * renumbers sections); one in a section img has not keeps none */
+    struct elf_symbol *syms = xcalloc(dbg->n_symbols + 1, sizeof *syms);
+    for (size_t i = 0; i < dbg->n_symbols; i++) {
+        syms[i] = dbg->symbols[i];
+        uint16_t sh = syms[i].shndx;
+        if (sh == SHN_UNDEF || sh >= SHN_LORESERVE)
+            continue;
+        syms[i].shndx = SHN_UNDEF;
+        for (size_t k = 1; sh < dbg->n_sections && k < img->n_sections; k++)
+            if (strcmp(img->sections[k].name, dbg->sections[sh].name) == 0) {
+                syms[i].shndx = (uint16_t)img->sections[k].index;
+                break;
+            }
+        if (syms[i].shndx == SHN_UNDEF)
+            syms[i].type = STT_NOTYPE;  /* (not a function of this file) */
+    }
+    free(img->symbols);
+    img->symbols = syms;
+    img->n_symbols = dbg->n_symbols;
+    img->has_symtab = 1;
+    return dbg;
 }

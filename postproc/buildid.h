@@ -18,4 +18,12 @@ int buildid_of_file(const char *path, uint8_t *id, uint32_t max, uint32_t *size,
  * directory's tree is read once per process. */
 char *buildid_find(const char *dir, const uint8_t *id, uint32_t size);
 
+/* --debug-dir: the separate debug file of img (stripped), found by its
+ * build-id as dir/.build-id/xx/rest.debug or dir/xx/rest.debug: opened,
+ * and its symbol table given to img (each symbol's section index
+ * that of img's section of the same name): the image to keep open as
+ * long as img (its names), or NULL if there is none with symbols. */
+struct elf_image;
+struct elf_image *buildid_debug_symbols(struct elf_image *img, const char *dir);
+
 #endif

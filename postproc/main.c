@@ -122,6 +122,9 @@ static void usage(FILE *f)
         "                     tree with the traced build-id (busybox_unstripped for a\n"
         "                     device's busybox), one with symbols first\n"
         "  --sysroot DIR      find target paths under DIR (e.g. /usr/arm-linux-gnueabi)\n"
+        "  --debug-dir DIR    a stripped file's symbols (and DWARF) from its separate\n"
+        "                     debug file, DIR/.build-id/xx/rest.debug by build-id\n"
+        "                     (objcopy --only-keep-debug; /usr/lib/debug's layout)\n"
         "  -o, --output=FILE  write the output into FILE, whole or not at all (a\n"
         "                     temporary file beside it, renamed when done), gzip-\n"
         "                     compressed if FILE ends in .gz (ui.perfetto.dev opens\n"
@@ -470,7 +473,7 @@ static int check_options(struct options *o)
 
 enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
        OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
-       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE, OPT_OUTPUT, OPT_DIFF };
+       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE, OPT_OUTPUT, OPT_DIFF, OPT_DEBUG_DIR };
 
 /* 0 and the options, 1 after --help, -1 after one error line. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -493,6 +496,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "time-range", required_argument, NULL, OPT_TIME_RANGE },
         { "binary-dir", required_argument, NULL, OPT_BINARY_DIR },
         { "sysroot", required_argument, NULL, OPT_SYSROOT },
+        { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
         { "output", required_argument, NULL, 'o' },
         { "diff", required_argument, NULL, OPT_DIFF },
         { "help", no_argument, NULL, 'h' },
@@ -530,6 +534,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_BINARY_DIR: rc = set_once(&o->paths.binary_dir, optarg, "--binary-dir"); break;
         case OPT_SYSROOT: rc = set_once(&o->paths.sysroot, optarg, "--sysroot"); break;
+        case OPT_DEBUG_DIR: rc = set_once(&o->paths.debug_dir, optarg, "--debug-dir"); break;
         case 'o': rc = set_once(&o->output, optarg, "--output"); break;
         case OPT_DIFF: rc = set_once(&o->diff, optarg, "--diff"); break;
         case 'h': usage(stdout); return 1;

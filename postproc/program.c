@@ -183,8 +183,8 @@ static int open_object(struct program *p, const struct trace_file *t)
     if (!o->img.has_symtab)
         return error("%s: stripped (no symbol table): the post-processor needs the file "
                      "as linked, before stripping (give its directory with --binary-dir: a "
-                     "file of the same build-id is found there whatever its name)",
-                     o->host_path);
+                     "file of the same build-id is found there whatever its name), or its "
+                     "separate debug file (--debug-dir)", o->host_path);
     return 0;
 }
 

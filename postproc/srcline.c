@@ -41,7 +41,8 @@ static Dwarf *dwarf_of(struct srclines *s, struct object *o)
     for (size_t i = 0; i < s->n_files; i++)
         if (s->files[i].o == o)
             return s->files[i].dw;
-    Dwarf *dw = object_open(o) == 0 && !o->rejected ? dwarf_begin_elf(o->img.elf, DWARF_C_READ, NULL)
+    Dwarf *dw = object_open(o) == 0 && !o->rejected
+                    ? dwarf_begin_elf(o->debug ? o->debug->elf : o->img.elf, DWARF_C_READ, NULL)
                                                    : NULL;
     s->files = xrealloc(s->files, (s->n_files + 1) * sizeof *s->files);
     s->files[s->n_files++] = (struct dwarf_file){ o, dw };

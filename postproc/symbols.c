@@ -14,6 +14,7 @@
 #include <gelf.h>
 #include "postproc/symbols.h"
 #include "postproc/gz.h"
+#include "postproc/buildid.h"
 #include "postproc/trace.h"
 #include "lib/arch-read.h"
 #include "lib/error.h"
@@ -281,6 +282,8 @@ int object_open(struct object *o)
         return -1;                      /* the caller says what it means */
     if (elf_image_open(&o->img, o->host_path) != 0)
         return -1;                      /* the ELF reader said why */
+    if (!o->img.has_symtab && o->paths && o->paths->debug_dir)
+        o->debug = buildid_debug_symbols(&o->img, o->paths->debug_dir);
     const struct elf_symbol *src = o->img.has_symtab ? o->img.symbols : o->img.dynsyms;
     size_t n = o->img.has_symtab ? o->img.n_symbols : o->img.n_dynsyms, cap = 0;
     unsigned char *hidden = hidden_versions(&o->img);
@@ -572,6 +575,10 @@ void address_space_free(struct address_space *as)
         struct object *o = as->objects[i];
         if (o->ok)
             elf_image_close(&o->img);
+        if (o->debug) {
+            elf_image_close(o->debug);
+            free(o->debug);
+        }
         for (size_t j = 0; j < o->n_owned; j++)
             free(o->owned_names[j]);
         free(o->owned_names);

@@ -40,6 +40,8 @@ struct object {
     int missing;                /* why_not: no such file here */
     int rejected;               /* not the build traced: never used for names */
     const struct path_options *paths;   /* where it was looked for (buildid.c: again) */
+    struct elf_image *debug;    /* --debug-dir: its separate debug file, whose symbols
+                                   (and DWARF) img has taken (buildid.c) */
     /* program.c's: the instrumented objects loaded from this file */
     const struct program *program;  /* the first one whose file could be used */
     int load_failed;            /* the file could not be (said once) */
@@ -73,6 +75,7 @@ struct object_range {
 struct path_options {
     const char *sysroot;        /* prefix for absolute target paths */
     const char *binary_dir;     /* look here first, by file name */
+    const char *debug_dir;      /* separate debug files by build-id (.build-id/xx/...) */
 };
 
 struct address_space {

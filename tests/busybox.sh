@@ -74,7 +74,9 @@ busybox_arch() {
 # busybox_stripped: as a device gets it, BusyBox's `make` strips
 # busybox_unstripped into busybox; the host keeps both.  The stripped
 # one runs, and the post-processor, given their directory, takes
-# busybox_unstripped by its build-id (postproc/buildid.c).
+# busybox_unstripped by its build-id (postproc/buildid.c); given the
+# stripped file alone and a separate debug file (--debug-dir), it reads
+# the same.
 busybox_stripped() {
     local d=$1 host=$WORK/busybox-host/$ARCH r=$WORK/runs/$ARCH/busybox/stripped
     mkdir -p "$host"
@@ -86,6 +88,17 @@ busybox_stripped() {
         eval '[ "$(cat "$r/out")" = 42 ] && [ ! -s "$r/pp.err" ] &&
               [ -z "$("$TRIPLE-nm" "$host/busybox" 2> /dev/null)" ] &&
               grep -q "^ *[1-9][0-9]*  total$" "$r/summary" && grep -q "awk_main\|evaluate" "$r/summary"'
+    # or only the stripped file, and its symbols in a separate debug
+    # file (objcopy --only-keep-debug) under .build-id (--debug-dir)
+    local only=$WORK/busybox-host/$ARCH-stripped dbg=$WORK/busybox-host/$ARCH-debug id
+    id=$("$TRIPLE-readelf" -n "$host/busybox" | sed -n 's/.*Build ID: //p')
+    mkdir -p "$only" "$dbg/.build-id/${id:0:2}"
+    cp "$host/busybox" "$only/busybox"
+    "$TRIPLE-objcopy" --only-keep-debug "$d/busybox" "$dbg/.build-id/${id:0:2}/${id:2}.debug"
+    "$BIN/litifut-postproc" --binary-dir "$only" --debug-dir "$dbg" --summary "$r" \
+        > "$r/summary.debug" 2> "$r/pp.debug.err"
+    check "$ARCH/busybox: ... or with its separate debug file (--debug-dir, .build-id/${id:0:2}/...): the same summary" \
+        eval '[ -n "$id" ] && [ ! -s "$r/pp.debug.err" ] && cmp -s "$r/summary" "$r/summary.debug"'
 }
 
 test_busybox() {
