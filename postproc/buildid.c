@@ -145,16 +145,48 @@ char *buildid_find(const char *dir, const uint8_t *id, uint32_t size)
     return best ? xstrdup(best->path) : NULL;
 }
 
+void buildid_of_image(const struct elf_image *img, uint8_t *id, uint32_t max, uint32_t *size)
+{
+    *size = 0;
+    for (size_t i = 0; i < img->n_segments; i++) {
+        const struct elf_segment *seg = &img->segments[i];
+        uint64_t off = seg->offset, end = (uint64_t)seg->offset + seg->filesz;
+        if (seg->type != PT_NOTE || end > img->size)
+            continue;
+        while (off + 12 <= end) {
+            const unsigned char *n = img->data + off;
+            uint32_t namesz = elf_get32(img, n), descsz = elf_get32(img, n + 4);
+            uint64_t desc = off + 12 + ((namesz + UINT64_C(3)) & ~UINT64_C(3));
+            uint64_t next = desc + ((descsz + UINT64_C(3)) & ~UINT64_C(3));
+            if (next > end)
+                break;
+            if (elf_get32(img, n + 8) == NT_GNU_BUILD_ID && namesz == 4 &&
+                memcmp(n + 12, "GNU", 4) == 0) {
+                *size = descsz < max ? descsz : max;
+                memcpy(id, img->data + desc, *size);
+                return;
+            }
+            off = next;
+        }
+    }
+}
+
+void buildid_hex(char *out, const uint8_t *id, uint32_t n)
+{
+    out[0] = 0;
+    for (uint32_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
 struct elf_image *buildid_debug_symbols(struct elf_image *img, const char *dir)
 {
     uint8_t id[MAX_ID];
     uint32_t size;
-    int symtab;
-    if (buildid_of_file(img->path, id, sizeof id, &size, &symtab) != 0 || size < 2)
+    buildid_of_image(img, id, sizeof id, &size);
+    if (size < 2)
         return NULL;
     char hex[2 * MAX_ID + 1];
-    for (uint32_t i = 0; i < size; i++)
-        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    buildid_hex(hex, id, size);
     char *cand[2] = { xasprintf("%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2),
                       xasprintf("%s/%.2s/%s.debug", dir, hex, hex + 2) };
     struct elf_image *dbg = NULL;

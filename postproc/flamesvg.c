@@ -49,27 +49,6 @@ static const char *node_name(const struct cct_node *nodes, uint32_t i, const str
     return nodes[i].fid == CCT_DEEPER ? CCT_DEEPER_NAME(VIEW_DEPTH_CAP) : ft->v[nodes[i].fid].name;
 }
 
-/* XML text: the five characters escaped (names have no control
- * characters); a byte beyond ASCII as '?', so that the file is always
- * well-formed UTF-8. */
-static void put_xml_n(FILE *out, const char *s, size_t n)
-{
-    for (; n && *s; s++, n--)
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default: fputc((unsigned char)*s < 0x80 ? *s : '?', out);
-        }
-}
-
-static void put_xml(FILE *out, const char *s)
-{
-    put_xml_n(out, s, (size_t)-1);
-}
-
 /* The label a box of width w has room for (as the script's labels()):
  * the name, cut with "..", or nothing. */
 static void put_label(FILE *out, const char *name, double w)
@@ -79,10 +58,10 @@ static void put_label(FILE *out, const char *name, double w)
     if (fit < 3)
         return;
     if ((double)len <= fit) {
-        put_xml(out, name);
+        put_markup(out, name, SIZE_MAX);
         return;
     }
-    put_xml_n(out, name, (size_t)fit - 2);
+    put_markup(out, name, (size_t)fit - 2);
     fputs("..", out);
 }
 
@@ -290,7 +269,7 @@ void flame_svg_write(FILE *out, const struct cct_node *nodes, uint32_t n,
         for (size_t i = 0; i < est->n; i++) {
             char *line = estimates_line(est, i);
             fputs(i ? "; " : "estimates: ", out);
-            put_xml(out, line);
+            put_markup(out, line, SIZE_MAX);
             free(line);
         }
     } else {
@@ -313,9 +292,9 @@ void flame_svg_write(FILE *out, const struct cct_node *nodes, uint32_t n,
         unsigned depth = i ? nodes[i].depth : 0;
         double y = TOP + (double)(max_depth - depth) * FRAME_H;
         fputs("<g class=\"fg-f\" data-name=\"", out);
-        put_xml(out, name);
+        put_markup(out, name, SIZE_MAX);
         fputs("\"><title>", out);
-        put_xml(out, name);
+        put_markup(out, name, SIZE_MAX);
         fputs(" (", out);
         put_time(out, incl[i]);
         fprintf(out, ", %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "

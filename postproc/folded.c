@@ -44,7 +44,7 @@ struct folded {
     struct u64map index;        /* (parent, fid) -> node */
     int warned;
     int notes;                  /* stderr is a terminal: say what the weights estimate */
-    int svg;                    /* --format=svg: the flame graph (flamesvg.c); 2: in HTML */
+    enum { FOLDED_LINES, FOLDED_SVG, FOLDED_SVG_IN_HTML } draw;     /* (flamesvg.c) */
     struct estimates est;
 };
 
@@ -103,8 +103,8 @@ static void put_frame(FILE *out, const char *name)
 static void folded_end(struct view *v)
 {
     struct folded *fo = (struct folded *)v;
-    if (fo->svg) {
-        flame_svg_write(v->out, fo->nodes, fo->n, v->ft, &fo->est, fo->svg == 2);
+    if (fo->draw != FOLDED_LINES) {
+        flame_svg_write(v->out, fo->nodes, fo->n, v->ft, &fo->est, fo->draw == FOLDED_SVG_IN_HTML);
         goto done;
     }
     uint32_t *path = NULL;
@@ -142,7 +142,7 @@ done:
 }
 
 static struct view *new_folded(FILE *out, struct func_table *ft, const struct view_options *o,
-                               int svg)
+                               int draw)
 {
     static const struct view_ops ops = { .trace_begin = folded_trace_begin,
                                          .push = folded_push, .pop = folded_pop,
@@ -150,7 +150,7 @@ static struct view *new_folded(FILE *out, struct func_table *ft, const struct vi
     struct folded *fo = xcalloc(1, sizeof *fo);
     view_init(&fo->v, &ops, out, ft);
     fo->notes = o->notes;
-    fo->svg = svg;
+    fo->draw = draw;
     fo->cap = 1024;
     fo->nodes = xcalloc(fo->cap, sizeof *fo->nodes);
     fo->n = 1;                          /* node 0: the root */
@@ -160,15 +160,15 @@ static struct view *new_folded(FILE *out, struct func_table *ft, const struct vi
 
 struct view *folded_view(FILE *out, struct func_table *ft, const struct view_options *o)
 {
-    return new_folded(out, ft, o, 0);
+    return new_folded(out, ft, o, FOLDED_LINES);
 }
 
 struct view *flame_svg_view(FILE *out, struct func_table *ft, const struct view_options *o)
 {
-    return new_folded(out, ft, o, 1);
+    return new_folded(out, ft, o, FOLDED_SVG);
 }
 
 struct view *flame_html_view(FILE *out, struct func_table *ft, const struct view_options *o)
 {
-    return new_folded(out, ft, o, 2);
+    return new_folded(out, ft, o, FOLDED_SVG_IN_HTML);
 }

@@ -72,35 +72,6 @@ struct html {
     size_t n_names, cap_names;
 };
 
-void html_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '<' || *p == '>' || *p == '&')
-            fprintf(out, "\\u%04x", *p);    /* never "</script>" inside the script */
-        else
-            fputc(*p < 0x20 || *p >= 0x7f ? '?' : *p, out);
-    }
-    fputc('"', out);
-}
-
-static void put_html(FILE *out, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n && s[i]; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '&')
-            fputs("&amp;", out);
-        else
-            fputc(c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?', out);
-    }
-}
-
 static void html_trace_begin(struct view *v)
 {
     struct html *h = (struct html *)v;
@@ -369,9 +340,9 @@ static void html_end(struct view *v)
         t0 = 0;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>litifut report: ",
           out);
-    put_html(out, h->title ? h->title : "", (size_t)-1);
+    put_markup(out, h->title ? h->title : "", SIZE_MAX);
     fprintf(out, "</title>\n<style>\n%s</style>\n</head><body>\n<h1>litifut report: ", page_style);
-    put_html(out, h->title ? h->title : "(no trace)", (size_t)-1);
+    put_markup(out, h->title ? h->title : "(no trace)", SIZE_MAX);
     fprintf(out, "</h1>\n<p class=\"sub\" id=\"summary\">%d trace%s, %zu thread%s, %" PRIu64
                  " call%s</p>\n", h->any_trace, h->any_trace == 1 ? "" : "s", h->n_lanes,
             h->n_lanes == 1 ? "" : "s", calls, calls == 1 ? "" : "s");
@@ -385,7 +356,7 @@ static void html_end(struct view *v)
             char *line = estimates_line(&h->est, i);
             if (i)
                 fputs("; ", out);
-            put_html(out, line, (size_t)-1);
+            put_markup(out, line, SIZE_MAX);
             free(line);
         }
         fputs("</p>\n", out);
@@ -427,10 +398,10 @@ static void html_end(struct view *v)
     h->coverage->ops->end(h->coverage);     /* its text, into coverage_text */
     fclose(h->coverage_out);
     fputs("<section id=\"coverage-sec\"><h2>Coverage</h2>\n<pre id=\"coverage\">", out);
-    put_html(out, h->coverage_text ? h->coverage_text : "", h->coverage_len);
+    put_markup(out, h->coverage_text ? h->coverage_text : "", h->coverage_len);
     fputs("</pre></section>\n", out);
     fputs("<section id=\"info-sec\"><h2>Traces</h2>\n<pre id=\"info\">", out);
-    put_html(out, h->info ? h->info : "", h->info_len);
+    put_markup(out, h->info ? h->info : "", h->info_len);
     fputs("</pre></section>\n<script>\nvar PROFILE = ", out);
     h->profile->ops->end(h->profile);   /* the JSON */
     fprintf(out, ";\nvar TIMELINE = {\"span\":[%" PRIu64 ",%" PRIu64 "],\"estimates\":%d,"

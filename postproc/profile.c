@@ -699,10 +699,9 @@ struct view *profile_base_view(struct func_table *ft, const struct view_options 
 struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct view_options *o,
                                struct view *base, const char *base_name)
 {
-    struct profile *p = (struct profile *)new_profile(out, ft, o, 0);
-    p->base = (struct profile *)base;
-    p->base_name = base_name;
-    return &p->v;
+    struct view *v = new_profile(out, ft, o, 0);
+    profile_set_base(v, base, base_name);
+    return v;
 }
 
 /* --- the HTML report's data (html.c): JSON ---

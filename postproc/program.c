@@ -188,41 +188,6 @@ static int open_object(struct program *p, const struct trace_file *t)
     return 0;
 }
 
-/* The file's NT_GNU_BUILD_ID, at most LITIFUT_BUILD_ID_MAX bytes of it
- * as the tracer keeps it; *size 0 if it has none. */
-static void file_build_id(const struct elf_image *img, uint8_t *id, uint32_t *size)
-{
-    *size = 0;
-    for (size_t i = 0; i < img->n_segments; i++) {
-        const struct elf_segment *seg = &img->segments[i];
-        uint64_t off = seg->offset, end = (uint64_t)seg->offset + seg->filesz;
-        if (seg->type != PT_NOTE || end > img->size)
-            continue;
-        while (off + 12 <= end) {
-            const unsigned char *n = img->data + off;
-            uint32_t namesz = elf_get32(img, n), descsz = elf_get32(img, n + 4);
-            uint64_t desc = off + 12 + ((namesz + UINT64_C(3)) & ~UINT64_C(3));
-            uint64_t next = desc + ((descsz + UINT64_C(3)) & ~UINT64_C(3));
-            if (next > end)
-                break;
-            if (elf_get32(img, n + 8) == NT_GNU_BUILD_ID && namesz == 4 &&
-                memcmp(n + 12, "GNU", 4) == 0) {
-                *size = descsz < LITIFUT_BUILD_ID_MAX ? descsz : LITIFUT_BUILD_ID_MAX;
-                memcpy(id, img->data + desc, *size);
-                return;
-            }
-            off = next;
-        }
-    }
-}
-
-static void hex(char *out, const uint8_t *bytes, uint32_t n)
-{
-    out[0] = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", bytes[i]);
-}
-
 /* The file is the build traced: the record's build-id (if it has
  * one) and DB checksum are the file's. */
 static int check_build(const struct program *p, const struct trace_file *t)
@@ -231,11 +196,11 @@ static int check_build(const struct program *p, const struct trace_file *t)
     if (rec->build_id_size) {
         uint8_t id[LITIFUT_BUILD_ID_MAX];
         uint32_t size;
-        file_build_id(&p->obj->img, id, &size);
+        buildid_of_image(&p->obj->img, id, sizeof id, &size);
         if (size != rec->build_id_size || memcmp(id, rec->build_id, size) != 0) {
             char mine[2 * LITIFUT_BUILD_ID_MAX + 1], traced[2 * LITIFUT_BUILD_ID_MAX + 1];
-            hex(mine, id, size);
-            hex(traced, rec->build_id, rec->build_id_size);
+            buildid_hex(mine, id, size);
+            buildid_hex(traced, rec->build_id, rec->build_id_size);
             return error("%s: %s is not the build that was traced (build-id %s, traced %s)",
                          t->path, p->obj->host_path, size ? mine : "none", traced);
         }

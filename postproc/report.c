@@ -104,6 +104,35 @@ void put_clean(FILE *out, const char *s)
         fputc(is_control(*s) ? '?' : *s, out);
 }
 
+void put_markup(FILE *out, const char *s, size_t n)
+{
+    for (; n && *s; s++, n--)
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default:
+            fputc(*s == '\n' || ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f) ? *s : '?',
+                  out);
+        }
+}
+
+void html_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '<' || *p == '>' || *p == '&')
+            fprintf(out, "\\u%04x", *p);  /* never "</script>" inside a script */
+        else
+            fputc(*p < 0x20 || *p >= 0x7f ? '?' : *p, out);
+    }
+    fputc('"', out);
+}
+
 static void place_in(struct object *o, uint64_t link, struct place *pl)
 {
     memset(pl, 0, sizeof *pl);

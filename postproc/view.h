@@ -94,9 +94,6 @@ struct view *graph_view(FILE *out, struct func_table *ft, const struct view_opti
 /* The HTML report's profile (html.c): its end writes the functions and
  * edges as JSON. */
 struct view *profile_json_view(FILE *out, struct func_table *ft, const struct view_options *o);
-/* A JSON string that is also safe inside an HTML <script> element:
- * '"', '\\', '<', '>', '&' escaped, control and non-ASCII bytes as '?'. */
-void html_json_string(FILE *out, const char *s);
 struct view *html_view(FILE *out, struct func_table *ft, const struct view_options *o);
 /* --format=html --diff=OTHER: the report also compares each function
  * with `base` (profile_base_view's), which its end frees. */
@@ -109,5 +106,12 @@ struct view *coverage_view(FILE *out, struct func_table *ft, const struct view_o
 
 /* A string from the target's files, control characters as '?'. */
 void put_clean(FILE *out, const char *s);
+/* The same as HTML or XML text, at most n bytes of it: '&', '<', '>',
+ * '"', '\'' escaped, newlines kept, other control and non-ASCII bytes
+ * as '?' (always well-formed UTF-8). */
+void put_markup(FILE *out, const char *s, size_t n);
+/* A JSON string that is also safe inside an HTML <script> element:
+ * '"', '\\', '<', '>', '&' escaped, control and non-ASCII bytes as '?'. */
+void html_json_string(FILE *out, const char *s);
 
 #endif

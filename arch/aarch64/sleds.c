@@ -85,18 +85,19 @@ static uint32_t branch(uintptr_t b, const char *to)
 
 int arch_sleds_select(enum sleds_mode mode)
 {
-    /* per mode: the fixed half's path, the register half's, the fixed
-     * half's in a BTI-marked object; the counter's in units of 2^shift
-     * ticks, or of ticks (shift 0: most counters run at 19.2 to 62.5 MHz) */
-    static const struct { enum sleds_mode mode; int shift0; const char *to[3]; } paths[] = {
+    /* per mode, the first row that fits: the fixed half's path, the
+     * register half's, the fixed half's in a BTI-marked object; the
+     * counter's in ticks where the process's time_shift is 0 (most
+     * counters run at 19.2 to 62.5 MHz), else in units of 2^shift ticks */
+    static const struct { enum sleds_mode mode; int only_shift0; const char *to[3]; } paths[] = {
         { SLEDS_ON, 0, { litifut_a64_on, litifut_a64_on_reg, litifut_a64_on_bti } },
-        { SLEDS_ON_COUNTER, 0, { litifut_a64_counter, litifut_a64_counter_reg, litifut_a64_counter_bti } },
         { SLEDS_ON_COUNTER, 1, { litifut_a64_counter0, litifut_a64_counter0_reg, litifut_a64_counter0_bti } },
+        { SLEDS_ON_COUNTER, 0, { litifut_a64_counter, litifut_a64_counter_reg, litifut_a64_counter_bti } },
         { SLEDS_ON_RET, 0, { litifut_a64_ret, litifut_a64_ret_reg, litifut_a64_ret_bti } },
-        { SLEDS_ON_RET_COUNTER, 0, { litifut_a64_ret_counter, litifut_a64_ret_counter_reg,
-                                     litifut_a64_ret_counter_bti } },
         { SLEDS_ON_RET_COUNTER, 1, { litifut_a64_ret_counter0, litifut_a64_ret_counter0_reg,
                                      litifut_a64_ret_counter0_bti } },
+        { SLEDS_ON_RET_COUNTER, 0, { litifut_a64_ret_counter, litifut_a64_ret_counter_reg,
+                                     litifut_a64_ret_counter_bti } },
         { SLEDS_OFF, 0, { litifut_a64_off, litifut_a64_off_reg, litifut_a64_off_bti } },
         { SLEDS_DEDUP, 0, { litifut_a64_dedup, litifut_a64_dedup_reg, litifut_a64_dedup_bti } },
         { SLEDS_COUNT, 0, { litifut_a64_count, litifut_a64_count_reg, litifut_a64_count_bti } },
@@ -107,10 +108,10 @@ int arch_sleds_select(enum sleds_mode mode)
     int shift0 = litifut_copy.proc && litifut_copy.proc->time_shift == 0;
     const char *to[2] = { litifut_a64_start, litifut_a64_start };  /* per half (sled.h) */
     for (unsigned i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        if (paths[i].mode == mode && (paths[i].shift0 == shift0 ||
-                                      (mode != SLEDS_ON_COUNTER && mode != SLEDS_ON_RET_COUNTER))) {
+        if (paths[i].mode == mode && (shift0 || !paths[i].only_shift0)) {
             to[0] = paths[i].to[litifut_a64_bti ? 2 : 0];   /* `ret x16` (stub.S) */
             to[1] = paths[i].to[1];
+            break;
         }
     static uintptr_t page;          /* the system's: 4, 16 or 64 KB on arm64 */
     if (!page && !(page = auxv_value(6 /* AT_PAGESZ */)))
