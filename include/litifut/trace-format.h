@@ -96,6 +96,28 @@
  *                           innermost of them, outermost first, as many as
  *                           the payload has room for (each of word_size
  *                           bytes: two words, low first, on word_size 8)
+ *     LITIFUT_REC_SITE_ADDR emulated traces (header.flags
+ *                           LITIFUT_TRACE_EMULATED) only, in the process's
+ *                           own chunks: 1 + word_size / 4 words: a site id,
+ *                           then the run-time address of its call
+ *                           instruction (ARM: with the Thumb bit), low word
+ *                           first; the site id lies in an OBJECT record's
+ *                           range (whose db_checksum is 0: the object has
+ *                           no DB) and every call of it is a tag 1 or 2
+ *                           record (its target is always given)
+ *     LITIFUT_REC_SIGNAL    1 + word_size / 4 words: a signal was delivered
+ *                           to this thread, its handler entered at the
+ *                           thread's clock as it stands (an ADVANCE or TIME
+ *                           record before it brings it there): bits 7..0
+ *                           its number (0: not known), then the handler's
+ *                           run-time address (low first).  The handler runs
+ *                           inside it, as a call would; it ends with the
+ *                           SIGNAL_END record, or (the handler left with
+ *                           siglongjmp) with the RETURN record that closes
+ *                           it as one frame
+ *     LITIFUT_REC_SIGNAL_END no payload: the thread's innermost signal
+ *                           handler returned, at its clock as it stands;
+ *                           the calls still open inside it end with it
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -162,8 +184,12 @@
 #define LITIFUT_CLOCK_ARM_CNTVCT 3      /* ARMv7 generic timer, virtual count */
 #define LITIFUT_CLOCK_MIPS_CC   4       /* MIPS rdhwr $2 (CC) */
 #define LITIFUT_CLOCK_A64_CNTVCT 5      /* AArch64 generic timer, CNTVCT_EL0 */
+#define LITIFUT_CLOCK_INSNS     6       /* litifut-emu: the thread's guest instructions (a
+                                           TIME record's ns is the same count; clock_hz 10^9) */
 #define LITIFUT_TRACE_RETURNS   1       /* header.flags: exact return records */
 #define LITIFUT_TRACE_RING      2       /* header.flags: LITIFUT_MODE=ring (header.ring_size) */
+#define LITIFUT_TRACE_EMULATED  4       /* header.flags: written by litifut-emu's plugin: its
+                                           objects have no DB, SITE_ADDR records name their sites */
 /* header.mode */
 #define LITIFUT_MODE_FULL       0       /* every call, in order, with its time */
 #define LITIFUT_MODE_DEDUP      1       /* each distinct (site, target) pair once */
@@ -210,6 +236,9 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_BUDGET      6u
 #define LITIFUT_REC_STOPPED     7u
 #define LITIFUT_REC_CHUNK       8u      /* a thread chunk's place in its thread's history */
+#define LITIFUT_REC_SITE_ADDR   9u      /* emulated traces: a site id's run-time address */
+#define LITIFUT_REC_SIGNAL      10u     /* a signal handler was entered (at the thread's clock) */
+#define LITIFUT_REC_SIGNAL_END  11u     /* ... and returned */
 #define LITIFUT_CHUNK_REC_WORDS 4u      /* ... its payload before the open frames */
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */
 #define LITIFUT_STATE_BY_SIGNAL 2u      /* LITIFUT_SIGNAL toggled it */
