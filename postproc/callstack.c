@@ -155,6 +155,7 @@ static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct tra
     f->synthetic = kind == FRAME_SYNTHETIC || kind == FRAME_INHERITED_SYNTHETIC;
     f->inherited = kind == FRAME_INHERITED || kind == FRAME_INHERITED_SYNTHETIC;
     f->printed = 0;
+    f->signal = 0;
     f->last_site = 0;
     if (call) {
         f->call = *call;
@@ -272,7 +273,29 @@ void callstack_return(struct callstack *s, uint64_t time_ns)
         k--;
     if (k == 0)
         return;                         /* a return from before the trace: nothing open */
+    if (s->f[k - 1].signal == FRAME_HANDLER && k >= 2 && s->f[k - 2].signal == FRAME_SIGNAL)
+        k--;                            /* a handler left by siglongjmp: its signal ends */
     while (s->n >= k)
+        pop(s, t);
+}
+
+void callstack_signal(struct callstack *s, uint32_t sig, uint32_t handler,
+                      const struct trace_event *e)
+{
+    uint64_t t = now(s, e->time_ns);
+    push(s, sig, t, e, FRAME_CALL);
+    s->f[s->n - 1].signal = FRAME_SIGNAL;
+    push(s, handler, t, e, FRAME_CALL);
+    s->f[s->n - 1].signal = FRAME_HANDLER;
+}
+
+void callstack_signal_end(struct callstack *s, uint64_t time_ns)
+{
+    uint64_t t = now(s, time_ns);
+    uint32_t k = s->n;
+    while (k > 0 && s->f[k - 1].signal != FRAME_SIGNAL)
+        k--;
+    while (k > 0 && s->n >= k)          /* (none open: one from before the trace) */
         pop(s, t);
 }
 

@@ -33,6 +33,8 @@ struct frame {
     uint8_t in_focus;           /* it or a frame below is a --function function */
     uint8_t excluded;           /* it or a frame below is an --exclude function */
     uint8_t printed;            /* the log's: its call line is out */
+    uint8_t signal;             /* FRAME_SIGNAL: a signal's delivery ("<signal SIGALRM>"),
+                                   FRAME_HANDLER: its handler, entered by the delivery */
     uint64_t seq;               /* a call's number in its thread, from 0 */
     uint32_t last_object;       /* the call site of the last call this frame made */
     uint32_t last_site;         /* (DB index + 1; 0: it has made none) */
@@ -63,11 +65,21 @@ struct callstack {
     int *warned_depth;          /* shared by a trace's threads: said once */
 };
 
+enum { FRAME_SIGNAL = 1, FRAME_HANDLER = 2 };
+
 /* Whether the frame is a traced call of this thread (not a synthetic
- * or an inherited frame): the views count these as calls. */
+ * or an inherited frame): the views count these as calls (a signal's
+ * delivery and its handler's entry too). */
 static inline int frame_is_call(const struct frame *f)
 {
     return !f->synthetic && !f->inherited;
+}
+
+/* Whether the frame is a call record's, with a call site (f->call's
+ * object and site): not a signal's frames. */
+static inline int frame_has_site(const struct frame *f)
+{
+    return frame_is_call(f) && !f->signal;
 }
 
 void callstack_init(struct callstack *s, struct view *view, const struct stack_filters *flt,
@@ -78,16 +90,29 @@ void callstack_free(struct callstack *s);
 /* A traced call from a site in function `caller` to `callee`. */
 void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
                     const struct trace_event *e);
-/* A return record: the innermost open call returned. */
+/* A return record: the innermost open call returned (a signal
+ * handler's frame: with its signal's, the handler left by siglongjmp). */
 void callstack_return(struct callstack *s, uint64_t time_ns);
+/* A SIGNAL record: a frame for the signal (function `sig`, a name
+ * only) and one for its handler above it, both starting then. */
+void callstack_signal(struct callstack *s, uint32_t sig, uint32_t handler,
+                      const struct trace_event *e);
+/* A SIGNAL_END record: the innermost signal's frame ends, and every
+ * frame above it. */
+void callstack_signal_end(struct callstack *s, uint64_t time_ns);
 /* One event of the thread (the caller and callee looked up). */
 static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
                                   const struct trace_event *e)
 {
     if (e->kind == TRACE_CALL)
         callstack_call(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
-    else
+    else if (e->kind == TRACE_RETURN)
         callstack_return(s, e->time_ns);
+    else if (e->kind == TRACE_SIGNAL)
+        callstack_signal(s, trace_funcs_signal(tf, s->t, e->site),
+                         trace_funcs_at_runtime(tf, e->target), e);
+    else
+        callstack_signal_end(s, e->time_ns);
 }
 /* Recording went off (LITIFUT_SIGNAL, LITIFUT_STOP_AT, ...) before an
  * event at `ns`: the frames open then end then (what ran meanwhile is

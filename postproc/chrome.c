@@ -191,7 +191,7 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
     event_start(c, s, 'B', f->start_ns);
     put_function(c, f->fid);
     const char *line = NULL;
-    if (c->srcline && frame_is_call(f)) {
+    if (c->srcline && frame_has_site(f)) {
         const struct program *p = &v->trace->ps->v[f->call.object];
         line = trace_funcs_srcline(v->trace->tf, p->obj, p->site_addr[f->call.site]);
     }

@@ -125,6 +125,18 @@ static char *put_decimal(char *p, uint64_t v, int digits)
  * number "%.3f" of ns in the unit (or ns as an integer), in integers:
  * the log prints one per call.  An exact tie rounds as printf rounds
  * the double (the only case where they could differ). */
+static int in_instructions;
+
+void durations_set_instructions(int on)
+{
+    in_instructions = on;
+}
+
+int durations_are_instructions(void)
+{
+    return in_instructions;
+}
+
 size_t format_duration(char *buf, size_t size, uint64_t ns, int width, int estimate)
 {
     static const struct { uint64_t ns; const char *unit; } units[] = {
@@ -137,7 +149,10 @@ size_t format_duration(char *buf, size_t size, uint64_t ns, int width, int estim
     size_t i = 0;
     while (i < sizeof units / sizeof units[0] && ns < units[i].ns)
         i++;
-    if (i == sizeof units / sizeof units[0]) {
+    if (in_instructions) {
+        p = put_decimal(p, ns, 1);
+        unit = "in";
+    } else if (i == sizeof units / sizeof units[0]) {
         p = put_decimal(p, ns, 1);
     } else {
         uint64_t step = units[i].ns / 1000, q = ns / step, r = ns % step;

@@ -56,6 +56,11 @@ void estimates_free(struct estimates *e);
  * before the number if it is an estimate, right-aligned in `width`
  * (0: as short as it gets).  Returns its length. */
 size_t format_duration(char *buf, size_t size, uint64_t ns, int width, int estimate);
+/* litifut-emu's clock (LITIFUT_CLOCK_INSNS): the "ns" the views add up
+ * are guest instructions; durations print as exact counts, unit "in"
+ * ("12345 in"), and the log's times as counts. */
+void durations_set_instructions(int on);
+int durations_are_instructions(void);
 void print_duration(FILE *out, uint64_t ns, int width, int estimate);
 
 #endif

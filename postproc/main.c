@@ -226,6 +226,8 @@ static int load(const struct options *o, const char *path, struct loaded *l, int
         *rc = -1;
         return 0;
     }
+    if (l->t.header.clock == LITIFUT_CLOCK_INSNS)  /* litifut-emu's: instructions, not ns */
+        durations_set_instructions(1);
     uint8_t mode = l->t.header.mode;
     if (mode != LITIFUT_MODE_FULL && !o->info && !parent_only &&
         (!o->pairs_ok || (mode == LITIFUT_MODE_DEDUP && (o->summary || o->profile)))) {

@@ -286,6 +286,20 @@ uint32_t trace_funcs_unknown(struct trace_funcs *tf)
     return func_intern(tf, NULL, FUNC_NO_ADDR, "(unknown)");
 }
 
+uint32_t trace_funcs_signal(struct trace_funcs *tf, const struct trace_file *t, uint32_t signo)
+{
+    const struct arch_ops *a = arch_by_trace_arch(t->header.arch);
+    const char *name = a && a->signal_names && signo && signo < 32 ? a->signal_names[signo] : NULL;
+    char text[32];
+    if (name)
+        snprintf(text, sizeof text, "<signal SIG%s>", name);
+    else if (signo)
+        snprintf(text, sizeof text, "<signal %u>", (unsigned)signo);
+    else
+        snprintf(text, sizeof text, "<signal ?>");
+    return func_intern(tf, NULL, FUNC_NO_ADDR, text);
+}
+
 uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint64_t rt)
 {
     uint32_t fid = u64map_get(&tf->targets, rt);
@@ -408,7 +422,9 @@ void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct addr
                                    : FUNC_NONE;
         }
     }
-    for (size_t i = 0; i < t->n_objects && i < ps->n; i++)
+    /* (an emulator's trace has every call and return: no jumps to infer
+     * returns across, no call left untraced) */
+    for (size_t i = 0; i < t->n_objects && i < ps->n && !trace_is_emulated(t); i++)
         if (ps->v[i].ok)
             scan_object(tf, &ps->v[i]);
 }

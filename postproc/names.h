@@ -119,6 +119,10 @@ uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint64_t rt);
 /* A function known by no address: "(unknown)" (a ring's frame whose
  * function its record does not say). */
 uint32_t trace_funcs_unknown(struct trace_funcs *tf);
+/* A signal's delivery as a function of its own: "<signal SIGALRM>"
+ * ("<signal 34>" for a real-time one, "<signal ?>" if not known). */
+struct trace_file;
+uint32_t trace_funcs_signal(struct trace_funcs *tf, const struct trace_file *t, uint32_t signo);
 
 /* The callee of call event `e` (a TRACE_CALL of a usable object). */
 static inline uint32_t trace_funcs_callee(struct trace_funcs *tf, const struct trace_event *e)

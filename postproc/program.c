@@ -179,8 +179,9 @@ static int open_object(struct program *p, const struct trace_file *t)
         return error("%s: %s is not the traced %s (the other byte order)", t->path,
                      o->host_path, what);
     /* `strip` keeps the DB (.rodata) but drops the symbols that find it,
-     * the sled and the code's mapping symbols */
-    if (!o->img.has_symtab)
+     * the sled and the code's mapping symbols (an emulator's trace reads
+     * any file: its names come from what symbols it has) */
+    if (!o->img.has_symtab && !trace_is_emulated(t))
         return error("%s: stripped (no symbol table): the post-processor needs the file "
                      "as linked, before stripping (give its directory with --binary-dir: a "
                      "file of the same build-id is found there whatever its name), or its "
@@ -220,6 +221,24 @@ static int open_file(struct program *p, const struct trace_file *t)
     p->owns_db = 1;
     p->is_main = is_main_program(&p->obj->img);
     return find_rewritten_sites(p);
+}
+
+/* An emulated trace's object (litifut-emu): no DB in the file; its
+ * sites are the SITE_ADDR records of its range, every call through a
+ * register as far as the views care (the record gives each target). */
+static void emulated_sites(struct program *p, const struct trace_file *t)
+{
+    const struct trace_object *rec = p->rec;
+    p->db.header.n_sites = rec->n_sites;
+    p->db.header.checksum = rec->db_checksum;
+    p->db.words = xcalloc(rec->n_sites + 1, sizeof *p->db.words);    /* 0: indirect */
+    p->site_addr = xcalloc(rec->n_sites + 1, sizeof *p->site_addr);
+    for (uint32_t i = 0; i < rec->n_sites; i++) {
+        uint64_t rt;
+        if (trace_site_rt(t, rec->base + i, &rt))
+            p->site_addr[i] = arch_code_address(p->arch, (rt - p->bias) & p->addr_mask);
+    }
+    p->owns_db = 1;
 }
 
 /* The record against the file: the build, and its site count. */
@@ -304,6 +323,22 @@ static int program_of_set(struct program *p, struct address_space *as,
     struct object *o = p->obj;
     if (o->load_failed)
         return -1;
+    if (trace_is_emulated(t)) {         /* each range its own sites, the file once */
+        if (!o->program && open_object(p, t) != 0) {
+            o->load_failed = 1;
+            return -1;
+        }
+        if (o->program) {
+            p->arch = o->program->arch;
+            p->read_ops = o->program->read_ops;
+        }
+        p->is_main = strcmp(rec->path, t->header.exe) == 0;  /* (libc.so.6 has PT_INTERP) */
+        if (!o->program)
+            o->program = p;
+        emulated_sites(p, t);
+        p->ok = check_build(p, t) == 0;
+        return p->ok ? 0 : -1;
+    }
     if (o->program)
         return program_share(p, o->program, t);
     if (open_file(p, t) != 0) {

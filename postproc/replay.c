@@ -61,7 +61,10 @@ static const char *plural(uint64_t n)
 
 static void print_time(FILE *out, uint64_t ns)
 {
-    fprintf(out, "%4" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+    if (durations_are_instructions())
+        fprintf(out, "%14" PRIu64, ns);
+    else
+        fprintf(out, "%4" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
 }
 
 /* A fork child: where it came from, and the frames its thread that
@@ -119,6 +122,8 @@ static void print_head(struct view *v)
                 h->time_every);
     else if (h->clock == LITIFUT_CLOCK_MONOTONIC)
         fputs("times are per call (CLOCK_MONOTONIC)", out);
+    else if (h->clock == LITIFUT_CLOCK_INSNS)
+        fputs("times are the thread's guest instructions (in), per call, from the emulator", out);
     else if (arch_by_counter_clock(h->clock))
         fprintf(out, "times are per call (%s)", arch_by_counter_clock(h->clock)->counter_clock_name);
     else
@@ -167,8 +172,8 @@ static void print_head(struct view *v)
         fputs(" s, after the first trace\n", out);
     }
     print_fork(v);
-    fprintf(out, "#%13s %*s %8s  %s\n", "time (s)", DURATION_WIDTH, "duration", "tid",
-            "caller -> callee");
+    fprintf(out, "#%13s %*s %8s  %s\n", durations_are_instructions() ? "time (in)" : "time (s)",
+            DURATION_WIDTH, "duration", "tid", "caller -> callee");
 }
 
 /* The start of a line: time (after the first trace's start, in a
@@ -179,9 +184,13 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
 {
     struct outbuf *ob = &r->ob;
     uint64_t t = time_ns + r->v.trace->offset_ns;
-    ob_dec(ob, t / 1000000000, 4, 0);
-    ob_char(ob, '.');
-    ob_dec(ob, t % 1000000000, 9, 1);
+    if (durations_are_instructions()) {
+        ob_dec(ob, t, 14, 0);
+    } else {
+        ob_dec(ob, t / 1000000000, 4, 0);
+        ob_char(ob, '.');
+        ob_dec(ob, t % 1000000000, 9, 1);
+    }
     ob_char(ob, ' ');
     if (duration) {
         char d[64];
@@ -207,13 +216,17 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
     struct outbuf *ob = &r->ob;
     const struct func_table *ft = r->v.ft;
     const struct frame *below = f > s->f ? f - 1 : NULL;
+    if (f->signal == FRAME_SIGNAL) {    /* "<signal SIGALRM>" ... "</signal>" */
+        ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
+        return;
+    }
     if (f->synthetic || !below)
         ob_str(ob, "(untraced)");
     else
         ob_mem(ob, ft->v[below->fid].name, ft->v[below->fid].name_len);
     ob_mem(ob, " -> ", 4);
     ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
-    if (r->srcline && !f->synthetic) {
+    if (r->srcline && frame_has_site(f)) {
         const struct program *p = &r->v.trace->ps->v[f->call.object];
         const char *line = trace_funcs_srcline(r->v.trace->tf, p->obj, p->site_addr[f->call.site]);
         if (line) {
@@ -239,7 +252,8 @@ static void replay_push(struct view *v, struct callstack *s, struct frame *f)
     }
     line_start(r, s, parent->start_ns, NULL, parent->depth);
     print_call(r, s, parent);
-    ob_str(&r->ob, ring ? " { /* open when the ring's records start */\n" : " {\n");
+    ob_str(&r->ob, ring ? " { /* open when the ring's records start */\n"
+                   : parent->signal == FRAME_SIGNAL ? "\n" : " {\n");
     ob_line_done(&r->ob);
     parent->printed = 1;
 }
@@ -252,9 +266,13 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
     uint64_t duration = end_ns - f->start_ns;
     if (f->printed || f->inherited) {   /* (an inherited frame: its end in this process) */
         line_start(r, s, end_ns, &duration, f->depth);
-        ob_mem(&r->ob, "} /* ", 5);
-        ob_mem(&r->ob, v->ft->v[f->fid].name, v->ft->v[f->fid].name_len);
-        ob_mem(&r->ob, " */\n", 4);
+        if (f->signal == FRAME_SIGNAL && f->printed) {
+            ob_str(&r->ob, "</signal>\n");
+        } else {
+            ob_mem(&r->ob, "} /* ", 5);
+            ob_mem(&r->ob, v->ft->v[f->fid].name, v->ft->v[f->fid].name_len);
+            ob_mem(&r->ob, " */\n", 4);
+        }
     } else {
         line_start(r, s, f->start_ns, &duration, f->depth);
         print_call(r, s, f);

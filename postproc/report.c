@@ -304,7 +304,7 @@ static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
     "clock_hz", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
-    "untraced", "ring", "history", "snapshot",
+    "untraced", "ring", "history", "snapshot", "source",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
 
@@ -314,6 +314,8 @@ static const char *clock_name(uint8_t clock)
     switch (clock) {
     case LITIFUT_CLOCK_MONOTONIC:
         return "monotonic";
+    case LITIFUT_CLOCK_INSNS:
+        return "instructions (the thread's guest instructions, emulator)";
     default:
         if (arch_by_counter_clock(clock))
             return arch_by_counter_clock(clock)->counter_clock_info;
@@ -402,6 +404,8 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     char *history = trace_history_text(t), *snapshot = trace_snapshot_text(t);
     v[k++] = history ? history : xstrdup("");
     v[k++] = snapshot ? snapshot : xstrdup("");
+    v[k++] = xstrdup(trace_is_emulated(t) ? "emulator (litifut-emu: qemu-user, no device)"
+                                          : "device (the instrumented program's tracer)");
 }
 
 /* The site rules the object was linked with (src/rules.h: section
@@ -660,7 +664,7 @@ static void print_cached_row(struct report *r, const struct callstack *s, const 
 static void report_push(struct view *v, struct callstack *s, struct frame *f)
 {
     struct report *r = (struct report *)v;
-    if (!f->shown || !frame_is_call(f))
+    if (!f->shown || !frame_has_site(f))     /* (a signal's frames are no call records) */
         return;
     if (r->summary)
         summarize_call(r, &f->call, 1);

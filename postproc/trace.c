@@ -48,6 +48,7 @@ struct reader {
     size_t n_unloads, cap_unloads;
     size_t cap_objects;
     size_t cap_pairs;
+    size_t cap_site_addrs;
 };
 
 static uint32_t word(const struct reader *r, size_t off)
@@ -182,7 +183,7 @@ static int check_layout(const struct reader *r, const struct litifut_trace_heade
         return bad_header(r, "header_size %" PRIu32 " (expected whole 4 KB pages, at most %u)",
                           h->header_size, MAX_HEADER_SIZE);
     if (h->clock != LITIFUT_CLOCK_MARKS && h->clock != LITIFUT_CLOCK_MONOTONIC &&
-        !arch_by_counter_clock(h->clock))
+        h->clock != LITIFUT_CLOCK_INSNS && !arch_by_counter_clock(h->clock))
         return bad_header(r, "unknown clock %u", h->clock);
     if (h->mode > LITIFUT_MODE_COUNT)
         return bad_header(r, "unknown mode %u", h->mode);
@@ -540,6 +541,11 @@ static int control_word_ok(const struct trace_file *t, uint32_t w)
         return n == 2;
     case LITIFUT_REC_CHUNK:
         return n >= LITIFUT_CHUNK_REC_WORDS && (n - LITIFUT_CHUNK_REC_WORDS) % addr_words(t) == 0;
+    case LITIFUT_REC_SITE_ADDR:
+    case LITIFUT_REC_SIGNAL:
+        return n == 1 + addr_words(t);
+    case LITIFUT_REC_SIGNAL_END:
+        return n == 0;
     default:
         return 0;
     }
@@ -653,6 +659,8 @@ static void stopped_record(struct reader *r, struct walk *w, uint32_t why, uint3
     t->stopped_tids[t->n_stopped_tids++] = word(r, 4);
 }
 
+static inline struct trace_event *new_event(struct walk *w, uint8_t kind, uint64_t ns);
+
 /* The control record at `pos`.  Returns its length in bytes, or 0
  * where reading the chunk ends. */
 static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint64_t *cache)
@@ -699,6 +707,30 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint6
     case LITIFUT_REC_STOPPED:
         if (!w->c)
             stopped_record(r, w, word(r, pos + 4), word(r, pos + 8));
+        break;
+    case LITIFUT_REC_SITE_ADDR:
+        if (!w->c && (r->t->header.flags & LITIFUT_TRACE_EMULATED)) {
+            struct trace_file *t = r->t;
+            t->site_addrs = grow_for_one(t->site_addrs, t->n_site_addrs, &r->cap_site_addrs,
+                                         sizeof *t->site_addrs);
+            t->site_addrs[t->n_site_addrs++] = (struct trace_site_addr){ word(r, pos + 4),
+                                                                         addr_at(r, pos + 8) };
+        }
+        break;
+    case LITIFUT_REC_SIGNAL:
+    case LITIFUT_REC_SIGNAL_END:
+        w->last_ns = clock_ns(r->t, &w->clock);
+        w->rec_end = (uint32_t)(pos + 4 + 4 * n) / 4;
+        if (!w->first_event++)
+            w->first_site = ~0u;
+        if (w->c) {
+            int end = LITIFUT_REC_TYPE(cw) == LITIFUT_REC_SIGNAL_END;
+            struct trace_event *e = new_event(w, end ? TRACE_SIGNAL_END : TRACE_SIGNAL, w->last_ns);
+            if (!end) {
+                e->site = word(r, pos + 4) & 0xffu;
+                e->target = addr_at(r, pos + 8);
+            }
+        }
         break;
     case LITIFUT_REC_CHUNK:
         if (!w->has_seq) {
@@ -1183,6 +1215,12 @@ static char *maps_path_of(const char *path)
     return maps;
 }
 
+static int site_addr_cmp(const void *a, const void *b)
+{
+    const struct trace_site_addr *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
 int trace_open(const char *path, struct trace_file *t)
 {
     memset(t, 0, sizeof *t);
@@ -1238,7 +1276,25 @@ int trace_open(const char *path, struct trace_file *t)
         if (t->objects[i].n_sites)
             t->with_sites[t->n_with_sites++] = i;
     resolve_pairs(&r);
+    if (t->n_site_addrs)
+        qsort(t->site_addrs, t->n_site_addrs, sizeof *t->site_addrs, site_addr_cmp);
     return 0;
+}
+
+int trace_site_rt(const struct trace_file *t, uint32_t id, uint64_t *addr)
+{
+    size_t lo = 0, hi = t->n_site_addrs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->site_addrs[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == t->n_site_addrs || t->site_addrs[lo].id != id)
+        return 0;
+    *addr = t->site_addrs[lo].addr;
+    return 1;
 }
 
 /* The text of a target's error number (Linux's; an ABI may number
@@ -1389,6 +1445,7 @@ int trace_peek_mode(const char *path)
 
 void trace_free(struct trace_file *t)
 {
+    free(t->site_addrs);
     free(t->chunks);
     free(t->stopped_tids);
     free(t->states);

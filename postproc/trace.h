@@ -19,6 +19,9 @@ enum trace_event_kind {
     TRACE_CALL,                 /* a traced call: object, site, target */
     TRACE_RETURN,               /* the thread's innermost open traced call returned
                                    (exact return mode; traces without them have none) */
+    TRACE_SIGNAL,               /* a signal handler entered: site is the signal's number
+                                   (0: not known), target the handler (runtime) */
+    TRACE_SIGNAL_END,           /* the innermost signal handler returned */
 };
 
 struct trace_event {
@@ -121,6 +124,12 @@ struct trace_fork {
     int point_ok;               /* the fields above can be believed */
 };
 
+/* An emulated trace's call site (LITIFUT_REC_SITE_ADDR). */
+struct trace_site_addr {
+    uint32_t id;
+    uint64_t addr;              /* runtime, of the call instruction */
+};
+
 struct trace_file {
     char *path;
     char *maps_path;                    /* <base>.maps */
@@ -141,6 +150,8 @@ struct trace_file {
     double ns_per_unit;                 /* of the thread clocks' units (0: clock MARKS) */
     struct trace_pair *pairs;           /* modes dedup, count (header.mode): by time */
     size_t n_pairs;
+    struct trace_site_addr *site_addrs; /* an emulated trace's sites, by id */
+    size_t n_site_addrs;
     struct trace_chunk *chunks;         /* every chunk found, in file order */
     size_t n_chunks;
     uint64_t chunks_before, chunks_missing; /* the threads' (trace_thread), added up */
@@ -175,6 +186,15 @@ struct trace_file {
 int trace_open(const char *path, struct trace_file *t);
 /* Site id `id` as (object, DB index) of a usable object; 0 if none. */
 int trace_site_of(const struct trace_file *t, uint32_t id, uint32_t *object, uint32_t *site);
+/* An emulated trace's site id `id`: 1 and its runtime address, or 0 if
+ * no SITE_ADDR record names it. */
+int trace_site_rt(const struct trace_file *t, uint32_t id, uint64_t *addr);
+/* Whether the trace was written by litifut-emu's plugin (its objects
+ * have no DB: SITE_ADDR records name their sites). */
+static inline int trace_is_emulated(const struct trace_file *t)
+{
+    return (t->header.flags & LITIFUT_TRACE_EMULATED) != 0;
+}
 void trace_free(struct trace_file *t);
 /* NULL if recording never stopped for good; else one line's text (to
  * free) saying when, why and which threads found out. */
