@@ -64,7 +64,7 @@ POSTPROC_SRC := $(wildcard postproc/*.c)
 host_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 BIN := $(BUILD)/bin
-TOOLS := $(BIN)/litifut-rewrite $(BIN)/litifut-ld $(BIN)/litifut-recv
+TOOLS := $(BIN)/litifut-rewrite $(BIN)/litifut-ld $(BIN)/litifut-recv $(BIN)/litifut-emu
 ifneq ($(POSTPROC_SRC),)
 TOOLS += $(BIN)/litifut-postproc
 endif
@@ -79,7 +79,12 @@ TRACERS := $(foreach t,$(TRACER_TRIPLES),$(BUILD)/lib/litifut/$(t)/tracer.o \
                                   $(BUILD)/lib/litifut/$(t)/tracer-shared.o \
                                   $(BUILD)/lib/litifut/$(t)/db0.o)
 
-all: $(TOOLS) $(LINKS)
+# litifut-emu's QEMU plugin (emu/plugin.c): loaded into qemu-user, so
+# position-independent, libc only, never sanitized (qemu is not)
+EMU_PLUGIN     := $(BUILD)/lib/litifut/litifut-emu.so
+EMU_PLUGIN_SRC := emu/plugin.c emu/emu-arch.c $(foreach a,$(ARCH_DIRS),arch/$(a)/emu-$(a).c)
+
+all: $(TOOLS) $(LINKS) $(EMU_PLUGIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -96,6 +101,16 @@ $(BIN)/litifut-ld: $(call host_obj,$(WRAPPER_SRC) $(REWRITER_SRC) $(LIB_SRC))
 $(BIN)/litifut-postproc: $(call host_obj,$(POSTPROC_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)
+
+# litifut-emu: runs a program under qemu-user with the plugin below
+$(BIN)/litifut-emu: $(call host_obj,emu/main.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^
+
+$(EMU_PLUGIN): $(EMU_PLUGIN_SRC) emu/*.h include/litifut/trace-format.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS) -I. -Iinclude -fPIC -shared \
+	    -o $@ $(EMU_PLUGIN_SRC) -lpthread
 
 # the host end of a stream (litifut-agent, below)
 $(BIN)/litifut-recv: $(call host_obj,recv/main.c lib/error.c)

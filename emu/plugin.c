@@ -199,8 +199,10 @@ struct frame {
     const struct block *pending;        /* signal: the block whose end was pending */
 };
 
+/* Return addresses returned to, and the depth their call was made at
+ * (setjmp's, for a longjmp back to it): open addressing, at most half
+ * full, one entry per return address (a site's latest call). */
 struct returned { uint64_t ra; uint32_t depth_plus1; };
-#define RETURNED_SLOTS 512
 
 struct vcpu {
     uint32_t tid;
@@ -211,7 +213,8 @@ struct vcpu {
     uint32_t depth, cap;
     struct chunk c;
     uint64_t cache[LITIFUT_TARGET_CACHE];
-    struct returned returned[RETURNED_SLOTS];
+    struct returned *returned;
+    size_t returned_cap, n_returned;
     uint64_t next_poll;
     int dead;                           /* its chunk could not be had: it records no more */
 };
@@ -975,6 +978,7 @@ static void vcpu_free(struct vcpu *v)
     if (v->c.w)
         munmap(v->c.w, (size_t)v->c.cap * 4);
     free(v->stack);
+    free(v->returned);
     free(v);
 }
 
@@ -989,6 +993,34 @@ static void push(struct vcpu *v, uint64_t ra, int signal, int recorded, const st
                                            .epoch = atomic_load(&off_epoch), .pending = pending };
 }
 
+/* The entry of return address `ra` (add: made if new; else NULL if none). */
+static struct returned *returned_slot(struct vcpu *v, uint64_t ra, int add)
+{
+    if (add && v->n_returned * 2 >= v->returned_cap) {
+        size_t cap = v->returned_cap ? v->returned_cap * 2 : 1024;
+        struct returned *t = xzalloc(cap * sizeof *t);
+        for (size_t i = 0; i < v->returned_cap; i++)
+            if (v->returned[i].depth_plus1) {
+                size_t j = (v->returned[i].ra * 0x9e3779b97f4a7c15ull >> 24) & (cap - 1);
+                while (t[j].depth_plus1)
+                    j = (j + 1) & (cap - 1);
+                t[j] = v->returned[i];
+            }
+        free(v->returned);
+        v->returned = t, v->returned_cap = cap;
+    }
+    if (!v->returned_cap)
+        return NULL;
+    size_t j = (ra * 0x9e3779b97f4a7c15ull >> 24) & (v->returned_cap - 1);
+    for (; v->returned[j].depth_plus1; j = (j + 1) & (v->returned_cap - 1))
+        if (v->returned[j].ra == ra)
+            return &v->returned[j];
+    if (!add)
+        return NULL;
+    v->n_returned++;
+    return &v->returned[j];
+}
+
 /* Pops frames down to `depth`, a RETURN record for each that was
  * written and is still open in the reader's eyes. */
 static void pop_to(struct vcpu *v, uint32_t depth, uint64_t now)
@@ -996,7 +1028,7 @@ static void pop_to(struct vcpu *v, uint32_t depth, uint64_t now)
     while (v->depth > depth) {
         struct frame *f = &v->stack[--v->depth];
         if (!f->signal) {
-            struct returned *r = &v->returned[(f->ra >> 1) % RETURNED_SLOTS];
+            struct returned *r = returned_slot(v, f->ra, 1);
             r->ra = f->ra;
             r->depth_plus1 = v->depth + 1;
         }
@@ -1070,8 +1102,9 @@ static void settle(struct vcpu *v, const struct block *p, struct block *b, uint6
         e = &p->end[best].e;
         site_plus1 = p->end[best].site_plus1;
     }
-    int is_call = e->kind == EMU_CALL && !(e->conditional && pc == e->fall &&
-                                            !(e->direct && e->target == pc));
+    /* (a conditional call to its own fall-through, MIPS's "bltzal t0, 1f"
+     * that reads the pc, looks not taken: the oracle's rule too) */
+    int is_call = e->kind == EMU_CALL && !(e->conditional && pc == e->fall);
     int sig = handler_at(b);
     if (sig >= 0 && !(is_call && (!e->direct || e->target == pc))) {
         /* a signal's delivery: p's end waits until the handler returns */
@@ -1107,9 +1140,9 @@ static void settle(struct vcpu *v, const struct block *p, struct block *b, uint6
             pop_to(v, i, now);
             return;
         }
-    if (e->kind == EMU_RETURN) {        /* setjmp's return again, after longjmp */
-        const struct returned *r = &v->returned[(pc >> 1) % RETURNED_SLOTS];
-        if (r->ra == pc && r->depth_plus1 && r->depth_plus1 - 1 < v->depth)
+    {                                   /* setjmp's return again, after longjmp */
+        const struct returned *r = returned_slot(v, pc, 0);
+        if (r && r->depth_plus1 - 1 < v->depth)
             pop_to(v, r->depth_plus1 - 1, now);
     }
 }

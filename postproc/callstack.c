@@ -127,7 +127,8 @@ static void apply_filters(const struct callstack *s, struct frame *f)
 }
 
 /* What a frame pushed is. */
-enum frame_kind { FRAME_CALL, FRAME_SYNTHETIC, FRAME_INHERITED, FRAME_INHERITED_SYNTHETIC };
+enum frame_kind { FRAME_CALL, FRAME_SYNTHETIC, FRAME_INHERITED, FRAME_INHERITED_SYNTHETIC,
+                  FRAME_SIGNAL_CALL, FRAME_HANDLER_CALL };
 
 static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct trace_event *call,
                  enum frame_kind kind)
@@ -155,7 +156,7 @@ static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct tra
     f->synthetic = kind == FRAME_SYNTHETIC || kind == FRAME_INHERITED_SYNTHETIC;
     f->inherited = kind == FRAME_INHERITED || kind == FRAME_INHERITED_SYNTHETIC;
     f->printed = 0;
-    f->signal = 0;
+    f->signal = kind == FRAME_SIGNAL_CALL ? FRAME_SIGNAL : kind == FRAME_HANDLER_CALL ? FRAME_HANDLER : 0;
     f->last_site = 0;
     if (call) {
         f->call = *call;
@@ -283,10 +284,8 @@ void callstack_signal(struct callstack *s, uint32_t sig, uint32_t handler,
                       const struct trace_event *e)
 {
     uint64_t t = now(s, e->time_ns);
-    push(s, sig, t, e, FRAME_CALL);
-    s->f[s->n - 1].signal = FRAME_SIGNAL;
-    push(s, handler, t, e, FRAME_CALL);
-    s->f[s->n - 1].signal = FRAME_HANDLER;
+    push(s, sig, t, e, FRAME_SIGNAL_CALL);
+    push(s, handler, t, e, FRAME_HANDLER_CALL);
 }
 
 void callstack_signal_end(struct callstack *s, uint64_t time_ns)

@@ -45,6 +45,7 @@
 #include "lib/error.h"
 
 struct event { uint32_t site; char kind; };     /* 'C' or 'R' */
+#define SIGNAL_MARK UINT32_MAX                  /* (no call site's address) */
 struct seq {
     unsigned long id;
     struct event *v;
@@ -164,7 +165,7 @@ static uint32_t frame_site(const struct infer_view *iv, const struct frame *f)
 static void infer_push(struct view *v, struct callstack *s, struct frame *f)
 {
     (void)s;
-    if (frame_is_call(f))
+    if (frame_has_site(f))
         push_event(((struct infer_view *)v)->q, 'C', frame_site((struct infer_view *)v, f));
 }
 
@@ -172,7 +173,7 @@ static void infer_pop(struct view *v, struct callstack *s, struct frame *f, uint
 {
     (void)s;
     (void)end_ns;
-    if (frame_is_call(f))
+    if (frame_has_site(f))
         push_event(((struct infer_view *)v)->q, 'R', frame_site((struct infer_view *)v, f));
 }
 
@@ -194,13 +195,26 @@ static void read_trace(struct trace_file *t, size_t i, const struct program_set 
     trace_cursor_open(&c, t, i);
     while ((e = trace_cursor_next(&c))) {
         if (inferred) {
-            if (e->kind == TRACE_CALL)
+            if (e->kind != TRACE_RETURN)
                 callstack_feed(&s, tf, e);
             continue;
         }
-        if (e->kind == TRACE_RETURN) {
-            if (q->n_open)
-                push_event(q, 'R', q->open[--q->n_open]);
+        /* a signal's handler is no call (the oracle sees none): a mark
+         * on the open calls, closed by its SIGNAL_END or by a RETURN */
+        if (e->kind == TRACE_SIGNAL) {
+            push_open(q, SIGNAL_MARK);
+            continue;
+        }
+        if (e->kind == TRACE_RETURN || e->kind == TRACE_SIGNAL_END) {
+            int end = e->kind == TRACE_SIGNAL_END;
+            while (q->n_open) {
+                uint32_t site = q->open[--q->n_open];
+                if (site == SIGNAL_MARK)
+                    break;
+                push_event(q, 'R', site);
+                if (!end)
+                    break;
+            }
             continue;
         }
         const struct program *p = &ps->v[e->object];
