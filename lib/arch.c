@@ -16,6 +16,9 @@ const char *const arch_common_wrapped[] = {
     "vfork", "clone", "__clone_internal",               /* spawn: share memory and TLS */
     "setjmp", "_setjmp", "__sigsetjmp", "getcontext",   /* return twice (stub/returns.c) */
     "backtrace",                                        /* reads return addresses */
+    /* install signal handlers: the tracer's entry records each delivery
+     * (stub/events.c) */
+    "sigaction", "signal", "bsd_signal", "ssignal", "sysv_signal", "__sysv_signal", "sigset",
     NULL
 };
 

@@ -52,8 +52,9 @@ struct ld_emulation { const char *name, *triple; };
  * __wrap_NAME (ld --wrap: wrapper/instrument.c) on every arch,
  * NULL-terminated: what may create a child that shares the caller's
  * memory and TLS (vfork, clone, static glibc's internal clone), what
- * returns twice (stub/returns.c) and what reads return addresses
- * (backtrace); an arch adds its own (struct arch_ops' wrapped).  The
+ * returns twice (stub/returns.c), what reads return addresses
+ * (backtrace) and what installs a signal handler (sigaction, signal and
+ * kin: stub/events.c); an arch adds its own (struct arch_ops' wrapped).  The
  * post-processor names a call of __wrap_NAME as one of NAME. */
 extern const char *const arch_common_wrapped[];
 

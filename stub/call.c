@@ -298,3 +298,189 @@ HIDDEN uintptr_t litifut_before_spawn(uintptr_t caller_sp, uintptr_t ra)
     return ra;
 }
 
+
+/* --- signal deliveries (events.c's entry) --- */
+
+/* Whether the thread runs on its alternate signal stack now. */
+static int on_alt_stack(void)
+{
+    struct arch_stack ss;
+    return sys_sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+}
+
+/* A signal's control record (type, n payload words) at p, at the
+ * thread's clock as it stands: an ADVANCE word (or a TIME record) first
+ * if the clock moved since the thread's last event, as for a call whose
+ * delta does not fit.  p is t->cur, below t->lim.  Returns where the
+ * next record goes, NULL if the thread records no more. */
+static uint32_t *put_signal_record(struct litifut_thread *t, uint32_t *p, uint32_t type,
+                                   const uint32_t *payload, uint32_t n)
+{
+    uint32_t delta;
+    if (!(p = event_time(t, p, &delta)))
+        return NULL;
+    if (delta) {
+        *p++ = delta << 8 | LITIFUT_REC_ADVANCE;
+        t->cur = p;
+        if (t->lim <= p && !(p = control_refill(t)))
+            return NULL;
+    }
+    /* Below lim is room for a call (CALL_MAX_WORDS) before the chunk's
+     * end; a SIGNAL record is a word more: a time mark or a new chunk
+     * first if it does not fit (the room past chunk_end is the STOPPED
+     * record's). */
+    while ((uint32_t)(t->chunk_end - p) < 1 + n)
+        if (!(p = control_refill(t)))
+            return NULL;
+    p[0] = LITIFUT_REC_CONTROL_WORD(type, n);
+    for (uint32_t i = 0; i < n; i++)
+        p[1 + i] = payload[i];
+    t->cur = p + 1 + n;
+    return t->cur;
+}
+
+/*
+ * The signal's delivery, before its handler runs.  Recorded where a
+ * call made at this moment would be (call.c's rules for a busy thread):
+ * a thread that records (busy 0, inside backtrace(), a vfork parent),
+ * or whose busy mark a handler's siglongjmp abandoned (CACHE_RESET
+ * first, as for a call).  Not recorded while the tracer is at work for
+ * the thread (the signal interrupted its hot path, slow path, a
+ * trampoline or a chunk switch): that frame holds `cur` and may be
+ * storing a record at it, so no record of any kind may go into the
+ * thread's chunk now, and the process's own chunk is not the thread's
+ * stream.  The handler's calls are not recorded either then (busy), so
+ * the trace stays consistent: that delivery is simply not there.  Nor
+ * in a vfork child, in modes dedup and count (no thread records), or
+ * while recording is off.  A thread whose trace has not started starts
+ * it here, as its first call would.
+ *
+ * With exact returns the signal is one more frame on the shadow stack
+ * (sp: the entry's frame, below every frame the signal interrupted and
+ * above every frame of the handler; no return address, as a call not
+ * hooked): frames left before it are closed first, as a call at that sp
+ * closes them (not on the alternate signal stack, whose addresses say
+ * nothing about the thread's stack), and a handler left by siglongjmp
+ * is closed by the RETURN that the next event at the jump's target
+ * writes for this entry (returns.c), as for any frame a jump left.
+ */
+void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t sp)
+{
+    m->t = NULL;
+    struct litifut_process *proc = litifut_copy.proc;
+    if (!proc || !proc->settings_read || proc->settings.mode != LITIFUT_MODE_FULL ||
+        proc->recording_off || proc->trace == TRACE_OFF)
+        return;
+    struct litifut_thread *t = thread_self();
+    uintptr_t busy = t->busy, after = busy;
+    int reset = 0;
+    if (busy == BUSY_OFF)
+        return;
+    if (busy == BUSY_SPAWN) {
+        if ((uint32_t)sys_getpid() != t->spawn_pid)
+            return;                 /* the vfork child */
+    } else if (busy != 0 && busy != BUSY_UNHOOKED) {
+        if (!busy_abandoned(busy, sp))
+            return;                 /* the tracer is at work for this thread (above) */
+        after = 0;
+        reset = 1;
+    }
+    if (litifut_copy.returns < 0)
+        litifut_copy.returns = tracefile_returns();
+    uintptr_t frame = FRAME_ADDRESS();
+    t->busy = frame;
+    compiler_barrier();
+    uint32_t *p = t->cur;
+    if (t->lim <= p) {
+        if (!(p = control_refill(t)))
+            return;                 /* this thread records no more: BUSY_OFF */
+        if (proc->recording_off) {  /* the refill paused recording (the budget) */
+            t->busy = after;
+            return;
+        }
+    }
+    if (reset) {
+        thread_cache_clear(t);
+        *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CACHE_RESET, 0);
+        t->cur = p;
+        if (t->lim <= p && !(p = control_refill(t)))
+            return;
+    }
+    if (litifut_copy.returns && !on_alt_stack() && !(p = returns_before_call(t, p, sp, 0)))
+        return;
+    uint32_t payload[1 + WORD_WORDS];
+    payload[0] = (uint32_t)sig & 0xffu;
+    put_address(payload + 1, handler);
+    if (!put_signal_record(t, p, LITIFUT_REC_SIGNAL, payload, 1 + WORD_WORDS))
+        return;
+    int hooked = 0;
+    if (litifut_copy.returns) {
+        struct shadow_entry *top = t->shadow_top;
+        returns_hook(t, NULL, sp);
+        hooked = t->shadow_top && t->shadow_top != top;
+    }
+    m->sp = sp;
+    m->busy_after = after;
+    m->changes = proc->recording_changes;
+    m->hooked = hooked;
+    m->t = t;
+    compiler_barrier();
+    if (t->busy == frame)
+        t->busy = after;
+}
+
+/*
+ * The handler returned: SIGNAL_END (the frames it left open closed
+ * first, with exact returns, and its shadow stack entry popped).  Only
+ * if the SIGNAL record is still the innermost thing open that the
+ * reader knows of: recording did not go off meanwhile (the reader ends
+ * every frame then), the thread still records.  The entry is popped
+ * all the same.
+ */
+void signal_leave(const struct signal_mark *m)
+{
+    struct litifut_thread *t = m->t;
+    if (!t)
+        return;
+    struct litifut_process *proc = litifut_copy.proc;
+    uintptr_t busy = t->busy, after = busy;
+    int reset = 0, rec = 1;
+    if (busy == BUSY_OFF) {
+        rec = 0;                    /* (the trace stopped meanwhile) */
+    } else if (busy == BUSY_SPAWN) {
+        if ((uint32_t)sys_getpid() != t->spawn_pid)
+            return;                 /* a vfork child: the shadow stack is its parent's */
+    } else if (busy != 0 && busy != BUSY_UNHOOKED) {
+        if (!busy_abandoned(busy, m->sp))
+            return;                 /* (no tracer frame can be open below a returning handler) */
+        after = 0;                  /* a handler nested in this one jumped out of the tracer */
+        reset = 1;
+    }
+    if (proc->recording_off || proc->recording_changes != m->changes || t->state != THREAD_ON)
+        rec = 0;
+    uintptr_t frame = FRAME_ADDRESS();
+    if (busy != BUSY_OFF) {
+        t->busy = frame;
+        compiler_barrier();
+    }
+    uint32_t *p = NULL;
+    if (rec) {
+        p = t->cur;
+        if (t->lim <= p && (!(p = control_refill(t)) || proc->recording_off))
+            p = NULL;
+    }
+    if (p && reset) {
+        thread_cache_clear(t);
+        *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_CACHE_RESET, 0);
+        t->cur = p;
+        if (t->lim <= p)
+            p = control_refill(t);
+    }
+    if (m->hooked)
+        p = returns_signal_end(t, p, m->sp);
+    if (p)
+        put_signal_record(t, p, LITIFUT_REC_SIGNAL_END, NULL, 0);
+    compiler_barrier();
+    if (busy != BUSY_OFF && t->busy == frame)
+        t->busy = after;
+}

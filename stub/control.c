@@ -25,7 +25,13 @@
 
 #define P (litifut_copy.proc)
 
-extern int sigaction(int, const struct sigaction *, struct sigaction *);
+/* The C library's sigaction: the wrapper links the program's calls of
+ * sigaction (and the tracer's) to events.c's __wrap_sigaction (ld
+ * --wrap), which keeps the program's actions; the tracer's own handlers
+ * go straight to the real one.  Weak, as every __real_ reference: ld
+ * --wrap binds it (and asks for it in a static link). */
+extern int __real_sigaction(int, const struct sigaction *, struct sigaction *)
+    __attribute__((weak));
 
 /* A fork child whose recording is off: its own trace starts now and
  * says so, and the budget's record with it, so that the calls it makes
@@ -271,9 +277,35 @@ void control_start(void)
                  ? !st->record_off && !st->start_at[0] : said == CONTROL_ON;
     recording_set(on, LITIFUT_STATE_AT_START);
     budget_start();
-    if (st->toggle_signal) {
-        /* SA_RESTART: the program's system calls go on as if no signal came */
-        struct sigaction sa = { .sa_handler = on_toggle_signal, .sa_flags = SA_RESTART };
-        sigaction(st->toggle_signal, &sa, 0);
+    if (st->toggle_signal)
+        control_own_signal(st->toggle_signal, on_toggle_signal, 0, 0);
+}
+
+/* The program's struct signal_slot for a handler of the tracer's own:
+ * it stands for the default action it replaced (an action that was not
+ * the default stays visible: the program did not install it either,
+ * but it is not the default the program would see). */
+void control_own_signal(int sig, void (*handler)(int), int only_if_default, int fatal)
+{
+    struct sigaction old, sa;
+    for (unsigned long i = 0; i < sizeof sa; i++)     /* (not `= { 0 }`: GCC calls memset) */
+        ((volatile unsigned char *)&sa)[i] = 0;
+    sa.sa_handler = handler;
+    /* SA_RESTART: the program's system calls go on as if no signal came
+     * (a fatal signal's handler ends the process anyway) */
+    sa.sa_flags = fatal ? 0 : SA_RESTART;
+    if (!__real_sigaction || sig < 1 || sig > ARCH_NSIG || __real_sigaction(sig, 0, &old) != 0 ||
+        (only_if_default && old.sa_handler != SIG_DFL))
+        return;
+    struct signal_slot *s = &P->signals[sig];
+    int hide = old.sa_handler == SIG_DFL;
+    if (hide) {
+        s->handler = (uintptr_t)SIG_DFL;
+        s->flags = 0;
+        s->entry = (uintptr_t)handler;
+        __asm__ volatile("" ::: "memory");
+        s->kind = SIGNAL_TRACER;
     }
+    if (__real_sigaction(sig, &sa, 0) != 0 && hide)
+        s->kind = SIGNAL_RAW;
 }

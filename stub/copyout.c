@@ -25,10 +25,6 @@
 
 #define P (litifut_copy.proc)
 
-/* The C library's: the tracer's signal handlers are installed once the
- * library is initialised (from a constructor). */
-extern int sigaction(int, const struct sigaction *, struct sigaction *);
-
 /* Signals whose default action ends the process and that a handler may
  * catch (SIGKILL and SIGSTOP cannot be: after SIGKILL the local trace
  * is complete, but not copied). */
@@ -84,16 +80,12 @@ void copyout_catch_signals(void)
     unlock(mask);
     if (!first)
         return;
-    if (st->snapshot_signal) {
-        /* SA_RESTART: the program's system calls go on as if no signal came */
-        struct sigaction sa = { .sa_handler = on_snapshot_signal, .sa_flags = SA_RESTART };
-        sigaction(st->snapshot_signal, &sa, 0);
-    }
+    /* (through the C library's real sigaction, once it is initialised:
+     * from a constructor; the program sees the default action still) */
+    if (st->snapshot_signal)
+        control_own_signal(st->snapshot_signal, on_snapshot_signal, 0, 0);
     if (!st->copy_to[0] && !st->ring)
         return;
-    for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        struct sigaction old, sa = { .sa_handler = on_fatal_signal };
-        if (sigaction(fatal_signals[i], 0, &old) == 0 && old.sa_handler == SIG_DFL)
-            sigaction(fatal_signals[i], &sa, 0);
-    }
+    for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        control_own_signal(fatal_signals[i], on_fatal_signal, 1, 1);
 }

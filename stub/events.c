@@ -1,11 +1,28 @@
 /*
  * Process events: this copy's constructor and destructor (start, exit,
- * dlclose) and fork.  Every copy of the tracer in a process has its own
- * handlers; they act on the shared process block, so whichever copies
- * are loaded, each event is handled once.
+ * dlclose), fork, and signal deliveries.  Every copy of the tracer in a
+ * process has its own handlers; they act on the shared process block, so
+ * whichever copies are loaded, each event is handled once.
+ *
+ * Signals: the wrapper links the program's calls of sigaction, signal,
+ * bsd_signal, ssignal, sysv_signal, __sysv_signal and sigset to the
+ * __wrap_ functions below (ld --wrap; lib/arch.c).  They keep the
+ * program's handler and flags in the process block (struct signal_slot:
+ * one table for every copy, inherited by a fork child) and install this
+ * copy's signal_entry in its place, with SA_SIGINFO added and the
+ * program's mask and other flags as given, so that the kernel delivers
+ * as it would have (SA_ONSTACK, SA_RESTART, SA_NODEFER, SA_RESETHAND).
+ * The entry records the delivery (call.c: SIGNAL, SIGNAL_END), calling
+ * the program's handler in between.  What the program asks back is the
+ * kernel's answer with the program's handler and SA_SIGINFO put back
+ * where the kernel holds an entry of the tracer's; where it holds
+ * anything else (an uninstrumented library's handler, the default after
+ * SA_RESETHAND) the kernel's answer stands, so the table can never make
+ * the program see what the kernel does not do.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include "tracer-arch.h"
 #include "tracer.h"
 #include "sys.h"
@@ -94,6 +111,271 @@ static void register_fork_hooks_once(void)
     }
 }
 
+/* --- signal deliveries --- */
+
+typedef void (*handler_t)(int);
+/* The C library's (ld --wrap binds each __real_NAME to NAME; weak, so
+ * that nothing the program does not use is linked in). */
+extern int __real_sigaction(int, const struct sigaction *, struct sigaction *)
+    __attribute__((weak));
+extern handler_t __real_signal(int, handler_t) __attribute__((weak));
+extern handler_t __real_bsd_signal(int, handler_t) __attribute__((weak));
+extern handler_t __real_ssignal(int, handler_t) __attribute__((weak));
+extern handler_t __real_sysv_signal(int, handler_t) __attribute__((weak));
+extern handler_t __real___sysv_signal(int, handler_t) __attribute__((weak));
+extern handler_t __real_sigset(int, handler_t) __attribute__((weak));
+
+/* (no memcpy: the C library's may be traced, and struct sigaction is
+ * large enough for GCC to call it) */
+static void copy_bytes(void *to, const void *from, unsigned long n)
+{
+    volatile unsigned char *d = to;
+    const volatile unsigned char *f = from;
+    while (n--)
+        *d++ = *f++;
+}
+
+static int is_function(uintptr_t h)
+{
+    return h != (uintptr_t)SIG_DFL && h != (uintptr_t)SIG_IGN && h != (uintptr_t)SIG_ERR &&
+           h != (uintptr_t)SIG_HOLD;
+}
+
+/* Whether the calling thread is a vfork (or CLONE_VM) child running on
+ * its parent's memory: the process block is the parent's then. */
+static int spawn_child(void)
+{
+    struct litifut_thread *t = thread_self();
+    return t->busy == BUSY_SPAWN && (uint32_t)sys_getpid() != t->spawn_pid;
+}
+
+/* The program's slot for `sig`, or NULL if the tracer leaves this call
+ * alone (it goes straight to the C library): no trace in this process
+ * (LITIFUT_TRACE=0, a failed start), this copy not ready (a library's
+ * before its constructor), a vfork child, a signal no handler may take. */
+static struct signal_slot *slot_of(int sig)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    if (sig < 1 || sig > ARCH_NSIG || sig == SIGKILL || sig == SIGSTOP || !__real_sigaction ||
+        !litifut_copy.ctor_done || litifut_copy.state != COPY_READY || !p ||
+        !p->settings_read || p->settings.off || p->trace == TRACE_OFF || spawn_child())
+        return NULL;
+    return &p->signals[sig];
+}
+
+static void slot_copy(struct signal_slot *to, const struct signal_slot *from)
+{
+    to->handler = from->handler;
+    to->entry = from->entry;
+    to->flags = from->flags;
+    to->kind = from->kind;
+}
+
+/* What the kernel said it held (k) as the program would have it, given
+ * the slot as it was then (prev). */
+static void answer(struct sigaction *k, const struct signal_slot *prev)
+{
+    uintptr_t h = (uintptr_t)k->sa_handler;
+    if (prev->kind == SIGNAL_TRACER && h == prev->entry) {
+        unsigned char *b = (unsigned char *)k;  /* the default: all zeros, as at exec */
+        for (unsigned long i = 0; i < sizeof *k; i++)
+            ((volatile unsigned char *)b)[i] = 0;
+        return;
+    }
+    if ((prev->kind == SIGNAL_ENTRY && h == prev->entry) ||
+        (prev->kind == SIGNAL_RESET && h == (uintptr_t)SIG_DFL)) {
+        k->sa_handler = (handler_t)prev->handler;
+        k->sa_flags = (int)(((uint32_t)k->sa_flags & ~(uint32_t)SA_SIGINFO) |
+                            (prev->flags & SA_SIGINFO));
+    }
+}
+
+/* ... the same for a handler alone (signal() and kin return it) */
+static handler_t answer_handler(handler_t r, const struct signal_slot *prev)
+{
+    if (prev->kind == SIGNAL_TRACER && (uintptr_t)r == prev->entry)
+        return SIG_DFL;
+    if (prev->kind == SIGNAL_ENTRY && (uintptr_t)r == prev->entry)
+        return (handler_t)prev->handler;
+    return r;
+}
+
+static void signal_entry(int sig, siginfo_t *info, void *uc);
+
+int __wrap_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+int __wrap_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    struct signal_slot *s = slot_of(sig);
+    if (!s)
+        return __real_sigaction ? __real_sigaction(sig, act, old) : -1;
+    /* the calling thread's own handler must not see the slot half written */
+    uint32_t mask[SIGSET_WORDS];
+    process_block_signals(mask);
+    struct signal_slot prev;
+    slot_copy(&prev, s);
+    struct sigaction mine, k;
+    const struct sigaction *give = act;
+    uintptr_t h = act ? (uintptr_t)act->sa_handler : 0;
+    uint32_t flags = act ? (uint32_t)act->sa_flags : 0;
+    if (act && is_function(h)) {
+        /* the slot first: a delivery to another thread meanwhile runs the
+         * new handler a moment early, never a stale one */
+        copy_bytes(&mine, act, sizeof mine);
+        mine.sa_sigaction = signal_entry;
+        mine.sa_flags = (int)(flags | SA_SIGINFO);
+        give = &mine;
+        s->handler = h;
+        s->flags = flags;
+        s->entry = (uintptr_t)signal_entry;
+        __asm__ volatile("" ::: "memory");
+        s->kind = SIGNAL_ENTRY;
+    }
+    int r = __real_sigaction(sig, give, &k);
+    if (r != 0) {
+        slot_copy(s, &prev);
+    } else if (act && !is_function(h)) {
+        /* the kernel first (above): a delivery to the entry meanwhile
+         * still finds the handler it was delivered for */
+        s->kind = SIGNAL_RAW;
+        s->handler = h;
+        s->flags = flags;
+    }
+    process_restore_signals(mask);
+    if (r == 0 && old) {
+        answer(&k, &prev);
+        copy_bytes(old, &k, sizeof k);
+    }
+    return r;
+}
+
+/* After the C library's signal() or kin installed handler h for sig:
+ * the slot says so, and a handler gets the entry in its place, with the
+ * mask and flags that function chose (BSD or System V semantics,
+ * siginterrupt's). */
+static void adopt(int sig, struct signal_slot *s, uintptr_t h)
+{
+    if (h == (uintptr_t)SIG_DFL || h == (uintptr_t)SIG_IGN) {
+        s->kind = SIGNAL_RAW;
+        s->handler = h;
+        return;
+    }
+    struct sigaction k;
+    if (!is_function(h) || __real_sigaction(sig, 0, &k) != 0 || (uintptr_t)k.sa_handler != h)
+        return;                     /* (SIG_HOLD installs nothing) */
+    s->handler = h;
+    s->flags = (uint32_t)k.sa_flags;
+    s->entry = (uintptr_t)signal_entry;
+    __asm__ volatile("" ::: "memory");
+    s->kind = SIGNAL_ENTRY;
+    k.sa_sigaction = signal_entry;
+    k.sa_flags = (int)((uint32_t)k.sa_flags | SA_SIGINFO);
+    if (__real_sigaction(sig, &k, 0) != 0)
+        s->kind = SIGNAL_RAW;
+}
+
+static handler_t signal_family(handler_t (*real)(int, handler_t), int sig, handler_t h)
+{
+    struct signal_slot *s = slot_of(sig);
+    if (!s)
+        return real(sig, h);
+    uint32_t mask[SIGSET_WORDS];
+    process_block_signals(mask);
+    struct signal_slot prev;
+    slot_copy(&prev, s);
+    handler_t r = real(sig, h);
+    if (r != SIG_ERR) {
+        adopt(sig, s, (uintptr_t)h);
+        r = answer_handler(r, &prev);
+    }
+    process_restore_signals(mask);
+    return r;
+}
+
+#define SIGNAL_WRAPPER(name)                                                    \
+    handler_t __wrap_##name(int sig, handler_t h);                              \
+    handler_t __wrap_##name(int sig, handler_t h)                               \
+    {                                                                           \
+        return signal_family(__real_##name, sig, h);                            \
+    }
+SIGNAL_WRAPPER(signal)
+SIGNAL_WRAPPER(bsd_signal)
+SIGNAL_WRAPPER(ssignal)
+SIGNAL_WRAPPER(sysv_signal)
+SIGNAL_WRAPPER(__sysv_signal)
+SIGNAL_WRAPPER(sigset)
+
+/* The program's handler gone from the table after the delivery (another
+ * thread changed the action meanwhile): what that action does. */
+static void act_as(int sig, uintptr_t h)
+{
+    if (h == (uintptr_t)SIG_IGN || h == (uintptr_t)SIG_HOLD)
+        return;
+    /* SIG_DFL: the default action, as copyout.c's handler takes it (the
+     * kernel's sigaction is all zeros for it, whatever its field order);
+     * the signal is blocked until this handler returns */
+    static const uint32_t dfl[8 + SIGSET_WORDS];
+    arch_syscall6(__NR_rt_sigaction, sig, (long)dfl, 0, ARCH_NSIG / 8, 0, 0);
+    arch_syscall6(__NR_tgkill, sys_getpid(), sys_gettid(), sig, 0, 0, 0);
+}
+
+/*
+ * What the kernel runs for every handler the program installed: the
+ * delivery recorded (call.c), the program's handler called as the
+ * kernel would have (three arguments with SA_SIGINFO, else one), its
+ * end recorded.  Async-signal-safe: system calls only, no lock taken
+ * with a signal deliverable.  SA_RESETHAND: the kernel has put the
+ * default back already; the slot says so too.
+ */
+static void signal_entry(int sig, siginfo_t *info, void *uc)
+{
+    struct signal_slot *s = &litifut_copy.proc->signals[sig];
+    uintptr_t h = s->handler;
+    uint32_t flags = s->flags;
+    if ((flags & SA_RESETHAND) && s->kind == SIGNAL_ENTRY && !spawn_child()) {
+        s->kind = SIGNAL_RESET;
+        s->handler = (uintptr_t)SIG_DFL;
+    }
+    if (!is_function(h)) {
+        act_as(sig, h);
+        return;
+    }
+    struct signal_mark m;
+    /* (the entry's frame: below every frame the signal interrupted, above
+     * every frame of the handler) */
+    signal_enter(&m, sig, h, FRAME_ADDRESS());
+    if (flags & SA_SIGINFO)
+        ((void (*)(int, siginfo_t *, void *))h)(sig, info, uc);
+    else
+        ((handler_t)h)(sig);
+    signal_leave(&m);
+}
+
+#ifdef LITIFUT_SHARED
+/* This library is being unloaded: its entry with it.  Each action whose
+ * entry it is goes back to the program's own (not recorded from now on,
+ * but run as the program installed it). */
+static void signals_unload(void)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    if (!p || litifut_copy.state != COPY_READY || !__real_sigaction)
+        return;
+    for (int sig = 1; sig <= ARCH_NSIG; sig++) {
+        struct signal_slot *s = &p->signals[sig];
+        if (s->kind != SIGNAL_ENTRY || s->entry != (uintptr_t)signal_entry)
+            continue;
+        uint32_t mask[SIGSET_WORDS];
+        process_block_signals(mask);
+        struct sigaction k;
+        if (__real_sigaction(sig, 0, &k) == 0 && k.sa_sigaction == signal_entry) {
+            answer(&k, s);
+            s->kind = SIGNAL_RAW;
+            __real_sigaction(sig, &k, 0);
+        }
+        process_restore_signals(mask);
+    }
+}
+#endif
+
 /* --- start and end of this object --- */
 
 __attribute__((constructor(101))) static void at_start(void)
@@ -133,6 +415,7 @@ __attribute__((destructor(101))) static void at_end(void)
     if (t->state == THREAD_ON && litifut_copy.proc->objects_pending)
         thread_emit_objects(t);
 #ifdef LITIFUT_SHARED
+    signals_unload();
     lock(mask);
     object_unloaded(litifut_copy.base);
     unlock(mask);

@@ -51,6 +51,8 @@ static void set_recording(int on, uint32_t why)
     if (off != P->recording_off || why != LITIFUT_STATE_BY_BUDGET) {
         if (!off && P->recording_off)
             pool_mark_due();    /* (before the sleds: the next record marks the time) */
+        if (off != P->recording_off)
+            P->recording_changes++;     /* (a signal handler running now ends unrecorded) */
         P->recording_off = off;
         objects_set_recording(!off);
         put_state(why);

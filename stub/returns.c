@@ -124,6 +124,26 @@ static uint32_t *unwind(struct litifut_thread *t, uint32_t *p, uintptr_t sp, int
     return p;
 }
 
+uint32_t *returns_signal_end(struct litifut_thread *t, uint32_t *p, uintptr_t sp)
+{
+    if (!t->shadow_top)
+        return p;
+    p = unwind(t, p, sp, 0);        /* the handler's frames left without returning */
+    struct shadow_entry *e = t->shadow_top;
+    while (e && e-- > t->shadow + 1 && !(e->sp == sp && !e->ra))
+        ;
+    if (!e || e <= t->shadow)
+        return p;                   /* not there (a stack switch set it aside): nothing to pop */
+    while (t->shadow_top - 1 > e) { /* frames of another stack above it, as resume() has them */
+        set_aside(t, t->shadow_top - 1);
+        t->shadow_top--;
+        if (p)
+            p = returns_put(t, p);
+    }
+    t->shadow_top--;                /* the signal's own: SIGNAL_END closes it */
+    return p;
+}
+
 /* Functions that return twice keep their return address for the second
  * time (setjmp in its jmp_buf, for longjmp; getcontext in its context,
  * for setcontext and swapcontext; vfork's child returns through the

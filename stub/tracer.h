@@ -369,6 +369,33 @@ struct file_id {
 };
 
 /*
+ * What the program installed for one signal (events.c's __wrap_sigaction
+ * and kin), one per signal in the process block: the kernel holds the
+ * tracer's entry in its place, so that deliveries are recorded, but the
+ * program must see its own action.  `kind` says what the kernel holds:
+ *   SIGNAL_RAW     the program's action itself (SIG_DFL, SIG_IGN, or one
+ *                  installed where the tracer does not look): answers
+ *                  come from the kernel as they are;
+ *   SIGNAL_ENTRY   `entry` (a copy's signal entry, SA_SIGINFO added),
+ *                  standing for `handler` with the program's `flags`;
+ *   SIGNAL_RESET   SIG_DFL, after a delivery with SA_RESETHAND (the
+ *                  kernel reset it; the flags are still the entry's);
+ *   SIGNAL_TRACER  `entry`, a handler of the tracer's own (copyout.c,
+ *                  control.c), standing for the default action that was
+ *                  there before it.
+ * Written with the caller's signals blocked, field by field: another
+ * thread's concurrent sigaction of the same signal may see a mix (as
+ * it would race in the kernel anyway).
+ */
+enum signal_kind { SIGNAL_RAW = 0, SIGNAL_ENTRY, SIGNAL_RESET, SIGNAL_TRACER };
+struct signal_slot {
+    volatile uintptr_t handler;     /* the program's (SIGNAL_ENTRY) */
+    volatile uintptr_t entry;       /* what the kernel holds (SIGNAL_ENTRY, _TRACER) */
+    volatile uint32_t flags;        /* the program's sa_flags */
+    volatile uint32_t kind;         /* enum signal_kind */
+};
+
+/*
  * The process block: everything the copies of the tracer in one
  * process share.  Anonymous memory that no object owns, so unloading
  * any object (the first copy's included) loses nothing.  The copies
@@ -377,7 +404,7 @@ struct file_id {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 10u          /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 11u          /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */
@@ -456,6 +483,11 @@ struct litifut_process {
     char scratch[2][PATH_SIZE + 16];
     char msg[PATH_SIZE + 128];
     struct settings settings;
+    /* events.c: the program's signal actions (index: the signal) */
+    struct signal_slot signals[ARCH_NSIG + 1];
+    volatile uint32_t recording_changes;    /* recording.c: recording_off flipped (a
+                                               SIGNAL_END is written only if it did not
+                                               meanwhile) */
 };
 
 /* This copy: its object and its process. */
@@ -544,6 +576,11 @@ HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uint
                                      uintptr_t target);
 HIDDEN void returns_hook(struct litifut_thread *t, uintptr_t *ra_slot, uintptr_t sp_call);  /* ra_slot NULL: not hookable */
 HIDDEN uint32_t *returns_put(struct litifut_thread *t, uint32_t *p);
+/* A signal handler returned to the entry that pushed the signal's entry
+ * (sp, no return address): the entries above it popped (their RETURN
+ * words at p, if p is not NULL), then its own, without a record.
+ * Returns p as it moved. */
+HIDDEN uint32_t *returns_signal_end(struct litifut_thread *t, uint32_t *p, uintptr_t sp);
 /* A function that returns twice (vfork) called through a hot path that
  * hooked it: its entry becomes a call not hooked, and the real return
  * address is returned (`ra` if it is no trampoline of this copy). */
@@ -574,6 +611,20 @@ HIDDEN uintptr_t loaded_symbol(const char *object, const char *name);
 /* call.c: was the tracer frame that marked a thread busy at `busy`
  * abandoned, now that it enters the tracer from stack pointer caller_sp? */
 HIDDEN int busy_abandoned(uintptr_t busy, uintptr_t caller_sp);
+/* call.c: a signal delivered to this thread (events.c's entry), its
+ * handler at `handler` about to run, called from the entry whose frame
+ * is at `sp`: the SIGNAL record (and with exact returns a shadow stack
+ * entry for it), if the thread records now; then, once the handler has
+ * returned, its SIGNAL_END.  `m` carries what the second needs. */
+struct signal_mark {
+    struct litifut_thread *t;   /* NULL: nothing was recorded */
+    uintptr_t sp;
+    uintptr_t busy_after;       /* what busy was, and goes back to */
+    uint32_t changes;           /* the process's recording_changes then */
+    int hooked;                 /* a shadow stack entry was pushed */
+};
+HIDDEN void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t sp);
+HIDDEN void signal_leave(const struct signal_mark *m);
 /* The clock of every event (LITIFUT_CLOCK_*), decided on first use. */
 HIDDEN uint32_t tracefile_clock(void);
 /* Now, on that clock: its ticks, and in units of the thread clocks. */
@@ -600,6 +651,12 @@ HIDDEN void control_after_call(uintptr_t target);
  * changed. */
 HIDDEN void control_poll(uint32_t every);
 HIDDEN void control_after_fork_child(void);     /* once the child's lock is free */
+/* One of the tracer's own signal handlers installed (SA_RESTART unless
+ * `fatal`), through the C library's real sigaction: if the action was
+ * the default, only then when `only_if_default`, and the program, if it
+ * asks, still sees the default (struct signal_slot's SIGNAL_TRACER).
+ * From a constructor. */
+HIDDEN void control_own_signal(int sig, void (*handler)(int), int only_if_default, int fatal);
 /* thread_refill, and what comes due at a refill: the budget's charge,
  * the control file's poll.  Where the next record goes, or NULL. */
 HIDDEN uint32_t *control_refill(struct litifut_thread *t);
