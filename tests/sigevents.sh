@@ -6,8 +6,9 @@
 # installed with sigaction (SA_SIGINFO), signal(), SA_ONSTACK on a
 # sigaltstack and one that jumps out, SIGUSR1 with SA_RESETHAND and
 # SIGUSR2 from sysv_signal, and prints what sigaction answers it.
-# Checked on the raw records (tests/tools/sigrecords.c, built here with
-# the host's cc), and on litifut-postproc's log once it shows signals.
+# Dynamic and static (the C library traced too).  Checked on the raw
+# records (tests/tools/sigrecords.c, built here with the host's cc), and
+# on litifut-postproc's log once it shows signals.
 
 test_sigevents() {
     SIGRECORDS=$WORK/tools/sigrecords
@@ -58,7 +59,7 @@ sigevents_check_records() {
             t = $1; d = depth[t] + 0
             if ($2 == "C") {
                 f = func_of(site[$3 - base])
-                if (f ~ /^h_/) {
+                if (f in want) {
                     hcalls[f]++
                     for (i = d; i > 0 && stack[t, i] !~ /^S /; i--) ;
                     if (i == 0 || stack[t, i] != "S " f) {
@@ -105,11 +106,19 @@ sigevents_check_records() {
 
 sigevents_arch() {
     set_arch "$1"
-    local d=$WORK/sigevents/$ARCH run problems n
+    local link
+    # (static: the C library is traced too, and linked with the wrappers)
+    for link in dynamic static; do sigevents_link "$link"; done
+}
+
+sigevents_link() {
+    local link=$1 d=$WORK/sigevents/$ARCH-$1 run problems n flags=()
+    local ARCH=$ARCH/$link          # (the names of the checks)
+    [ "$link" = static ] && flags=(-static)
     mkdir -p "$d"
-    if ! "$TCC" -O2 -o "$d/sigtimer" "$ROOT/tests/progs/sigtimer.c" ||
-       ! LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$d/sigtimer-traced" \
-           "$ROOT/tests/progs/sigtimer.c"; then
+    if ! "$TCC" -O2 "${flags[@]}" -o "$d/sigtimer" "$ROOT/tests/progs/sigtimer.c" ||
+       ! LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 "${flags[@]}" \
+           -o "$d/sigtimer-traced" "$ROOT/tests/progs/sigtimer.c"; then
         fail "$ARCH/sigevents: sigtimer.c does not build"
         return
     fi
