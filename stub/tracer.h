@@ -4,13 +4,17 @@
  * each library); the copies of one process share one trace through the
  * process block (process.c).  One file per job, calls going one way
  * (down this list; checked by reading, function by function):
- *   events.c     constructors, destructors, fork: the entries from the
- *                C library (and arch/mips/bridge.c's constructors, which
- *                join this object to the run-time bridges)
+ *   events.c     constructors, destructors, fork, and the program's
+ *                signal handlers (__wrap_sigaction and kin, the entry the
+ *                kernel runs in their place): the entries from the C
+ *                library and the kernel (and arch/mips/bridge.c's
+ *                constructors, which join this object to the run-time
+ *                bridges)
  *   arch/<arch>/unwind.c  the entries from unwinders: the return
  *                trampoline's personality routine, __wrap_backtrace
  *   call.c       the per-call path's C half: the slow path, the hot
- *                path's refill (litifut_refill)
+ *                path's refill (litifut_refill); a signal delivery's
+ *                records (signal_enter, signal_leave)
  *   returns.c    exact returns: hooks, shadow stack, the trampolines' C
  *                half
  *   pairs.c      LITIFUT_MODE dedup and count
