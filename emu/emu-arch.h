@@ -56,6 +56,10 @@ struct emu_arch {
      * its caller without an instruction of the guest's (ARM's kuser
      * helpers); NULL: none. */
     int (*helper_page)(uint64_t pc);
+    /* An instrumented object's rewritten call that enters a thunk
+     * (litifut_thunks) stands for the call this many bytes before its
+     * return address (ARM: the 16-bit blx of a Thumb pair); 0: none. */
+    uint8_t thunk_call_back;
 };
 
 /* The arch QEMU names `target_name`; NULL if none. */

@@ -230,13 +230,14 @@ int main(int argc, char **argv)
     args[k++] = qemu_prog;
     args[k++] = "-L";
     args[k++] = sysroot;
-    args[k++] = "-E";
-    args[k++] = "LITIFUT_TRACE=0";      /* an instrumented program's own tracer: off */
     args[k++] = "-plugin";
     args[k++] = parg;
     for (int i = optind; i < argc; i++)
         args[k++] = argv[i];
     args[k] = NULL;
+    /* an instrumented program's own tracer stays off (it reads
+     * /proc/self/environ, which under qemu-user is qemu's: set here) */
+    setenv("LITIFUT_TRACE", "0", 1);
     execvp(qemu_prog, (char *const *)args);
     return fail("%s: %s%s", qemu_prog, strerror(errno),
                 errno == ENOENT ? " (Debian's qemu-user package has it)" : "");

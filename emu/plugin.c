@@ -128,9 +128,13 @@ struct file {
     uint8_t build_id[LITIFUT_BUILD_ID_MAX];
     uint32_t build_id_size;
     uint64_t start_fn, stop_fn;         /* the trigger functions' link-time addresses (0: none) */
-    uint32_t (*left_alone)[2];          /* an instrumented file's .litifut_other_code: the
-                                           code its link did not rewrite (the tracer, crt) */
+    uint32_t (*left_alone)[2];          /* an instrumented file's tracer: the ranges of its
+                                           .litifut_other_code (the code its link did not
+                                           rewrite) that hold litifut_ symbols */
     uint32_t n_left_alone;
+    uint64_t thunks[2];                 /* its .litifut_thunks (link-time; empty: none) */
+    uint8_t *sled;                      /* ... per range: it holds a sled or the thunks
+                                           (a trampoline): SLED_RANGE, THUNK_RANGE */
     struct file *next;
 };
 static struct file *files;
@@ -183,7 +187,10 @@ struct block {
     uint32_t n_insns;
     uint8_t n_ends;                     /* readings: 1, or 2 (ARM and Thumb) */
     uint8_t helper;                     /* the kernel's helper code: returns to lr */
-    uint8_t tracer;                     /* in an instrumented object's own code: passed over */
+    uint8_t tracer;                     /* in an instrumented object's tracer: no call sites */
+    uint8_t trampoline;                 /* ... its sleds and what they run (or code no file
+                                           holds: a MIPS bridge): a call there is on its way */
+    uint8_t thunk;                      /* ... its thunks (arch thunk_call_back) */
     atomic_uint gen;                    /* handler_gen when `handler` was worked out */
     atomic_int handler;                 /* the signal whose handler starts here (-1: none,
                                            0: more than one) */
@@ -197,6 +204,8 @@ struct frame {
     uint8_t recorded;                   /* its call (or SIGNAL) was written */
     uint32_t epoch;                     /* off_epoch at its push */
     const struct block *pending;        /* signal: the block whose end was pending */
+    const struct block *via;            /* ... and a rewritten call on its way (vcpu.via) */
+    int via_end;
 };
 
 /* Return addresses returned to, and the depth their call was made at
@@ -217,6 +226,12 @@ struct vcpu {
     size_t returned_cap, n_returned;
     uint64_t next_poll;
     int dead;                           /* its chunk could not be had: it records no more */
+    int in_tracer;                      /* its last block was an instrumented object's own code
+                                           (a kernel helper it calls is passed over too) */
+    const struct block *via;            /* a rewritten call on its way through the tracer */
+    int via_end;                        /* (its reading) */
+    const struct block *via_last;       /* the last block it went through */
+    uint32_t via_site_plus1;            /* its site if not the block's (a thunk's call) */
 };
 static struct vcpu *vcpus[MAX_VCPUS];
 
@@ -409,41 +424,79 @@ static int read_at(int f, void *buf, size_t n, uint64_t off)
     return r == (ssize_t)n ? 0 : -1;
 }
 
-/* The function `name`'s value in a symbol table section (0: none). */
-static uint64_t find_symbol(int f, const uint8_t *sh, int be, int is64, uint64_t shoff,
-                            unsigned shentsize, unsigned shnum, const char *name)
+enum { SLED_RANGE = 1, THUNK_RANGE = 2 };     /* struct file.sled */
+
+/* The C runtime's start files' functions (crt1, crti, crtn, crtbegin),
+ * which the link also leaves alone: their calls are the program's. */
+static int is_crt_function(const char *name)
+{
+    static const char *const crt[] = {
+        "_init", "_fini", "_start", "__start", "call_weak_fn", "deregister_tm_clones",
+        "register_tm_clones", "__do_global_dtors_aux", "frame_dummy", "__libc_csu_init",
+        "__libc_csu_fini", "_dl_relocate_static_pie", "hlt",
+    };
+    for (size_t i = 0; i < sizeof crt / sizeof crt[0]; i++)
+        if (!strcmp(name, crt[i]))
+            return 1;
+    return 0;
+}
+
+/* One pass over a symbol table section: the trigger functions' values
+ * (those not found yet), and which of the file's left-alone ranges
+ * hold a crt function (crt[i]: not the tracer's). */
+static void scan_symbols(int f, const uint8_t *sh, int be, int is64, uint64_t shoff,
+                         unsigned shentsize, unsigned shnum, struct file *fl, uint8_t *crt,
+                         uint8_t *sled)
 {
     unsigned entsz = is64 ? 24 : 16;
     uint64_t off = rd(sh + (is64 ? 24 : 16), is64 ? 8 : 4, be);
     uint64_t size = rd(sh + (is64 ? 32 : 20), is64 ? 8 : 4, be);
     unsigned link = (unsigned)rd(sh + (is64 ? 40 : 24), 4, be);
     if (link >= shnum || size > (256u << 20))
-        return 0;
+        return;
     uint8_t strh[64];
     if (read_at(f, strh, shentsize, shoff + (uint64_t)link * shentsize) != 0)
-        return 0;
+        return;
     uint64_t stroff = rd(strh + (is64 ? 24 : 16), is64 ? 8 : 4, be);
     uint64_t strsize = rd(strh + (is64 ? 32 : 20), is64 ? 8 : 4, be);
-    size_t len = strlen(name);
+    if (strsize > (256u << 20))
+        return;
+    size_t start_len = strlen(start_at), stop_len = strlen(stop_at);
+    uint64_t thumb = A->trace_arch == LITIFUT_ARCH_ARM ? 1 : 0;
     uint8_t *syms = malloc(size ? size : 1);
     char *strs = malloc(strsize + 1);
-    uint64_t found = 0;
     if (syms && strs && read_at(f, syms, size, off) == 0 && read_at(f, strs, strsize, stroff) == 0) {
         strs[strsize] = 0;
-        for (uint64_t i = 0; i + entsz <= size && !found; i += entsz) {
-            const uint8_t *s = syms + i;
-            uint64_t nm = rd(s, 4, be);
-            unsigned info = is64 ? s[4] : s[12];
-            uint64_t value = is64 ? rd(s + 8, 8, be) : rd(s + 4, 4, be);
-            unsigned shndx = (unsigned)rd(s + (is64 ? 6 : 14), 2, be);
-            if ((info & 0xf) == STT_FUNC && shndx != SHN_UNDEF && nm + len < strsize &&
-                !memcmp(strs + nm, name, len + 1))
-                found = value & ~(uint64_t)(A->trace_arch == LITIFUT_ARCH_ARM ? 1 : 0);
+        for (uint64_t i = 0; i + entsz <= size; i += entsz) {
+            const uint8_t *sy = syms + i;
+            uint64_t nm = rd(sy, 4, be);
+            unsigned info = is64 ? sy[4] : sy[12];
+            uint64_t value = (is64 ? rd(sy + 8, 8, be) : rd(sy + 4, 4, be)) & ~thumb;
+            unsigned shndx = (unsigned)rd(sy + (is64 ? 6 : 14), 2, be);
+            if (shndx == SHN_UNDEF || nm >= strsize)
+                continue;
+            const char *name = strs + nm;
+            if ((info & 0xf) == STT_FUNC) {
+                if (start_len && !fl->start_fn && !strcmp(name, start_at))
+                    fl->start_fn = value;
+                if (stop_len && !fl->stop_fn && !strcmp(name, stop_at))
+                    fl->stop_fn = value;
+            }
+            int is_sled = !strcmp(name, "litifut_sled") || !strcmp(name, "litifut_island_sled") ||
+                          !strcmp(name, "litifut_far_sled") ? SLED_RANGE
+                          : !strcmp(name, "litifut_thunks") ? THUNK_RANGE : 0;
+            if (crt && (is_sled || is_crt_function(name)))
+                for (uint32_t k = 0; k < fl->n_left_alone; k++)
+                    if (value >= fl->left_alone[k][0] && value < fl->left_alone[k][1]) {
+                        if (is_sled)
+                            sled[k] = (uint8_t)is_sled;
+                        else
+                            crt[k] = 1;
+                    }
         }
     }
     free(syms);
     free(strs);
-    return found;
 }
 
 /* Reads what the plugin needs of an ELF file: its machine, loads,
@@ -505,6 +558,8 @@ static void read_elf(struct file *fl)
         }
     }
     unsigned shstrndx = (unsigned)rd(eh + (is64 ? 62 : 50), 2, be);
+    uint64_t plts[8][2];
+    unsigned n_plts = 0;
     if (shentsize >= (is64 ? 64u : 40u) && shentsize <= 64 && shnum < 65536 && shstrndx < shnum) {
         uint8_t sh[64];
         char names[65536];
@@ -522,6 +577,20 @@ static void read_elf(struct file *fl)
             uint64_t name = rd(sh, 4, be);
             uint64_t off = rd(sh + (is64 ? 24 : 16), is64 ? 8 : 4, be);
             uint64_t size = rd(sh + (is64 ? 32 : 20), is64 ? 8 : 4, be);
+            if (name < names_size && !strcmp(names + name, ".litifut_thunks")) {
+                /* the sites' thunks (not in .litifut_other_code): a trampoline */
+                fl->thunks[0] = rd(sh + (is64 ? 16 : 12), is64 ? 8 : 4, be);
+                fl->thunks[1] = fl->thunks[0] + size;
+                continue;
+            }
+            if (name < names_size && (!strncmp(names + name, ".plt", 4) ||
+                                      !strcmp(names + name, ".iplt"))) {
+                /* a PLT: the link left it alone, calls go to it */
+                uint64_t addr = rd(sh + (is64 ? 16 : 12), is64 ? 8 : 4, be);
+                if (n_plts < 8)
+                    plts[n_plts][0] = addr, plts[n_plts++][1] = addr + size;
+                continue;
+            }
             if (name >= names_size || strcmp(names + name, ".litifut_other_code") != 0 ||
                 size > (1u << 20) || fl->left_alone)
                 continue;
@@ -535,24 +604,38 @@ static void read_elf(struct file *fl)
             free(pairs);
         }
     }
-    if ((start_at[0] || stop_at[0]) && shentsize >= (is64 ? 64u : 40u) && shentsize <= 64 &&
-        shnum < 65536) {
-        /* .symtab first, else .dynsym (a stripped library's exports) */
+    /* .symtab, else .dynsym (a stripped library's exports): the
+     * triggers, and which left-alone code is crt code, not the tracer's */
+    uint8_t *crt = fl->n_left_alone ? xzalloc(fl->n_left_alone) : NULL;
+    fl->sled = fl->n_left_alone ? xzalloc(fl->n_left_alone) : NULL;
+    for (uint32_t k = 0; k < fl->n_left_alone; k++)
+        for (unsigned i = 0; i < n_plts; i++)
+            if (fl->left_alone[k][0] < plts[i][1] && plts[i][0] < fl->left_alone[k][1])
+                crt[k] = 1;
+    if (shentsize >= (is64 ? 64u : 40u) && shentsize <= 64 && shnum < 65536) {
         for (int want = SHT_SYMTAB; want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0) {
+            int found = 0;
             for (unsigned i = 0; i < shnum; i++) {
                 uint8_t sh[64];
                 if (read_at(f, sh, shentsize, shoff + (uint64_t)i * shentsize) != 0 ||
                     rd(sh + 4, 4, be) != (uint64_t)want)
                     continue;
-                if (start_at[0] && !fl->start_fn)
-                    fl->start_fn = find_symbol(f, sh, be, is64, shoff, shentsize, shnum, start_at);
-                if (stop_at[0] && !fl->stop_fn)
-                    fl->stop_fn = find_symbol(f, sh, be, is64, shoff, shentsize, shnum, stop_at);
+                scan_symbols(f, sh, be, is64, shoff, shentsize, shnum, fl, crt, fl->sled);
+                found = 1;
             }
-            if (want == SHT_SYMTAB && (fl->start_fn || fl->stop_fn))
+            if (found && want == SHT_SYMTAB)
                 break;
         }
     }
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < fl->n_left_alone; k++)
+        if (!crt[k]) {
+            fl->left_alone[n][0] = fl->left_alone[k][0];
+            fl->left_alone[n][1] = fl->left_alone[k][1];
+            fl->sled[n++] = fl->sled[k];
+        }
+    fl->n_left_alone = n;
+    free(crt);
 out:
     close(f);
 }
@@ -739,23 +822,28 @@ static struct object *object_at(uint64_t addr)
     return o;
 }
 
-/* Whether `pc` is code an instrumented object's link left alone (its
- * tracer: the sleds, the "off" code, the slow path; its crt code):
- * under the emulator it is passed over, so that a rewritten call is
- * seen as the call it was (under the lock). */
-static int left_alone_at(uint64_t pc)
+/* What `pc` is (under the lock): TRACER_CODE, an instrumented object's
+ * tracer; TRAMPOLINE, its sleds and the paths they run, or code no file
+ * holds (a MIPS bridge: the kernel's helpers excepted); 0, other code. */
+enum { TRACER_CODE = 1, TRAMPOLINE = 2, THUNK = 3 };
+static int code_kind_at(uint64_t pc, int helper)
 {
     const struct mapping *m = mapping_of(pc);
     if (!m) {
         read_maps();
         m = mapping_of(pc);
     }
-    if (!m || !m->file->n_left_alone)
-        return 0;
+    if (!m)
+        return helper ? 0 : TRAMPOLINE;
     uint64_t link = pc - bias_of(m);
+    if (link >= m->file->thunks[0] && link < m->file->thunks[1])
+        return THUNK;
+    if (!m->file->n_left_alone)
+        return 0;
     for (uint32_t i = 0; i < m->file->n_left_alone; i++)
         if (link >= m->file->left_alone[i][0] && link < m->file->left_alone[i][1])
-            return 1;
+            return m->file->sled[i] == THUNK_RANGE ? THUNK : m->file->sled[i] ? TRAMPOLINE
+                                                                               : TRACER_CODE;
     return 0;
 }
 
@@ -968,7 +1056,7 @@ static struct vcpu *vcpu_new(unsigned idx)
     v->clock = idx ? clone_clock : 0;
     pthread_mutex_unlock(&lock);
     v->last = now_units(v);
-    v->next_poll = (v->clock >> CONTROL_POLL_BITS) + 1;
+    v->next_poll = v->clock >> CONTROL_POLL_BITS;  /* (its first block reads the file) */
     vcpus[idx] = v;
     return v;
 }
@@ -1082,42 +1170,61 @@ static int trigger_at(uint64_t target)
 }
 
 /* The previous block's end, now that the next block starts at pc. */
-static void settle(struct vcpu *v, const struct block *p, struct block *b, uint64_t now)
+/* The reading of p that agrees with where execution went next, pc
+ * (ARM or Thumb; others have one). */
+static int pick_end(const struct block *p, uint64_t pc)
+{
+    if (p->n_ends < 2)
+        return 0;
+    int best = 0, best_score = -2;
+    for (int i = 0; i < 2; i++) {
+        const struct emu_end *x = &p->end[i].e;
+        int score = x->kind == EMU_CALL && x->direct
+                        ? (x->target == pc ? 2 : x->conditional && x->fall == pc ? 1 : -1)
+                    : x->kind == EMU_FALL ? (x->fall == pc ? 2 : 0)
+                                          : 1;
+        if (score > best_score)
+            best = i, best_score = score;
+    }
+    return best;
+}
+
+/* A call reading: taken when execution went on at pc?  (A conditional
+ * call to its own fall-through, MIPS's "bltzal t0, 1f" that reads the
+ * pc, looks not taken: the oracle's rule too.) */
+static int call_taken(const struct emu_end *e, uint64_t pc)
+{
+    return e->kind == EMU_CALL && !(e->conditional && pc == e->fall);
+}
+
+/* A signal handler entered at b: its SIGNAL record and frame; what was
+ * pending (p's end, or a rewritten call on its way through the tracer)
+ * waits in the frame until the handler returns. */
+static void signal_delivered(struct vcpu *v, const struct block *p, const struct block *b,
+                             int sig, uint64_t now)
+{
+    uint32_t d;
+    int rec = atomic_load(&recording) && event_begin(v, now, &d) == 0;
+    if (rec) {
+        put(&v->c, LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_SIGNAL, 1 + A->word_size / 4));
+        put(&v->c, (uint32_t)sig);
+        put_addr(&v->c, b->pc);
+    }
+    push(v, 0, 1, rec, p);
+    v->stack[v->depth - 1].via = v->via;
+    v->stack[v->depth - 1].via_end = v->via_end;
+    v->via = NULL;
+}
+
+/* The end of p (its reading `i`) now that the next block b starts;
+ * `taken`: p's call reached a sled, so it was taken. */
+static void settle_end(struct vcpu *v, const struct block *p, int i, const struct block *b,
+                       uint64_t now, int taken)
 {
     uint64_t pc = b->pc;
-    /* the reading of p that agrees with pc (ARM or Thumb) */
-    const struct emu_end *e = &p->end[0].e;
-    uint32_t site_plus1 = p->end[0].site_plus1;
-    if (p->n_ends == 2) {
-        int best = -1, best_score = -1;
-        for (int i = 0; i < 2; i++) {
-            const struct emu_end *x = &p->end[i].e;
-            int score = x->kind == EMU_CALL && x->direct
-                            ? (x->target == pc ? 2 : x->conditional && x->fall == pc ? 1 : -1)
-                        : x->kind == EMU_FALL ? (x->fall == pc ? 2 : 0)
-                                              : 1;
-            if (score > best_score)
-                best = i, best_score = score;
-        }
-        e = &p->end[best].e;
-        site_plus1 = p->end[best].site_plus1;
-    }
-    /* (a conditional call to its own fall-through, MIPS's "bltzal t0, 1f"
-     * that reads the pc, looks not taken: the oracle's rule too) */
-    int is_call = e->kind == EMU_CALL && !(e->conditional && pc == e->fall);
-    int sig = handler_at(b);
-    if (sig >= 0 && !(is_call && (!e->direct || e->target == pc))) {
-        /* a signal's delivery: p's end waits until the handler returns */
-        uint32_t d;
-        int rec = atomic_load(&recording) && event_begin(v, now, &d) == 0;
-        if (rec) {
-            put(&v->c, LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_SIGNAL, 1 + A->word_size / 4));
-            put(&v->c, (uint32_t)sig);
-            put_addr(&v->c, pc);
-        }
-        push(v, 0, 1, rec, p);
-        return;
-    }
+    const struct emu_end *e = &p->end[i].e;
+    uint32_t site_plus1 = taken && v->via_site_plus1 ? v->via_site_plus1 : p->end[i].site_plus1;
+    int is_call = taken || call_taken(e, pc);
     if (is_call) {
         int trig = (start_at[0] || stop_at[0]) ? trigger_at(pc) : 0;
         if (trig == 1 && !atomic_load(&recording))
@@ -1135,9 +1242,9 @@ static void settle(struct vcpu *v, const struct block *p, struct block *b, uint6
     /* a return: the innermost open call returning to pc (only the
      * innermost after a jump that is no return) */
     uint32_t low = e->kind == EMU_JUMP && !p->helper && v->depth ? v->depth - 1 : 0;
-    for (uint32_t i = v->depth; i-- > low;)
-        if (!v->stack[i].signal && v->stack[i].ra == pc) {
-            pop_to(v, i, now);
+    for (uint32_t k = v->depth; k-- > low;)
+        if (!v->stack[k].signal && v->stack[k].ra == pc) {
+            pop_to(v, k, now);
             return;
         }
     {                                   /* setjmp's return again, after longjmp */
@@ -1147,8 +1254,30 @@ static void settle(struct vcpu *v, const struct block *p, struct block *b, uint6
     }
 }
 
+/* The previous block's end, now that block b starts. */
+static void settle(struct vcpu *v, const struct block *p, struct block *b, uint64_t now)
+{
+    int i = pick_end(p, b->pc);
+    const struct emu_end *e = &p->end[i].e;
+    int sig = handler_at(b);
+    if (sig >= 0 && !(call_taken(e, b->pc) && (!e->direct || e->target == b->pc))) {
+        signal_delivered(v, p, b, sig, now);    /* (p's end waits for the handler) */
+        return;
+    }
+    settle_end(v, p, i, b, now, 0);
+}
+
 static void handle_fork_child(struct vcpu *v, unsigned idx);
 
+/*
+ * Each block as it starts.  An instrumented object's rewritten call
+ * goes to its sled (a trampoline: the sleds, the hot and "off" paths,
+ * far sleds, thunks; a MIPS bridge, which no file holds), through the
+ * tracer's code to its target: `via` keeps the call until execution
+ * leaves the tracer, and the block it reaches is its target.  The rest
+ * of the tracer's code (its constructor, its __wrap_ functions) is code
+ * like any other, but has no call site of its own.
+ */
 static void on_block(unsigned int idx, void *data)
 {
     struct block *b = data;
@@ -1160,15 +1289,51 @@ static void on_block(unsigned int idx, void *data)
     if (!v)
         v = vcpu_new(idx);
     uint64_t now = now_units(v);
-    if (b->tracer) {
-        /* an instrumented object's own code: a rewritten call goes on
-         * through it to its target; a call it makes is not the program's */
-        if (b->end[0].e.kind == EMU_CALL)
-            v->prev = NULL;
-    } else {
-        if (v->prev)
-            settle(v, v->prev, b, now);
+    /* (the tracer's own function is the target when a trampoline's
+     * indirect jump reaches it: a __wrap_ function; a call from a
+     * trampoline into the tracer is its slow path, on the way) */
+    const struct block *w = v->via_last;
+    int jumped = v->via && w && w->trampoline && b->tracer && !b->trampoline &&
+                 (w->end[0].e.kind == EMU_JUMP || w->end[0].e.kind == EMU_RETURN);
+    if (jumped) {
+        settle_end(v, v->via, v->via_end, b, now, 1);
+        v->via = NULL;
         v->prev = b;
+        v->in_tracer = 1;
+    } else if (v->via) {
+        if (b->tracer || b->trampoline || (b->helper && v->in_tracer)) {
+            v->in_tracer = 1;           /* on its way through */
+            v->via_last = b;
+        } else if (handler_at(b) >= 0) {
+            signal_delivered(v, NULL, b, handler_at(b), now);
+            v->prev = b;
+            v->in_tracer = 0;
+        } else {
+            settle_end(v, v->via, v->via_end, b, now, 1);
+            v->via = NULL;
+            v->prev = b;
+            v->in_tracer = 0;
+        }
+    } else {
+        int i;
+        if (b->trampoline && v->prev && v->prev->end[i = pick_end(v->prev, b->pc)].e.kind == EMU_CALL) {
+            v->via = v->prev;           /* a rewritten call, into its sled */
+            v->via_end = i;
+            v->via_last = b;
+            v->via_site_plus1 = 0;
+            if (b->thunk && A->thunk_call_back) {
+                pthread_mutex_lock(&lock);
+                v->via_site_plus1 = site_of(v->prev->end[i].e.ra - A->thunk_call_back);
+                pthread_mutex_unlock(&lock);
+            }
+            v->prev = NULL;
+            v->in_tracer = 1;
+        } else {
+            if (v->prev)
+                settle(v, v->prev, b, now);
+            v->prev = b;
+            v->in_tracer = b->tracer;
+        }
     }
     v->clock += b->n_insns;
     if (control_path[0] && (v->clock >> CONTROL_POLL_BITS) >= v->next_poll) {
@@ -1209,7 +1374,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     b->n_insns = (uint32_t)n;
     b->helper = A->helper_page && A->helper_page(b->pc);
     pthread_mutex_lock(&lock);
-    b->tracer = (uint8_t)left_alone_at(b->pc);
+    int kind = code_kind_at(b->pc, b->helper);
+    b->tracer = kind != 0;
+    b->trampoline = kind == TRAMPOLINE || kind == THUNK;
+    b->thunk = kind == THUNK;
     pthread_mutex_unlock(&lock);
     atomic_init(&b->gen, 0);
     atomic_init(&b->handler, -1);
@@ -1267,6 +1435,8 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint6
                 event_begin(v, now_units(v), &d) == 0)
                 put(&v->c, LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_SIGNAL_END, 0));
             v->prev = f.pending;
+            v->via = f.via;
+            v->via_end = f.via_end;
             break;
         }
     } else if (num == A->sys_clone || num == A->sys_clone3) {

@@ -112,4 +112,5 @@ const struct emu_arch emu_arch_arm = {
     .sys_execve = 11, .sys_execveat = 387, .sys_exit_group = 248, .sys_clone = 120,
     .sys_clone3 = 435, .sigaction_handler_offset = 0,
     .block_isas = arm_block_isas, .block_end = arm_block_end, .helper_page = arm_helper_page,
+    .thunk_call_back = 2,       /* `P; blx rM` rewritten as one bl to a thunk: the blx */
 };

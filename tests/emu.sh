@@ -1,0 +1,175 @@
+# litifut-emu (emu/): traces with no device.  On every arch, test
+# programs run under litifut-emu as they run under qemu-user (output,
+# exit status), and their calls and returns equal the call oracle's
+# (calltrace.so returns=on), thread by thread: the plain build (every
+# call of the process), and the instrumented build (its rewritten calls
+# seen as the calls they were), whose calls at rewritten sites must
+# also equal the device-mode trace of the same binary.  Two runs give
+# byte-identical profiles (the instruction clock); every view reads the
+# trace and --info says where it came from; signals are events; the
+# trace control (start at, stop at, the control file) works; a fork
+# child has its own trace.
+
+# emu_run DIR PROG [OPTIONS...] -- ARGS...: PROG copied to DIR/prog and
+# run there under litifut-emu (stdout DIR/out, stderr DIR/err, exit
+# status DIR/rc; the trace goes to DIR).
+emu_run() {
+    local dir=$1 prog=$2 opts=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    rm -rf "$dir"; mkdir -p "$dir"
+    cp "$prog" "$dir/prog"
+    (cd "$dir" && timeout 600 "$BIN/litifut-emu" -o . -L "$SYSROOT" "${opts[@]}" ./prog "$@" \
+        > out 2> err < /dev/null
+     echo $? > rc)
+}
+
+# emu_build DIR SOURCE [FLAGS...]: DIR/plain and DIR/prog (instrumented,
+# LITIFUT_KEEP=1) from tests/progs/SOURCE; 1 after a fail.
+emu_build() {
+    local d=$1 src=$2 cc=$TCC
+    shift 2
+    [ "${src##*.}" = cc ] && cc=$TCXX
+    mkdir -p "$d"
+    if ! "$cc" -O2 -pthread "$@" -o "$d/plain" "$ROOT/tests/progs/$src" 2> "$d/cc.err" ||
+       ! LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$cc" -B"$BIN/" -O2 -pthread "$@" -o "$d/prog" \
+           "$ROOT/tests/progs/$src" 2>> "$d/cc.err"; then
+        fail "$ARCH/emu: cannot build $src: $(head -c 300 "$d/cc.err")"
+        return 1
+    fi
+}
+
+# emu_oracle_case NAME DIR BINARY ORACLE-BINARY: BINARY under
+# litifut-emu behaves as under qemu, and its calls and returns equal the
+# oracle's on ORACLE-BINARY (the same layout).
+emu_oracle_case() {
+    local name=$1 d=$2 bin=$3 oracle_bin=$4 unordered=() cmp
+    emu_run "$d/emu" "$bin" --
+    # (the instrumented binary's tracer stays off under litifut-emu: so
+    # in the oracle's run of its unrewritten twin)
+    LITIFUT_TRACE=0 run_in "$d/oracle" "$oracle_bin" -plugin "$PLUGINS/$ORACLE,returns=on" --
+    # C++ exceptions and AArch64's longjmp (br x30) close frames late in
+    # the oracle (tests/returns.sh)
+    case $name in *cxx*) unordered=(--unordered) ;; esac
+    [ "$ARCH_DIR" = aarch64 ] && unordered=(--unordered)
+    if ! same_run "$d/emu" "$d/oracle" || [ -s "$d/emu/err" ]; then
+        fail "$name: differs from the run under qemu (exit $(cat "$d/emu/rc") vs" \
+             "$(cat "$d/oracle/rc"); $(head -c 200 "$d/emu/err"); see $d)"
+    elif cmp=$("$PLUGINS/returns-compare" "${unordered[@]}" "$d/emu"/litifut.*.trace \
+                 "$d/oracle/calls.txt" 2>&1); then
+        pass "$name: ${cmp#returns-compare: }"
+    else
+        fail "$name: calls and returns differ from the oracle's: $(head -c 400 <<< "$cmp")"
+    fi
+}
+
+emu_case() {        # emu_case ARCH
+    set_arch "$1"
+    local d=$WORK/emu/$ARCH pp=$BIN/litifut-postproc src
+    for src in calls.c threads.c; do
+        local b=$d/${src%.*}
+        emu_build "$b" "$src" || continue
+        emu_oracle_case "$ARCH/emu/${src%.*}/plain" "$b" "$b/plain" "$b/plain"
+        emu_oracle_case "$ARCH/emu/${src%.*}/instrumented" "$b/i" "$b/prog" \
+            "$b/prog.litifut/unrewritten"
+    done
+    local b=$d/calls
+    [ -x "$b/prog" ] || return
+    # equal to the device-mode trace at the rewritten sites: the
+    # emulator's calls as the oracle's lines, the device's trace as
+    # oracle-compare reads a trace
+    run_target "$b/device" "$b/prog"
+    "$pp" --format=tsv "$b/device" > "$b/device.tsv" 2> "$b/device.err"
+    "$pp" --format=tsv "$b/i/emu" 2> "$b/emu-tsv.err" |
+        awk -F'\t' 'NR > 1 { sub(/^0x/, "", $4); sub(/^0x/, "", $5); print $2, $4, $5 }' \
+        > "$b/emu-calls.txt"
+    "$pp" --info "$b/device" > "$b/device.info" 2>&1
+    local bias cmp
+    bias=$(sed -n 's/^load_bias=0x//p' "$b/device.info" | head -1)
+    if cmp=$("$PLUGINS/oracle-compare" "$b/prog.litifut/sites.tsv" "$bias" "$b/emu-calls.txt" \
+               "$b/device.tsv" 2>&1) && [ ! -s "$b/device.err" ] && [ ! -s "$b/emu-tsv.err" ]; then
+        pass "$ARCH/emu/calls/device: the device trace equals the emulator's at rewritten sites:" \
+             "${cmp#oracle-compare: }"
+    else
+        fail "$ARCH/emu/calls/device: $(head -c 400 <<< "$cmp") $(head -c 200 "$b/device.err")"
+    fi
+    # the instruction clock: two runs, the same profile (in the same
+    # directory: its name is in the program's environment and stack)
+    emu_run "$b/det" "$b/plain" --
+    "$pp" --profile --format=tsv "$b/det" > "$b/p1" 2>&1
+    emu_run "$b/det" "$b/plain" --
+    "$pp" --profile --format=tsv "$b/det" > "$b/p2" 2>&1
+    check "$ARCH/emu/deterministic: two runs, byte-identical --profile --format=tsv" \
+        eval 'cmp -s "$b/p1" "$b/p2" && [ "$(wc -l < "$b/p1")" -gt 10 ]'
+    # every view, and what --info says
+    local e=$b/emu views_ok=1 v
+    for v in "" --profile --graph --format=chrome --format=folded --format=svg --format=html \
+             --summary --coverage "--profile --format=tsv"; do
+        # shellcheck disable=SC2086
+        if ! "$pp" $v "$e" > "$b/view.out" 2> "$b/view.err" || [ -s "$b/view.err" ] ||
+           [ ! -s "$b/view.out" ]; then
+            views_ok=0
+            fail "$ARCH/emu/views: litifut-postproc $v: $(head -c 300 "$b/view.err")"
+        fi
+    done
+    [ $views_ok = 1 ] && pass "$ARCH/emu/views: log, profile, graph, chrome, folded, svg, html," \
+                              "summary, coverage read the emulator's trace"
+    "$pp" --info "$e" > "$b/info" 2>&1
+    check "$ARCH/emu/info: source=emulator, clock=instructions, exact returns" \
+        eval 'grep -q "^source=emulator" "$b/info" && grep -q "^clock=instructions" "$b/info" &&
+              grep -q "^returns=exact" "$b/info"'
+    # profile in instructions: fib's calls and a whole-number unit
+    check "$ARCH/emu/profile: instructions per function (fib's self and total)" \
+        eval '"$pp" --profile "$e" | grep -Eq "^ +[0-9.]+ +[0-9]+ in +[0-9]+ in +[1-9][0-9]* .* fib\$"'
+    # signals (calls.c raises SIGUSR1 three times; its handler calls
+    # sig_helper_b): each delivery an event with the handler's calls inside
+    "$pp" "$e" > "$b/log" 2>&1
+    check "$ARCH/emu/signals: 3 <signal SIGUSR1> events, the handler's calls inside each" \
+        awk '/<signal SIGUSR1>$/ { open++; n++; next }
+             /<\/signal>$/ { open--; next }
+             /on_usr1 -> sig_helper_b/ { if (open == 1) inside++ }
+             END { exit !(n == 3 && inside == 3 && open == 0) }' "$b/log"
+    # trace control: recording from a call of fib on, off after is_odd
+    emu_run "$b/startstop" "$b/plain" --start-at=fib --stop-at=is_odd --
+    "$pp" "$b/startstop" > "$b/startstop.log" 2> "$b/startstop.err"
+    check "$ARCH/emu/control: --start-at=fib --stop-at=is_odd: the first call recorded is fib's" \
+        eval 'same_run "$b/startstop" "$e" && [ ! -s "$b/startstop.err" ] &&
+              grep -v "^#" "$b/startstop.log" | head -2 | grep -q -- "-> fib" &&
+              grep -q "on at .* (function), off at .* (function)" "$b/startstop.log" &&
+              ! grep -q "sig_helper_b" "$b/startstop.log"'
+    echo off > "$b/control"
+    emu_run "$b/ctl" "$b/plain" --control="$b/control" --
+    "$pp" --info "$b/ctl" > "$b/ctl.info" 2>&1
+    check "$ARCH/emu/control: a control file that says off: no call recorded" \
+        eval 'same_run "$b/ctl" "$e" && grep -q "^calls=0$" "$b/ctl.info"'
+    # a fork child: its own trace, its parent named
+    emu_build "$d/forks" forks.c || return
+    emu_run "$d/forks/emu" "$d/forks/plain" --
+    run_target "$d/forks/run" "$d/forks/plain"
+    local n_traces
+    n_traces=$(ls "$d/forks/emu"/litifut.*.trace 2> /dev/null | wc -l)
+    "$pp" --profile "$d/forks/emu" > "$d/forks/profile" 2> "$d/forks/err"
+    check "$ARCH/emu/fork: each process its own trace ($n_traces), read together" \
+        eval 'same_run "$d/forks/emu" "$d/forks/run" && [ "$n_traces" -gt 1 ] &&
+              [ ! -s "$d/forks/err" ] && grep -q "forked from process" <("$pp" "$d/forks/emu" 2>&1)'
+}
+
+test_emu() {
+    # the plugin against QEMU's own header, from Debian's qemu source
+    local hdr
+    hdr=$(ls "${SOURCES:-$ROOT/build/src}"/qemu-*/include/qemu/qemu-plugin.h 2> /dev/null | head -1)
+    if [ -n "$hdr" ]; then
+        check "emu/plugin: builds against $(basename "$(dirname "$(dirname "$(dirname "$hdr")")")")'s qemu-plugin.h" \
+            cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fPIC -shared -I"$ROOT" -I"$ROOT/include" \
+               -DLITIFUT_QEMU_PLUGIN_H="\"$hdr\"" -o "$WORK/emu-real-header.so" \
+               "$ROOT/emu/plugin.c" "$ROOT/emu/emu-arch.c" "$ROOT"/arch/*/emu-*.c -lpthread
+    fi
+    check "emu/usage: no program is one line and exit status 2" \
+        eval '"$BIN/litifut-emu" > /dev/null 2> "$WORK/emu-usage.err"; [ $? = 2 ] &&
+              [ "$(wc -l < "$WORK/emu-usage.err")" = 1 ]'
+    check "emu/usage: a file that is no program is one line naming it, exit status 2" \
+        eval '"$BIN/litifut-emu" "$ROOT/README.md" 2> "$WORK/emu-bad.err"; [ $? = 2 ] &&
+              grep -q "README.md: not an ELF program" "$WORK/emu-bad.err"'
+    each_arch emu_case
+}
