@@ -130,6 +130,33 @@ emu_case() {        # emu_case ARCH
              /<\/signal>$/ { open--; next }
              /on_usr1 -> sig_helper_b/ { if (open == 1) inside++ }
              END { exit !(n == 3 && inside == 3 && open == 0) }' "$b/log"
+    # timer signals (tests/progs/sigtimer.c: SIGALRM through sigaction,
+    # signal(), SA_ONSTACK, a handler that leaves by siglongjmp; SIGUSR1,
+    # SIGUSR2): as under qemu, and one <signal> per delivery the program
+    # counted, each handler's calls inside its signal's lines
+    if emu_build "$d/sigtimer" sigtimer.c; then
+        local st=$d/sigtimer
+        emu_run "$st/emu" "$st/plain" --
+        run_target "$st/run" "$st/plain"
+        "$pp" "$st/emu" > "$st/log" 2> "$st/log.err"
+        local want got
+        want=$(sed -n 's/^deliveries total //p' "$st/emu/err")
+        got=$(awk '
+            /<signal SIG[A-Z0-9]*> *$/ { depth++; s = $0; sub(/.*<signal /, "", s); sub(/>.*/, "", s)
+                                         open[depth] = s; n++; next }
+            /<\/signal> *$/ { depth--; next }
+            / in_(info|plain|stack|jump)/ { if (!depth || open[depth] != "SIGALRM") bad++ }
+            / in_once/ { if (!depth || open[depth] != "SIGUSR1") bad++ }
+            / in_sysv/ { if (!depth || open[depth] != "SIGUSR2") bad++ }
+            END { print (bad ? "bad" : n + 0) }' "$st/log")
+        if same_run "$st/emu" "$st/run" && [ -n "$want" ] && [ "$got" = "$want" ] &&
+           [ ! -s "$st/log.err" ]; then
+            pass "$ARCH/emu/sigtimer: as under qemu; $got deliveries, each a <signal> with its handler's calls"
+        else
+            fail "$ARCH/emu/sigtimer: $got signal events for $want deliveries (see $st)" \
+                 "$(head -c 200 "$st/log.err")"
+        fi
+    fi
     # trace control: recording from a call of fib on, off after is_odd
     emu_run "$b/startstop" "$b/plain" --start-at=fib --stop-at=is_odd --
     "$pp" "$b/startstop" > "$b/startstop.log" 2> "$b/startstop.err"
