@@ -76,7 +76,8 @@
 # sqlite:static too if asked), BENCH_QUICK=1 (ARCHES "arm mips
 # aarch64", rows callheavy:pie bzip2:static sqlite:pie), JOBS (make -j,
 # default: number of CPUs),
-# BENCH_OUT (where the raw numbers go, one TSV per arch, columns named
+# BENCH_SECTIONS (the tables to make, default all: targets postproc
+# link budget ring emu), BENCH_OUT (where the raw numbers go, one TSV per arch, columns named
 # in its first line; default build/bench), KEEP_WORK=1 (keep the
 # scratch directory; it is kept anyway after a failure).  BIN, PLUGINS
 # (insncount.so, syscount.so: `make test-tools`), SOURCES: as `make
@@ -400,7 +401,12 @@ for row in $ROWS; do
 done
 
 mkdir -p "$OUT"
+# BENCH_SECTIONS: which tables (default all): targets (the per-program
+# tables), postproc, link, budget, ring, emu
+SECTIONS=" ${BENCH_SECTIONS:-targets postproc link budget ring emu} "
+section() { [[ $SECTIONS == *" $1 "* ]]; }
 for arch in $ARCHES; do
+    section targets || break
     set_bench_arch "$arch"
     mkdir -p "$W/$arch"
     # the -finstrument-functions handlers, minimal and timed, for
@@ -494,7 +500,7 @@ postproc_speed() {
     rm -rf "$n"
 }
 printf '# view\tcalls\tseconds\tpeak_rss_kb\n' > "$OUT/bench-postproc.tsv"
-postproc_speed
+! section postproc || postproc_speed
 stream_throughput
 
 # link_times: the link-time table (see the legend): programs of the
@@ -535,7 +541,7 @@ link_times() {
     done
 }
 printf '# link\tarch\tsites\tplain_s\tlitifut_s\tphases\n' > "$OUT/bench-link.tsv"
-link_times
+! section link || link_times
 
 # build_callheavy ARCH DIR: tests/progs/callheavy.c as DIR/plain and
 # DIR/prog (LITIFUT=1), for ARCH (set_bench_arch)
@@ -593,7 +599,7 @@ budget_share() {
         unset t
     done
 }
-budget_share
+! section budget || budget_share
 
 # ring_cost: the flight recorder's cost per call next to the full
 # trace's (see the legend): callheavy with 10 dispatch rounds,
@@ -638,7 +644,94 @@ ring_cost() {
         done
     done
 }
-ring_cost
+! section ring || ring_cost
+
+# emu_compare: litifut-emu's profile next to the device mode's (see the
+# legend): callheavy and (with bzip2 among the rows) bzip2 -c of its
+# manual.ps, static; the emulator on the plain build, the device mode
+# on the instrumented one with its default settings under the qemu
+# whose counter user space reads (counter_qemu; else Debian's)
+emu_compare() {
+    local d=$W/emu arch prog
+    echo
+    echo "== litifut-emu (no device) next to the device mode: per function"
+    printf '# arch\tprogram\tfunction\temu_calls\tdevice_calls\temu_self_insns\temu_self_pct\tdevice_self_ns\tdevice_self_pct\n' \
+        > "$OUT/bench-emu.tsv"
+    for arch in $ARCHES; do
+        set_bench_arch "$arch"
+        local progs=(callheavy)
+        [ -n "$BZIP2_SRC" ] && progs+=(bzip2)
+        for prog in "${progs[@]}"; do
+            local b=$d/$arch/$prog plain exe args=() stdin=/dev/null
+            if [ "$prog" = callheavy ]; then
+                build_callheavy "$arch" "$b"
+                plain=$b/plain exe=$b/prog args=(2)
+            else
+                mkdir -p "$b"
+                bzip2_build static plain "$b/plain-src" || die "bzip2 plain build failed"
+                plain=$b/plain-src/bzip2
+                bzip2_build static litifut "$b/prog-src" || die "bzip2 litifut build failed"
+                exe=$b/prog-src/bzip2 args=(-c "$BZIP2_SRC/manual.ps")
+            fi
+            # the emulator, twice (the same profile), and the plain run's own count
+            local e
+            for e in emu emu2; do
+                rm -rf "$b/$e"; mkdir -p "$b/$e"
+                (cd "$b/$e" && env -i PATH="$PATH" "$BIN/litifut-emu" -o . -L "$SYSROOT" "$plain" \
+                    "${args[@]}" < "$stdin" > out 2> err) || die "litifut-emu $plain failed (see $b/$e)"
+                "$BIN/litifut-postproc" --profile --format=tsv "$b/$e" > "$b/$e.tsv"
+            done
+            cmp -s "$b/emu.tsv" "$b/emu2.tsv" || die "two litifut-emu runs of $plain differ"
+            local emu_s plain_s
+            emu_s=$(best_time env -i PATH="$PATH" "$BIN/litifut-emu" -o "$b/emu2" -L "$SYSROOT" \
+                    "$plain" "${args[@]}" < "$stdin")
+            plain_s=$(best_time "$QEMU" -L "$SYSROOT" "$plain" "${args[@]}" < "$stdin")
+            (cd "$b" && "$QEMU" -plugin "$PLUGINS/insncount.so,outfile=insns" -L "$SYSROOT" \
+                "$plain" "${args[@]}" < "$stdin" > /dev/null)
+            # the device mode: the instrumented build, default settings
+            local q
+            q=$(counter_qemu)
+            [ -n "$q" ] || q=$(command -v "$QEMU")
+            rm -rf "$b/device"; mkdir -p "$b/device"
+            (cd "$b/device" && env -i LITIFUT_DIR=. "$q" -L "$SYSROOT" "$exe" "${args[@]}" \
+                < "$stdin" > out 2> err) || die "$exe failed (see $b/device)"
+            "$BIN/litifut-postproc" --profile --format=tsv "$b/device" > "$b/device.tsv"
+            "$BIN/litifut-postproc" --info "$b/device" > "$b/device/info"
+            local clock
+            clock=$(info_value "$b/device" clock)
+            echo "-- $arch $prog: the emulator took $emu_s s, plain qemu $plain_s s; the" \
+                 "plain run executes $(cat "$b/insns") instructions; device clock: $clock"
+            # the functions both profiles have (the device's: the instrumented
+            # program's calls), by the emulator's self instructions
+            awk -F'\t' -v arch="$arch" -v prog="$prog" -v tsv="$OUT/bench-emu.tsv" '
+                FNR == 1 { file++; next }
+                file == 1 { ec[$8] = $1; es[$8] = $3; ep[$8] = $7; order[n++] = $8; next }
+                { dc[$8] = $1; ds[$8] = $3; dp[$8] = $7 }
+                END {
+                    printf "%-24s %10s %10s %14s %8s %14s %8s\n", "function", "emu calls",
+                        "dev calls", "emu self (in)", "emu %", "device self", "dev %"
+                    for (i = 0; i < n; i++) {
+                        f = order[i]
+                        if (!(f in dc)) continue
+                        both++; same += (ec[f] == dc[f])
+                        printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", arch, prog, f, ec[f],
+                            dc[f], es[f], ep[f], ds[f], dp[f] >> tsv
+                        if (shown++ < 8)
+                            printf "%-24s %10s %10s %14s %8s %11.3f ms %8s\n", substr(f, 1, 24),
+                                ec[f], dc[f], es[f], ep[f], ds[f] / 1e6, dp[f]
+                    }
+                    printf "%d functions in both profiles, %d with the same number of calls", both, same
+                    for (i = 0; i < n; i++) {
+                        f = order[i]
+                        if ((f in dc) && ec[f] != dc[f])
+                            printf "; %s %s vs %s", f, ec[f], dc[f]
+                    }
+                    printf "\n"
+                }' "$b/emu.tsv" "$b/device.tsv"
+        done
+    done
+}
+! section emu || emu_compare
 
 cat <<'EOT'
 
@@ -755,4 +848,19 @@ BENCH_LINK_SITES (default 10000 50000 200000), arches
 BENCH_LINK_ARCHES (default arm mips aarch64).  The million-site case by hand:
 README, "Firmware scale".
 EOT
-echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv, $OUT/bench-ring.tsv."
+cat <<'EOT'
+litifut-emu: the plain build run under litifut-emu (guest
+instructions as the clock: its profile's self and total are
+instructions, "in"), twice, the two --profile --format=tsv outputs
+byte-identical or the bench fails; the instrumented build in the
+device mode (default settings, under the qemu whose processor counter
+user space reads: its times are that counter's, which qemu advances
+with the host's clock).  Per function both profiles have, by the
+emulator's self instructions: calls in each (they must agree: both
+record every call of the program's own code), the emulator's self
+instructions and share, the device's self time and share.  The line
+above each table: the emulator's wall clock next to plain qemu's (best
+of 3), and the plain run's instructions (insncount), which the
+emulator's profile adds up to.
+EOT
+echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv, $OUT/bench-ring.tsv, $OUT/bench-emu.tsv."
