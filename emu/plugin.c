@@ -78,8 +78,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,7 +108,10 @@ static char start_at[128], stop_at[128], control_path[PATH_MAX];
 /* --- what threads share, under `lock` --- */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;  /* file_end only (taken last) */
-static int fd = -1, mem_fd = -1;
+static int fd = -1;
+static char trace_path[PATH_MAX + 64];
+static dev_t trace_dev;
+static ino_t trace_ino;
 static uint32_t pid;
 static uint64_t file_end;
 static uint32_t n_chunks;               /* claimed so far (file_lock) */
@@ -299,6 +304,40 @@ static void stop_recording(const char *what, int err)
             what, strerror(err));
 }
 
+/* f moved to a high descriptor number (the program takes the lowest
+ * free ones: it gets the numbers it would have had); f itself if none. */
+static int move_high(int f)
+{
+    struct rlimit rl;
+    long top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                   ? (long)rl.rlim_cur : 1024;
+    int g = top > 64 ? fcntl(f, F_DUPFD_CLOEXEC, (int)(top - 32)) : -1;
+    if (g < 0)
+        return f;
+    close(f);
+    return g;
+}
+
+/* The trace's descriptor is still the trace file (the program runs in
+ * this process: a daemon closes every descriptor, and may reuse the
+ * number); else the file again by its path, never another (file_lock
+ * held).  0, or an error number. */
+static int trace_fd_check(void)
+{
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == trace_dev && st.st_ino == trace_ino)
+        return 0;
+    int f = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (f < 0)
+        return errno;
+    if (fstat(f, &st) != 0 || st.st_dev != trace_dev || st.st_ino != trace_ino) {
+        close(f);
+        return ESTALE;                  /* removed or replaced: not ours to write */
+    }
+    fd = move_high(f);                  /* (the old number is the program's now) */
+    return 0;
+}
+
 /* A new chunk of `size` bytes at the file's end, mapped; its header
  * written.  0, or -1 (recording stopped). */
 static int claim_chunk(struct chunk *c, uint32_t tid, uint32_t size)
@@ -308,7 +347,15 @@ static int claim_chunk(struct chunk *c, uint32_t tid, uint32_t size)
     pthread_mutex_lock(&file_lock);
     uint64_t off = file_end;
     uint32_t index = n_chunks;
-    int err = posix_fallocate(fd, (off_t)off, size);
+    struct rlimit rl;
+    int err = trace_fd_check();
+    /* the program's file size limit is qemu's too: stop short of it, as
+     * the tracer does, never a SIGXFSZ the program would not have had */
+    if (!err && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        off + size > rl.rlim_cur)
+        err = EFBIG;
+    if (!err)
+        err = posix_fallocate(fd, (off_t)off, size);
     if (err == 0)
         file_end += size, n_chunks++;
     pthread_mutex_unlock(&file_lock);
@@ -363,7 +410,10 @@ static int proc_room(uint32_t words)
 {
     if (proc_chunk.w && proc_chunk.n + words <= proc_chunk.cap)
         return 0;
-    return claim_chunk(&proc_chunk, 0, MAX_CHUNK);
+    /* (4 KB first, each next one twice the last, as a thread's) */
+    uint32_t size = proc_chunk.w ? (proc_chunk.size < MAX_CHUNK ? proc_chunk.size * 2 : MAX_CHUNK)
+                                 : FIRST_CHUNK;
+    return claim_chunk(&proc_chunk, 0, size);
 }
 
 /* A thread's next chunk: its TIME and CHUNK records first. */
@@ -940,28 +990,38 @@ static void put_header(uint32_t parent_pid, uint32_t parent_tid, uint32_t parent
     uint8_t page[HEADER_SIZE];
     memset(page, 0, sizeof page);
     memcpy(page, &h, sizeof h);
-    if (pwrite(fd, page, sizeof page, 0) != (ssize_t)sizeof page)
-        stop_recording("cannot write the header", errno ? errno : EIO);
+    pthread_mutex_lock(&file_lock);
+    int err = trace_fd_check();
+    if (!err && pwrite(fd, page, sizeof page, 0) != (ssize_t)sizeof page)
+        err = errno ? errno : EIO;
+    pthread_mutex_unlock(&file_lock);
+    if (err)
+        stop_recording("cannot write the header", err);
 }
 
 /* The trace file of this process: DIR/litifut.<pid>.trace (.<n> if taken). */
 static int open_trace(void)
 {
-    char path[PATH_MAX + 64];
+    char *path = trace_path;
+    size_t size = sizeof trace_path;
     pid = (uint32_t)getpid();
     for (int n = 0; n < 1000; n++) {
         if (n)
-            snprintf(path, sizeof path, "%s/litifut.%u.%d.trace", out_dir, pid, n);
+            snprintf(path, size, "%s/litifut.%u.%d.trace", out_dir, pid, n);
         else
-            snprintf(path, sizeof path, "%s/litifut.%u.trace", out_dir, pid);
+            snprintf(path, size, "%s/litifut.%u.trace", out_dir, pid);
         fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0 || errno != EEXIST)
             break;
     }
-    if (fd < 0) {
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         say("%s: %s", path, strerror(errno));
         return -1;
     }
+    trace_dev = st.st_dev;
+    trace_ino = st.st_ino;
+    fd = move_high(fd);
     file_end = HEADER_SIZE;
     n_chunks = 0;
     return 0;
@@ -1416,8 +1476,12 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint6
     (void)id, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
     struct vcpu *v = idx < MAX_VCPUS ? vcpus[idx] : NULL;
     if (num == A->sys_rt_sigaction && a1 > 0 && a1 < NSIG_MAX && a2 && have_guest_base) {
+        /* (no descriptor: a bad pointer is EFAULT, not a crash) */
         uint8_t buf[8] = { 0 };
-        if (read_at(mem_fd, buf, A->word_size, guest_base + a2 + A->sigaction_handler_offset) == 0) {
+        struct iovec here = { buf, A->word_size };
+        struct iovec there = { (void *)(uintptr_t)(guest_base + a2 + A->sigaction_handler_offset),
+                               A->word_size };
+        if (process_vm_readv(getpid(), &here, 1, &there, 1, 0) == (ssize_t)A->word_size) {
             uint64_t h = rd(buf, A->word_size, A->big_endian);
             h &= ~(uint64_t)(A->trace_arch == LITIFUT_ARCH_ARM ? 1 : 0);    /* (a Thumb handler) */
             handler_of[a1] = h > 1 ? h : 0;     /* (SIG_DFL, SIG_IGN) */
@@ -1482,7 +1546,8 @@ static void handle_fork_child(struct vcpu *v, unsigned idx)
     proc_chunk = (struct chunk){ 0 };
     if (v)
         v->c = (struct chunk){ 0 }, v->dead = 0;
-    if (fd >= 0)
+    struct stat st;                     /* (only ours: the number may be the program's) */
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == trace_dev && st.st_ino == trace_ino)
         close(fd);
     fd = -1;
     atomic_store(&stopped, 0);
@@ -1562,7 +1627,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             say("bad plugin argument: %s", argv[i]);
             return -1;
         }
-    mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
     if (open_trace() != 0)
         return -1;
     if (start_at[0] || start_off)

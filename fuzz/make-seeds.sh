@@ -25,6 +25,9 @@
 #   postproc/arm-demo-budget      ... and its LITIFUT_BUDGET=1us/1ms trace
 #   postproc/arm-demo-stopped     ... and one stopped by a 5 KB file size
 #                                 limit (the header's stop fields, STOPPED)
+#   postproc/arm-demo-emu         ... run under litifut-emu (an emulated trace)
+#   postproc/arm-calls-emu        tests/progs/calls.c (plain) under litifut-emu
+#                                 (signals as events)
 #   postproc/arm-demo-ring        ... and a LITIFUT_MODE=ring trace frozen
 #                                 by LITIFUT_SNAPSHOT_AT
 #   postproc/<seed>-wide          arm-demo, arm-demo-count, arm-demo-ring and
@@ -331,6 +334,23 @@ rename_object() {
         dd of="$1" bs=1 seek="$off" conv=notrunc status=none
 }
 
+# emu_seed SEED FILE: $d/FILE run under litifut-emu, its trace as the
+# seed SEED: the program as /target/FILE, the libraries as /lib/...
+emu_seed() {
+    local r=$d/$1 t lib
+    mkdir -p "$r"
+    (cd "$d" && "$BIN/litifut-emu" -o "$r" "./$2" > /dev/null)
+    t=$(ls "$r"/litifut.*.trace)
+    { printf '%s' "/target/$2"; head -c $((1024 - 8 - ${#2})) /dev/zero; } |
+        dd of="$t" bs=1 seek="$EXE_OFF" conv=notrunc status=none
+    rename_object "$t" "$d/$2" "/target/$2" "$endian"
+    for lib in /usr/$triple/lib/*.so*; do
+        grep -qaF -- "$lib" "$t" && rename_object "$t" "$lib" "/lib/${lib##*/}" "$endian"
+    done
+    sed -e "s|$d/|/target/|g" -e "s|/usr/$triple/lib/|/lib/|g" "${t%.trace}.maps" > "$r/maps"
+    postproc_input "$t" "$r/maps" "$OUT/postproc/$1"
+}
+
 # postproc_input TRACE MAPS OUT [tsv]: the length-prefixed trace, then the
 # maps; bit 31 of the length word asks for --format=tsv
 postproc_input() {
@@ -456,6 +476,13 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
         run_seed "$prog-ring" LITIFUT_MODE=ring LITIFUT_RING=64K LITIFUT_SNAPSHOT_AT=cmd_longest
         wide_seed "$prog-count-wide" "$(ls "$d/$prog-count"/litifut.*.trace)" "$d/maps" "$endian"
         wide_seed "$prog-ring-wide" "$(ls "$d/$prog-ring"/litifut.*.trace)" "$d/maps" "$endian"
+        # litifut-emu's traces (SITE_ADDR objects without a DB, the
+        # instruction clock): the same program, and tests/progs/calls.c
+        # built plainly (SIGNAL and SIGNAL_END records; its file is not
+        # among the seeds: its calls are read without names)
+        "$triple-gcc" -O2 -o "$d/calls" "$ROOT/tests/progs/calls.c"
+        emu_seed "$prog-emu" "$prog"
+        emu_seed "$arch-calls-emu" calls
     fi
     if [ "$arch" != mipsel ]; then
         wide_seed "$prog-wide" "$trace" "$d/maps" "$endian" ${endian/little/}

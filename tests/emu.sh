@@ -170,6 +170,17 @@ emu_case() {        # emu_case ARCH
     "$pp" --info "$b/ctl" > "$b/ctl.info" 2>&1
     check "$ARCH/emu/control: a control file that says off: no call recorded" \
         eval 'same_run "$b/ctl" "$e" && grep -q "^calls=0$" "$b/ctl.info"'
+    # a daemon closes every descriptor and opens /dev/null: it gets the
+    # number it gets under qemu (the plugin's file keeps a high number),
+    # and every call is still recorded
+    if emu_build "$d/daemon" daemon.c; then
+        emu_run "$d/daemon/emu" "$d/daemon/plain" --
+        run_target "$d/daemon/run" "$d/daemon/plain"
+        check "$ARCH/emu/daemon: descriptors closed and reused: the same output, 20000 calls" \
+            eval 'same_run "$d/daemon/emu" "$d/daemon/run" &&
+                  "$pp" --profile --format=tsv "$d/daemon/emu" 2>&1 |
+                  awk -F"\t" "\$8 == \"work_marker\" && \$1 == 20000 { ok = 1 } END { exit !ok }"'
+    fi
     # a fork child: its own trace, its parent named
     emu_build "$d/forks" forks.c || return
     emu_run "$d/forks/emu" "$d/forks/plain" --
