@@ -245,6 +245,9 @@ static void chrome_end(struct view *v)
     fputs("\n]", v->out);
     if (c->est.any)
         other_data(c);
+    else if (durations_are_instructions())  /* (litifut-emu's clock) */
+        fputs(",\"otherData\":{\"clock\":\"guest instructions (litifut-emu): a "
+              "microsecond here is 1000 instructions\"}", v->out);
     fputs("}\n", v->out);
     estimates_free(&c->est);
     free(c);

@@ -78,7 +78,9 @@ static void put_colour(FILE *out, const char *name)
 
 static void put_time(FILE *out, uint64_t ns)
 {
-    if (ns >= 1000000000u)
+    if (durations_are_instructions())   /* (litifut-emu's clock: guest instructions) */
+        fprintf(out, "%" PRIu64 " in", ns);
+    else if (ns >= 1000000000u)
         fprintf(out, "%.3f s", (double)ns / 1e9);
     else if (ns >= 1000000u)
         fprintf(out, "%.3f ms", (double)ns / 1e6);

@@ -162,6 +162,7 @@ static const char page_script[] =
     "var P = PROFILE, T = TIMELINE, sortKey = 4, sortDown = true, selected = -1;\n"
     "function fmt(ns, est) {\n"
     "  if (ns === null || ns === undefined) return '-';\n"
+    "  if (INSNS) return (est ? '~' : '') + ns + ' in';\n"
     "  var s = ns >= 1e9 ? (ns / 1e9).toFixed(3) + ' s' : ns >= 1e6 ? (ns / 1e6).toFixed(3) + ' ms'\n"
     "        : ns >= 1e3 ? (ns / 1e3).toFixed(3) + ' us' : ns + ' ns';\n"
     "  return (est ? '~' : '') + s;\n"
@@ -402,7 +403,9 @@ static void html_end(struct view *v)
     fputs("</pre></section>\n", out);
     fputs("<section id=\"info-sec\"><h2>Traces</h2>\n<pre id=\"info\">", out);
     put_markup(out, h->info ? h->info : "", h->info_len);
-    fputs("</pre></section>\n<script>\nvar PROFILE = ", out);
+    /* litifut-emu's clock: the times are guest instructions ("in") */
+    fprintf(out, "</pre></section>\n<script>\nvar INSNS = %s;\nvar PROFILE = ",
+            durations_are_instructions() ? "true" : "false");
     h->profile->ops->end(h->profile);   /* the JSON */
     fprintf(out, ";\nvar TIMELINE = {\"span\":[%" PRIu64 ",%" PRIu64 "],\"estimates\":%d,"
                  "\"threads\":[", t0, t1, h->est.any != 0);
