@@ -41,12 +41,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Was `addr` to be left alone? Only well-formed ranges say so. */
-static int excluded(const struct exclusions *ex, const char *section, uint64_t addr)
+/* Whether addr, in section s, lies in an excluded range as the scan
+ * places it (excluded_range_at: a range of a section the map's link put
+ * elsewhere moves with it). */
+static int excluded(const struct exclusions *ex, const struct elf_section *s, uint64_t addr)
 {
-    for (size_t i = 0; i < ex->n; i++)
-        if ((!ex->v[i].section || strcmp(ex->v[i].section, section) == 0) &&
-            ex->v[i].start < ex->v[i].end && addr >= ex->v[i].start && addr < ex->v[i].end)
+    for (size_t i = 0; i < ex->n; i++) {
+        uint64_t start, end;
+        if (excluded_range_at(&ex->v[i], s, &start, &end) && start < end && addr >= start &&
+            addr < end)
             return 1;
+    }
     return 0;
 }
 
@@ -83,7 +88,7 @@ static void check_scan(const struct arch_ops *arch, const struct elf_image *img,
         const struct elf_section *s = elf_section_at(img, sites.v[i].addr);
         if (i && sites.v[i].addr <= sites.v[i - 1].addr)
             fuzz_fail("linkmap: call sites out of address order");
-        if (excluded(ex, s ? s->name : "", sites.v[i].addr))
+        if (excluded(ex, s, sites.v[i].addr))
             fuzz_fail("linkmap: a call site in an excluded range");
     }
     check_rules(img, r, &sites, &st);

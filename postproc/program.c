@@ -229,11 +229,23 @@ static int open_file(struct program *p, const struct trace_file *t)
 static void emulated_sites(struct program *p, const struct trace_file *t)
 {
     const struct trace_object *rec = p->rec;
-    p->db.header.n_sites = rec->n_sites;
+    /* its sites: up to the last one a SITE_ADDR record names (a call
+     * beyond is a bad record; the range's size is only what it may hold) */
+    size_t lo = 0, hi = t->n_site_addrs;       /* the first id past the range */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->site_addrs[mid].id < (uint64_t)rec->base + rec->n_sites)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t n = lo > 0 && t->site_addrs[lo - 1].id >= rec->base
+                     ? t->site_addrs[lo - 1].id - rec->base + 1 : 0;
+    p->db.header.n_sites = n;
     p->db.header.checksum = rec->db_checksum;
-    p->db.words = xcalloc(rec->n_sites + 1, sizeof *p->db.words);    /* 0: indirect */
-    p->site_addr = xcalloc(rec->n_sites + 1, sizeof *p->site_addr);
-    for (uint32_t i = 0; i < rec->n_sites; i++) {
+    p->db.words = xcalloc(n + 1, sizeof *p->db.words);    /* 0: indirect */
+    p->site_addr = xcalloc(n + 1, sizeof *p->site_addr);
+    for (uint32_t i = 0; i < n; i++) {
         uint64_t rt;
         if (trace_site_rt(t, rec->base + i, &rt))
             p->site_addr[i] = arch_code_address(p->arch, (rt - p->bias) & p->addr_mask);
