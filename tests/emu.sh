@@ -64,6 +64,28 @@ emu_oracle_case() {
     fi
 }
 
+# emu_device_case DIR NAME: the instrumented DIR/prog's device-mode
+# trace equals the emulator's (DIR/i/emu, emu_oracle_case's) at its
+# rewritten sites: the emulator's calls as the oracle's lines
+# ("tid site target"), the device's trace as oracle-compare reads one.
+emu_device_case() {
+    local b=$1 name=$ARCH/emu/$2/device bias cmp
+    run_target "$b/device" "$b/prog"
+    "$pp" --format=tsv "$b/device" > "$b/device.tsv" 2> "$b/device.err"
+    "$pp" --format=tsv "$b/i/emu" 2> "$b/emu-tsv.err" |
+        awk -F'\t' 'NR > 1 { sub(/^0x/, "", $4); sub(/^0x/, "", $5); print $2, $4, $5 }' \
+        > "$b/emu-calls.txt"
+    "$pp" --info "$b/device" > "$b/device.info" 2>&1
+    bias=$(sed -n 's/^load_bias=0x//p' "$b/device.info" | head -1)
+    if cmp=$("$PLUGINS/oracle-compare" "$b/prog.litifut/sites.tsv" "$bias" "$b/emu-calls.txt" \
+               "$b/device.tsv" 2>&1) && [ ! -s "$b/device.err" ] && [ ! -s "$b/emu-tsv.err" ]; then
+        pass "$name: the device trace equals the emulator's at rewritten sites:" \
+             "${cmp#oracle-compare: }"
+    else
+        fail "$name: $(head -c 400 <<< "$cmp") $(head -c 200 "$b/device.err")"
+    fi
+}
+
 emu_case() {        # emu_case ARCH
     set_arch "$1"
     local d=$WORK/emu/$ARCH pp=$BIN/litifut-postproc src
@@ -74,26 +96,11 @@ emu_case() {        # emu_case ARCH
         emu_oracle_case "$ARCH/emu/${src%.*}/instrumented" "$b/i" "$b/prog" \
             "$b/prog.litifut/unrewritten"
     done
+    for src in calls threads; do
+        [ -x "$d/$src/prog" ] && emu_device_case "$d/$src" "$src"
+    done
     local b=$d/calls
     [ -x "$b/prog" ] || return
-    # equal to the device-mode trace at the rewritten sites: the
-    # emulator's calls as the oracle's lines, the device's trace as
-    # oracle-compare reads a trace
-    run_target "$b/device" "$b/prog"
-    "$pp" --format=tsv "$b/device" > "$b/device.tsv" 2> "$b/device.err"
-    "$pp" --format=tsv "$b/i/emu" 2> "$b/emu-tsv.err" |
-        awk -F'\t' 'NR > 1 { sub(/^0x/, "", $4); sub(/^0x/, "", $5); print $2, $4, $5 }' \
-        > "$b/emu-calls.txt"
-    "$pp" --info "$b/device" > "$b/device.info" 2>&1
-    local bias cmp
-    bias=$(sed -n 's/^load_bias=0x//p' "$b/device.info" | head -1)
-    if cmp=$("$PLUGINS/oracle-compare" "$b/prog.litifut/sites.tsv" "$bias" "$b/emu-calls.txt" \
-               "$b/device.tsv" 2>&1) && [ ! -s "$b/device.err" ] && [ ! -s "$b/emu-tsv.err" ]; then
-        pass "$ARCH/emu/calls/device: the device trace equals the emulator's at rewritten sites:" \
-             "${cmp#oracle-compare: }"
-    else
-        fail "$ARCH/emu/calls/device: $(head -c 400 <<< "$cmp") $(head -c 200 "$b/device.err")"
-    fi
     # the instruction clock: two runs, the same profile (in the same
     # directory: its name is in the program's environment and stack)
     emu_run "$b/det" "$b/plain" --
