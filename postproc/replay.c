@@ -220,8 +220,8 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
         ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
         return;
     }
-    if (f->synthetic || !below)
-        ob_str(ob, "(untraced)");
+    if (f->synthetic || !below)         /* (an emulator sees every call: a jump entered it) */
+        ob_str(ob, trace_is_emulated(r->v.trace->t) ? "(jump)" : "(untraced)");
     else
         ob_mem(ob, ft->v[below->fid].name, ft->v[below->fid].name_len);
     ob_mem(ob, " -> ", 4);
