@@ -164,6 +164,7 @@ int main(int argc, char **argv)
     const char *control = getenv("LITIFUT_CONTROL"), *record = getenv("LITIFUT_RECORD");
     char *plugin = NULL;
     int returns = 1, c;
+    opterr = 0;                         /* (its own one line below) */
     while ((c = getopt_long(argc, argv, "+o:L:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': dir = optarg; break;
@@ -177,7 +178,10 @@ int main(int argc, char **argv)
         case 'q': qemu = optarg; break;
         case 'p': plugin = strdup(optarg); break;
         case 'h': fputs(usage_text, stdout); return 0;
-        default: fputs("Try 'litifut-emu --help'.\n", stderr); return 2;
+        default:
+            return optopt && optopt != '?' && strchr("oL", optopt)
+                       ? fail("-%c needs a value (see --help)", optopt)
+                       : fail("unknown option %s (see --help)", argv[optind - 1]);
         }
     }
     if (optind >= argc)
@@ -191,8 +195,11 @@ int main(int argc, char **argv)
     if (!t)
         return 2;
     char outdir[PATH_MAX], sysroot_buf[PATH_MAX], control_abs[PATH_MAX];
-    if (!realpath(dir && *dir ? dir : ".", outdir))
-        return fail("%s: %s", dir && *dir ? dir : ".", strerror(errno));
+    const char *out = dir && *dir ? dir : ".";
+    if (mkdir(out, 0755) != 0 && errno != EEXIST)   /* (the trace's directory, made if new) */
+        return fail("%s: cannot make the output directory: %s", out, strerror(errno));
+    if (!realpath(out, outdir))
+        return fail("%s: %s", out, strerror(errno));
     struct stat st;
     if (stat(outdir, &st) != 0 || !S_ISDIR(st.st_mode))
         return fail("%s: not a directory", outdir);

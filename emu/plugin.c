@@ -950,8 +950,11 @@ static void put_all_sites(void)
 
 /* --- the header, the maps file --- */
 
+/* The header; `start`: the trace's start, in the clock's units (a fork
+ * child's: the forking thread's clock then, so that its times count
+ * from the fork, not again from the parent's start). */
 static void put_header(uint32_t parent_pid, uint32_t parent_tid, uint32_t parent_chunk,
-                       uint32_t parent_words)
+                       uint32_t parent_words, uint64_t start_units)
 {
     struct litifut_trace_header h;
     memset(&h, 0, sizeof h);
@@ -963,12 +966,7 @@ static void put_header(uint32_t parent_pid, uint32_t parent_tid, uint32_t parent
     h.header_size = tw(HEADER_SIZE);
     h.chunk_size = tw(MAX_CHUNK);
     h.pid = tw(pid);
-    uint64_t start = 0;
-    if (wall_clock) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        start = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    }
+    uint64_t start = units_ticks(start_units);
     uint64_t hz = 1000000000u;
     uint32_t *s = (uint32_t *)&h.start_ns, *z = (uint32_t *)&h.clock_hz;
     /* 64-bit fields as the target stores them: each half in its order */
@@ -1085,25 +1083,36 @@ static void set_recording(int on, unsigned why, uint64_t now)
     pthread_mutex_unlock(&lock);
 }
 
-static void poll_control(struct vcpu *v)
+/* The control file's first word: 1 on, 0 off, -1 neither (or no file);
+ * a change of the word (not of the state) turns recording on or off. */
+static int last_control = -1;
+static int control_word(void)
 {
     char word[8] = "";
     int f = open(control_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-    static char last[8];
     if (f < 0)
-        return;
+        return -1;
     ssize_t n = read(f, word, sizeof word - 1);
     close(f);
     word[n > 0 ? n : 0] = 0;
     word[strcspn(word, " \t\r\n")] = 0;
-    if (strcmp(word, "on") && strcmp(word, "off"))
+    int w = !strcmp(word, "on") ? 1 : !strcmp(word, "off") ? 0 : -1;
+    if (w >= 0 && last_control < 0)
+        last_control = w;               /* (at start: the state, no change) */
+    return w;
+}
+
+static void poll_control(struct vcpu *v)
+{
+    int w = control_word();
+    if (w < 0)
         return;
     pthread_mutex_lock(&lock);
-    int changed = strcmp(word, last) != 0;
-    memcpy(last, word, sizeof last);
+    int changed = w != last_control;
+    last_control = w;
     pthread_mutex_unlock(&lock);
     if (changed)
-        set_recording(!strcmp(word, "on"), LITIFUT_STATE_BY_CONTROL, now_units(v));
+        set_recording(w, LITIFUT_STATE_BY_CONTROL, now_units(v));
 }
 
 /* --- threads --- */
@@ -1293,8 +1302,8 @@ static void settle_end(struct vcpu *v, const struct block *p, int i, const struc
         if (rec)
             record_call(v, site_plus1, pc, now);
         push(v, e->ra, 0, rec && site_plus1, NULL);
-        if (trig == 2 && atomic_load(&recording))
-            set_recording(0, LITIFUT_STATE_BY_FUNCTION, now);
+        if (trig == 2 && atomic_load(&recording))   /* (after the call: a unit later) */
+            set_recording(0, LITIFUT_STATE_BY_FUNCTION, now + 1);
         return;
     }
     if (e->kind != EMU_RETURN && e->kind != EMU_JUMP && !p->helper)
@@ -1426,7 +1435,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             pthread_mutex_lock(&lock);
             guest_base = (uint64_t)(uintptr_t)qemu_plugin_insn_haddr(qi) - in[i].vaddr;
             have_guest_base = 1;
-            put_header(0, 0, 0, 0);
+            put_header(0, 0, 0, 0, now_units(NULL));
             pthread_mutex_unlock(&lock);
         }
     }
@@ -1555,7 +1564,7 @@ static void handle_fork_child(struct vcpu *v, unsigned idx)
         atomic_store(&stopped, 1);
         return;
     }
-    put_header(parent, ptid, pchunk, pwords);
+    put_header(parent, ptid, pchunk, pwords, now_units(v));
     pthread_mutex_lock(&lock);
     put_all_sites();
     if (!atomic_load(&recording))
@@ -1629,6 +1638,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         }
     if (open_trace() != 0)
         return -1;
+    if (control_path[0] && control_word() == 0)
+        start_off = 1;                  /* (the control file's word at start: the state then) */
     if (start_at[0] || start_off)
         set_recording(0, LITIFUT_STATE_AT_START, now_units(NULL));
     pthread_atfork(NULL, NULL, atfork_child);

@@ -252,12 +252,19 @@ void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
 {
     uint64_t t = now(s, e->time_ns);
     s->calls++;
+    /* An emulator's trace (litifut-emu) has every call and return: the
+     * running function is the top frame's, or one the top jumped to (a
+     * tail call, the dynamic linker's resolver: pushed, nothing popped);
+     * a call from code no symbol names is the top frame's. */
+    int every_call = trace_is_emulated(s->t);
+    if (every_call && s->n && !s->ft->v[caller].symbol)
+        caller = s->f[s->n - 1].fid;
     uint32_t k = caller_frame(s, caller, e);   /* 1 + the caller's frame; 0: none */
     if (k > 0) {
         while (s->n > k)
             pop(s, t);
     } else {                            /* entered without a traced call */
-        for (k = entered_from(s, caller); s->n > k;)
+        for (k = every_call ? s->n : entered_from(s, caller); s->n > k;)
             pop(s, t);
         push(s, caller, t, NULL, FRAME_SYNTHETIC);
     }

@@ -115,7 +115,8 @@ static void usage(FILE *f)
         "  --depth=N          only N levels of calls (from the thread's first, or from\n"
         "                     FUNC with --function)\n"
         "  --time-range=A~B   only calls starting from A to B after the trace's start\n"
-        "                     (A or B may be left out; units s (default), ms, us, ns)\n"
+        "                     (A or B may be left out; units s (default), ms, us, ns;\n"
+        "                     in: instructions, of a litifut-emu trace)\n"
         "Where the files are:\n"
         "  --binary-dir DIR   find the program and libraries here, by file name; if\n"
         "                     that one is another build or stripped, the file in DIR's\n"
@@ -226,8 +227,22 @@ static int load(const struct options *o, const char *path, struct loaded *l, int
         *rc = -1;
         return 0;
     }
-    if (l->t.header.clock == LITIFUT_CLOCK_INSNS)  /* litifut-emu's: instructions, not ns */
-        durations_set_instructions(1);
+    /* litifut-emu's clock counts instructions, every other ns: the
+     * first trace read says which, and one of the other kind is not
+     * added up with it */
+    static int clock_kind;              /* 0 not yet, 1 ns, 2 instructions */
+    int kind = l->t.header.clock == LITIFUT_CLOCK_INSNS ? 2 : 1;
+    if (clock_kind && kind != clock_kind && l->t.header.mode == LITIFUT_MODE_FULL && !o->info) {
+        error("%s: its times are %s, the first trace's %s: read it apart (--pid, or another "
+              "directory)", path, kind == 2 ? "instructions" : "ns",
+              kind == 2 ? "ns" : "instructions");
+        trace_free(&l->t);
+        *rc = -1;
+        return 0;
+    }
+    if (!clock_kind && l->t.header.mode == LITIFUT_MODE_FULL)
+        clock_kind = kind;
+    durations_set_instructions(clock_kind == 2);
     uint8_t mode = l->t.header.mode;
     if (mode != LITIFUT_MODE_FULL && !o->info && !parent_only &&
         (!o->pairs_ok || (mode == LITIFUT_MODE_DEDUP && (o->summary || o->profile)))) {
@@ -364,11 +379,12 @@ static int parse_ids(const char *option, const char *what, const char *arg, uint
     }
 }
 
-/* A time after the trace's start: "1.5", "1.5s", "200ms", "30us", "100ns". */
+/* A time after the trace's start: "1.5", "1.5s", "200ms", "30us", "100ns";
+ * or "2500000in": instructions, litifut-emu's clock (its "ns"). */
 static int parse_time(const char *s, size_t len, uint64_t *ns)
 {
     static const struct { const char *unit; double ns; } units[] = {
-        { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+        { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 }, { "in", 1 },
     };
     char buf[64];
     if (len == 0 || len >= sizeof buf || s[0] == '-' || s[0] == '+')
@@ -378,10 +394,10 @@ static int parse_time(const char *s, size_t len, uint64_t *ns)
     char *end;
     errno = 0;
     double v = strtod(buf, &end);
-    if (end == buf || errno || !(v >= 0) || v > 1e10)
+    if (end == buf || errno || !(v >= 0) || v > 1e19)
         return -1;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(end, units[i].unit) == 0) {
+        if (strcmp(end, units[i].unit) == 0 && v * units[i].ns <= 1.8e19) {
             *ns = (uint64_t)(v * units[i].ns + 0.5);
             return 0;
         }
@@ -397,7 +413,8 @@ static int parse_time_range(struct options *o, const char *arg)
         (sep > arg && parse_time(arg, (size_t)(sep - arg), &o->flt.from_ns) != 0) ||
         (sep[1] && parse_time(sep + 1, strlen(sep + 1), &o->flt.to_ns) != 0))
         return error("--time-range=%s: expected START~END (either may be left out), times "
-                     "in s, ms, us or ns (e.g. 1.5~2s, 200ms~)", arg);
+                     "in s, ms, us or ns, or instructions in (e.g. 1.5~2s, 200ms~, 5000in~)",
+                     arg);
     if (o->flt.from_ns > o->flt.to_ns)
         return error("--time-range=%s: the range ends before it starts", arg);
     return 0;

@@ -82,8 +82,11 @@ static void print_fork(struct view *v)
         fputs(")\n", out);
         return;
     }
-    fprintf(out, " at %" PRIu64 ".%09" PRIu64 " s of its trace; inherited stack:",
-            o->after_ns / 1000000000, o->after_ns % 1000000000);
+    if (durations_are_instructions())
+        fprintf(out, " at %" PRIu64 " in of its trace; inherited stack:", o->after_ns);
+    else
+        fprintf(out, " at %" PRIu64 ".%09" PRIu64 " s of its trace; inherited stack:",
+                o->after_ns / 1000000000, o->after_ns % 1000000000);
     for (size_t i = 0; i < o->n; i++)
         fprintf(out, "%s%s", i ? " > " : " ", v->ft->v[o->fids[i]].name);
     fputs(o->n ? "\n" : " none\n", out);
