@@ -252,19 +252,34 @@ void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
 {
     uint64_t t = now(s, e->time_ns);
     s->calls++;
-    /* An emulator's trace (litifut-emu) has every call and return: the
-     * running function is the top frame's, or one the top jumped to (a
-     * tail call, the dynamic linker's resolver: pushed, nothing popped);
-     * a call from code no symbol names is the top frame's. */
-    int every_call = trace_is_emulated(s->t);
-    if (every_call && s->n && !s->ft->v[caller].symbol)
-        caller = s->f[s->n - 1].fid;
+    /* An emulator's trace (litifut-emu) has every call and return: a
+     * call is made by the innermost traced call's code, or by a function
+     * it jumped to (a tail call, the dynamic linker's resolver): one of
+     * the synthetic frames above it, or a new one; no frame below is
+     * popped (a stripped library's symbols may name its code wrongly).
+     * A call from code no symbol names is the top frame's. */
+    if (trace_is_emulated(s->t) && s->n) {
+        uint32_t k = s->n;
+        while (k > 1 && s->f[k - 1].synthetic && s->f[k - 1].fid != caller)
+            k--;
+        if (s->f[k - 1].fid == caller || !s->ft->v[caller].symbol) {
+            if (s->f[k - 1].fid == caller)
+                while (s->n > k)
+                    pop(s, t);
+        } else {
+            push(s, caller, t, NULL, FRAME_SYNTHETIC);
+        }
+        s->f[s->n - 1].last_object = e->object;
+        s->f[s->n - 1].last_site = e->site + 1;
+        push(s, callee, t, e, FRAME_CALL);
+        return;
+    }
     uint32_t k = caller_frame(s, caller, e);   /* 1 + the caller's frame; 0: none */
     if (k > 0) {
         while (s->n > k)
             pop(s, t);
     } else {                            /* entered without a traced call */
-        for (k = every_call ? s->n : entered_from(s, caller); s->n > k;)
+        for (k = entered_from(s, caller); s->n > k;)
             pop(s, t);
         push(s, caller, t, NULL, FRAME_SYNTHETIC);
     }

@@ -129,6 +129,12 @@ emu_case() {        # emu_case ARCH
     # profile in instructions: fib's calls and a whole-number unit
     check "$ARCH/emu/profile: instructions per function (fib's self and total)" \
         eval '"$pp" --profile "$e" | grep -Eq "^ +[0-9.]+ +[0-9]+ in +[0-9]+ in +[1-9][0-9]* .* fib\$"'
+    # the call stack trusts the recorded calls and returns: the dynamic
+    # linker's lazy binding (a jump into its resolver at each PLT entry's
+    # first call) leaves main open, called once, entered by no jump
+    check "$ARCH/emu/stack: main called once and never re-entered through lazy binding" \
+        eval '"$pp" --profile --format=tsv "$e" | awk -F"\t" "\$8 == \"main\" && \$1 == 1 { ok = 1 } END { exit !ok }" &&
+              ! "$pp" "$e" | grep -q "(jump) -> main "'
     # signals (calls.c raises SIGUSR1 three times; its handler calls
     # sig_helper_b): each delivery an event with the handler's calls inside
     "$pp" "$e" > "$b/log" 2>&1
