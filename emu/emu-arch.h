@@ -42,6 +42,8 @@ struct emu_arch {
     uint8_t word_size;          /* of a guest address: 4 or 8 */
     uint8_t big_endian;
     uint16_t elf_machine;       /* EM_*: the guest's files among the host's */
+    uint64_t isa_bits;          /* what of a code address (a symbol, a handler) is no
+                                   address: ARM's Thumb bit; 0: none */
     /* System call numbers (-1: none on this ABI). */
     int64_t sys_rt_sigaction, sys_rt_sigreturn, sys_sigreturn;
     int64_t sys_execve, sys_execveat, sys_exit_group, sys_clone, sys_clone3;

@@ -512,7 +512,6 @@ static void scan_symbols(int f, const uint8_t *sh, int be, int is64, uint64_t sh
     if (strsize > (256u << 20))
         return;
     size_t start_len = strlen(start_at), stop_len = strlen(stop_at);
-    uint64_t thumb = A->trace_arch == LITIFUT_ARCH_ARM ? 1 : 0;
     uint8_t *syms = malloc(size ? size : 1);
     char *strs = malloc(strsize + 1);
     if (syms && strs && read_at(f, syms, size, off) == 0 && read_at(f, strs, strsize, stroff) == 0) {
@@ -521,7 +520,7 @@ static void scan_symbols(int f, const uint8_t *sh, int be, int is64, uint64_t sh
             const uint8_t *sy = syms + i;
             uint64_t nm = rd(sy, 4, be);
             unsigned info = is64 ? sy[4] : sy[12];
-            uint64_t value = (is64 ? rd(sy + 8, 8, be) : rd(sy + 4, 4, be)) & ~thumb;
+            uint64_t value = (is64 ? rd(sy + 8, 8, be) : rd(sy + 4, 4, be)) & ~A->isa_bits;
             unsigned shndx = (unsigned)rd(sy + (is64 ? 6 : 14), 2, be);
             if (shndx == SHN_UNDEF || nm >= strsize)
                 continue;
@@ -1362,7 +1361,7 @@ static void on_block(unsigned int idx, void *data)
      * indirect jump reaches it: a __wrap_ function; a call from a
      * trampoline into the tracer is its slow path, on the way) */
     const struct block *w = v->via_last;
-    int jumped = v->via && w && w->trampoline && b->tracer && !b->trampoline &&
+    int sig, jumped = v->via && w && w->trampoline && b->tracer && !b->trampoline &&
                  (w->end[0].e.kind == EMU_JUMP || w->end[0].e.kind == EMU_RETURN);
     if (jumped) {
         settle_end(v, v->via, v->via_end, b, now, 1);
@@ -1373,8 +1372,8 @@ static void on_block(unsigned int idx, void *data)
         if (b->tracer || b->trampoline || (b->helper && v->in_tracer)) {
             v->in_tracer = 1;           /* on its way through */
             v->via_last = b;
-        } else if (handler_at(b) >= 0) {
-            signal_delivered(v, NULL, b, handler_at(b), now);
+        } else if ((sig = handler_at(b)) >= 0) {
+            signal_delivered(v, NULL, b, sig, now);
             v->prev = b;
             v->in_tracer = 0;
         } else {
@@ -1492,7 +1491,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint6
                                A->word_size };
         if (process_vm_readv(getpid(), &here, 1, &there, 1, 0) == (ssize_t)A->word_size) {
             uint64_t h = rd(buf, A->word_size, A->big_endian);
-            h &= ~(uint64_t)(A->trace_arch == LITIFUT_ARCH_ARM ? 1 : 0);    /* (a Thumb handler) */
+            h &= ~A->isa_bits;          /* (a Thumb handler) */
             handler_of[a1] = h > 1 ? h : 0;     /* (SIG_DFL, SIG_IGN) */
             atomic_fetch_add(&handler_gen, 1);
         }

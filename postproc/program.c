@@ -229,27 +229,19 @@ static int open_file(struct program *p, const struct trace_file *t)
 static void emulated_sites(struct program *p, const struct trace_file *t)
 {
     const struct trace_object *rec = p->rec;
-    /* its sites: up to the last one a SITE_ADDR record names (a call
-     * beyond is a bad record; the range's size is only what it may hold) */
-    size_t lo = 0, hi = t->n_site_addrs;       /* the first id past the range */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->site_addrs[mid].id < (uint64_t)rec->base + rec->n_sites)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    uint32_t n = lo > 0 && t->site_addrs[lo - 1].id >= rec->base
-                     ? t->site_addrs[lo - 1].id - rec->base + 1 : 0;
+    /* its sites: the SITE_ADDR records of its range, up to the last one
+     * (a call beyond is a bad record; the range's size is only what it
+     * may hold) */
+    size_t first = trace_site_addr_at(t, rec->base);
+    size_t end = trace_site_addr_at(t, (uint64_t)rec->base + rec->n_sites);
+    uint32_t n = end > first ? t->site_addrs[end - 1].id - rec->base + 1 : 0;
     p->db.header.n_sites = n;
     p->db.header.checksum = rec->db_checksum;
     p->db.words = xcalloc(n + 1, sizeof *p->db.words);    /* 0: indirect */
     p->site_addr = xcalloc(n + 1, sizeof *p->site_addr);
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t rt;
-        if (trace_site_rt(t, rec->base + i, &rt))
-            p->site_addr[i] = arch_code_address(p->arch, (rt - p->bias) & p->addr_mask);
-    }
+    for (size_t k = first; k < end; k++)
+        p->site_addr[t->site_addrs[k].id - rec->base] =
+            arch_code_address(p->arch, (t->site_addrs[k].addr - p->bias) & p->addr_mask);
     p->owns_db = 1;
 }
 

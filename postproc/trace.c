@@ -1281,7 +1281,7 @@ int trace_open(const char *path, struct trace_file *t)
     return 0;
 }
 
-int trace_site_rt(const struct trace_file *t, uint32_t id, uint64_t *addr)
+size_t trace_site_addr_at(const struct trace_file *t, uint64_t id)
 {
     size_t lo = 0, hi = t->n_site_addrs;
     while (lo < hi) {
@@ -1291,10 +1291,7 @@ int trace_site_rt(const struct trace_file *t, uint32_t id, uint64_t *addr)
         else
             hi = mid;
     }
-    if (lo == t->n_site_addrs || t->site_addrs[lo].id != id)
-        return 0;
-    *addr = t->site_addrs[lo].addr;
-    return 1;
+    return lo;
 }
 
 /* The text of a target's error number (Linux's; an ABI may number

@@ -186,9 +186,9 @@ struct trace_file {
 int trace_open(const char *path, struct trace_file *t);
 /* Site id `id` as (object, DB index) of a usable object; 0 if none. */
 int trace_site_of(const struct trace_file *t, uint32_t id, uint32_t *object, uint32_t *site);
-/* An emulated trace's site id `id`: 1 and its runtime address, or 0 if
- * no SITE_ADDR record names it. */
-int trace_site_rt(const struct trace_file *t, uint32_t id, uint64_t *addr);
+/* An emulated trace's SITE_ADDR records (t->site_addrs, by id): the
+ * first whose id is `id` or more (t->n_site_addrs if none). */
+size_t trace_site_addr_at(const struct trace_file *t, uint64_t id);
 /* Whether the trace was written by litifut-emu's plugin (its objects
  * have no DB: SITE_ADDR records name their sites). */
 static inline int trace_is_emulated(const struct trace_file *t)

@@ -107,7 +107,7 @@ static int arm_helper_page(uint64_t pc)
 
 const struct emu_arch emu_arch_arm = {
     .target_name = "arm", .trace_arch = LITIFUT_ARCH_ARM, .word_size = 4, .big_endian = 0,
-    .elf_machine = 40 /* EM_ARM */,
+    .elf_machine = 40 /* EM_ARM */, .isa_bits = 1,
     .sys_rt_sigaction = 174, .sys_rt_sigreturn = 173, .sys_sigreturn = 119,
     .sys_execve = 11, .sys_execveat = 387, .sys_exit_group = 248, .sys_clone = 120,
     .sys_clone3 = 435, .sigaction_handler_offset = 0,
