@@ -59,7 +59,10 @@ REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/rewrite
                 src/arch-rewrite.c $(foreach a,$(ARCH_DIRS),arch/$(a)/rewrite-$(a).c)
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
                 wrapper/install.c wrapper/process.c wrapper/farsleds.c
-POSTPROC_SRC := $(wildcard postproc/*.c)
+# postproc/: the driving loop and main (top), the reader (trace, symbols,
+# names, call stack), the views, and helpers both use
+POSTPROC_READER_SRC := $(wildcard postproc/reader/*.c postproc/util/*.c)
+POSTPROC_SRC := $(wildcard postproc/*.c postproc/views/*.c) $(POSTPROC_READER_SRC)
 
 host_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -231,18 +234,15 @@ $(BUILD)/tools/oracle-compare: tests/tools/oracle-compare.c
 
 # calls and returns against the oracle's returns=on (tests/returns.sh)
 # (--inferred: the post-processor's own call stack)
-RETURNS_COMPARE_SRC := tests/tools/returns-compare.c postproc/trace.c postproc/gz.c postproc/program.c \
-                       postproc/buildid.c \
-                       postproc/symbols.c postproc/callstack.c postproc/names.c postproc/jumps.c \
-                       postproc/srcline.c postproc/strmap.c postproc/u64map.c
+RETURNS_COMPARE_SRC := tests/tools/returns-compare.c $(POSTPROC_READER_SRC)
 $(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC) $(REWRITER_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)
 
 # unit tests of the encoders and decoders, and the post-processor's
 # estimate marks and duration histogram (tests/unit.sh)
-$(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/estimates.c postproc/histogram.c \
-                                     postproc/trace.c postproc/gz.c $(REWRITER_SRC) $(LIB_SRC))
+$(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/views/estimates.c postproc/views/histogram.c \
+                                     postproc/reader/trace.c postproc/util/gz.c $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ -lz $(HOST_LDLIBS)
 

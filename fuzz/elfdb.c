@@ -26,8 +26,8 @@
 #include "src/site-report.h"
 #include "lib/arch-read.h"
 #include "lib/db.h"
-#include "postproc/program.h"
-#include "postproc/symbols.h"
+#include "postproc/reader/program.h"
+#include "postproc/reader/symbols.h"
 #include "lib/error.h"
 
 static FILE *devnull;

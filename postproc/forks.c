@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "postproc/callstack.h"
+#include "postproc/reader/callstack.h"
 #include "postproc/drive.h"
 #include "postproc/forks.h"
-#include "postproc/grow.h"
+#include "postproc/util/grow.h"
 #include "postproc/view.h"
 #include "lib/error.h"
 

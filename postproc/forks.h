@@ -12,8 +12,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "postproc/names.h"
-#include "postproc/trace.h"
+#include "postproc/reader/names.h"
+#include "postproc/reader/trace.h"
 
 /* Where a trace's process came from, as its views show it. */
 struct fork_origin {

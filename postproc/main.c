@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "postproc/drive.h"
-#include "postproc/output.h"
-#include "postproc/report.h"
+#include "postproc/views/output.h"
+#include "postproc/views/report.h"
 #include "lib/error.h"
 
 static void usage(FILE *f)

@@ -9,10 +9,10 @@
 #define LITIFUT_POSTPROC_VIEW_H
 
 #include <stdio.h>
-#include "postproc/callstack.h"
-#include "postproc/estimates.h"
+#include "postproc/reader/callstack.h"
+#include "postproc/views/estimates.h"
 #include "postproc/forks.h"
-#include "postproc/names.h"
+#include "postproc/reader/names.h"
 
 /* One trace, as the views see it. */
 struct view_trace {

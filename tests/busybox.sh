@@ -74,7 +74,7 @@ busybox_arch() {
 # busybox_stripped: as a device gets it, BusyBox's `make` strips
 # busybox_unstripped into busybox; the host keeps both.  The stripped
 # one runs, and the post-processor, given their directory, takes
-# busybox_unstripped by its build-id (postproc/buildid.c); given the
+# busybox_unstripped by its build-id (postproc/reader/buildid.c); given the
 # stripped file alone and a separate debug file (--debug-dir), it reads
 # the same.
 busybox_stripped() {

@@ -1,5 +1,5 @@
 # The flight recorder (LITIFUT_MODE=ring: stub/tracefile.c, the
-# reader's ring threads in postproc/trace.c) with tests/progs/ringrun.c,
+# reader's ring threads in postproc/reader/trace.c) with tests/progs/ringrun.c,
 # four threads making about 16 times the calls a 64 KB ring holds:
 #   exit, segv  the ring holds exactly the oracle's last calls of each
 #               thread (oracle-compare --ring), the run ends as the plain

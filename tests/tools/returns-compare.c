@@ -39,8 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/callstack.h"
-#include "postproc/program.h"
+#include "postproc/reader/callstack.h"
+#include "postproc/reader/program.h"
 #include "postproc/view.h"
 #include "lib/error.h"
 

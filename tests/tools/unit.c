@@ -25,9 +25,9 @@
 #include "src/arch-rewrite.h"
 #include "src/db.h"
 #include "src/rules.h"
-#include "postproc/estimates.h"
-#include "postproc/histogram.h"
-#include "postproc/trace.h"
+#include "postproc/views/estimates.h"
+#include "postproc/views/histogram.h"
+#include "postproc/reader/trace.h"
 #include "litifut/trace-format.h"
 #include "arch/aarch64/host-aarch64.h"
 

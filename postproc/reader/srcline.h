@@ -4,7 +4,7 @@
 #define LITIFUT_POSTPROC_SRCLINE_H
 
 #include <stdint.h>
-#include "postproc/symbols.h"
+#include "postproc/reader/symbols.h"
 
 struct srclines;
 

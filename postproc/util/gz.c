@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "postproc/gz.h"
+#include "postproc/util/gz.h"
 #include "lib/error.h"
 
 #define IN_SIZE  (256u << 10)

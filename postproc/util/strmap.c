@@ -1,8 +1,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/grow.h"
-#include "postproc/strmap.h"
+#include "postproc/util/grow.h"
+#include "postproc/util/strmap.h"
 #include "lib/error.h"
 
 static size_t str_hash(const char *s)

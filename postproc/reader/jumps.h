@@ -4,8 +4,8 @@
 #ifndef LITIFUT_POSTPROC_JUMPS_H
 #define LITIFUT_POSTPROC_JUMPS_H
 
-#include "postproc/names.h"
-#include "postproc/program.h"
+#include "postproc/reader/names.h"
+#include "postproc/reader/program.h"
 
 /* Adds the jumps of p's functions to tf's table (func_add_jump), and
  * marks its entries (struct func.entry). */

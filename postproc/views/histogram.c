@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/histogram.h"
+#include "postproc/views/histogram.h"
 #include "lib/error.h"
 
 size_t histogram_bucket(uint64_t value)

@@ -28,8 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/cct.h"
-#include "postproc/report.h"
+#include "postproc/views/cct.h"
+#include "postproc/views/report.h"
 #include "postproc/view.h"
 #include "lib/error.h"
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/program.h"
-#include "postproc/buildid.h"
+#include "postproc/reader/program.h"
+#include "postproc/reader/buildid.h"
 #include "lib/sites.h"
 #include "lib/error.h"
 

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "postproc/gz.h"
-#include "postproc/output.h"
+#include "postproc/util/gz.h"
+#include "postproc/views/output.h"
 #include "lib/error.h"
 
 int output_begin(struct output *out, const char *path)

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "postproc/grow.h"
-#include "postproc/gz.h"
+#include "postproc/util/grow.h"
+#include "postproc/util/gz.h"
 #include "lib/arch.h"
-#include "postproc/trace.h"
+#include "postproc/reader/trace.h"
 #include "lib/elfimage.h"
 #include "lib/error.h"
 #include "lib/files.h"

@@ -7,8 +7,8 @@
 #define LITIFUT_POSTPROC_CALLSTACK_H
 
 #include <stdint.h>
-#include "postproc/names.h"
-#include "postproc/trace.h"
+#include "postproc/reader/names.h"
+#include "postproc/reader/trace.h"
 
 /* Deepest stack kept: a deeper frame pops the top first (see
  * callstack.c).  A trace with return records holds the real stack: as

@@ -14,9 +14,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "postproc/program.h"
-#include "postproc/strmap.h"
-#include "postproc/u64map.h"
+#include "postproc/reader/program.h"
+#include "postproc/util/strmap.h"
+#include "postproc/util/u64map.h"
 
 #define FUNC_NONE UINT32_MAX
 #define FUNC_NO_ADDR UINT64_MAX     /* struct func.addr of a function known by name only */

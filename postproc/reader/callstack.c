@@ -66,7 +66,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/callstack.h"
+#include "postproc/reader/callstack.h"
 #include "postproc/view.h"
 #include "lib/error.h"
 

@@ -28,8 +28,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "postproc/buildid.h"
-#include "postproc/grow.h"
+#include "postproc/reader/buildid.h"
+#include "postproc/util/grow.h"
 #include "lib/elfimage.h"
 #include "lib/error.h"
 

@@ -1,6 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/u64map.h"
+#include "postproc/util/u64map.h"
 #include "lib/error.h"
 
 static void alloc_slots(struct u64map *m, size_t n)

@@ -42,10 +42,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/grow.h"
-#include "postproc/histogram.h"
-#include "postproc/report.h"
-#include "postproc/strmap.h"
+#include "postproc/util/grow.h"
+#include "postproc/views/histogram.h"
+#include "postproc/views/report.h"
+#include "postproc/util/strmap.h"
 #include "postproc/view.h"
 #include "lib/error.h"
 

@@ -37,10 +37,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/report.h"
+#include "postproc/views/report.h"
 #include "postproc/view.h"
-#include "postproc/outbuf.h"
-#include "postproc/grow.h"
+#include "postproc/views/outbuf.h"
+#include "postproc/util/grow.h"
 #include "lib/error.h"
 
 struct chrome {

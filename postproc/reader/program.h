@@ -6,8 +6,8 @@
 #include "lib/arch-read.h"
 #include "lib/db.h"
 #include "lib/sites.h"
-#include "postproc/symbols.h"
-#include "postproc/trace.h"
+#include "postproc/reader/symbols.h"
+#include "postproc/reader/trace.h"
 
 /* One instrumented object, as its OBJECT record names it. */
 struct program {

@@ -40,9 +40,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/report.h"
+#include "postproc/views/report.h"
 #include "postproc/view.h"
-#include "postproc/outbuf.h"
+#include "postproc/views/outbuf.h"
 #include "lib/arch.h"
 #include "lib/error.h"
 

@@ -27,11 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>
-#include "postproc/grow.h"
-#include "postproc/jumps.h"
-#include "postproc/names.h"
-#include "postproc/srcline.h"
-#include "postproc/strmap.h"
+#include "postproc/util/grow.h"
+#include "postproc/reader/jumps.h"
+#include "postproc/reader/names.h"
+#include "postproc/reader/srcline.h"
+#include "postproc/util/strmap.h"
 #include "lib/error.h"
 
 /* --- the table --- */

@@ -5,10 +5,10 @@
 #define LITIFUT_POSTPROC_REPORT_H
 
 #include <stdio.h>
-#include "postproc/program.h"
-#include "postproc/strmap.h"
+#include "postproc/reader/program.h"
+#include "postproc/util/strmap.h"
 #include "postproc/view.h"
-#include "postproc/outbuf.h"
+#include "postproc/views/outbuf.h"
 
 struct report {
     struct view v;                  /* first: a struct view * is a struct report * */

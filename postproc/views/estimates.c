@@ -16,7 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/estimates.h"
+#include "postproc/views/estimates.h"
 #include "lib/error.h"
 
 unsigned trace_estimates(const struct litifut_trace_header *h)

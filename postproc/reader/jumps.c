@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <capstone/capstone.h>
-#include "postproc/jumps.h"
+#include "postproc/reader/jumps.h"
 #include "lib/error.h"
 
 /* The jump at `addr` to `target` (link-time, in p's object): an edge

@@ -74,8 +74,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/grow.h"
-#include "postproc/report.h"
+#include "postproc/util/grow.h"
+#include "postproc/views/report.h"
 #include "lib/arch.h"
 #include "lib/error.h"
 

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <gelf.h>
-#include "postproc/symbols.h"
-#include "postproc/gz.h"
-#include "postproc/buildid.h"
-#include "postproc/trace.h"
+#include "postproc/reader/symbols.h"
+#include "postproc/util/gz.h"
+#include "postproc/reader/buildid.h"
+#include "postproc/reader/trace.h"
 #include "lib/arch-read.h"
 #include "lib/error.h"
 #include "lib/files.h"

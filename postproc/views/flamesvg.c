@@ -20,10 +20,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/cct.h"
-#include "postproc/estimates.h"
-#include "postproc/names.h"
-#include "postproc/report.h"
+#include "postproc/views/cct.h"
+#include "postproc/views/estimates.h"
+#include "postproc/reader/names.h"
+#include "postproc/views/report.h"
 #include "postproc/view.h"
 #include "lib/error.h"
 

@@ -22,8 +22,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "postproc/grow.h"
-#include "postproc/report.h"
+#include "postproc/util/grow.h"
+#include "postproc/views/report.h"
 #include "postproc/view.h"
 #include "lib/elfimage.h"
 #include "lib/error.h"

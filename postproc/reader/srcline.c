@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <elfutils/libdw.h>
-#include "postproc/srcline.h"
+#include "postproc/reader/srcline.h"
 #include "lib/error.h"
 
 struct dwarf_file {
