@@ -100,7 +100,7 @@ static void ring_frames(const struct view_trace *vt, struct callstack *s,
     uint32_t object, site;
     fids[n] = trace_site_of(vt->t, th->first_site, &object, &site)
                   ? vt->tf->caller[object][site] : trace_funcs_unknown(vt->tf);
-    callstack_inherit(s, fids, synthetic, n + 1, th->start_ns);
+    callstack_inherit(s, fids, synthetic, n + 1, th->start_ns, 0);
     free(fids);
     free(synthetic);
 }
@@ -115,7 +115,7 @@ static void thread_start(struct drive *d, const struct view_trace *vt, struct tr
         d->view->ops->thread_begin(d->view, s);
     const struct fork_origin *o = vt->fork;
     if (o && o->known && t->threads[i].tid == t->header.pid)   /* (the thread that forked) */
-        callstack_inherit(s, o->fids, o->synthetic, o->n, 0);
+        callstack_inherit(s, o->fids, o->synthetic, o->n, 0, 1);
     else if (t->threads[i].n_open_ra)
         ring_frames(vt, s, &t->threads[i]);
 }

@@ -228,7 +228,7 @@ static void replay_thread(struct forks *f, size_t p, struct trace_file *t, size_
     callstack_init(&s, &none, &flt, ft, t, &t->threads[th], &warned);
     const struct fork_origin *own = &f->v[p].origin;
     if (own->known && t->threads[th].tid == t->header.pid)
-        callstack_inherit(&s, own->fids, own->synthetic, own->n, 0);
+        callstack_inherit(&s, own->fids, own->synthetic, own->n, 0, 1);
     qsort(req, n, sizeof *req, by_point);
     size_t k = 0, next_state = 0;
     const struct trace_event *e;

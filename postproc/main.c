@@ -53,7 +53,7 @@ static void usage(FILE *f)
         "  --format=tsv       tab-separated values with a header line:\n"
         "                       calls:   pid tid seq site_rt target_rt site_obj site_addr\n"
         "                                site_sym target_obj target_addr target_sym\n"
-        "                                callee_sym [site_line callee_line]\n"
+        "                                callee_sym [site_line callee_line] parent\n"
         "                       profile: calls total_ns self_ns avg_ns min_ns max_ns\n"
         "                                self_pct function object [srcline] [estimate]\n"
         "                                p50_ns p90_ns p99_ns\n"

@@ -428,7 +428,7 @@ hostile_naming() {
     # the PLT hop stays visible (ARM: target_sym strlen@plt+0x0), and
     # callee_sym names the function it reached
     check "hostile: $ARCH: TSV callee_sym names the function a call reached (strlen+0x0)" \
-        eval '[ "$(head -1 "$d/tsv" | cut -f 11-)" = "$(printf "target_sym\tcallee_sym")" ] &&
+        eval '[ "$(head -1 "$d/tsv" | cut -f 11-)" = "$(printf "target_sym\tcallee_sym\tparent")" ] &&
               awk -F "\t" "\$12 == \"strlen+0x0\" { n++ } END { exit !n }" "$d/tsv" &&
               ! awk -F "\t" "NR > 1 && \$12 ~ /@plt/ { bad = 1 } END { exit !bad }" "$d/tsv" &&
               { [ "$ARCH" != arm ] ||

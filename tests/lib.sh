@@ -82,7 +82,7 @@ same_run() {    # same_run DIR1 DIR2: same stdout and exit status
 # traced_runs NAME DIR PLAIN PLAIN_ENV PROG PROG_ENV ORACLE ORACLE_ENV ARGS...:
 # the runs a trace is checked with, each in its own directory: DIR/plain
 # (PLAIN), DIR/traced (PROG), DIR/off (PROG with LITIFUT_TRACE=0),
-# DIR/oracle (ORACLE under the call oracle).  *_ENV: variables for the
+# DIR/oracle (ORACLE under the call oracle, returns=on).  *_ENV: variables for the
 # guest, as qemu -E takes them (VAR=VALUE[,VAR=VALUE]...), or empty.
 # Checks that the four give the same output and exit status (with
 # EXPECT_RC set, the plain run must exit with it), that the off run
@@ -99,7 +99,7 @@ traced_runs() {
     run_in "$d/plain" "$plain" "${pe[@]}" -- "$@"
     run_in "$d/traced" "$prog" "${te[@]}" -- "$@"
     LITIFUT_TRACE=0 run_in "$d/off" "$prog" "${te[@]}" -- "$@"
-    run_in "$d/oracle" "$oracle" -plugin "$PLUGINS/$ORACLE" "${oe[@]}" -- "$@"
+    run_in "$d/oracle" "$oracle" -plugin "$PLUGINS/$ORACLE,returns=on" "${oe[@]}" -- "$@"
     if [ -n "${EXPECT_RC:-}" ] && [ "$(cat "$d/plain/rc")" != "$EXPECT_RC" ]; then
         fail "$name: the plain run exits with $(cat "$d/plain/rc"), not $EXPECT_RC:" \
              "$(head -c 300 "$d/plain/out") $(head -c 300 "$d/plain/err") (see $d/plain)"
@@ -126,10 +126,19 @@ traced_runs() {
     "$BIN/litifut-postproc" --info "$d/traced" > "$d/info" 2> "$d/info.err"
 }
 
+# tree_mode DIR: --tree for oracle-compare (the call tree the views
+# draw, from the calls TSV's parent column, must be the oracle's) when
+# the trace of DIR/info has its returns and $NO_TREE (why not: a C++
+# program whose exceptions the oracle closes late) is not set
+tree_mode() {
+    [ -z "${NO_TREE:-}" ] && grep -qx 'returns=exact' "$1/info" && echo --tree
+}
+
 # check_traced NAME PLAIN PROG ARGS...: PLAIN is the normal build, PROG
 # the instrumented one (linked with LITIFUT_KEEP=1).  Checks that PROG
 # behaves as PLAIN traced and untraced, that its trace equals the
-# oracle's calls at rewritten sites, and that the trace post-processes
+# oracle's calls at rewritten sites (and, with returns, the tree the
+# views draw the oracle's: tree_mode), and that the trace post-processes
 # without a warning.
 check_traced() {
     local name=$1 plain=$2 prog=$3; shift 3
@@ -137,7 +146,7 @@ check_traced() {
     traced_runs "$name" "$d" "$plain" "" "$prog" "" "$prog.litifut/unrewritten" "" "$@" || return
     local bias
     bias=$(sed -n 's/^load_bias=0x//p' "$d/info" | head -1)
-    if "$PLUGINS/oracle-compare" "$prog.litifut/sites.tsv" "$bias" "$d/oracle/calls.txt" \
+    if "$PLUGINS/oracle-compare" $(tree_mode "$d") "$prog.litifut/sites.tsv" "$bias" "$d/oracle/calls.txt" \
          "$d/trace.tsv" > "$d/compare.out" 2>&1; then
         pass "$name: same output and exit status; $(sed 's/^oracle-compare: //' "$d/compare.out")"
     else
@@ -232,7 +241,7 @@ check_traced_objects() {
     fi
     if [ ${#first[@]} = 0 ]; then
         fail "$name: no instrumented object in the trace"
-    elif "$PLUGINS/oracle-compare" "${first[@]}" "$d/oracle/calls.txt" "$d/trace.tsv" \
+    elif "$PLUGINS/oracle-compare" $(tree_mode "$d") "${first[@]}" "$d/oracle/calls.txt" "$d/trace.tsv" \
          "${args[@]}" > "$d/compare.out" 2>&1; then
         pass "$name: same output and exit status; $(sed 's/^oracle-compare: //' "$d/compare.out")${moved:+ (loaded elsewhere in the oracle run:$moved)}"
     else

@@ -63,7 +63,7 @@ fork_storm() {
             > out 2> err; echo $? > rc)
         summary=$(for t in "$RUN"/litifut.*.trace; do
                       "$BIN/litifut-postproc" --format=tsv "$t" 2>> "$RUN/pp.err" |
-                          awk -F'\t' '{ n[$NF]++ } END { printf "%d/%d/%d\n", n["child_work+0x0"],
+                          awk -F'\t' '{ n[$12]++ } END { printf "%d/%d/%d\n", n["child_work+0x0"],
                                        n["parent_wait+0x0"], n["thread_work+0x0"] }'
                   done | sort | uniq -c | awk '{ printf "%s %s, ", $1, $2 }')
         local n=$(awk '{ print $1 }' "$RUN/out") threads=${args%% *} forks

@@ -405,7 +405,7 @@ views_srcline() {
     "$pp" --binary-dir "$V" --format=tsv --srcline "$V/run" > "$V/srcline.tsv"
     check "$ARCH/views: --srcline: file:line of functions (profile) and of call sites and callees (TSV)" \
         eval 'awk -F "\t" "\$8 == \"hot\" && \$10 ~ /timeshape\\.c:[0-9]+\$/ { n++ } END { exit !n }" "$V/srcline.prof" &&
-              [ "$(head -1 "$V/srcline.tsv" | cut -f 13-)" = "$(printf "site_line\tcallee_line")" ] &&
+              [ "$(head -1 "$V/srcline.tsv" | cut -f 13-)" = "$(printf "site_line\tcallee_line\tparent")" ] &&
               awk -F "\t" "\$12 == \"hot+0x0\" && \$13 ~ /timeshape\\.c:[0-9]+\$/ && \$14 ~ /timeshape\\.c:[0-9]+\$/ { n++ } END { exit !n }" "$V/srcline.tsv"'
 }
 

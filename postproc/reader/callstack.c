@@ -1,7 +1,34 @@
 /*
  * Rebuilding a thread's call stack from its records.
  *
- * Returns inferred (the default trace, which records calls only).  A
+ * Returns recorded (a trace with return records, the default): the
+ * records are the stack.  A call pushes its callee's frame; a RETURN
+ * ends the innermost frame of a traced call and the synthetic frames
+ * above it (the tracer writes the RETURNs of frames that longjmp, an
+ * exception or a cancellation left, in order, at the thread's next
+ * event: every traced call gets exactly one).  So a frame of a traced
+ * call ends at its RETURN and never at a call: the call's caller F is
+ * the code running above the innermost frame of a traced call, which is
+ * that frame's function or one entered from it without a traced call
+ * (a tail call, a call the link left untraced, a callback from the C
+ * library or other uninstrumented code): a *synthetic* frame above it.
+ *   - if F is the function of one of those frames (the innermost
+ *     traced frame and the synthetic frames above it), the synthetic
+ *     frames above F's have returned (their returns are not in the
+ *     trace): they end at T;
+ *   - else F was entered without a traced call from one of them: the
+ *     topmost that can have entered it (the rules below), else the
+ *     traced frame; the synthetic frames above that end at T and a
+ *     synthetic frame for F is pushed, starting at T;
+ *   - G's frame is pushed, starting at T.
+ * Recursion through any sites, tail calls and the calls of a catch
+ * block nest as they ran.  With no traced frame open (the thread's
+ * start, a ring's or a fork child's history), the rules of inferred
+ * returns below place F among the synthetic frames.  Recording off and
+ * on again ends nothing: the tracer still writes the RETURNs of the
+ * calls it hooked before (only a stop for good ends every frame).
+ *
+ * Returns inferred (LITIFUT_RETURNS=0: calls only).  A
  * call record says: function F (the one holding the call site) called
  * G at time T.  So F was running at T, and every frame above F's had
  * returned by then:
@@ -43,15 +70,17 @@
  * top frame before each push: memory stays bounded; one warning per
  * trace.
  *
- * Returns recorded (a trace with return records): a return ends the
- * innermost frame of a traced call, and the synthetic frames above it
- * (the untraced code they stand for has returned too).  Calls still
- * follow the rules above, which are then only needed after a longjmp
- * or an exception.
+ * An emulator's trace (litifut-emu) has every call and return: as
+ * recorded returns, but a function not among the frames above the
+ * innermost traced one goes on top of them, none ended (a stripped
+ * library's symbols may name its code wrongly).
  *
  * A fork child's thread that forked starts with the frames its parent
  * had at the fork (forks.c): inherited, not calls; each is a traced
- * call for a RETURN if it was one in the parent.
+ * call for a RETURN if it was one in the parent.  The child's trace
+ * starts at its first call: the returns before it (fork's own, at
+ * least) are not in it, so that call is placed by the rules of inferred
+ * returns, which end the inherited frames above its caller's.
  *
  * At the thread's end, every open frame ends at the thread's last time.
  * Times never go back within a thread: an earlier time (a damaged
@@ -62,7 +91,8 @@
  * be there, the stack is searched from the top.  Every frame passed on
  * the way is popped, so the search costs one step per frame popped,
  * plus one; and where the count says F may have more frames, at most
- * RECURSION_SCAN of them within RECURSION_PASS frames below.
+ * RECURSION_SCAN of them within RECURSION_PASS frames below.  With
+ * recorded returns the search stops at the innermost traced frame.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -181,14 +211,16 @@ static uint64_t now(struct callstack *s, uint64_t t)
 #define ENTRY_SCAN 1024u
 #define JUMP_HOPS 3u
 
-/* Function `fid`, not on the stack, makes a call: it was entered
- * without a traced call, from the running code of the topmost frame
- * that can have entered it (see the top).  Returns how many frames stay
- * below it. */
-static uint32_t entered_from(const struct callstack *s, uint32_t fid)
+/* Function `fid`, not among the frames above `lowest` (0: the whole
+ * stack), makes a call: it was entered without a traced call, from the
+ * running code of the topmost of them that can have entered it (see the
+ * top).  Returns how many frames stay below it (`lowest` at least). */
+static uint32_t entered_from(const struct callstack *s, uint32_t fid, uint32_t lowest)
 {
     const struct func_table *ft = s->ft;
-    uint32_t lowest = s->n > ENTRY_SCAN ? s->n - ENTRY_SCAN : 0, fallback = 0;
+    uint32_t fallback = 0;
+    if (s->n > ENTRY_SCAN && s->n - ENTRY_SCAN > lowest)
+        lowest = s->n - ENTRY_SCAN;
     int entry = ft->v[fid].entry;
     for (uint32_t k = s->n; k > lowest; k--) {
         uint32_t g = s->f[k - 1].fid;
@@ -211,8 +243,36 @@ static uint32_t entered_from(const struct callstack *s, uint32_t fid)
             fallback = k;
     }
     if (entry)
-        return 0;                       /* every frame returned: the next entry runs */
+        return lowest;                  /* every frame returned: the next entry runs */
     return fallback ? fallback : s->n;
+}
+
+/* 1 + the innermost frame of a traced call (not synthetic); 0: none. */
+static uint32_t innermost_traced(const struct callstack *s)
+{
+    uint32_t k = s->n;
+    while (k > 0 && s->f[k - 1].synthetic)
+        k--;
+    return k;
+}
+
+/* With recorded returns: the frame that makes a call from `caller`
+ * (1 + its index), pushing a synthetic one if the caller was entered
+ * without a traced call; only synthetic frames end (see the top). */
+static uint32_t caller_above_traced(struct callstack *s, uint32_t caller, uint64_t t)
+{
+    uint32_t k = innermost_traced(s), j;
+    for (j = s->n; j > k && s->f[j - 1].fid != caller; j--)
+        ;
+    if (j > 0 && s->f[j - 1].fid == caller) {
+        while (s->n > j)
+            pop(s, t);
+        return j;
+    }
+    for (j = entered_from(s, caller, k ? k : 0); s->n > j;)
+        pop(s, t);
+    push(s, caller, t, NULL, FRAME_SYNTHETIC);
+    return s->n;
 }
 
 /* Frames of the caller looked at, and frames passed, for the one that
@@ -274,12 +334,21 @@ void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
         push(s, callee, t, e, FRAME_CALL);
         return;
     }
+    int exact = (s->t->header.flags & LITIFUT_TRACE_RETURNS) && !s->returns_missing;
+    s->returns_missing = 0;
+    if (exact) {
+        caller_above_traced(s, caller, t);
+        s->f[s->n - 1].last_object = e->object;
+        s->f[s->n - 1].last_site = e->site + 1;
+        push(s, callee, t, e, FRAME_CALL);
+        return;
+    }
     uint32_t k = caller_frame(s, caller, e);   /* 1 + the caller's frame; 0: none */
     if (k > 0) {
         while (s->n > k)
             pop(s, t);
     } else {                            /* entered without a traced call */
-        for (k = entered_from(s, caller); s->n > k;)
+        for (k = entered_from(s, caller, 0); s->n > k;)
             pop(s, t);
         push(s, caller, t, NULL, FRAME_SYNTHETIC);
     }
@@ -291,9 +360,7 @@ void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
 void callstack_return(struct callstack *s, uint64_t time_ns)
 {
     uint64_t t = now(s, time_ns);
-    uint32_t k = s->n;                  /* the innermost frame of a traced call */
-    while (k > 0 && s->f[k - 1].synthetic)
-        k--;
+    uint32_t k = innermost_traced(s);
     if (k == 0)
         return;                         /* a return from before the trace: nothing open */
     if (s->f[k - 1].signal == FRAME_HANDLER && k >= 2 && s->f[k - 2].signal == FRAME_SIGNAL)
@@ -321,9 +388,10 @@ void callstack_signal_end(struct callstack *s, uint64_t time_ns)
 }
 
 void callstack_inherit(struct callstack *s, const uint32_t *fids, const uint8_t *synthetic,
-                       size_t n, uint64_t ns)
+                       size_t n, uint64_t ns, int fork)
 {
     uint64_t t = now(s, ns);
+    s->returns_missing = fork && n;
     for (size_t i = 0; i < n; i++)
         push(s, fids[i], t, NULL, synthetic[i] ? FRAME_INHERITED_SYNTHETIC : FRAME_INHERITED);
 }
@@ -333,7 +401,9 @@ void callstack_cross_states(struct callstack *s, const struct trace_file *t, siz
 {
     while (*next < t->n_states && t->states[*next].ns <= ns) {
         const struct trace_state *st = &t->states[(*next)++];
-        if (!st->on)
+        /* (with recorded returns, the frames open at an off still end
+         * at their RETURNs, which the tracer writes while off too) */
+        if (!st->on && (!(t->header.flags & LITIFUT_TRACE_RETURNS) || st->why == TRACE_STATE_STOPPED))
             callstack_end(s, st->ns);
     }
 }

@@ -63,6 +63,8 @@ struct callstack {
     uint64_t calls;             /* call events so far */
     uint64_t last_ns;           /* the latest time so far (times never go back here) */
     int *warned_depth;          /* shared by a trace's threads: said once */
+    int returns_missing;        /* a fork child's thread before its first call: the returns
+                                   of its inherited frames until then are not recorded */
 };
 
 enum { FRAME_SIGNAL = 1, FRAME_HANDLER = 2 };
@@ -115,18 +117,21 @@ static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
         callstack_signal_end(s, e->time_ns);
 }
 /* Recording went off (LITIFUT_SIGNAL, LITIFUT_STOP_AT, ...) before an
- * event at `ns`: the frames open then end then (what ran meanwhile is
- * unknown; calls after it come from "(untraced)" callers).  *next: the
- * thread's next state change in t->states. */
+ * event at `ns`: without return records the frames open then end then
+ * (what ran meanwhile is unknown; calls after it come from "(untraced)"
+ * callers); with them only a stop for good ends them (their RETURNs
+ * come while off too).  *next: the thread's next state change in
+ * t->states. */
 void callstack_cross_states(struct callstack *s, const struct trace_file *t, size_t *next,
                             uint64_t ns);
 /* Frames open before the thread's records start (root first), at `ns`
  * (not calls; synthetic[i]: a caller, not a traced call): a fork
- * child's thread that forked has the parent's frames at the fork, a
+ * child's thread that forked has the parent's frames at the fork
+ * (`fork`: the returns before its first call are not in its trace), a
  * ring's thread whose history was overwritten the calls its tracer
  * had open then. */
 void callstack_inherit(struct callstack *s, const uint32_t *fids, const uint8_t *synthetic,
-                       size_t n, uint64_t ns);
+                       size_t n, uint64_t ns, int fork);
 /* The thread's end: every open frame ends at `end_ns` (or the latest
  * time seen, if later). */
 void callstack_end(struct callstack *s, uint64_t end_ns);

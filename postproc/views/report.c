@@ -8,9 +8,13 @@
  * calls (the default view; as text it is the log, replay.c)
  *   TSV   pid tid seq site_rt target_rt site_obj site_addr site_sym
  *         target_obj target_addr target_sym callee_sym
- *         [site_line callee_line with --srcline]
+ *         [site_line callee_line with --srcline] parent
  *         One row per call, per thread in recording order; seq counts
- *         from 0 per thread (every call, also those a filter hides).
+ *         from 0 per thread (every call, also those a filter hides);
+ *         parent is the seq of the call it was made in (the call tree
+ *         every view draws: the nearest enclosing call record, over
+ *         frames of functions entered without one and signal frames),
+ *         "-" for none.
  *         *_rt are runtime addresses; *_addr
  *         link-time addresses in *_obj, the file as the target named
  *         it ("?" if unknown): site_obj is the instrumented object the
@@ -515,6 +519,23 @@ static void print_row_start(struct outbuf *ob, const struct callstack *s, const 
     ob_char(ob, '\t');
 }
 
+/* parent: the seq of the call the frame was made in (its nearest frame
+ * below that is a call record's: the tree the views draw), "-" if none;
+ * then the row's end */
+static void print_row_end(struct outbuf *ob, const struct callstack *s, const struct frame *f)
+{
+    const struct frame *p = f;
+    while (p > s->f && !frame_has_site(--p))
+        ;
+    ob_char(ob, '\t');
+    if (p != f && frame_has_site(p))
+        ob_u64(ob, p->seq);
+    else
+        ob_char(ob, '-');
+    ob_char(ob, '\n');
+    ob_line_done(ob);
+}
+
 static void print_tsv_row(struct report *r, const struct callstack *s, const struct frame *f)
 {
     struct call_places places, *cp = &places;
@@ -529,8 +550,7 @@ static void print_tsv_row(struct report *r, const struct callstack *s, const str
         ob_char(ob, '\t');
         put_srcline(ob, tf, &cp->to);
     }
-    ob_char(ob, '\n');
-    ob_line_done(ob);
+    print_row_end(ob, s, f);
 }
 
 /* "0x%08x" (more digits above 4 GB) */
@@ -656,8 +676,7 @@ static void print_cached_row(struct report *r, const struct callstack *s, const 
         ob_mem(ob, st->text, st->len);
         print_to(ob, &cp);
     }
-    ob_char(ob, '\n');
-    ob_line_done(ob);
+    print_row_end(ob, s, f);
 }
 
 /* A call the filters show: a row, or counted. */
@@ -733,7 +752,7 @@ static void calls_trace_begin(struct view *v)
     if (r->calls_header || v->trace->t->header.mode != LITIFUT_MODE_FULL)
         return;
     fprintf(v->out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
-                    "target_obj\ttarget_addr\ttarget_sym\tcallee_sym%s\n",
+                    "target_obj\ttarget_addr\ttarget_sym\tcallee_sym%s\tparent\n",
             r->srcline ? "\tsite_line\tcallee_line" : "");
     r->calls_header = 1;
 }

@@ -53,6 +53,18 @@
  * the traced one).  --ring-any (a run killed at a random moment, whose
  * oracle ran on to its end) asks only for the stretches.
  *
+ * --tree (before SITES.tsv): ORACLE.txt has returns too (calltrace.so
+ * returns=on: "<vcpu> r <retaddr>", one line per call it closes,
+ * innermost first) and TRACE.tsv the calls TSV's parent column: the
+ * call tree the views draw must be the oracle's, restricted to the
+ * rewritten sites (a call elsewhere left out, its callees moved up to
+ * its nearest kept caller): besides the sites and targets, each call's
+ * depth in that tree (the number of kept calls open around it in the
+ * oracle's run; its chain of parents in the trace) must be the same.
+ * Depths are compared from each thread's first call (a vcpu reused by
+ * a later thread still holds the earlier one's calls that never
+ * returned).
+ *
  * Two QEMU artefacts are allowed for, both where the oracle takes the
  * wrong block for the call's target:
  *  - a call into the ARM kernel user helpers (0xffff0f60..0xffff0fff)
@@ -67,8 +79,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct call { uint64_t site, target; };
-struct seq { unsigned long id; struct call *v; size_t n, cap; int matched; };
+struct call { uint64_t site, target; uint32_t depth; };
+/* --tree: a vcpu's open calls (every call the oracle logged) and how
+ * many of them are kept; a thread's depth per seq */
+struct open_call { uint64_t site; int kept; };
+struct seq {
+    unsigned long id;
+    struct call *v;
+    size_t n, cap;
+    int matched;
+    struct open_call *open;
+    size_t n_open, cap_open;
+    uint32_t kept_open;
+    uint32_t *depth_of;             /* (the trace's: by seq) */
+    size_t cap_depth;
+};
 struct seqs { struct seq *v; size_t n; };
 
 /* a rewritten site at its runtime address, and the object it is in */
@@ -120,6 +145,8 @@ static uint64_t hex_arg(const char *s, const char *what)
     return (uint64_t)v;
 }
 
+static int tree_mode;           /* --tree: depths compared too */
+
 static struct seq *seq_for(struct seqs *s, unsigned long id)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -131,13 +158,13 @@ static struct seq *seq_for(struct seqs *s, unsigned long id)
     return &s->v[s->n++];
 }
 
-static void push(struct seq *q, uint64_t site, uint64_t target)
+static void push(struct seq *q, uint64_t site, uint64_t target, uint32_t depth)
 {
     if (q->n == q->cap) {
         q->cap = q->cap * 2 + 1024;
         q->v = realloc(q->v, q->cap * sizeof *q->v);
     }
-    q->v[q->n++] = (struct call){ site, target };
+    q->v[q->n++] = (struct call){ site, target, depth };
 }
 
 static FILE *open_or_die(const char *path)
@@ -161,13 +188,21 @@ static int same_call(const struct call *traced, const struct call *oracle)
     return oracle->target == traced->site + 4 && (oracle->target & 0xfff) == 0;
 }
 
+/* --tree: call i of thread t at the depth of o's call at + i, both
+ * counted from the thread's first call */
+static int same_depth(const struct seq *t, const struct seq *o, size_t at, size_t i)
+{
+    return !tree_mode ||
+           (int64_t)o->v[at + i].depth - o->v[at].depth == (int64_t)t->v[i].depth - t->v[0].depth;
+}
+
 /* 1 if thread t's calls equal o's from position `at` on. */
 static int matches_at(const struct seq *t, const struct seq *o, size_t at)
 {
     if (o->n - at < t->n)
         return 0;
     for (size_t i = 0; i < t->n; i++)
-        if (!same_call(&t->v[i], &o->v[at + i]))
+        if (!same_call(&t->v[i], &o->v[at + i]) || !same_depth(t, o, at, i))
             return 0;
     return 1;
 }
@@ -176,7 +211,8 @@ static int matches_at(const struct seq *t, const struct seq *o, size_t at)
 static size_t agreement(const struct seq *t, const struct seq *o, size_t at)
 {
     size_t i = 0;
-    while (i < t->n && at + i < o->n && same_call(&t->v[i], &o->v[at + i]))
+    while (i < t->n && at + i < o->n && same_call(&t->v[i], &o->v[at + i]) &&
+           same_depth(t, o, at, i))
         i++;
     return i;
 }
@@ -242,9 +278,60 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* --tree: a call the oracle logged, kept (at a rewritten site) or not */
+static void oracle_call(struct seq *q, uint64_t site, int kept)
+{
+    if (q->n_open == q->cap_open) {
+        q->cap_open = q->cap_open * 2 + 256;
+        q->open = realloc(q->open, q->cap_open * sizeof *q->open);
+    }
+    q->open[q->n_open++] = (struct open_call){ site, kept };
+    q->kept_open += kept;
+}
+
+/* --tree: an "r" line: the innermost open call returning to `ra`
+ * (site + 4 ARM and AArch64, + 2 or 4 Thumb, + 8 MIPS) is closed */
+static void oracle_return(struct seq *q, uint64_t ra)
+{
+    for (size_t i = q->n_open; i-- > 0;) {
+        uint64_t d = ra - q->open[i].site;
+        if (d == 2 || d == 4 || d == 8) {
+            q->kept_open -= q->open[i].kept;
+            memmove(q->open + i, q->open + i + 1, (q->n_open - i - 1) * sizeof *q->open);
+            q->n_open--;
+            return;
+        }
+    }
+}
+
+/* --tree: the depth of call `seq` of a thread from its row's last field
+ * (parent: a seq, or "-" for none) */
+static uint32_t traced_depth(struct seq *q, unsigned long seq, const char *row)
+{
+    const char *last = strrchr(row, '\t');
+    uint32_t depth = 0;
+    if (last && last[1] != '-') {
+        unsigned long parent = strtoul(last + 1, NULL, 10);
+        if (parent >= seq || parent >= q->cap_depth) {
+            fprintf(stderr, "oracle-compare: thread %lu call %lu: parent %lu is no earlier call\n",
+                    q->id, seq, parent);
+            exit(1);
+        }
+        depth = q->depth_of[parent] + 1;
+    }
+    if (seq >= q->cap_depth) {
+        size_t cap = q->cap_depth;
+        q->cap_depth = seq * 2 + 1024;
+        q->depth_of = realloc(q->depth_of, q->cap_depth * sizeof *q->depth_of);
+        memset(q->depth_of + cap, 0, (q->cap_depth - cap) * sizeof *q->depth_of);
+    }
+    q->depth_of[seq] = depth;
+    return depth;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: oracle-compare [--pairs|--counts] SITES.tsv BIAS ORACLE.txt TRACE.tsv [SITES.tsv BIAS]... "
+    fprintf(stderr, "usage: oracle-compare [--pairs|--counts|--ring|--ring-any|--tree] SITES.tsv BIAS ORACLE.txt TRACE.tsv [SITES.tsv BIAS]... "
                     "[--moved FROM SIZE TO]...\n");
     exit(2);
 }
@@ -435,6 +522,10 @@ int main(int argc, char **argv)
         pairs_mode = strcmp(argv[1], "--pairs") == 0 ? 1 : 2;
         argv++;
         argc--;
+    } else if (argc > 1 && strcmp(argv[1], "--tree") == 0) {
+        tree_mode = 1;
+        argv++;
+        argc--;
     } else if (argc > 1 && (strcmp(argv[1], "--ring") == 0 || strcmp(argv[1], "--ring-any") == 0)) {
         ring_mode = strcmp(argv[1], "--ring") == 0 ? 1 : 2;
         argv++;
@@ -475,12 +566,19 @@ int main(int argc, char **argv)
     while (fgets(line, sizeof line, f)) {
         unsigned long vcpu;
         uint64_t site, target;
+        if (tree_mode && sscanf(line, "%lu r %" SCNx64, &vcpu, &target) == 2) {
+            oracle_return(seq_for(&oracle, vcpu), moved(target));
+            continue;
+        }
         if (sscanf(line, "%lu %" SCNx64 " %" SCNx64, &vcpu, &site, &target) != 3)
             continue;
         site = moved(site);
         const struct site *s = find_site(site);
+        if (tree_mode)
+            oracle_call(seq_for(&oracle, vcpu), site, s != NULL);
         if (s) {
-            push(seq_for(&oracle, vcpu), site, moved(target));
+            struct seq *q = seq_for(&oracle, vcpu);
+            push(q, site, moved(target), q->kept_open - 1);
             objects[s->object].n_calls++;
         } else if (n_untraced && bsearch(&site, untraced, n_untraced, sizeof *untraced, cmp_u32)) {
             untraced_calls++;
@@ -495,8 +593,10 @@ int main(int argc, char **argv)
         unsigned long pid, tid, seq;
         uint64_t site, target;
         if (sscanf(line, "%lu\t%lu\t%lu\t%" SCNx64 "\t%" SCNx64, &pid, &tid, &seq, &site,
-                   &target) == 5)
-            push(seq_for(&traced, tid), site, target);
+                   &target) == 5) {
+            struct seq *q = seq_for(&traced, tid);
+            push(q, site, target, tree_mode ? traced_depth(q, seq, line) : 0);
+        }
     }
     fclose(f);
     if (ring_mode)
@@ -531,6 +631,11 @@ int main(int argc, char **argv)
                     if (best < t->n)
                         fprintf(stderr, ", then traced site %08" PRIx64 " target %08" PRIx64,
                                 t->v[best].site, t->v[best].target);
+                    if (tree_mode && best < t->n && at + best < o->n)
+                        fprintf(stderr, " at depth %u (seq %zu), the oracle's site %08" PRIx64
+                                        " at depth %u",
+                                t->v[best].depth - t->v[0].depth, best, o->v[at + best].site,
+                                o->v[at + best].depth - o->v[at].depth);
                 }
                 fprintf(stderr, "\n");
                 bad = 1;
@@ -556,7 +661,8 @@ int main(int argc, char **argv)
         }
     if (bad)
         return 1;
-    printf("oracle-compare: %zu calls in %zu threads equal the oracle's", total, traced.n);
+    printf("oracle-compare: %zu calls in %zu threads equal the oracle's%s", total, traced.n,
+           tree_mode ? ", nested as its calls and returns nest them" : "");
     for (size_t i = 0; i < n_objects && n_objects > 1; i++)
         printf("%s%s %zu", i ? ", " : " (", objects[i].name, objects[i].n_calls);
     printf("%s", n_objects > 1 ? ")" : "");

@@ -414,6 +414,8 @@ int main(int argc, char **argv)
     struct program_set ps;
     if (trace_open(argv[i], &t) != 0)
         return 2;
+    if (inferred)               /* the call stack's rules for a trace without returns */
+        t.header.flags &= ~(uint32_t)LITIFUT_TRACE_RETURNS;
     address_space_init(&as, &paths, t.header.word_size);
     address_space_load_maps(&as, t.maps_path);
     if (programs_load(&ps, &as, &t) != 0)
