@@ -44,7 +44,9 @@ check() {
 # every run of a program sees the same argv[0] and environment ($RUN_NAME,
 # if set, instead of prog: BusyBox must be called busybox).  stdin
 # from $STDIN (default /dev/null), stdout to DIR/out, stderr to DIR/err,
-# exit status to DIR/rc; traces go to DIR.  With VIA_LDSO=1 the
+# exit status to DIR/rc; traces go to DIR.  $OUT_FILTER, if set, is a
+# sed -E script for DIR/out (what differs from run to run, such as
+# elapsed times, taken out before outputs are compared).  With VIA_LDSO=1 the
 # dynamic linker is run explicitly, which loads the program at an
 # address of its choosing (not a 256 MB boundary under qemu).
 run_in() {
@@ -60,6 +62,7 @@ run_in() {
     (cd "$dir" && LITIFUT_DIR=. timeout 600 "$QEMU" "${qemu_args[@]}" -L "$SYSROOT" "${launch[@]}" \
         "./$name" "$@" > out 2> err < "${STDIN:-/dev/null}"
      echo $? > rc)
+    if [ -n "${OUT_FILTER:-}" ]; then sed -i -E "$OUT_FILTER" "$dir/out"; fi
 }
 
 # run_target DIR PROG ARGS...: PROG under qemu-user.

@@ -84,7 +84,7 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
 test_programs() {
     local arch src opt mode
     for arch in $ARCHES; do
-        local sources="calls.c cxx.cc threads.c demo.c bigtext.c"
+        local sources="calls.c cxx.cc threads.c demo.c bigtext.c nesting.c"
         [ "${arch#arm}" != "$arch" ] && sources="$sources thumb.c"
         for src in $sources; do
             # -O0: calls.c and cxx.cc (TEST_FULL: every program, mipsel too)

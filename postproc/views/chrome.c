@@ -16,6 +16,9 @@
  * another.  ts: microseconds of CLOCK_MONOTONIC on the target (the
  * trace's start plus the event's time), so that several processes line
  * up; cat: the file the function is in.  --srcline adds args.site.
+ * A frame that is no traced call (a function entered without one, as
+ * the log's "(untraced) -> f"; a fork child's frames from its parent)
+ * has args.call false.
  *
  * Estimates (estimates.h): a trace without a per-call clock or without
  * return records gets a "process_labels" event ("estimated durations",
@@ -196,14 +199,23 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
         line = trace_funcs_srcline(v->trace->tf, p->obj, p->site_addr[f->call.site]);
     }
     struct outbuf *ob = &c->ob;
-    if (line || v->trace->estimates) {
+    if (line || v->trace->estimates || !frame_is_call(f)) {
+        const char *sep = "";
         ob_str(ob, ",\"args\":{");
         if (line) {
             ob_str(ob, "\"site\":");
             ob_json_string(ob, line);
+            sep = ",";
         }
-        if (v->trace->estimates)
-            ob_str(ob, line ? ",\"estimate\":true" : "\"estimate\":true");
+        if (v->trace->estimates) {
+            ob_str(ob, sep);
+            ob_str(ob, "\"estimate\":true");
+            sep = ",";
+        }
+        if (!frame_is_call(f)) {        /* entered without a traced call, or before the trace */
+            ob_str(ob, sep);
+            ob_str(ob, "\"call\":false");
+        }
         ob_char(ob, '}');
     }
     ob_char(ob, '}');
