@@ -144,6 +144,10 @@ shlib_case() {
     local plain=$b/plain inst=$b/inst oracle=$b/oracle
     local all="libcalc.so.1 libshapes.so.1 libplugin.so"
     local EXPECT_RC=0
+    # (libshapes' exceptions: the oracle closes their frames late, so its
+    # tree is not the program's; the tree group checks catch blocks)
+    local NO_TREE=exceptions
+    case $case in bigtext*) NO_TREE= ;; esac
     case $case in
     traced|O0/traced)
         check_traced_objects "$name" "$plain/shmain" "$plain" "$inst/shmain" "$inst" "$oracle" \

@@ -126,7 +126,7 @@ stacks_fork() {
     run_target "$d/run" "$d/prog"
     local parent="" child="" t
     for t in "$d"/run/litifut.*.trace; do
-        if "$pp" --format=tsv "$t" | grep -q '	fork+0x0$'; then parent=$t; else child=$t; fi
+        if "$pp" --format=tsv "$t" | awk -F '\t' '$12 == "fork+0x0" { found = 1 } END { exit !found }'; then parent=$t; else child=$t; fi
     done
     if [ "$(cat "$d/run/rc")" != 0 ] || [ -z "$parent" ] || [ -z "$child" ]; then
         fail "$name: the run did not leave a parent's and a child's trace (see $d/run)"
