@@ -155,6 +155,7 @@ void control_after_call(uintptr_t target)
         recording_set(0, LITIFUT_STATE_BY_FUNCTION);
     if (fires(target, TRIGGER_SNAPSHOT)) {
         uint32_t mask[SIGSET_WORDS];
+        tracefile_freeze_room();
         lock(mask);
         tracefile_snapshot(LITIFUT_SNAPSHOT_FUNCTION, 0);
         unlock(mask);
@@ -229,6 +230,7 @@ void control_poll(uint32_t every)
     p->control_seen[0] = (uint64_t)said;
     if (said == CONTROL_SNAPSHOT) {
         uint32_t mask[SIGSET_WORDS];
+        tracefile_freeze_room();
         lock(mask);
         tracefile_snapshot(LITIFUT_SNAPSHOT_CONTROL, 0);
         unlock(mask);

@@ -63,6 +63,7 @@ static void on_fatal_signal(int sig)
 static void on_snapshot_signal(int sig)
 {
     uint32_t mask[SIGSET_WORDS];
+    tracefile_freeze_room();
     lock(mask);
     tracefile_snapshot(LITIFUT_SNAPSHOT_SIGNAL, (uint32_t)sig);
     unlock(mask);

@@ -533,6 +533,38 @@ int pool_slot_held(uint32_t slot)
     return 0;
 }
 
+uint32_t pool_threads(void)
+{
+    uint32_t n = 0;
+    for (struct pool_page *pg = litifut_copy.proc->pool; pg; pg = pg->next)
+        for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++)
+            n += pg->t[i].tid && pg->t[i].chunk;
+    return n;
+}
+
+/* The trace is frozen: where each thread's records end (a FROZEN record
+ * per thread with a chunk, as many as fit before `end`).  A hot path
+ * under way in another thread stores its record at or after that word,
+ * and bumps cur after: the record is not part of the trace. */
+uint32_t *pool_frozen(uint32_t *p, uint32_t *end)
+{
+    for (struct pool_page *pg = litifut_copy.proc->pool; pg; pg = pg->next)
+        for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++) {
+            struct litifut_thread *t = &pg->t[i];
+            uint32_t *chunk = t->chunk, *cur = t->cur;
+            /* (cur outside the chunk: between chunks; the reader then
+             * cuts the thread at the freeze's time) */
+            if (!t->tid || !chunk || cur < chunk || cur > t->chunk_end ||
+                end - p < 1 + (long)LITIFUT_FROZEN_REC_WORDS)
+                continue;
+            *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_FROZEN, LITIFUT_FROZEN_REC_WORDS);
+            *p++ = t->tid;
+            *p++ = ((struct litifut_chunk_header *)chunk)->index;
+            *p++ = (uint32_t)(cur - chunk);
+        }
+    return p;
+}
+
 /* Recording resumes: each thread's next record goes to the slow path
  * first, which puts a time mark before it, so that its calls are not
  * placed (interpolated between marks) inside the time recording was

@@ -270,10 +270,15 @@ static int next_chunk(struct litifut_thread *t)
     t->prev_chunk = t->chunk;
     t->prev_chunk_end = t->chunk_end;
     t->ring_prev = t->ring_slot;        /* (held until the next switch) */
-    t->cur = t->lim = t->chunk = NULL;
+    /* (chunk and cur stay as they were until the new chunk comes: a
+     * freeze meanwhile, under the lock this waits for, reads where the
+     * thread's records end: pool_frozen; no record can be stored, with
+     * signals blocked and the thread busy) */
+    t->lim = NULL;
     c.ring_hold = &t->ring_slot;
     c.ring_held = t->ring_prev;
     ok = tracefile_new_chunk(t->tid, t->next_size, &c);
+    t->cur = t->chunk = NULL;
     if (ok) {
         uint32_t size = (uint32_t)(c.end - c.base) * 4;
         t->next_size = 2 * size;        /* (tracefile_new_chunk caps it) */

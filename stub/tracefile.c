@@ -313,8 +313,8 @@ static int ring_setup(void)
         c *= 2;                 /* (a ring of more slots than its table: larger chunks) */
     while ((1u << shift) < c)
         shift++;
-    if (P->chunk_size < c)
-        P->chunk_size = c;      /* (the header's: no chunk is larger) */
+    P->chunk_size = c;          /* (the header's: no chunk is larger; the process's own
+                                   are no larger either) */
     P->ring_chunk = c;
     P->ring_want = (uint32_t)(ring >> shift);
     if (P->ring_want < 2)
@@ -361,10 +361,18 @@ static int ring_clear(uint64_t off, uint32_t size)
 
 /* --- snapshots --- */
 
+void tracefile_freeze_room(void)
+{
+    if (P->trace == TRACE_ON && !P->snapshot)
+        tracefile_events_room((pool_threads() + 8) * (1 + LITIFUT_FROZEN_REC_WORDS));
+}
+
 /* The ring's records end here, for `why` (a LITIFUT_SNAPSHOT_*; arg:
  * the signal).  A snapshot asked for (signal, control file, function)
  * freezes the trace for good: recording stops, as when the file fails
- * (but silently), and LITIFUT_COPY_TO gets the copy now.  Exit and a
+ * (but silently), a FROZEN record per thread says where its records end
+ * (room made by tracefile_freeze_room before the lock), and
+ * LITIFUT_COPY_TO gets the copy now.  Exit and a
  * fatal signal only say why (nothing comes after them); the fatal
  * signal copies too.  The first cause is kept.  Under the lock. */
 void tracefile_snapshot(uint32_t why, uint32_t arg)
@@ -374,6 +382,12 @@ void tracefile_snapshot(uint32_t why, uint32_t arg)
     int freeze = why != LITIFUT_SNAPSHOT_EXIT && why != LITIFUT_SNAPSHOT_FATAL;
     if (!P->snapshot && (P->settings.ring || freeze)) {
         P->snapshot = why;
+        /* where each thread's records end, then the time: every record
+         * before its thread's end was timed before it.  What a thread
+         * stores from now on (a hot path under way, a return, a time
+         * mark) is not in the trace, nor in the copy made below. */
+        if (freeze && P->events_cur)
+            P->events_cur = pool_frozen(P->events_cur, P->events_end);
         uint64_t now = sys_monotonic_ns();
         P->header->snapshot_arg = arg;
         P->header->snapshot_ns = now;

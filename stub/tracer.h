@@ -549,6 +549,12 @@ HIDDEN void process_unmap_chunk(uint32_t *base, uint32_t *end);
  * the lock. */
 HIDDEN void objects_set_recording(int on);
 HIDDEN void pool_mark_due(void);        /* under the lock */
+/* Threads with a chunk (for the room of their FROZEN records: a look
+ * without the lock may miss a thread just starting) */
+HIDDEN uint32_t pool_threads(void);
+/* A frozen trace: each thread's FROZEN record at p, as many as fit
+ * before end; returns where the next goes.  Under the lock. */
+HIDDEN uint32_t *pool_frozen(uint32_t *p, uint32_t *end);
 HIDDEN int pool_slot_held(uint32_t slot);   /* a thread holds this ring slot; under the lock */
 HIDDEN void objects_after_fork_child(void);
 /* Copies the next object record not yet in the trace to `to` if it
@@ -639,6 +645,7 @@ HIDDEN void tracefile_copy_maps(void);          /* under the lock */
 HIDDEN int tracefile_events_room(uint32_t words);  /* the process's own chunk */
 HIDDEN void tracefile_copy_out(void);           /* LITIFUT_COPY_TO, now; under the lock */
 HIDDEN void tracefile_snapshot(uint32_t why, uint32_t arg);   /* under the lock */
+HIDDEN void tracefile_freeze_room(void);    /* before a freezing snapshot's lock */
 HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
 /* One line: "litifut: WHAT PATH: ERROR" and `tail`.  Under the lock. */

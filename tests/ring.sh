@@ -21,7 +21,10 @@
 #               its own, copied to LITIFUT_COPY_TO when the child exits;
 #   fork-signals  LITIFUT_SNAPSHOT_SIGNAL sent again and again to fork
 #               children while their traces start: none hangs on the
-#               lock (tests/progs/sigfork.c).
+#               lock (tests/progs/sigfork.c);
+#   freeze      LITIFUT_SNAPSHOT_SIGNAL while five threads make calls, a
+#               ring and a full trace: nothing after the freeze is in the
+#               trace, the copy reads as the local trace (freeze.c).
 
 RING_ROUNDS=8000
 RING_SIZE=64K
@@ -204,6 +207,34 @@ ring_case() {   # ring_case ARCH
     fi
     ring_sizes "$ARCH"
     ring_fork "$ARCH"
+    ring_freeze "$ARCH"
+}
+
+# ring_freeze ARCH: LITIFUT_SNAPSHOT_SIGNAL while five threads make calls
+# (tests/progs/freeze.c), in a 64 KB ring and in a full trace: nothing
+# the threads store after the freeze is in the trace (no event after the
+# freeze's time), the copy LITIFUT_COPY_TO made then reads exactly as the
+# trace left on the device, and the ring's header says its 4 KB chunks
+ring_freeze() {
+    set_arch "$1" || return
+    local d=$WORK/ring/$ARCH mode r name last at
+    LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -pthread -o "$d/freeze" "$ROOT/tests/progs/freeze.c" ||
+        { fail "$ARCH/ring/freeze: cannot build"; return; }
+    for mode in ring full; do
+        name=$ARCH/ring/freeze-$mode r=$d/freeze-$mode
+        rm -rf "$r.usb"; mkdir -p "$r.usb"
+        LITIFUT_MODE=$mode LITIFUT_RING=$RING_SIZE LITIFUT_SNAPSHOT_SIGNAL=SIGUSR2 LITIFUT_COPY_TO=$r.usb \
+            run_target "$r" "$d/freeze" 20000
+        "$BIN/litifut-postproc" "$r" 2> /dev/null | grep -v '^#' > "$r.log"
+        "$BIN/litifut-postproc" "$r.usb" 2> /dev/null | grep -v '^#' > "$r.usb.log"
+        at=$(ring_info "$r" snapshot | sed -n 's/.* at \([0-9.]*\) s$/\1/p')
+        last=$(awk '{ print $1 }' "$r.log" | sort -n | tail -1)
+        check "$name: frozen while 5 threads make calls: nothing after the freeze ($at s; last event $last s), the copy reads as the trace ($(wc -l < "$r.log") lines)$([ $mode = ring ] && echo ", 4 KB chunks")" \
+            eval '[ "$(cat "$r/rc")" = 0 ] && grep -qx "100000 rounds" "$r/out" && [ -n "$at" ] &&
+                  [ -s "$r.log" ] && [ "$(echo "$last <= $at" | bc)" = 1 ] && cmp -s "$r.log" "$r.usb.log" &&
+                  { [ $mode = full ] || [ "$(ring_info "$r" chunk_size)" = 4096 ]; } &&
+                  ring_views "$name" "$r"'
+    done
 }
 
 # ring_frozen NAME DIR WHY ORACLE PROG: a ring frozen by WHY, its calls a

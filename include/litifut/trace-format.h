@@ -118,6 +118,18 @@
  *     LITIFUT_REC_SIGNAL_END no payload: the thread's innermost signal
  *                           handler returned, at its clock as it stands;
  *                           the calls still open inside it end with it
+ *     LITIFUT_REC_FROZEN    3 words, in the process's own chunks of a
+ *                           frozen trace (header.stopped
+ *                           LITIFUT_STOP_SNAPSHOT), one per thread that
+ *                           had a chunk: its thread id, that chunk's index
+ *                           and the words the thread had written in it at
+ *                           the freeze (its header's 4 included): records
+ *                           at or after that word, and the thread's later
+ *                           chunks, are not part of the trace (a hot path
+ *                           under way, or a return, stored after the
+ *                           freeze; the copy LITIFUT_COPY_TO made then
+ *                           lacks them).  A thread without one: the trace
+ *                           ends at header.stop_ns
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -239,6 +251,8 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_SITE_ADDR   9u      /* emulated traces: a site id's run-time address */
 #define LITIFUT_REC_SIGNAL      10u     /* a signal handler was entered (at the thread's clock) */
 #define LITIFUT_REC_SIGNAL_END  11u     /* ... and returned */
+#define LITIFUT_REC_FROZEN      12u     /* where a thread's records end in a frozen trace */
+#define LITIFUT_FROZEN_REC_WORDS 3u     /* ... its payload */
 #define LITIFUT_CHUNK_REC_WORDS 4u      /* ... its payload before the open frames */
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */
 #define LITIFUT_STATE_BY_SIGNAL 2u      /* LITIFUT_SIGNAL toggled it */

@@ -279,11 +279,20 @@ static size_t load_chunk_at(struct reader *r, unsigned char *buf, uint64_t off, 
     return r->size / 4;
 }
 
-/* Chunk number `pos` of the file, as trace_open found it. */
+/* Chunk number `pos` of the file, as trace_open found it; of a frozen
+ * trace's thread chunk, the part before the freeze (keep). */
 static size_t load_chunk(struct reader *r, unsigned char *buf, uint32_t pos, int *whole)
 {
     const struct trace_chunk *ch = &r->t->chunks[pos];
-    return load_chunk_at(r, buf, ch->off, ch->size, whole);
+    if (ch->keep < sizeof(struct litifut_chunk_header))
+        return 0;
+    size_t n = load_chunk_at(r, buf, ch->off, ch->size, whole);
+    if (n && r->size > ch->keep) {
+        r->size = ch->keep & ~(uint32_t)3;
+        *whole = 1;
+        n = r->size / 4;
+    }
+    return n;
 }
 
 /* A record that needs more words than its chunk has left: the file
@@ -546,6 +555,8 @@ static int control_word_ok(const struct trace_file *t, uint32_t w)
         return n == 1 + addr_words(t);
     case LITIFUT_REC_SIGNAL_END:
         return n == 0;
+    case LITIFUT_REC_FROZEN:
+        return n == LITIFUT_FROZEN_REC_WORDS;
     default:
         return 0;
     }
@@ -730,6 +741,14 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint6
                 e->site = word(r, pos + 4) & 0xffu;
                 e->target = addr_at(r, pos + 8);
             }
+        }
+        break;
+    case LITIFUT_REC_FROZEN:
+        if (!w->c && word(r, 4) == 0 && r->t->header.stopped == LITIFUT_STOP_SNAPSHOT) {
+            struct trace_file *t = r->t;    /* (the process's own chunks of a frozen trace) */
+            t->frozen = grow_for_one(t->frozen, t->n_frozen, &t->cap_frozen, sizeof *t->frozen);
+            t->frozen[t->n_frozen++] = (struct trace_frozen){ word(r, pos + 4), word(r, pos + 8),
+                                                              word(r, pos + 12) };
         }
         break;
     case LITIFUT_REC_CHUNK:
@@ -1095,7 +1114,7 @@ static void find_chunks(struct reader *r)
             continue;
         }
         t->chunks = grow_for_one(t->chunks, t->n_chunks, &cap, sizeof *t->chunks);
-        t->chunks[t->n_chunks++] = (struct trace_chunk){ off, size, index };
+        t->chunks[t->n_chunks++] = (struct trace_chunk){ off, size, index, word(&h, 4), UINT32_MAX };
         next_index = index + 1;
         off += size;
     }
@@ -1110,7 +1129,27 @@ static void find_chunks(struct reader *r)
     }
 }
 
-/* Reads every chunk once: objects, unloads, threads, counts. */
+/* A frozen trace: each thread chunk's part before the freeze, from the
+ * FROZEN records (a thread's chunks after the one its record names,
+ * none of it; one without a record, all: no chunk came after the
+ * freeze). */
+static void apply_freeze(struct trace_file *t)
+{
+    for (size_t i = 0; i < t->n_chunks; i++) {
+        struct trace_chunk *ch = &t->chunks[i];
+        for (size_t k = 0; k < t->n_frozen && ch->tid; k++) {
+            const struct trace_frozen *f = &t->frozen[k];
+            if (f->tid != ch->tid || f->index > ch->index)
+                continue;
+            ch->keep = f->index < ch->index ? 0 : f->words > ch->size / 4 ? ch->size : 4 * f->words;
+            break;
+        }
+    }
+}
+
+/* Reads every chunk once: objects, unloads, threads, counts; the
+ * process's own chunks first (a frozen trace's FROZEN records cut the
+ * threads'). */
 static void scan_chunks(struct reader *r)
 {
     struct trace_file *t = r->t;
@@ -1125,7 +1164,12 @@ static void scan_chunks(struct reader *r)
     struct chunk_info *chunks = NULL;
     size_t n_chunks = 0, cap = 0;
     uint64_t last_ns = 0;
-    for (uint32_t pos = 0; pos < t->n_chunks; pos++) {
+    for (uint32_t k = 0; k < 2 * t->n_chunks; k++) {
+        uint32_t pos = k % (uint32_t)t->n_chunks;
+        if ((t->chunks[pos].tid != 0) != (k >= t->n_chunks))
+            continue;                   /* (the process's own chunks, then the others) */
+        if (k == t->n_chunks && t->n_frozen)
+            apply_freeze(t);
         uint32_t index = t->chunks[pos].index;
         struct walk w = { .index = index };
         if (!load_chunk(r, buf, pos, &w.whole) || !chunk_header_ok(r, index))
@@ -1445,6 +1489,7 @@ void trace_free(struct trace_file *t)
     free(t->site_addrs);
     free(t->chunks);
     free(t->stopped_tids);
+    free(t->frozen);
     free(t->states);
     free(t->pairs);
     for (size_t i = 0; i < t->n_threads; i++) {
@@ -1474,6 +1519,13 @@ void trace_cursor_open(struct trace_cursor *c, struct trace_file *t, size_t thre
     c->buf = xmalloc(t->header.chunk_size);
     c->cap_ev = t->header.chunk_size / 4;
     c->ev = xmalloc(c->cap_ev * sizeof *c->ev);
+    c->end_ns = UINT64_MAX;
+    if (t->header.stopped == LITIFUT_STOP_SNAPSHOT && t->stop_why == LITIFUT_STOP_SNAPSHOT) {
+        c->end_ns = t->stop_ns;         /* (no FROZEN record: cut at the freeze's time) */
+        for (size_t k = 0; k < t->n_frozen; k++)
+            if (t->frozen[k].tid == c->th->tid)
+                c->end_ns = UINT64_MAX;
+    }
 }
 
 void trace_cursor_track(struct trace_cursor *c)
@@ -1564,6 +1616,8 @@ static int next_chunk(struct trace_cursor *c)
 const struct trace_event *trace_cursor_next(struct trace_cursor *c)
 {
     if (c->pos == c->n_ev && !next_chunk(c))
+        return NULL;
+    if (c->ev[c->pos].time_ns > c->end_ns)
         return NULL;
     return &c->ev[c->pos++];
 }

@@ -44,10 +44,18 @@ static inline uint64_t trace_address_mask(unsigned word_size)
 /* Kept for the views that still take one call at a time. */
 #define trace_call trace_event
 
-/* A chunk of the file: where, its bytes, its index (ascending). */
+/* A chunk of the file: where, its bytes, its index (ascending), its
+ * thread (as its header says) and, in a frozen trace, the bytes of it
+ * that are part of the trace (0: none; UINT32_MAX: all). */
 struct trace_chunk {
     uint64_t off;
-    uint32_t size, index;
+    uint32_t size, index, tid, keep;
+};
+
+/* A frozen trace's FROZEN record: thread tid's records end at word
+ * `words` of its chunk `index`. */
+struct trace_frozen {
+    uint32_t tid, index, words;
 };
 
 /* A thread: its chunks, read one at a time through a cursor. */
@@ -155,6 +163,8 @@ struct trace_file {
     struct trace_chunk *chunks;         /* every chunk found, in file order */
     size_t n_chunks;
     uint64_t chunks_before, chunks_missing; /* the threads' (trace_thread), added up */
+    struct trace_frozen *frozen;        /* a frozen trace's FROZEN records */
+    size_t n_frozen, cap_frozen;
     uint32_t stop_why, stop_errno;      /* recording stopped for good (LITIFUT_STOP_*;
                                            0: it did not), first at stop_ns */
     uint64_t stop_ns;                   /* (since the trace's start) */
@@ -248,6 +258,8 @@ struct trace_cursor {
     uint64_t *mark_ns;
     size_t cap_marks;
     uint32_t *ev_end;                   /* trace_cursor_track: where each event's record ends */
+    uint64_t end_ns;                    /* a frozen trace's thread without a FROZEN record:
+                                           its events end at the freeze (else UINT64_MAX) */
 };
 void trace_cursor_open(struct trace_cursor *c, struct trace_file *t, size_t thread);
 /* The thread's next event, valid until the next call; NULL at its end. */
