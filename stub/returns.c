@@ -165,39 +165,34 @@ static int shadow_make(struct litifut_thread *t);
 uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call,
                               uintptr_t target)
 {
-    shadow_make(t);     /* now, before the call's time: a thread's first makes it (on 64-bit
-                           glibc its thread destructor's malloc makes an arena: milliseconds
-                           under qemu, which the callee would seem to take) */
+    shadow_make(t);     /* now, before the call's time: a thread's first makes it (a system
+                           call: under qemu, time the callee would seem to take) */
     return unwind(t, p, sp_call, !SWAPCONTEXT_INNER(target));
 }
 
 /*
- * A thread that ends with frames still open (pthread_exit, a
- * cancellation: glibc unwinds them and jumps back to the thread's start)
- * makes no further event that would show them gone: a destructor of the
- * thread's, run by glibc as it ends (__cxa_thread_atexit_impl, weak: a
- * C library without it leaves them open), writes their RETURNs, all of
- * them (the destructor may run below where they were: the stack is
- * reused).  The main thread's, run by exit(), only for the frames below
- * its caller: the others are still running, and stay open.
+ * A thread that ends inside frames (pthread_exit, a cancellation: the C
+ * library unwinds them, forcedly, and jumps back to the thread's start)
+ * makes no further event that would show them gone: so the forced
+ * unwinding, as it steps over each hooked frame (the trampoline's
+ * personality routine, arch/<arch>/unwind.c), writes that frame's
+ * RETURN and those of the frames inside it.  (No thread destructor is
+ * registered for it: glibc's __cxa_thread_atexit_impl takes memory
+ * from the program's heap, which moves every later allocation.)
  */
-extern int __cxa_thread_atexit_impl(void (*)(void *), void *, void *) __attribute__((weak));
-extern void *__dso_handle HIDDEN;
-
-static void thread_ends(void *arg)
+void returns_forced_unwind(uintptr_t sp)
 {
-    (void)arg;
     struct litifut_thread *t = thread_self();
-    uintptr_t sp = FRAME_ADDRESS();
-    if (!t->shadow || t->state != THREAD_ON || t->busy)
+    uintptr_t frame = FRAME_ADDRESS();
+    if (!t || !t->shadow || t->state != THREAD_ON || t->busy)
         return;
-    t->busy = sp;
+    t->busy = frame;
     __asm__ volatile("" ::: "memory");
     uint32_t *p = t->cur;
     if (t->lim <= p)
         p = control_refill(t);
-    unwind(t, p, t->tid == (uint32_t)sys_getpid() ? sp : ~(uintptr_t)0, 0);
-    if (t->busy == sp) {
+    unwind(t, p, sp, 1);
+    if (t->busy == frame) {             /* (a thread whose trace failed is BUSY_OFF) */
         __asm__ volatile("" ::: "memory");
         t->busy = 0;
     }
@@ -222,8 +217,6 @@ static int shadow_make(struct litifut_thread *t)
     t->shadow_end = t->shadow + SHADOW_ENTRIES;
     __asm__ volatile("" ::: "memory");
     t->shadow_top = t->shadow + 1;
-    if (__cxa_thread_atexit_impl)
-        __cxa_thread_atexit_impl(thread_ends, NULL, &__dso_handle);
     return 1;
 }
 

@@ -598,6 +598,10 @@ HIDDEN uintptr_t returns_unhook(struct litifut_thread *t, uintptr_t ra);
 /* The real return address of the thread's hooked call made with stack
  * pointer sp, 0 if none (for unwinders). */
 HIDDEN uintptr_t returns_real_address(uintptr_t sp);
+/* A forced unwinding (pthread_exit, cancellation) leaves the hooked call
+ * made with stack pointer sp: its RETURN and those inside it, now (the
+ * trampoline's personality routine, after returns_real_address). */
+HIDDEN void returns_forced_unwind(uintptr_t sp);
 /* The unwinder's function `name` where a weak reference cannot see it
  * (glibc's private libgcc_s), NULL if none. */
 HIDDEN void *returns_unwinder_function(const char *name);

@@ -155,6 +155,43 @@ test_signals() {
     done
 }
 
+# The tracer takes nothing from the program's heap and leaves main's
+# stack where it was (tests/progs/memplace.c): every setting's traced
+# run prints the addresses its run with tracing off prints (the same
+# environment but LITIFUT_TRACE's value, and run directories whose names
+# have one length: $PWD is in it), PIE and static.
+test_memory() {
+    local arch link settings flags d
+    for arch in $ARCHES; do
+        set_arch "$arch"
+        for link in pie static; do
+            flags=()
+            [ "$link" = static ] && flags=(-static)
+            d=$WORK/memory/$ARCH-$link
+            mkdir -p "$d"
+            if ! LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 "${flags[@]}" -o "$d/prog" \
+                 "$ROOT/tests/progs/memplace.c"; then
+                fail "$ARCH/memory/$link: cannot build"
+                continue
+            fi
+            for settings in "" "LITIFUT_RETURNS=0" "LITIFUT_CLOCK=marks" "LITIFUT_MODE=ring" \
+                            "LITIFUT_MODE=count"; do
+                ( [ -z "$settings" ] || export "${settings?}"
+                  LITIFUT_TRACE=1 run_target "$d/t1" "$d/prog"
+                  LITIFUT_TRACE=0 run_target "$d/t0" "$d/prog" )
+                if ls "$d/t1"/litifut.*.trace > /dev/null 2>&1 && [ "$(cat "$d/t1/rc")" = 0 ] &&
+                   [ -s "$d/t1/out" ] && cmp -s "$d/t1/out" "$d/t0/out"; then
+                    pass "$ARCH/memory/$link${settings:+ ($settings)}: heap and stack as untraced: $(head -1 "$d/t1/out")"
+                else
+                    fail "$ARCH/memory/$link${settings:+ ($settings)}: traced (exit $(cat "$d/t1/rc")):" \
+                         "$(tr '\n' ' ' < "$d/t1/out")$(head -c 200 "$d/t1/err"); untraced:" \
+                         "$(tr '\n' ' ' < "$d/t0/out")"
+                fi
+            done
+        done
+    done
+}
+
 # A daemon closes the trace file's descriptor, changes directory and
 # reuses the number: the tracer reopens the file and loses nothing.
 test_daemon() {

@@ -10,7 +10,9 @@
  * saved (PAC-signed) x30 with the raw address is harmless; the
  * trampoline's FDE has no negate_ra_state, so the unwinder does not
  * authenticate it.  Nothing else is changed: entries of frames an
- * exception leaves are dropped at the thread's next call or return.
+ * exception leaves are dropped at the thread's next call or return; a
+ * forced unwinding (pthread_exit, cancellation: the thread ends) writes
+ * the frame's RETURN as it leaves it.
  *
  * The unwinder's functions are weak: a program without an unwinder
  * never calls this, and must not get libgcc_s for it.  A C program that
@@ -45,6 +47,8 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(int version, _Unwind_Actio
     if (!ra)
         return fail;
     set_gr(context, 30, ra);        /* x30: the caller's return address */
+    if ((actions & _UA_FORCE_UNWIND) && (actions & _UA_CLEANUP_PHASE))
+        returns_forced_unwind((uintptr_t)get_cfa(context));    /* (the thread ends) */
     return _URC_CONTINUE_UNWIND;
 }
 

@@ -7,7 +7,9 @@
  * empty, and its caller is the real return address of the shadow stack
  * entry whose stack pointer is the unwinder's (sp at the call is sp
  * after the callee's frame).  Nothing is changed: entries of frames an
- * exception leaves are dropped at the thread's next call or return.
+ * exception leaves are dropped at the thread's next call or return; a
+ * forced unwinding (pthread_exit, cancellation: the thread ends) writes
+ * the frame's RETURN as it leaves it.
  *
  * The unwinder's register access functions are weak: a program without
  * an unwinder never calls this, and must not get libgcc_s for it.  A C
@@ -33,7 +35,6 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(_Unwind_State state,
                                                       _Unwind_Control_Block *ucbp,
                                                       _Unwind_Context *context)
 {
-    (void)state;
     (void)ucbp;
     uint32_t sp, ra;
     static vrs_get_fn *get;
@@ -48,6 +49,8 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(_Unwind_State state,
         return _URC_FAILURE;
     if (set(context, _UVRSC_CORE, 15, _UVRSD_UINT32, &ra) != _UVRSR_OK)
         return _URC_FAILURE;
+    if ((state & _US_FORCE_UNWIND) && (state & _US_ACTION_MASK) == _US_UNWIND_FRAME_STARTING)
+        returns_forced_unwind(sp);      /* (the thread ends: the frame's RETURN now) */
     return _URC_CONTINUE_UNWIND;
 }
 

@@ -42,6 +42,8 @@ HIDDEN _Unwind_Reason_Code litifut_return_personality(int version, _Unwind_Actio
     if (!ra)
         return fail;
     *(volatile uint32_t *)cfa = (uint32_t)ra;
+    if ((actions & _UA_FORCE_UNWIND) && (actions & _UA_CLEANUP_PHASE))
+        returns_forced_unwind(cfa);     /* (the thread ends: the frame's RETURN now) */
     return _URC_CONTINUE_UNWIND;
 }
 
