@@ -33,6 +33,9 @@ struct emu_end {
     uint8_t conditional;        /* a call that may not be taken: not one if execution
                                    goes on at `fall` */
     uint8_t direct;             /* a call with a fixed target: `target` */
+    uint8_t slot_next;          /* its delay slot (at site + 4) runs as a block of its own
+                                   (MIPS: a page boundary split them): where it went is
+                                   the block after that one */
     uint64_t site, ra, target, fall;
 };
 
@@ -59,9 +62,10 @@ struct emu_arch {
      * helpers); NULL: none. */
     int (*helper_page)(uint64_t pc);
     /* An instrumented object's rewritten call that enters a thunk
-     * (litifut_thunks) stands for the call this many bytes before its
-     * return address (ARM: the 16-bit blx of a Thumb pair); 0: none. */
-    uint8_t thunk_call_back;
+     * (litifut_thunks) at `entry` and returns to `ra` stands for the
+     * call at the address this gives (ARM: the 16-bit blx of a Thumb
+     * pair, before ra or at it); NULL: the arch has no thunks. */
+    uint64_t (*thunk_site)(uint64_t entry, uint64_t ra);
 };
 
 /* The arch QEMU names `target_name`; NULL if none. */

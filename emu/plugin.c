@@ -195,7 +195,7 @@ struct block {
     uint8_t tracer;                     /* in an instrumented object's tracer: no call sites */
     uint8_t trampoline;                 /* ... its sleds and what they run (or code no file
                                            holds: a MIPS bridge): a call there is on its way */
-    uint8_t thunk;                      /* ... its thunks (arch thunk_call_back) */
+    uint8_t thunk;                      /* ... its thunks (arch thunk_site) */
     atomic_uint gen;                    /* handler_gen when `handler` was worked out */
     atomic_int handler;                 /* the signal whose handler starts here (-1: none,
                                            0: more than one) */
@@ -454,6 +454,20 @@ static int event_begin(struct vcpu *v, uint64_t now, uint32_t *delta)
         d = 0;
     }
     *delta = (uint32_t)d;
+    return 0;
+}
+
+/* Room for an event that carries no time of its own (SIGNAL,
+ * SIGNAL_END: control records), at the clock brought to `now` by an
+ * ADVANCE word (or a TIME record) first: a delta event_begin gives back
+ * is no record's. */
+static int event_begin_untimed(struct vcpu *v, uint64_t now)
+{
+    uint32_t d;
+    if (event_begin(v, now, &d) != 0)
+        return -1;
+    if (d)
+        put(&v->c, d << 8 | LITIFUT_REC_ADVANCE);
     return 0;
 }
 
@@ -1271,8 +1285,7 @@ static int call_taken(const struct emu_end *e, uint64_t pc)
 static void signal_delivered(struct vcpu *v, const struct block *p, const struct block *b,
                              int sig, uint64_t now)
 {
-    uint32_t d;
-    int rec = atomic_load(&recording) && event_begin(v, now, &d) == 0;
+    int rec = atomic_load(&recording) && event_begin_untimed(v, now) == 0;
     if (rec) {
         put(&v->c, LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_SIGNAL, 1 + A->word_size / 4));
         put(&v->c, (uint32_t)sig);
@@ -1357,6 +1370,13 @@ static void on_block(unsigned int idx, void *data)
     if (!v)
         v = vcpu_new(idx);
     uint64_t now = now_units(v);
+    /* a delay slot a page boundary split from its jump (MIPS): the
+     * jump's end is settled by the block after it */
+    const struct block *p = v->via ? v->via_last : v->prev;
+    if (p && p->end[0].e.slot_next && b->pc == p->end[0].e.site + 4) {
+        v->clock += b->n_insns;
+        return;
+    }
     /* (the tracer's own function is the target when a trampoline's
      * indirect jump reaches it: a __wrap_ function; a call from a
      * trampoline into the tracer is its slow path, on the way) */
@@ -1389,9 +1409,9 @@ static void on_block(unsigned int idx, void *data)
             v->via_end = i;
             v->via_last = b;
             v->via_site_plus1 = 0;
-            if (b->thunk && A->thunk_call_back) {
+            if (b->thunk && A->thunk_site) {
                 pthread_mutex_lock(&lock);
-                v->via_site_plus1 = site_of(v->prev->end[i].e.ra - A->thunk_call_back);
+                v->via_site_plus1 = site_of(A->thunk_site(b->pc, v->prev->end[i].e.ra));
                 pthread_mutex_unlock(&lock);
             }
             v->prev = NULL;
@@ -1502,9 +1522,8 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint6
                 continue;
             struct frame f = v->stack[i];
             v->depth = i;
-            uint32_t d;
             if (f.recorded && f.epoch == atomic_load(&off_epoch) && atomic_load(&recording) &&
-                event_begin(v, now_units(v), &d) == 0)
+                event_begin_untimed(v, now_units(v)) == 0)
                 put(&v->c, LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_SIGNAL_END, 0));
             v->prev = f.pending;
             v->via = f.via;

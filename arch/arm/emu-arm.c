@@ -105,6 +105,15 @@ static int arm_helper_page(uint64_t pc)
     return pc >= 0xffff0000u && pc < 0xffff1000u;
 }
 
+/* A Thumb pair's thunk (arch/arm/host-arm.h): after a 16-bit P the bl
+ * replaced both and enters at the thunk's + 2, and the blx was the
+ * halfword before the return address; after a 32-bit P the bl replaced
+ * P only and enters at + 0, and the blx stays at the return address. */
+static uint64_t arm_thunk_site(uint64_t entry, uint64_t ra)
+{
+    return entry & 2 ? ra - 2 : ra;
+}
+
 const struct emu_arch emu_arch_arm = {
     .target_name = "arm", .trace_arch = LITIFUT_ARCH_ARM, .word_size = 4, .big_endian = 0,
     .elf_machine = 40 /* EM_ARM */, .isa_bits = 1,
@@ -112,5 +121,5 @@ const struct emu_arch emu_arch_arm = {
     .sys_execve = 11, .sys_execveat = 387, .sys_exit_group = 248, .sys_clone = 120,
     .sys_clone3 = 435, .sigaction_handler_offset = 0,
     .block_isas = arm_block_isas, .block_end = arm_block_end, .helper_page = arm_helper_page,
-    .thunk_call_back = 2,       /* `P; blx rM` rewritten as one bl to a thunk: the blx */
+    .thunk_site = arm_thunk_site,
 };

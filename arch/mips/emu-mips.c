@@ -3,7 +3,9 @@
  * (emu/emu-arch.h): a call is followed by its delay slot, which QEMU
  * puts in the same block, so a block ends with the call one
  * instruction before its end (or at its end, where a page boundary
- * split the pair); its return address is the call's + 8.
+ * split the pair: the delay slot then runs as a block of its own, and
+ * the block after it is where the call went); its return address is
+ * the call's + 8.
  */
 #include "emu/emu-arch.h"
 #include "litifut/trace-format.h"
@@ -43,7 +45,8 @@ static void mips_block_end(unsigned isa, const struct emu_insn *in, size_t n, in
     (void)isa;
     if (n >= 2 && mips_end_of(emu_word(&in[n - 2], big_endian), in[n - 2].vaddr, e))
         return;
-    mips_end_of(emu_word(&in[n - 1], big_endian), in[n - 1].vaddr, e);
+    if (mips_end_of(emu_word(&in[n - 1], big_endian), in[n - 1].vaddr, e))
+        e->slot_next = 1;           /* (its delay slot on the next page: a block of its own) */
 }
 
 #define MIPS_O32(name, be)                                                              \

@@ -65,6 +65,10 @@
  * a later thread still holds the earlier one's calls that never
  * returned).
  *
+ * --exact (before SITES.tsv): ORACLE.txt is another reader's calls
+ * (litifut-emu's, as oracle lines) that the artefacts below must not
+ * touch: every target must be the traced one.
+ *
  * Two QEMU artefacts are allowed for, both where the oracle takes the
  * wrong block for the call's target:
  *  - a call into the ARM kernel user helpers (0xffff0f60..0xffff0fff)
@@ -177,12 +181,16 @@ static FILE *open_or_die(const char *path)
     return f;
 }
 
+static int exact_targets;       /* --exact: no QEMU artefact allowed for */
+
 static int same_call(const struct call *traced, const struct call *oracle)
 {
     if (traced->site != oracle->site)
         return 0;
     if (traced->target == oracle->target)
         return 1;
+    if (exact_targets)
+        return 0;
     if (traced->target >= 0xffff0f60u && oracle->target == traced->site + 4)
         return 1;
     return oracle->target == traced->site + 4 && (oracle->target & 0xfff) == 0;
@@ -331,7 +339,7 @@ static uint32_t traced_depth(struct seq *q, unsigned long seq, const char *row)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: oracle-compare [--pairs|--counts|--ring|--ring-any|--tree] SITES.tsv BIAS ORACLE.txt TRACE.tsv [SITES.tsv BIAS]... "
+    fprintf(stderr, "usage: oracle-compare [--pairs|--counts|--ring|--ring-any|--tree|--exact] SITES.tsv BIAS ORACLE.txt TRACE.tsv [SITES.tsv BIAS]... "
                     "[--moved FROM SIZE TO]...\n");
     exit(2);
 }
@@ -524,6 +532,10 @@ int main(int argc, char **argv)
         argc--;
     } else if (argc > 1 && strcmp(argv[1], "--tree") == 0) {
         tree_mode = 1;
+        argv++;
+        argc--;
+    } else if (argc > 1 && strcmp(argv[1], "--exact") == 0) {
+        exact_targets = 1;
         argv++;
         argc--;
     } else if (argc > 1 && (strcmp(argv[1], "--ring") == 0 || strcmp(argv[1], "--ring-any") == 0)) {
