@@ -3,7 +3,7 @@
 # runs its script; the page it then holds (--dump-dom) must have the
 # profile's rows (as many as --profile --format=tsv has functions), the
 # flame graph's boxes (as many as --format=svg draws), a timeline bar
-# per call (as many as --format=tsv has calls), the callers and callees
+# per frame (as many as --format=chrome has), the callers and callees
 # of outer (report.html#fn=outer selects it) as --graph=outer has them,
 # and no script error; a screenshot is kept (report.png in the scratch
 # directory; the README's is docs/report.png).  With --diff=OTHER, the
@@ -13,6 +13,49 @@
 report_browser() {     # report_browser ARGS...: chromium, headless, as root too
     timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
         --user-data-dir="$R/profile" "$@"
+}
+
+# report_many: tests/progs/manycalls.c, more calls than the timeline
+# shows, in two processes: the timeline has the frames that start first
+# (of both processes: both lanes drawn), outer's and main's bars among
+# them, ended at the cut and marked so; a time axis, labels on the wide
+# bars, and each bar names its function's row in the profile (a click
+# selects it)
+report_many() {
+    local pp=$BIN/litifut-postproc m=$R/many
+    mkdir -p "$m/run"
+    if ! LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -o "$m/run/prog" \
+         "$ROOT/tests/progs/manycalls.c" 2> "$m/build.err"; then
+        fail "$ARCH/report/timeline: cannot build tests/progs/manycalls.c: $(head -c 300 "$m/build.err")"
+        return
+    fi
+    (cd "$m/run" && LITIFUT_DIR=. timeout 120 "$QEMU" -L "$SYSROOT" ./prog > out 2> err)
+    "$pp" --format=html -o "$m/report.html" "$m/run" 2> "$m/html.err"
+    report_browser --enable-logging=stderr --v=0 --dump-dom "file://$m/report.html" \
+        > "$m/dom.html" 2> "$m/browser.log"
+    local got
+    got=$(python3 - "$m/dom.html" <<'EOF'
+import json, re, sys
+d = open(sys.argv[1]).read()
+names = json.loads(re.search(r'"names":(\[.*?\]),\n"bars"', d, re.S).group(1))
+bars = json.loads(re.search(r'"bars":(\[.*?\])\};', d, re.S).group(1))
+profile = json.loads(re.search(r'var PROFILE = (\{.*?\});\nvar TIMELINE', d, re.S).group(1))
+lanes = sorted({b[0] for b in bars})
+outer = [b for b in bars if names[b[1]] == "outer"]
+clipped = [b for b in bars if b[6]]
+fns = re.findall(r'<g class="bar" data-fn="(-?[0-9]+)"><title>(?:\(entered without a traced call\) )?'
+                 r'(.*?) \([^()]*, from [^()]*\)</title>', d)
+right = all(int(i) >= 0 and profile["functions"][int(i)][0] == n for i, n in fns)
+print(len(re.findall(r'class="bar"', d)), len(lanes), len(outer),
+      "outer-clipped" if any(names[b[1]] == "outer" for b in clipped) else "outer-not-clipped",
+      "ticks" if 'class="tick"' in d else "no-ticks",
+      "labels" if re.search(r'class="label"[^>]*>[^<]+<', d) else "no-labels",
+      "fn-rows" if fns and right and len(fns) == len(bars) else "fn-rows-wrong")
+EOF
+)
+    check "$ARCH/report/timeline: 30100 calls in two processes: $got (want 20000 bars, 2 lanes, outer's 2 bars, ended at the cut, an axis, labels, each bar its function's row)" \
+        eval '[ "$got" = "20000 2 2 outer-clipped ticks labels fn-rows" ] && [ ! -s "$m/html.err" ] &&
+              ! grep -q "Uncaught" "$m/browser.log" && grep -q "id=\"tl-cut\"" "$m/dom.html"'
 }
 
 test_report() {
@@ -33,7 +76,7 @@ test_report() {
     "$pp" --binary-dir "$R/run" --format=html -o "$R/report.html" "$R/run" 2> "$R/html.err"
     "$pp" --binary-dir "$R/run" --profile --format=tsv "$R/run" > "$R/prof.tsv"
     "$pp" --binary-dir "$R/run" --format=svg "$R/run" > "$R/flame.svg"
-    "$pp" --binary-dir "$R/run" --format=tsv "$R/run" > "$R/calls.tsv"
+    "$pp" --binary-dir "$R/run" --format=chrome "$R/run" > "$R/chrome.json"
     "$pp" --binary-dir "$R/run" --graph=outer --format=tsv "$R/run" > "$R/graph.tsv"
     check "$ARCH/report: --format=html -o report.html, nothing said" \
         eval '[ -s "$R/report.html" ] && [ ! -s "$R/html.err" ]'
@@ -57,12 +100,15 @@ EOF
 )
     # the graph's lines for outer: callers (callee outer) and callees (caller outer)
     want="$(($(wc -l < "$R/prof.tsv") - 1)) $(grep -c 'class="fg-f"' "$R/flame.svg")"
-    want="$want $(($(wc -l < "$R/calls.tsv") - 1))"
+    want="$want $(grep -c '"ph":"B"' "$R/chrome.json")"
     want="$want $(awk -F '\t' 'NR > 1 && ($1 == "outer" || $3 == "outer") { n++ } END { print n + 0 }' "$R/graph.tsv")"
     check "$ARCH/report: in chromium, rows, flame boxes, timeline bars, outer's edges: $got (want $want)" \
         eval '[ "$got" = "$want" ] && ! grep -q "Uncaught" "$R/browser.log"'
     check "$ARCH/report: a screenshot (report.png)" \
         eval '[ "$(stat -c %s "$R/report.png" 2> /dev/null || echo 0)" -gt 20000 ]'
+    check "$ARCH/report: no link to a comparison without --diff" \
+        eval '! grep -q "href=\"#diff-sec\"" "$R/report.html"'
+    report_many
     # a second run, compared with the first (--diff): a row per function
     # of either run, as --profile --diff's TSV
     mkdir -p "$R/run2"
@@ -74,9 +120,9 @@ EOF
         > "$R/diffdom.html" 2> "$R/diffbrowser.log"
     got=$(grep -o 'class="drow"' "$R/diffdom.html" | wc -l)
     want=$(($(wc -l < "$R/diff.tsv") - 1))
-    check "$ARCH/report: --diff=OTHER: the comparison's rows in chromium ($got, want $want)" \
+    check "$ARCH/report: --diff=OTHER: the comparison's rows in chromium ($got, want $want), linked" \
         eval '[ "$got" = "$want" ] && [ "$want" -gt 5 ] && [ ! -s "$R/diff.err" ] &&
-              ! grep -q "Uncaught" "$R/diffbrowser.log"'
+              ! grep -q "Uncaught" "$R/diffbrowser.log" && grep -q "href=\"#diff-sec\"" "$R/diff.html"'
     # a LITIFUT_MODE=count trace: its pairs in the coverage, as --coverage has them
     mkdir -p "$R/count"
     cp "$R/run/prog" "$R/count/prog"

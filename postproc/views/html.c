@@ -8,11 +8,16 @@
  *     it in the flame graph (report.html#fn=NAME opens with NAME's);
  *   - the flame graph (flamesvg.c's SVG, inline): zoom on click, search,
  *     turned into an icicle (a call tree's order) by a click;
- *   - a timeline per thread: each call a bar over time (its depth below
- *     the thread's line), the wheel zooms, dragging pans, a double
- *     click shows everything again; at most HTML_BARS calls (the first
- *     ones read), with a note saying how many were left out and how to
- *     see them (--time-range, --tid);
+ *   - a timeline per thread: each frame a bar over time (its depth
+ *     below the thread's line; a function entered without a traced call
+ *     too, as in the other views), labelled with its function where it
+ *     is wide enough, a click selects its function in the profile, a
+ *     time axis on top; the wheel zooms, dragging pans, a double click
+ *     shows everything again.  At most HTML_BARS frames: the ones that
+ *     start first, of every thread and process alike; a frame still
+ *     open when the next one left out starts (the cut) ends there,
+ *     marked, and a note says how many were left out and how to see
+ *     them (--time-range, --tid);
  *   - the coverage (coverage.c's text): the functions of each
  *     instrumented object a traced call reached, and the ones none did;
  *     of a full trace's calls, a count or dedup trace's pairs (such a
@@ -39,11 +44,13 @@
 
 struct bar {
     uint32_t thread, name, depth;       /* name: index into the timeline's names */
+    uint8_t call, clipped;              /* a traced call; still open at the cut */
     uint64_t start_ns, end_ns;
 };
 
 struct lane {
     uint32_t pid, tid;
+    uint64_t calls;                     /* traced calls shown */
 };
 
 struct html {
@@ -62,9 +69,11 @@ struct html {
     struct lane *lanes;
     size_t n_lanes, cap_lanes;
     uint32_t lane;                      /* the thread being read */
-    struct bar *bars;
+    struct bar *bars;                   /* the frames that start first (see keep_bar) */
     size_t n_bars, cap_bars;
-    uint64_t bars_cut;                  /* calls left out of the timeline */
+    uint64_t cut_ns;                    /* frames that start at it or later are left out */
+    uint64_t bars_seen;                 /* frames shown, kept or not */
+    int diff;                           /* --diff=OTHER: the comparison */
     uint64_t pairs;                     /* of dedup and count traces */
     uint32_t *name_of_fid;              /* fid -> name index + 1 */
     size_t n_name_of_fid;
@@ -95,7 +104,7 @@ static void html_thread_begin(struct view *v, struct callstack *s)
     if (h->profile->ops->thread_begin)
         h->profile->ops->thread_begin(h->profile, s);
     h->lanes = grow_for_one(h->lanes, h->n_lanes, &h->cap_lanes, sizeof *h->lanes);
-    h->lanes[h->n_lanes] = (struct lane){ v->trace->t->header.pid, s->th ? s->th->tid : 0 };
+    h->lanes[h->n_lanes] = (struct lane){ v->trace->t->header.pid, s->th ? s->th->tid : 0, 0 };
     h->lane = (uint32_t)h->n_lanes++;
 }
 
@@ -126,20 +135,44 @@ static uint32_t name_index(struct html *h, uint32_t fid)
     return h->name_of_fid[fid] - 1;
 }
 
+static int by_start(const void *a, const void *b)
+{
+    const struct bar *x = a, *y = b;
+    return x->start_ns != y->start_ns ? (x->start_ns < y->start_ns ? -1 : 1)
+                                      : (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+/* The HTML_BARS bars that start first (threads come one after another:
+ * every thread's earliest are kept until there are twice as many, then
+ * the later half goes, and the cut moves to the first of them). */
+static void trim_bars(struct html *h)
+{
+    qsort(h->bars, h->n_bars, sizeof *h->bars, by_start);
+    if (h->n_bars > HTML_BARS) {
+        h->cut_ns = h->bars[HTML_BARS].start_ns;
+        h->n_bars = HTML_BARS;
+        while (h->n_bars && h->bars[h->n_bars - 1].start_ns >= h->cut_ns)
+            h->n_bars--;            /* (ties at the cut: all of them go) */
+    }
+}
+
 static void html_pop(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns)
 {
     struct html *h = (struct html *)v;
     h->profile->ops->pop(h->profile, s, f, end_ns);
     h->flame->ops->pop(h->flame, s, f, end_ns);
-    if (!f->shown || !frame_is_call(f))
+    if (!f->shown)
         return;
-    if (h->n_bars == HTML_BARS) {
-        h->bars_cut++;
+    h->bars_seen++;
+    h->lanes[h->lane].calls += frame_is_call(f);
+    uint64_t start = f->start_ns + h->offset_ns;
+    if (start >= h->cut_ns)
         return;
-    }
     h->bars = grow_for_one(h->bars, h->n_bars, &h->cap_bars, sizeof *h->bars);
     h->bars[h->n_bars++] = (struct bar){ h->lane, name_index(h, f->fid), f->depth,
-                                         f->start_ns + h->offset_ns, end_ns + h->offset_ns };
+                                         (uint8_t)frame_is_call(f), 0, start, end_ns + h->offset_ns };
+    if (h->n_bars == 2 * HTML_BARS)
+        trim_bars(h);
 }
 
 static void html_thread_end(struct view *v, struct callstack *s)
@@ -223,41 +256,66 @@ static const char page_script[] =
     "  if (typeof fgHighlight === 'function') fgHighlight('^' + name + '$');\n"
     "  drawProfile();\n"
     "}\n"
-    "var tl = { v0: 0, v1: 1, lanes: [], bars: [] };\n"
+    "var tl = { v0: 0, v1: 1, lanes: [], bars: [], axis: null }, NS = 'http://www.w3.org/2000/svg';\n"
+    "var fnIndex = {};\n"
+    "for (var fi = 0; fi < P.functions.length; fi++) fnIndex[P.functions[fi][0]] = fi;\n"
+    "function svgEl(tag, attrs) { var e = document.createElementNS(NS, tag);\n"
+    "  for (var k in attrs) e.setAttribute(k, attrs[k]); return e; }\n"
     "function drawTimeline() {\n"
-    "  var svg = document.getElementById('timeline'), W = 1180, L = 110, y = 4, NS = 'http://www.w3.org/2000/svg';\n"
+    "  var svg = document.getElementById('timeline'), L = 110, y = 22;\n"
     "  var t0 = T.span[0], t1 = T.span[1] > T.span[0] ? T.span[1] : T.span[0] + 1;\n"
     "  tl.v0 = t0; tl.v1 = t1; svg.textContent = '';\n"
+    "  tl.axis = svgEl('g', { 'class': 'axis' }); svg.appendChild(tl.axis);\n"
     "  var depth = [];\n"
     "  for (var i = 0; i < T.bars.length; i++) depth[T.bars[i][0]] = Math.max(depth[T.bars[i][0]] || 0, T.bars[i][2]);\n"
     "  for (var l = 0; l < T.threads.length; l++) {\n"
-    "    var h = ((depth[l] || 0) + 1) * 11 + 6, label = document.createElementNS(NS, 'text');\n"
-    "    label.setAttribute('x', 2); label.setAttribute('y', y + 11);\n"
+    "    var h = ((depth[l] || 0) + 1) * 11 + 6, label = svgEl('text', { x: 2, y: y + 11, 'class': 'lane' });\n"
     "    label.textContent = 'pid ' + T.threads[l][0] + ' tid ' + T.threads[l][1];\n"
     "    svg.appendChild(label);\n"
     "    tl.lanes[l] = y; y += h;\n"
     "  }\n"
     "  svg.setAttribute('height', y + 4);\n"
     "  for (var b = 0; b < T.bars.length; b++) {\n"
-    "    var bar = T.bars[b], g = document.createElementNS(NS, 'g'), r = document.createElementNS(NS, 'rect');\n"
-    "    var t = document.createElementNS(NS, 'title');\n"
-    "    g.setAttribute('class', 'bar');\n"
-    "    t.textContent = T.names[bar[1]] + ' (' + fmt(bar[4] - bar[3], T.estimates) + ', from ' + fmt(bar[3]) + ')';\n"
-    "    r.setAttribute('y', tl.lanes[bar[0]] + bar[2] * 11); r.setAttribute('height', 10);\n"
-    "    r.setAttribute('fill', colour(T.names[bar[1]]));\n"
-    "    g.appendChild(t); g.appendChild(r); svg.appendChild(g);\n"
-    "    tl.bars.push([r, bar]);\n"
+    "    var bar = T.bars[b], name = T.names[bar[1]], f = fnIndex[name];\n"
+    "    var g = svgEl('g', { 'class': 'bar', 'data-fn': f === undefined ? -1 : f });\n"
+    "    var t = svgEl('title', {}), r = svgEl('rect', { y: tl.lanes[bar[0]] + bar[2] * 11, height: 10,\n"
+    "      fill: colour(name), 'fill-opacity': bar[5] ? 1 : 0.55 });\n"
+    "    var x = svgEl('text', { y: tl.lanes[bar[0]] + bar[2] * 11 + 8, 'class': 'label' });\n"
+    "    t.textContent = (bar[5] ? '' : '(entered without a traced call) ') + name + ' ('\n"
+    "      + fmt(bar[4] - bar[3], T.estimates) + (bar[6] ? ' at least: still running at the cut' : '')\n"
+    "      + ', from ' + fmt(bar[3]) + ')';\n"
+    "    g.appendChild(t); g.appendChild(r); g.appendChild(x); svg.appendChild(g);\n"
+    "    if (f !== undefined) g.onclick = (function (f) { return function () { select(f);\n"
+    "      document.getElementById('profile-sec').scrollIntoView(); }; })(f);\n"
+    "    tl.bars.push([r, bar, x, name]);\n"
     "  }\n"
     "  placeBars();\n"
+    "}\n"
+    "function placeAxis() {\n"
+    "  var W = 1180 - 110, span = tl.v1 - tl.v0, step = Math.pow(10, Math.floor(Math.log10(span / 6)));\n"
+    "  if (span / step > 12) step *= 5; else if (span / step > 6) step *= 2;\n"
+    "  tl.axis.textContent = '';\n"
+    "  for (var at = Math.ceil(tl.v0 / step) * step; at <= tl.v1; at += step) {\n"
+    "    var px = 110 + (at - tl.v0) * W / span;\n"
+    "    tl.axis.appendChild(svgEl('line', { x1: px, x2: px, y1: 14, y2: 18, stroke: '#888', 'class': 'tick' }));\n"
+    "    var label = svgEl('text', { x: px + 2, y: 11, 'class': 'ticklabel' });\n"
+    "    label.textContent = fmt(Math.round(at)); tl.axis.appendChild(label);\n"
+    "  }\n"
     "}\n"
     "function placeBars() {\n"
     "  var W = 1180 - 110, s = W / (tl.v1 - tl.v0);\n"
     "  for (var i = 0; i < tl.bars.length; i++) {\n"
-    "    var r = tl.bars[i][0], b = tl.bars[i][1], x0 = (b[3] - tl.v0) * s, x1 = (b[4] - tl.v0) * s;\n"
-    "    if (x1 < 0 || x0 > W) { r.setAttribute('width', 0); continue; }\n"
+    "    var r = tl.bars[i][0], b = tl.bars[i][1], x = tl.bars[i][2];\n"
+    "    var x0 = (b[3] - tl.v0) * s, x1 = (b[4] - tl.v0) * s;\n"
+    "    if (x1 < 0 || x0 > W) { r.setAttribute('width', 0); x.textContent = ''; continue; }\n"
     "    x0 = Math.max(x0, 0); x1 = Math.min(x1, W);\n"
     "    r.setAttribute('x', 110 + x0); r.setAttribute('width', Math.max(x1 - x0, 0.5));\n"
+    "    var fits = Math.floor((x1 - x0 - 4) / 6);\n"
+    "    x.setAttribute('x', 110 + x0 + 2);\n"
+    "    x.textContent = fits >= 3 ? (tl.bars[i][3].length > fits ? tl.bars[i][3].slice(0, fits - 1) + '\\u2026'\n"
+    "      : tl.bars[i][3]) : '';\n"
     "  }\n"
+    "  placeAxis();\n"
     "  document.getElementById('tl-range').textContent = fmt(Math.round(tl.v0)) + ' to ' + fmt(Math.round(tl.v1));\n"
     "}\n"
     "function colour(name) { var h = 0; for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;\n"
@@ -323,6 +381,8 @@ static const char page_style[] =
     ".scroll { max-height: 420px; overflow: auto; border: 1px solid #ccc; background: white; }\n"
     ".cg { display: flex; gap: 24px; } .cg > div { flex: 1; }\n"
     "#timeline { background: white; border: 1px solid #ccc; cursor: grab; }\n"
+    "#timeline .label, #timeline .ticklabel { font-size: 9px; pointer-events: none; }\n"
+    "#timeline .bar { cursor: pointer; }\n"
     "pre { background: white; border: 1px solid #ccc; padding: 6px; overflow: auto; max-height: 300px; }\n"
     ".note { color: #8a4b00; }\n";
 
@@ -331,12 +391,20 @@ static void html_end(struct view *v)
     struct html *h = (struct html *)v;
     FILE *out = v->out;
     fclose(h->info_out);
-    uint64_t calls = 0, t0 = UINT64_MAX, t1 = 0;
+    trim_bars(h);
+    uint64_t t0 = UINT64_MAX, t1 = 0, left_out = h->bars_seen - h->n_bars;
     for (size_t i = 0; i < h->n_bars; i++) {
-        t0 = h->bars[i].start_ns < t0 ? h->bars[i].start_ns : t0;
-        t1 = h->bars[i].end_ns > t1 ? h->bars[i].end_ns : t1;
+        struct bar *b = &h->bars[i];
+        if (left_out && b->end_ns > h->cut_ns) {    /* still running at the cut */
+            b->end_ns = h->cut_ns;
+            b->clipped = 1;
+        }
+        t0 = b->start_ns < t0 ? b->start_ns : t0;
+        t1 = b->end_ns > t1 ? b->end_ns : t1;
     }
-    calls = h->n_bars + h->bars_cut;
+    uint64_t calls = 0;
+    for (size_t i = 0; i < h->n_lanes; i++)
+        calls += h->lanes[i].calls;
     if (!h->n_bars)
         t0 = 0;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>litifut report: ",
@@ -362,9 +430,10 @@ static void html_end(struct view *v)
         }
         fputs("</p>\n", out);
     }
-    fputs("<nav><a href=\"#profile-sec\">Profile</a><a href=\"#diff-sec\">Comparison</a><a href=\"#flame-sec\">Flame graph</a>"
-          "<a href=\"#timeline-sec\">Timeline</a><a href=\"#coverage-sec\">Coverage</a>"
-          "<a href=\"#info-sec\">Traces</a></nav>\n", out);
+    fprintf(out, "<nav><a href=\"#profile-sec\">Profile</a>%s<a href=\"#flame-sec\">Flame graph</a>"
+                 "<a href=\"#timeline-sec\">Timeline</a><a href=\"#coverage-sec\">Coverage</a>"
+                 "<a href=\"#info-sec\">Traces</a></nav>\n",
+            h->diff ? "<a href=\"#diff-sec\">Comparison</a>" : "");
     fputs("<section id=\"profile-sec\"><h2>Profile</h2>\n"
           "<p><input id=\"filter\" placeholder=\"filter functions\" size=\"40\"> "
           "<span id=\"shown\"></span> (click a column to sort, a row for its callers and "
@@ -389,13 +458,15 @@ static void html_end(struct view *v)
     fputs("<section id=\"flame-sec\"><h2>Flame graph</h2>\n", out);
     h->flame->ops->end(h->flame);       /* the inline SVG */
     fputs("</section>\n<section id=\"timeline-sec\"><h2>Timeline</h2>\n<p>", out);
-    if (h->bars_cut)
-        fprintf(out, "<span class=\"note\" id=\"tl-cut\">The first %zu calls read are shown, "
-                     "%" PRIu64 " more are not: choose a stretch with --time-range=A~B, or "
-                     "threads with --tid.</span> ", h->n_bars, h->bars_cut);
-    fputs("The wheel zooms, dragging pans, a double click shows all: <span id=\"tl-range\">"
-          "</span></p>\n<svg id=\"timeline\" width=\"1180\" height=\"40\" "
-          "xmlns=\"http://www.w3.org/2000/svg\"></svg>\n</section>\n", out);
+    if (left_out)
+        fprintf(out, "<span class=\"note\" id=\"tl-cut\">The %zu frames that start first are "
+                     "shown, %" PRIu64 " that start later are not; the ones still running then "
+                     "end at the cut, marked: choose a stretch with --time-range=A~B, or threads "
+                     "with --tid.</span> ", h->n_bars, left_out);
+    fputs("Each frame a bar (paler: entered without a traced call); a click on one shows its "
+          "function.  The wheel zooms, dragging pans, a double click shows all: "
+          "<span id=\"tl-range\"></span></p>\n<svg id=\"timeline\" width=\"1180\" "
+          "height=\"40\" xmlns=\"http://www.w3.org/2000/svg\"></svg>\n</section>\n", out);
     h->coverage->ops->end(h->coverage);     /* its text, into coverage_text */
     fclose(h->coverage_out);
     fputs("<section id=\"coverage-sec\"><h2>Coverage</h2>\n<pre id=\"coverage\">", out);
@@ -420,9 +491,9 @@ static void html_end(struct view *v)
     fputs("],\n\"bars\":[", out);
     for (size_t i = 0; i < h->n_bars; i++) {
         const struct bar *b = &h->bars[i];
-        fprintf(out, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 "]",
+        fprintf(out, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%d,%d]",
                 i ? (i % 8 ? "," : ",\n") : "", b->thread, b->name, b->depth, b->start_ns,
-                b->end_ns);
+                b->end_ns, b->call, b->clipped);
     }
     fprintf(out, "]};\n%s</script>\n</body></html>\n", page_script);
     estimates_free(&h->est);
@@ -438,6 +509,7 @@ static void html_end(struct view *v)
 
 void html_set_base(struct view *v, struct view *base, const char *base_name)
 {
+    ((struct html *)v)->diff = 1;
     profile_set_base(((struct html *)v)->profile, base, base_name);
 }
 
@@ -450,6 +522,7 @@ struct view *html_view(FILE *out, struct func_table *ft, const struct view_optio
     };
     struct html *h = xcalloc(1, sizeof *h);
     view_init(&h->v, &ops, out, ft);
+    h->cut_ns = UINT64_MAX;
     h->profile = profile_json_view(out, ft, o);
     h->flame = flame_html_view(out, ft, o);
     h->info_out = open_memstream(&h->info, &h->info_len);
