@@ -364,6 +364,19 @@ static uint32_t *put_signal_record(struct litifut_thread *t, uint32_t *p, uint32
  * is closed by the RETURN that the next event at the jump's target
  * writes for this entry (returns.c), as for any frame a jump left.
  */
+/* A delivery (and its handler's calls) not recorded: counted in the
+ * header, so that every view says so. */
+static void signal_unrecorded(struct litifut_process *proc)
+{
+    struct litifut_trace_header *h = proc->header;
+    if (!h)
+        return;
+    uint32_t n;
+    do
+        n = h->signals_unrecorded;
+    while (!arch_cmpxchg(&h->signals_unrecorded, n, n + 1));
+}
+
 void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t sp)
 {
     m->t = NULL;
@@ -380,8 +393,10 @@ void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t s
         if ((uint32_t)sys_getpid() != t->spawn_pid)
             return;                 /* the vfork child */
     } else if (busy != 0 && busy != BUSY_UNHOOKED) {
-        if (!busy_abandoned(busy, sp))
-            return;                 /* the tracer is at work for this thread (above) */
+        if (!busy_abandoned(busy, sp)) {
+            signal_unrecorded(proc);    /* the tracer is at work for this thread (above) */
+            return;
+        }
         after = 0;
         reset = 1;
     }

@@ -163,6 +163,17 @@ sigevents_link() {
         fail "$ARCH/sigevents/count: LITIFUT_MODE=count wrote signal records"
     fi
 
+    # the profile's calls and the summary's agree: a handler's entry is a
+    # call of it in both, a delivery (<signal SIGALRM>) in neither
+    local prof summ
+    prof=$("$BIN/litifut-postproc" --profile --format=tsv "$d/traced" 2> /dev/null |
+           awk -F'\t' 'NR > 1 { n += $1; if ($8 ~ /^<signal/) s += $1 } END { print n + 0, s + 0 }')
+    summ=$("$BIN/litifut-postproc" --summary --format=tsv "$d/traced" 2> /dev/null |
+           awk -F'\t' 'NR > 1 { n += $1; if ($2 ~ /^h_/) h += $1 } END { print n + 0, h + 0 }')
+    tree_views "$ARCH/sigevents/views" "$d/traced"       # (tests/tree.sh)
+    check "$ARCH/sigevents/counts: --profile and --summary count the same calls ($prof; $summ: handlers' entries included, deliveries not)" \
+        eval '[ "${prof% *}" = "${summ% *}" ] && [ "${prof#* }" = 0 ] && [ "${summ#* }" -gt 0 ]'
+
     # the post-processor's log: each handler's calls inside its signal's lines
     "$BIN/litifut-postproc" "$d/traced" > "$d/traced/log" 2> "$d/traced/log.err"
     if ! grep -q '<signal SIG' "$d/traced/log"; then

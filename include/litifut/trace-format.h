@@ -338,6 +338,12 @@ struct litifut_trace_header {
     uint32_t reserved4;
     uint64_t dropped_chunks;    /* chunks the agent dropped (the link was too slow) */
     uint64_t dropped_bytes;     /* ... their bytes */
+    /* Signal deliveries the trace lacks (0 in traces made before this
+     * field existed): a handler that interrupted the tracer at work for
+     * its thread (a hot path, the slow path, a chunk switch, which hold
+     * the thread's place in its chunk) runs, and its calls, unrecorded. */
+    uint32_t signals_unrecorded;
+    uint32_t reserved5;
 };
 
 _Static_assert(__builtin_offsetof(struct litifut_trace_header, snapshot_ns) == 1128 &&

@@ -77,6 +77,14 @@ static inline int frame_is_call(const struct frame *f)
     return !f->synthetic && !f->inherited;
 }
 
+/* Whether the frame counts as a call of its function: a traced call,
+ * or a signal handler's entry (not the delivery's own frame, which is
+ * no function's: "<signal SIGALRM>"). */
+static inline int frame_counts_as_call(const struct frame *f)
+{
+    return frame_is_call(f) && f->signal != FRAME_SIGNAL;
+}
+
 /* Whether the frame is a call record's, with a call site (f->call's
  * object and site): not a signal's frames. */
 static inline int frame_has_site(const struct frame *f)

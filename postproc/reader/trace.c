@@ -152,6 +152,7 @@ static void decode_header(const struct reader *r, struct litifut_trace_header *h
     h->streamed = word(r, offsetof(struct litifut_trace_header, streamed));
     h->dropped_chunks = header_u64(r, offsetof(struct litifut_trace_header, dropped_chunks));
     h->dropped_bytes = header_u64(r, offsetof(struct litifut_trace_header, dropped_bytes));
+    h->signals_unrecorded = word(r, offsetof(struct litifut_trace_header, signals_unrecorded));
 }
 
 /* The program path: a NUL-terminated string without control characters
@@ -1429,12 +1430,25 @@ char *trace_history_text(const struct trace_file *t)
                             t->chunks_missing);
         free(b);
     }
-    if (!lost || !dropped)
-        return lost ? lost : dropped;
-    char *both = xasprintf("%s; %s", lost, dropped);
-    free(lost);
-    free(dropped);
-    return both;
+    char *signals = NULL;
+    if (h->signals_unrecorded)
+        signals = xasprintf("%" PRIu32 " signal deliver%s not recorded, nor %s handler's calls "
+                            "(%s came while the tracer worked for %s thread)",
+                            h->signals_unrecorded, h->signals_unrecorded == 1 ? "y" : "ies",
+                            h->signals_unrecorded == 1 ? "its" : "their",
+                            h->signals_unrecorded == 1 ? "it" : "they",
+                            h->signals_unrecorded == 1 ? "its" : "their");
+    char *text = NULL;
+    char *parts[3] = { lost, dropped, signals };
+    for (int i = 0; i < 3; i++) {
+        if (!parts[i])
+            continue;
+        char *more = text ? xasprintf("%s; %s", text, parts[i]) : xstrdup(parts[i]);
+        free(text);
+        free(parts[i]);
+        text = more;
+    }
+    return text;
 }
 
 /* The header's bytes of the trace at `path` (a regular file only: a

@@ -69,7 +69,7 @@ static void add_calls(struct coverage *c, uint32_t fid, uint64_t n)
 static void coverage_push(struct view *v, struct callstack *s, struct frame *f)
 {
     (void)s;
-    if (frame_is_call(f))
+    if (frame_counts_as_call(f))
         add_calls((struct coverage *)v, f->fid, 1);
 }
 

@@ -164,7 +164,7 @@ static void html_pop(struct view *v, struct callstack *s, struct frame *f, uint6
     if (!f->shown)
         return;
     h->bars_seen++;
-    h->lanes[h->lane].calls += frame_is_call(f);
+    h->lanes[h->lane].calls += frame_counts_as_call(f);
     uint64_t start = f->start_ns + h->offset_ns;
     if (start >= h->cut_ns)
         return;

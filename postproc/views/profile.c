@@ -138,7 +138,7 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
     uint8_t est = v->trace->estimates != 0;
     st->self += self;
     st->estimated |= est;
-    if (frame_is_call(f)) {
+    if (frame_counts_as_call(f)) {
         st->calls++;
         st->sum += dur;
         if (dur < st->min)
@@ -155,7 +155,7 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
     if (p->graph || p->json) {
         uint32_t caller = f->shown_parent >= 0 ? s->f[f->shown_parent].fid : FUNC_NONE;
         struct edge *e = edge_of(p, caller, f->fid);
-        e->calls += frame_is_call(f);
+        e->calls += frame_counts_as_call(f);
         e->total += outermost ? dur : 0;
         e->self += self;
         e->estimated |= est;

@@ -45,8 +45,12 @@
  *         "object=<base> <sites> 0x<load bias> <path>" (base: its first
  *         site id; sites: its DB's, or its record's if it could not be
  *         loaded).  load_bias, bridge and build_id are the main
- *         program's (ET_EXEC or with PT_INTERP), empty if it is not
- *         instrumented; sites and db_bytes count every object's (DB
+ *         program's (ET_EXEC or with PT_INTERP; a file that could not
+ *         be loaded: the object of the header's program path, its
+ *         record's bias and build-id), empty if it is not
+ *         instrumented; signals_unrecorded the deliveries that came
+ *         while the tracer worked for their thread (history says so
+ *         too); sites and db_bytes count every object's (DB
  *         bytes: of the objects that could be loaded); objects is how
  *         many there are; untraced counts the call instructions in
  *         the objects' code that the link left untraced (a Thumb
@@ -185,10 +189,9 @@ static void call_places(const struct view_trace *vt, const struct trace_event *c
 
 /* --- summary --- */
 
-/* A call counted, `n` times: its callee's entry (by function). */
-static void summarize_call(struct report *r, const struct trace_event *call, uint64_t n)
+/* Calls of function `fid` counted, `n` of them. */
+static void summarize(struct report *r, uint32_t fid, uint64_t n)
 {
-    uint32_t fid = trace_funcs_callee(r->v.trace->tf, call);
     r->entry_of = grow_to_hold(r->entry_of, &r->n_entry_of, fid, sizeof *r->entry_of, 0xff);
     if (r->entry_of[fid] == UINT32_MAX) {
         r->entries = grow_for_one(r->entries, r->n_entries, &r->cap, sizeof *r->entries);
@@ -308,7 +311,7 @@ static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
     "clock_hz", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
-    "untraced", "ring", "history", "snapshot", "source",
+    "untraced", "ring", "history", "snapshot", "source", "signals_unrecorded",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
 
@@ -340,20 +343,28 @@ static uint32_t object_sites(const struct trace_file *t, const struct program_se
 }
 
 /* The keys that describe the main program: empty if it is not
- * instrumented (or could not be loaded). */
-static void main_values(const struct program *m, char **bias, char **bridge, char **build_id)
+ * instrumented.  Its load bias and build-id are its OBJECT record's, also
+ * when the file could not be loaded (a stripped or missing program: the
+ * build-id is what finds it; the object whose path is the header's
+ * program); its bridge is its DB's. */
+static void main_values(const struct trace_file *t, const struct program_set *ps, char **bias,
+                        char **bridge, char **build_id)
 {
     char id[2 * LITIFUT_BUILD_ID_MAX + 1] = "";
-    if (!m) {
+    const struct trace_object *rec = ps->main ? ps->main->rec : NULL;
+    for (size_t i = 0; i < t->n_objects && !rec; i++)
+        if (!ps->v[i].ok && strcmp(t->objects[i].path, t->header.exe) == 0)
+            rec = &t->objects[i];
+    if (!rec) {
         *bias = xstrdup("");
         *bridge = xstrdup("");
         *build_id = xstrdup("");
         return;
     }
-    for (uint32_t i = 0; i < m->rec->build_id_size; i++)
-        snprintf(id + 2 * i, 3, "%02x", m->rec->build_id[i]);
-    *bias = xasprintf("0x%08" PRIx64, m->rec->load_bias);
-    *bridge = xasprintf("0x%08" PRIx32, m->db.header.bridge);
+    for (uint32_t i = 0; i < rec->build_id_size; i++)
+        snprintf(id + 2 * i, 3, "%02x", rec->build_id[i]);
+    *bias = xasprintf("0x%08" PRIx64, rec->load_bias);
+    *bridge = ps->main ? xasprintf("0x%08" PRIx32, ps->main->db.header.bridge) : xstrdup("");
     *build_id = xstrdup(id);
 }
 
@@ -370,7 +381,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
             untraced += ps->v[i].n_untraced;
         }
     char *bias, *bridge, *build_id;
-    main_values(ps->main, &bias, &bridge, &build_id);
+    main_values(t, ps, &bias, &bridge, &build_id);
     size_t k = 0;
     v[k++] = xstrdup(t->path);
     v[k++] = xstrdup(h->exe);
@@ -410,6 +421,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = snapshot ? snapshot : xstrdup("");
     v[k++] = xstrdup(trace_is_emulated(t) ? "emulator (litifut-emu: qemu-user, no device)"
                                           : "device (the instrumented program's tracer)");
+    v[k++] = xasprintf("%" PRIu32, h->signals_unrecorded);
 }
 
 /* The site rules the object was linked with (src/rules.h: section
@@ -683,11 +695,16 @@ static void print_cached_row(struct report *r, const struct callstack *s, const 
 static void report_push(struct view *v, struct callstack *s, struct frame *f)
 {
     struct report *r = (struct report *)v;
-    if (!f->shown || !frame_has_site(f))     /* (a signal's frames are no call records) */
+    if (!f->shown)
         return;
-    if (r->summary)
-        summarize_call(r, &f->call, 1);
-    else if (r->srcline)
+    if (r->summary) {                       /* (a handler's entry too, as the profile has it) */
+        if (frame_counts_as_call(f))
+            summarize(r, f->fid, 1);
+        return;
+    }
+    if (!frame_has_site(f))                 /* (a signal's frames are no call records) */
+        return;
+    if (r->srcline)
         print_tsv_row(r, s, f);
     else
         print_cached_row(r, s, f);
@@ -700,7 +717,7 @@ static void report_pair(struct view *v, const struct trace_event *call, uint32_t
     struct report *r = (struct report *)v;
     int count = v->trace->t->header.mode == LITIFUT_MODE_COUNT;
     if (r->summary) {
-        summarize_call(r, call, calls);
+        summarize(r, trace_funcs_callee(v->trace->tf, call), calls);
         return;
     }
     if (!r->pairs_header) {

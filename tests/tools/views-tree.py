@@ -169,7 +169,7 @@ def check_log(path, threads):
                     problem("log", "thread %d: %r closes %s" % (tid, line, top[1]))
                     return
                 continue
-            if text.startswith("<signal "):
+            if text.startswith("<signal ") and " -> " not in text:
                 caller, callee, opens = None, text, True
             else:
                 caller, _, callee = text.partition(" -> ")
@@ -212,7 +212,7 @@ def tree_tables(threads):
             total = dur if fr.outermost else 0
             key = bare(fr)
             below = bare(fr.parent) if fr.parent is not None else ("(root)", "")
-            add(edges, below + key, 1 if fr.call else 0, total, self_ns)
+            add(edges, below + key, 1 if fr.call and not fr.signal else 0, total, self_ns)
             add(funcs, key, 1 if fr.call and not fr.signal else 0, total, self_ns)
             if fr.depth < DEPTH_CAP:
                 path, p = [], fr
