@@ -16,6 +16,26 @@ postproc_arch() {
     set_arch "$1"
     postproc_names
     postproc_untraced
+    postproc_buildid
+}
+
+# --info of a trace whose program is stripped or missing: load_bias and
+# build_id are still the program's (its OBJECT record's): the build-id is
+# what finds the unstripped file
+postproc_buildid() {
+    local d=$WORK/postproc/$ARCH/buildid name=$ARCH/postproc/buildid want how info
+    build_prog "$name" "$d" demo.c || return
+    run_target "$d/run" "$d/prog"
+    want=$("$TRIPLE-readelf" -n "$d/prog" | sed -n 's/^ *Build ID: //p')
+    for how in stripped missing; do
+        rm -rf "$d/$how"
+        cp -r "$d/run" "$d/$how"
+        if [ "$how" = stripped ]; then "$TRIPLE-strip" "$d/$how/prog"; else rm "$d/$how/prog"; fi
+        info=$("$BIN/litifut-postproc" --info "$d/$how" 2> /dev/null)
+        check "$name: --info of a $how program: build_id=${want:-?}" \
+            eval '[ -n "$want" ] && grep -qx "build_id=$want" <<< "$info" &&
+                  grep -q "^load_bias=0x[0-9a-f]" <<< "$info"'
+    done
 }
 
 # build_prog NAME DIR SOURCE [CC-ARGS...]: tests/progs/SOURCE

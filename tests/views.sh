@@ -154,6 +154,7 @@ views_arch() {
     views_diff
     views_marks
     views_returns
+    views_diff_estimates
     views_estimates
 }
 
@@ -479,7 +480,14 @@ views_gzip() {
     head -c "$cut" "$f" > "$d-cut/${f##*/}"
     "$pp" --binary-dir "$V" --profile --format=tsv "$d-cut" > "$V/gzcut.prof" 2> "$V/gzcut.err"
     check "$ARCH/views: a gzip'ed trace cut short: said once, the rest read" \
-        eval '[ "$(grep -c "ends early (cut short)" "$V/gzcut.err")" = 1 ] && grep -q "	main	" "$V/gzcut.prof"'
+        eval '[ "$(grep -c "ends early (cut short)" "$V/gzcut.err")" = 1 ] && grep -q "	main	" "$V/gzcut.prof" &&
+              [ "$(wc -l < "$V/gzcut.err")" = 1 ]'
+    # cut in its middle: one line still (not another for the trace it
+    # inflates to, cut inside a chunk and a record)
+    head -c "$(($(stat -c %s "$f") / 2))" "$f" > "$d-cut/${f##*/}"
+    "$pp" --binary-dir "$V" --profile --format=tsv "$d-cut" > "$V/gzcut2.prof" 2> "$V/gzcut2.err"
+    check "$ARCH/views: a gzip'ed trace cut in its middle: one line ($(head -c 150 "$V/gzcut2.err"))" \
+        eval '[ "$(wc -l < "$V/gzcut2.err")" = 1 ] && grep -q "ends early (cut short)" "$V/gzcut2.err"'
 }
 
 # --profile --diff: the second run against the first (the same
@@ -496,6 +504,18 @@ views_diff() {
               awk -F "\t" "NR > 1 && \$1 != \$2 { bad = 1 } END { exit bad }" "$d" &&
               awk -F "\t" "NR > 1 && (\$5 != 0 || \$8 != 0) { bad = 1 } END { exit bad || NR < 3 }" "$same" &&
               grep -q "against $V/run (base)" "$V/diff.txt" && grep -q "  hot$" "$V/diff.txt"'
+}
+
+# --profile --diff: a base of estimates (clock marks, returns inferred)
+# against a measured run (returns recorded, a per-call clock): each
+# side's figures marked as its own run's, the changes as estimates
+views_diff_estimates() {
+    local pp=$BIN/litifut-postproc
+    "$pp" --binary-dir "$V" --profile --diff="$V/marks" "$V/returns" > "$V/diffest.txt" 2> "$V/diffest.err"
+    check "$ARCH/views: --profile --diff: only the base's figures (estimates) marked ~, not the measured run's" \
+        eval '[ ! -s "$V/diffest.err" ] &&
+              awk "/  hot\$/ { found = 1; if (\$1 !~ /^~/ || \$3 ~ /^~/ || \$5 !~ /~/) bad = 1 }
+                   END { exit !found || bad }" "$V/diffest.txt"'
 }
 
 # clock marks (times interpolated): the same calls; every view valid

@@ -1276,7 +1276,9 @@ int trace_open(const char *path, struct trace_file *t)
         return -1;
     }
     if (gz_magic(t->fd)) {              /* gzip: read what it inflates to (gz.c) */
-        int raw = gz_inflate_to_temp(t->fd, path);
+        int damaged, raw = gz_inflate_to_temp(t->fd, path, &damaged);
+        if (damaged)                    /* (said once: a cut stream, a cut trace) */
+            t->warned |= 1u << P_TRUNCATED | 1u << P_RECORD | 1u << P_CHUNK_HEADER;
         close(t->fd);
         t->fd = raw;
         if (raw < 0) {

@@ -150,8 +150,9 @@ static int inflate_all(const char *path, int in_fd, const unsigned char *in_mem,
     return rc;
 }
 
-int gz_inflate_to_temp(int fd, const char *path)
+int gz_inflate_to_temp(int fd, const char *path, int *damaged)
 {
+    *damaged = 0;
     const char *dir = getenv("TMPDIR");
     char *tmpl = xasprintf("%s/litifut-postproc.XXXXXX", dir && *dir ? dir : "/tmp");
     int out = mkstemp(tmpl);
@@ -164,10 +165,12 @@ int gz_inflate_to_temp(int fd, const char *path)
     unlink(tmpl);                       /* nothing stays behind, whatever happens */
     free(tmpl);
     struct sink s = { .fd = out };
-    if (inflate_all(path, fd, NULL, 0, &s) < 0) {
+    int rc = inflate_all(path, fd, NULL, 0, &s);
+    if (rc < 0) {
         close(out);
         return -1;
     }
+    *damaged = rc == 1;
     return out;
 }
 

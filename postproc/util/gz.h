@@ -13,8 +13,9 @@ int gz_magic_bytes(const unsigned char *data, size_t size);
 
 /* An unlinked temporary file ($TMPDIR, else /tmp) holding what the gzip
  * file open at fd inflates to: its descriptor, or -1 with one error
- * line.  Damage is one warning; what inflated before it is kept. */
-int gz_inflate_to_temp(int fd, const char *path);
+ * line.  Damage is one warning (and *damaged 1); what inflated before it
+ * is kept. */
+int gz_inflate_to_temp(int fd, const char *path, int *damaged);
 
 /* What `data` inflates to, at most `max` bytes, in *out (malloc'ed):
  * 0, or -1 with one error line.  Damage as above. */

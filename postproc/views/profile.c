@@ -540,7 +540,7 @@ struct view *graph_view(FILE *out, struct func_table *ft, const struct view_opti
 struct diff_row {
     const struct func *f;               /* its name, bare name and object: the first seen's */
     uint64_t calls[2], total[2], self[2];      /* [0] OTHER's (base), [1] this run's */
-    int estimated;
+    int estimated[2];                   /* each side's figures are estimates */
 };
 
 static int diff_key;                    /* enum profile_sort, for diff_cmp */
@@ -590,7 +590,7 @@ static struct diff_row *diff_rows(struct profile *p, size_t *n)
             rows[r].calls[k] += st->calls;
             rows[r].total[k] += st->total;
             rows[r].self[k] += st->self;
-            rows[r].estimated |= st->estimated;
+            rows[r].estimated[k] |= st->estimated;
         }
     }
     strmap_free(&index);
@@ -653,7 +653,7 @@ static void print_diff(struct profile *p)
             fprintf(out, "\t%s\t", r->f->bare);
             put_clean(out, r->f->obj);
             if (est)
-                fprintf(out, "\t%d", r->estimated);
+                fprintf(out, "\t%d", r->estimated[0] || r->estimated[1]);
             fputc('\n', out);
         }
     } else {
@@ -673,16 +673,17 @@ static void print_diff(struct profile *p)
         for (size_t i = 0; i < n; i++) {
             const struct diff_row *r = &rows[i];
             fputc(' ', out);
-            print_duration(out, r->self[0], TIME_W, r->estimated);
+            int either = r->estimated[0] || r->estimated[1];
+            print_duration(out, r->self[0], TIME_W, r->estimated[0]);
             fputc(' ', out);
-            print_duration(out, r->self[1], TIME_W, r->estimated);
-            print_change(out, r->self[0], r->self[1], r->estimated);
+            print_duration(out, r->self[1], TIME_W, r->estimated[1]);
+            print_change(out, r->self[0], r->self[1], either);
             print_share(out, r->self[0], r->self[1], 8, 0);
             fputc(' ', out);
-            print_duration(out, r->total[0], TIME_W, r->estimated);
+            print_duration(out, r->total[0], TIME_W, r->estimated[0]);
             fputc(' ', out);
-            print_duration(out, r->total[1], TIME_W, r->estimated);
-            print_change(out, r->total[0], r->total[1], r->estimated);
+            print_duration(out, r->total[1], TIME_W, r->estimated[1]);
+            print_change(out, r->total[0], r->total[1], either);
             fprintf(out, " %10" PRIu64 " %10" PRIu64 "  %s\n", r->calls[0], r->calls[1], r->f->name);
         }
     }
@@ -710,6 +711,9 @@ struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct vi
  *    "functions":[[name,object,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,
  *                  p50_ns,p90_ns,p99_ns,estimated],...],
  *    "edges":[[caller,callee,calls,total_ns,self_ns],...]}
+ * and with --diff=OTHER "base", "base_run_ns" and
+ *    "diff":[[name,calls,total_ns,self_ns (OTHER's),calls,total_ns,self_ns
+ *             (this run's),estimated (OTHER's),estimated (this run's)],...]
  *
  * functions by self time, at most HTML_FUNCTIONS of them (cut: how many
  * more there were); edges between the functions kept (caller -1: a
@@ -791,8 +795,8 @@ static void print_json(struct profile *p)
             fputs(i ? ",\n[" : "\n[", out);
             html_json_string(out, r->f->name);
             fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                         ",%d]", r->calls[0], r->total[0], r->self[0], r->calls[1], r->total[1],
-                    r->self[1], r->estimated);
+                         ",%d,%d]", r->calls[0], r->total[0], r->self[0], r->calls[1], r->total[1],
+                    r->self[1], r->estimated[0], r->estimated[1]);
         }
         fputs("]", out);
         free(rows);
