@@ -17,6 +17,21 @@ postproc_arch() {
     postproc_names
     postproc_untraced
     postproc_buildid
+    postproc_open_end
+}
+
+# calls that never returned (a process that ends inside them): the log
+# says they were still open at the end, not that they finished
+postproc_open_end() {
+    local d=$WORK/postproc/$ARCH/exitdeep name=$ARCH/postproc/open-at-end
+    build_prog "$name" "$d" exitdeep.c || return
+    run_target "$d/run" "$d/prog"
+    "$BIN/litifut-postproc" "$d/run" > "$d/log" 2> "$d/err"
+    check "$name: _exit from work: work's and _exit's lines say they were still open at the end" \
+        eval '[ "$(cat "$d/run/rc")" = 3 ] && [ ! -s "$d/err" ] &&
+              grep -q " work -> _exit (libc.so.6) (still open at the end)\$" "$d/log" &&
+              grep -q "} /\* work \*/ (still open at the end)\$" "$d/log" &&
+              ! grep -q "fflush (libc.so.6) (still open" "$d/log"'
 }
 
 # --info of a trace whose program is stripped or missing: load_bias and

@@ -56,6 +56,21 @@ EOF
     check "$ARCH/report/timeline: 30100 calls in two processes: $got (want 20000 bars, 2 lanes, outer's 2 bars, ended at the cut, an axis, labels, each bar its function's row)" \
         eval '[ "$got" = "20000 2 2 outer-clipped ticks labels fn-rows" ] && [ ! -s "$m/html.err" ] &&
               ! grep -q "Uncaught" "$m/browser.log" && grep -q "id=\"tl-cut\"" "$m/dom.html"'
+    # #sort=function: the profile sorted as the column's first click sorts
+    # it (A to Z); #fn=fork: a C library's function by its bare name
+    report_browser --dump-dom "file://$m/report.html#sort=function" > "$m/sorted.html" 2> /dev/null
+    report_browser --dump-dom "file://$m/report.html#fn=fork" > "$m/fork.html" 2> /dev/null
+    local names
+    names=$(python3 - "$m/sorted.html" <<'EOF'
+import re, sys
+d = open(sys.argv[1]).read()
+body = re.search(r'<table id="profile">.*?<tbody>(.*?)</tbody>', d, re.S).group(1)
+names = re.findall(r'<td class="fn">(.*?)</td>', body)
+print(", ".join(names) + (" (sorted)" if names and names == sorted(names) else " (not sorted)"))
+EOF
+)
+    check "$ARCH/report/sort: a first sort by function is A to Z ($names); #fn=fork selects fork (libc.so.6)" \
+        eval '[[ "$names" == *" (sorted)" ]] && grep -q "id=\"cg-name\">fork (libc.so.6)<" "$m/fork.html"'
 }
 
 test_report() {

@@ -186,6 +186,7 @@ static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct tra
     f->synthetic = kind == FRAME_SYNTHETIC || kind == FRAME_INHERITED_SYNTHETIC;
     f->inherited = kind == FRAME_INHERITED || kind == FRAME_INHERITED_SYNTHETIC;
     f->printed = 0;
+    f->no_return = 0;
     f->signal = kind == FRAME_SIGNAL_CALL ? FRAME_SIGNAL : kind == FRAME_HANDLER_CALL ? FRAME_HANDLER : 0;
     f->last_site = 0;
     if (call) {
@@ -411,6 +412,9 @@ void callstack_cross_states(struct callstack *s, const struct trace_file *t, siz
 void callstack_end(struct callstack *s, uint64_t end_ns)
 {
     uint64_t t = now(s, end_ns);
-    while (s->n)
+    int returns = (s->t->header.flags & LITIFUT_TRACE_RETURNS) != 0;
+    while (s->n) {
+        s->f[s->n - 1].no_return = returns && !s->f[s->n - 1].synthetic;
         pop(s, t);
+    }
 }

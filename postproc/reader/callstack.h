@@ -35,6 +35,9 @@ struct frame {
     uint8_t printed;            /* the log's: its call line is out */
     uint8_t signal;             /* FRAME_SIGNAL: a signal's delivery ("<signal SIGALRM>"),
                                    FRAME_HANDLER: its handler, entered by the delivery */
+    uint8_t no_return;          /* a traced call (returns recorded) that had not returned when
+                                   its thread's records end (exit, exec, a kill): it ends
+                                   there, its duration a lower bound */
     uint64_t seq;               /* a call's number in its thread, from 0 */
     uint32_t last_object;       /* the call site of the last call this frame made */
     uint32_t last_site;         /* (DB index + 1; 0: it has made none) */

@@ -5,7 +5,9 @@
  *   - the profile table (profile.c's, as JSON): sortable by any column,
  *     a filter box, the percentiles; a click on a row shows that
  *     function's callers and callees (the call graph's edges) and marks
- *     it in the flame graph (report.html#fn=NAME opens with NAME's);
+ *     it in the flame graph (report.html#fn=NAME opens with NAME's, the
+ *     name as the profile has it or without its " (file)";
+ *     report.html#sort=calls sorts by a column, as its first click);
  *   - the flame graph (flamesvg.c's SVG, inline): zoom on click, search,
  *     turned into an icicle (a call tree's order) by a click;
  *   - a timeline per thread: each frame a bar over time (its depth
@@ -227,7 +229,8 @@ static const char page_script[] =
     "  document.getElementById('shown').textContent = rows.length + ' of ' + P.functions.length + ' functions'\n"
     "    + (P.cut ? ' (' + P.cut + ' more with less self time left out)' : '');\n"
     "}\n"
-    "function sortBy(k) { sortDown = k === sortKey ? !sortDown : k !== 0; sortKey = k; drawProfile(); }\n"
+    "// (a first click: numbers largest first, names A to Z)\n"
+    "function sortBy(k) { sortDown = k === sortKey ? !sortDown : true; sortKey = k; drawProfile(); }\n"
     "function edgeRows(id, list, other) {\n"
     "  var body = document.querySelector('#' + id + ' tbody');\n"
     "  body.textContent = '';\n"
@@ -364,9 +367,20 @@ static const char page_script[] =
     "drawTimeline();\n"
     "timelineEvents();\n"
     "if (typeof fgInit === 'function') fgInit();\n"
-    "var want = decodeURIComponent(location.hash.replace(/^#fn=/, ''));\n"
-    "if (location.hash.indexOf('#fn=') === 0)   // report.html#fn=NAME: that function's callers and callees\n"
-    "  for (var i = 0; i < P.functions.length; i++) if (P.functions[i][0] === want) { select(i); break; }\n";
+    "// report.html#fn=NAME: that function's callers and callees (NAME as the\n"
+    "// profile has it, or without its \" (file)\"); #sort=KEY: the profile sorted\n"
+    "// by that column (function, calls, total, self, ...), as a click on it\n"
+    "function byName(want) {\n"
+    "  for (var i = 0; i < P.functions.length; i++) if (P.functions[i][0] === want) return i;\n"
+    "  for (var i = 0; i < P.functions.length; i++)\n"
+    "    if (P.functions[i][0].replace(/ \\([^()]*\\)$/, '') === want) return i;\n"
+    "  return -1;\n"
+    "}\n"
+    "var hash = decodeURIComponent(location.hash.replace(/^#/, ''));\n"
+    "if (hash.indexOf('fn=') === 0 && byName(hash.slice(3)) >= 0) select(byName(hash.slice(3)));\n"
+    "if (hash.indexOf('sort=') === 0)\n"
+    "  for (var h = 0; h < heads.length; h++)\n"
+    "    if (heads[h].textContent === hash.slice(5)) { sortBy(+heads[h].getAttribute('data-k')); break; }\n";
 
 static const char page_style[] =
     "body { font-family: Verdana, sans-serif; font-size: 13px; margin: 16px; color: #111; background: #fafaf6; }\n"

@@ -21,6 +21,10 @@
  * Indentation stops at VIEW_DEPTH_CAP (view.h): a deeper line says its
  * depth, "[depth 300] f -> g".
  *
+ * A traced call that had not returned when its thread's records end
+ * (exit, exec, a kill; a --follow window's end) says "(still open at the
+ * end)" after its name: its duration runs to the trace's end.
+ *
  * A call that has traced calls of its own opens a block ("{"); its
  * duration is on the line that closes it ("}" and the function's name
  * as a C comment, at its end time).  A
@@ -270,17 +274,19 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
     if (f->printed || f->inherited) {   /* (an inherited frame: its end in this process) */
         line_start(r, s, end_ns, &duration, f->depth);
         if (f->signal == FRAME_SIGNAL && f->printed) {
-            ob_str(&r->ob, "</signal>\n");
+            ob_str(&r->ob, "</signal>");
         } else {
             ob_mem(&r->ob, "} /* ", 5);
             ob_mem(&r->ob, v->ft->v[f->fid].name, v->ft->v[f->fid].name_len);
-            ob_mem(&r->ob, " */\n", 4);
+            ob_mem(&r->ob, " */", 3);
         }
     } else {
         line_start(r, s, f->start_ns, &duration, f->depth);
         print_call(r, s, f);
-        ob_char(&r->ob, '\n');
     }
+    if (f->no_return)                   /* (exit, exec: the duration is as far as the trace goes) */
+        ob_str(&r->ob, " (still open at the end)");
+    ob_char(&r->ob, '\n');
     ob_line_done(&r->ob);
 }
 

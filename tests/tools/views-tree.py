@@ -155,6 +155,7 @@ def check_log(path, threads):
                 return
             tid, indent, text = int(m.group(2)), len(m.group(3)), m.group(4)
             depth = (indent - 2) // 2
+            text = re.sub(r" \(still open at the end\)$", "", text)
             d = re.match(r"^\[depth ([0-9]+)\] (.*)$", text)
             if d:
                 depth, text = int(d.group(1)), d.group(2)
