@@ -58,6 +58,8 @@ struct ld_emulation { const char *name, *triple; };
  * post-processor names a call of __wrap_NAME as one of NAME. */
 extern const char *const arch_common_wrapped[];
 
+struct exclusions;              /* lib/sites.h */
+
 struct arch_ops {
     const char *name;                   /* "arm" */
     int elf_machine;                    /* EM_ARM */
@@ -101,9 +103,11 @@ struct arch_ops {
     /* One error line and -1 if this arch cannot handle the image. */
     int (*check_image)(const struct elf_image *img);
     /* The image's code that may hold call sites, in address order;
-     * what it leaves out (data, other instruction sets) goes to stats. */
-    int (*code_ranges)(const struct elf_image *img, struct code_range **out,
-                       size_t *n, struct scan_stats *st);
+     * what it leaves out (data, other instruction sets) goes to stats,
+     * but for what `ex` (NULL: none) excludes anyway (the tracer's, the
+     * crt objects': find_call_sites counts it so). */
+    int (*code_ranges)(const struct elf_image *img, const struct exclusions *ex,
+                       struct code_range **out, size_t *n, struct scan_stats *st);
     int (*disasm_open)(const struct elf_image *img, unsigned isa, csh *handle);
     /* Optional (NULL: none): what a scan of `img` keeps from one
      * instruction to the next (classify's `state`), and a last look at

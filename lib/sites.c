@@ -287,7 +287,7 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
     memset(st, 0, sizeof *st);
     out->v = NULL;
     out->n = 0;
-    if (arch->code_ranges(img, &ranges, &n_ranges, st) != 0)
+    if (arch->code_ranges(img, excluded, &ranges, &n_ranges, st) != 0)
         return -1;
     csh cs[N_ISAS];
     int opened[N_ISAS] = { 0 };

@@ -48,9 +48,10 @@ static int a64_check_image(const struct elf_image *img)
 
 /* The code is what the $x mapping symbols mark; $d marks data (literal
  * pools, tables in hand-written code). */
-static int a64_code_ranges(const struct elf_image *img, struct code_range **out, size_t *n,
-                           struct scan_stats *st)
+static int a64_code_ranges(const struct elf_image *img, const struct exclusions *ex,
+                           struct code_range **out, size_t *n, struct scan_stats *st)
 {
+    (void)ex;                   /* (the tracer's code has its mapping symbols) */
     static const unsigned isas[] = { ISA_MAIN };
     return mapped_code_ranges(img, "AArch64", "x", isas, out, n, st);
 }

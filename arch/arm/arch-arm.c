@@ -55,9 +55,10 @@ static char mapping_kind(const char *name)
 
 /* ARM state code is what the $a mapping symbols mark, Thumb code $t;
  * $d marks data (literal pools, tbb tables). */
-static int arm_code_ranges(const struct elf_image *img, struct code_range **out,
-                           size_t *n, struct scan_stats *st)
+static int arm_code_ranges(const struct elf_image *img, const struct exclusions *ex,
+                           struct code_range **out, size_t *n, struct scan_stats *st)
 {
+    (void)ex;                   /* (the tracer's code has its mapping symbols) */
     static const unsigned isas[] = { ISA_ARM, ISA_THUMB };
     return mapped_code_ranges(img, "ARM", "at", isas, out, n, st);
 }

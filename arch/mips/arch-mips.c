@@ -58,11 +58,33 @@ static int range_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Bytes of code in [from, to), outside the ranges ex[n] (sorted,
+ * merged): words that are not zero (the linker's fill and alignment
+ * padding are zeros; so is nop, but no function is all nops). */
+static uint64_t code_outside(const struct elf_image *img, uint64_t from, uint64_t to,
+                             const struct code_range *ex, size_t n)
+{
+    uint64_t bytes = 0;
+    size_t i = 0;
+    for (uint64_t a = from & ~(uint64_t)3; a + 4 <= to; a += 4) {
+        while (i < n && ex[i].end <= a)
+            i++;
+        if (i < n && ex[i].start <= a)
+            continue;
+        uint32_t w;
+        bytes += elf_read32(img, a, &w) == 0 && w ? 4 : 0;
+    }
+    return bytes;
+}
+
 /* MIPS has no mapping symbols: the code is the functions' [value,
  * value + size) in executable sections.  MIPS16 and microMIPS
- * functions are left alone; the PLT and lazy-binding stubs too. */
-static int mips_code_ranges(const struct elf_image *img, struct code_range **out,
-                            size_t *n, struct scan_stats *st)
+ * functions are left alone; the PLT and lazy-binding stubs too.  Code
+ * outside any function is counted, but for what `ex` excludes (the
+ * tracer's sleds and island, which have no function symbols) and the
+ * zeros between sections and functions. */
+static int mips_code_ranges(const struct elf_image *img, const struct exclusions *ex,
+                            struct code_range **out, size_t *n, struct scan_stats *st)
 {
     if (!img->has_symtab)
         return error("%s: no symbol table (stripped?): MIPS code is found by its "
@@ -97,21 +119,30 @@ static int mips_code_ranges(const struct elf_image *img, struct code_range **out
             r[m++] = (struct code_range){ y->value, (uint32_t)(y->value + y->size), ISA_MAIN };
         }
         qsort(r, m, sizeof *r, range_cmp);
-        uint64_t covered = 0;
+        struct code_range *excl = NULL;
+        size_t n_excl = 0, first = *n;
+        if (ex)
+            exclusions_for_section(ex, s, &excl, &n_excl);
+        uint64_t outside = 0, pos = s->addr;
         for (size_t i = 0; i < m; i++) {
-            if (*n && r[i].start < (*out)[*n - 1].end) {       /* overlap: aliases */
-                if (r[i].end > (*out)[*n - 1].end) {
-                    covered += r[i].end - (*out)[*n - 1].end;
+            if (*n > first && r[i].start < (*out)[*n - 1].end) {   /* overlap: aliases */
+                if (r[i].end > (*out)[*n - 1].end)
                     (*out)[*n - 1].end = r[i].end;
-                }
                 continue;
             }
+            if (r[i].start > pos)
+                outside += code_outside(img, pos, r[i].start, excl, n_excl);
             *out = xrealloc(*out, (*n + 1) * sizeof **out);
             (*out)[(*n)++] = r[i];
-            covered += r[i].end - r[i].start;
+            pos = r[i].end;
         }
-        if (covered < s->size)
-            stats_skip(st, "code outside any function", s->size - covered);
+        if (*n > first && (*out)[*n - 1].end > pos)
+            pos = (*out)[*n - 1].end;
+        if (s->addr + s->size > pos)
+            outside += code_outside(img, pos, s->addr + s->size, excl, n_excl);
+        free(excl);
+        if (outside)
+            stats_skip(st, "code outside any function", outside);
     }
     free(r);
     return 0;
@@ -151,6 +182,8 @@ static int gpr_written(uint32_t w)
         return funct == 0x20 ? (int)rd_of(w) : (int)rt_of(w);
     case 0x11:                                  /* COP1: mfc1, cfc1, mfhc1 */
         return rs_of(w) == 0 || rs_of(w) == 2 || rs_of(w) == 3 ? (int)rt_of(w) : 0;
+    case 0x13:                                  /* COP1X: madd.d, lwxc1, swxc1, prefx...: */
+        return 0;                               /* FPRs and memory only */
     case 0x28: case 0x29: case 0x2a: case 0x2b: case 0x2e:      /* stores */
     case 0x31: case 0x35: case 0x39: case 0x3d: case 0x33:      /* fp loads/stores, pref */
         return 0;

@@ -210,7 +210,7 @@ void jumps_scan(struct trace_funcs *tf, const struct program *p)
     size_t n_ranges = 0;
     struct scan_stats st;
     memset(&st, 0, sizeof st);
-    if (!arch || arch->code_ranges(img, &ranges, &n_ranges, &st) != 0) {
+    if (!arch || arch->code_ranges(img, NULL, &ranges, &n_ranges, &st) != 0) {
         scan_stats_free(&st);
         return;
     }

@@ -152,6 +152,10 @@ static void test_site_words(void)
     site_case(mips, "mips: bal", 0x00400000, 0x04110004, 0, 1, 0x00400004 + 16, 0x00401000, 1);
     site_case(mips, "mips: jalr t9", 0x00400000, 0x0320f809, 0, 0, 4 * 25, 0x00401000, 127);
     site_case(mips, "mips: jalr s0", 0x00400000, 0x0200f809, 0, 0, 4 * 16 + 1, 0x00401000, 0);
+    /* ... with madd.d $f0,$f2,$f4,$f6 in its delay slot (COP1X: writes
+     * no general register, so t9 is the target still) */
+    site_case(mips, "mips: jalr t9, madd.d in the delay slot", 0x00400000, 0x0320f809, 0x4c462021,
+              0, 4 * 25, 0x00401000, 127);
     /* AArch64: bl +0x100; bl -64 MB to a sled 128 MB - 8 KB away; blr
      * x3 (its word: x3's); blr x29 */
     const struct arch_ops *a64 = arch_by_name("aarch64");
