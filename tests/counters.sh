@@ -37,9 +37,7 @@ counters_calls() {    # counters_calls ARCH SOURCE
         return
     fi
     local cmp info
-    local unordered=()  # (AArch64: glibc's longjmp and unwinder return by `br`, as in returns.sh)
-    [ "$ARCH_DIR" = aarch64 ] && unordered=(--unordered)
-    if ! cmp=$("$PLUGINS/returns-compare" "${unordered[@]}" "$r/traced"/litifut.*.trace \
+    if ! cmp=$("$PLUGINS/returns-compare" "$r/traced"/litifut.*.trace \
                "$r/oracle/calls.txt" 2>&1); then
         fail "$name: calls and returns differ from the oracle: $(head -c 600 <<< "$cmp")"
         return

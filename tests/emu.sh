@@ -51,10 +51,8 @@ emu_oracle_case() {
     # (the instrumented binary's tracer stays off under litifut-emu: so
     # in the oracle's run of its unrewritten twin)
     LITIFUT_TRACE=0 run_in "$d/oracle" "$oracle_bin" -plugin "$PLUGINS/$ORACLE,returns=on" --
-    # C++ exceptions and AArch64's longjmp (br x30) close frames late in
-    # the oracle (tests/returns.sh)
+    # C++ exceptions close frames late in the oracle (tests/returns.sh)
     case $name in *cxx*) unordered=(--unordered) ;; esac
-    [ "$ARCH_DIR" = aarch64 ] && unordered=(--unordered)
     if ! same_run "$d/emu" "$d/oracle" || [ -s "$d/emu/err" ]; then
         fail "$name: differs from the run under qemu (exit $(cat "$d/emu/rc") vs" \
              "$(cat "$d/oracle/rc"); $(head -c 200 "$d/emu/err"); see $d)"

@@ -26,10 +26,8 @@ returns_case() {    # returns_case ARCH SOURCE MODE
     local d=$WORK/build/returns/$ARCH/$base-$mode
     local cc=$TCC flags=(-std=gnu11 -O2 -Wall -pthread) unordered=()
     [ "$lang" = cc ] && cc=$TCXX flags=(-std=gnu++17 -O2 -Wall -pthread) unordered=(--unordered)
-    # AArch64 glibc's longjmp (and the unwinder) go back with `br x30`,
-    # which the oracle does not take for a return: it closes the frames a
-    # jump left late, as it does those an exception leaves
-    [ "$ARCH_DIR" = aarch64 ] && unordered=(--unordered)
+    # (AArch64 glibc's longjmp goes back with `br x30`, which the oracle
+    # takes for a return: its returns compare in order too)
     case $mode in
     marm-*) flags+=(-marm) ;;
     esac
@@ -156,9 +154,7 @@ returns_fate() {
     pexit|deeprec)
         local exact
         run_in "$r/oracle" "$d/prog.litifut/unrewritten" -plugin "$PLUGINS/$ORACLE,returns=on" --
-        local unordered=()      # (AArch64: the unwinder's `br`, as in returns_case)
-        [ "$ARCH_DIR" = aarch64 ] && unordered=(--unordered)
-        if exact=$("$PLUGINS/returns-compare" "${unordered[@]}" "$r/exact"/litifut.*.trace \
+        if exact=$("$PLUGINS/returns-compare" "$r/exact"/litifut.*.trace \
                    "$r/oracle/calls.txt" 2>&1); then
             pass "$name: runs as the plain build; ${exact#returns-compare: }"
         else
