@@ -257,10 +257,10 @@ static uint32_t innermost_traced(const struct callstack *s)
     return k;
 }
 
-/* With recorded returns: the frame that makes a call from `caller`
- * (1 + its index), pushing a synthetic one if the caller was entered
- * without a traced call; only synthetic frames end (see the top). */
-static uint32_t caller_above_traced(struct callstack *s, uint32_t caller, uint64_t t)
+/* With recorded returns: the caller's frame on top, the synthetic
+ * frames above it ended, or a synthetic one pushed for it if it was
+ * entered without a traced call; no traced frame ends (see the top). */
+static void caller_on_top(struct callstack *s, uint32_t caller, uint64_t t)
 {
     uint32_t k = innermost_traced(s), j;
     for (j = s->n; j > k && s->f[j - 1].fid != caller; j--)
@@ -268,12 +268,11 @@ static uint32_t caller_above_traced(struct callstack *s, uint32_t caller, uint64
     if (j > 0 && s->f[j - 1].fid == caller) {
         while (s->n > j)
             pop(s, t);
-        return j;
+        return;
     }
-    for (j = entered_from(s, caller, k ? k : 0); s->n > j;)
+    for (j = entered_from(s, caller, k); s->n > j;)
         pop(s, t);
     push(s, caller, t, NULL, FRAME_SYNTHETIC);
-    return s->n;
 }
 
 /* Frames of the caller looked at, and frames passed, for the one that
@@ -337,15 +336,10 @@ void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
     }
     int exact = (s->t->header.flags & LITIFUT_TRACE_RETURNS) && !s->returns_missing;
     s->returns_missing = 0;
+    uint32_t k;
     if (exact) {
-        caller_above_traced(s, caller, t);
-        s->f[s->n - 1].last_object = e->object;
-        s->f[s->n - 1].last_site = e->site + 1;
-        push(s, callee, t, e, FRAME_CALL);
-        return;
-    }
-    uint32_t k = caller_frame(s, caller, e);   /* 1 + the caller's frame; 0: none */
-    if (k > 0) {
+        caller_on_top(s, caller, t);
+    } else if ((k = caller_frame(s, caller, e)) > 0) {  /* 1 + the caller's frame */
         while (s->n > k)
             pop(s, t);
     } else {                            /* entered without a traced call */
