@@ -222,7 +222,11 @@ test_sigjump() {
     for arch in $(folder_arches); do
         set_arch "$arch"
         TIMEOUT=300 traced_run sigjump sigjump.c LITIFUT_CHUNK_KB=4
-        "$BIN/litifut-postproc" --format=tsv "$RUN" > "$RUN/trace.tsv" 2> "$RUN/pp.err"
+        # (deliveries while the tracer worked are counted, not recorded:
+        # the one warning that may come, and it changes no worker call)
+        "$BIN/litifut-postproc" --format=tsv "$RUN" > "$RUN/trace.tsv" 2> "$RUN/pp.all"
+        grep -v ': [0-9]* signal deliveries not recorded, nor their handler' \
+            "$RUN/pp.all" > "$RUN/pp.err"
         executed=$(sed -n 's/^executed //p' "$RUN/out")
         jumps=$(sed -n 's/^jumps //p' "$RUN/out")
         recorded=$(grep -c "	worker_marker+0x0	[-0-9]*$" "$RUN/trace.tsv")

@@ -1124,9 +1124,11 @@ static void find_chunks(struct reader *r)
                   "skipped to the next chunk");
     if (t->n_chunks) {
         const struct trace_chunk *last = &t->chunks[t->n_chunks - 1];
-        if (last->off + last->size > t->size)
+        if (last->off + last->size > t->size) {
             warn_once(r, P_TRUNCATED, "truncated: the file ends inside a chunk; "
                                       "kept every whole record");
+            t->warned |= 1u << P_SITE;  /* (a site of an OBJECT record cut off: said) */
+        }
     }
 }
 
@@ -1278,7 +1280,7 @@ int trace_open(const char *path, struct trace_file *t)
     if (gz_magic(t->fd)) {              /* gzip: read what it inflates to (gz.c) */
         int damaged, raw = gz_inflate_to_temp(t->fd, path, &damaged);
         if (damaged)                    /* (said once: a cut stream, a cut trace) */
-            t->warned |= 1u << P_TRUNCATED | 1u << P_RECORD | 1u << P_CHUNK_HEADER;
+            t->warned |= 1u << P_TRUNCATED | 1u << P_RECORD | 1u << P_CHUNK_HEADER | 1u << P_SITE;
         close(t->fd);
         t->fd = raw;
         if (raw < 0) {
