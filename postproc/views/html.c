@@ -149,6 +149,8 @@ static int by_start(const void *a, const void *b)
  * the later half goes, and the cut moves to the first of them). */
 static void trim_bars(struct html *h)
 {
+    if (!h->n_bars)
+        return;                     /* (a count trace has none: no array) */
     qsort(h->bars, h->n_bars, sizeof *h->bars, by_start);
     if (h->n_bars > HTML_BARS) {
         h->cut_ns = h->bars[HTML_BARS].start_ns;
