@@ -147,10 +147,7 @@ static __attribute__((noinline)) uintptr_t busy_after_record(const struct litifu
  * budget's next period looked for. */
 static void unrecorded_call(struct litifut_process *proc)
 {
-    uint32_t n;
-    do
-        n = proc->unrecorded;
-    while (!arch_cmpxchg(&proc->unrecorded, n, n + 1));
+    count_up(&proc->unrecorded);
     control_poll(4);
     budget_poll();              /* LITIFUT_BUDGET: a new period resumes */
 }
@@ -364,19 +361,6 @@ static uint32_t *put_signal_record(struct litifut_thread *t, uint32_t *p, uint32
  * is closed by the RETURN that the next event at the jump's target
  * writes for this entry (returns.c), as for any frame a jump left.
  */
-/* A delivery (and its handler's calls) not recorded: counted in the
- * header, so that every view says so. */
-static void signal_unrecorded(struct litifut_process *proc)
-{
-    struct litifut_trace_header *h = proc->header;
-    if (!h)
-        return;
-    uint32_t n;
-    do
-        n = h->signals_unrecorded;
-    while (!arch_cmpxchg(&h->signals_unrecorded, n, n + 1));
-}
-
 void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t sp)
 {
     m->t = NULL;
@@ -394,8 +378,9 @@ void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t s
             return;                 /* the vfork child */
     } else if (busy != 0 && busy != BUSY_UNHOOKED) {
         if (!busy_abandoned(busy, sp)) {
-            signal_unrecorded(proc);    /* the tracer is at work for this thread (above) */
-            return;
+            if (proc->header)       /* (counted, so that every view says so) */
+                count_up(&proc->header->signals_unrecorded);
+            return;                 /* the tracer is at work for this thread (above) */
         }
         after = 0;
         reset = 1;

@@ -153,13 +153,8 @@ void control_after_call(uintptr_t target)
 {
     if (!P->user_off && fires(target, 1))
         recording_set(0, LITIFUT_STATE_BY_FUNCTION);
-    if (fires(target, TRIGGER_SNAPSHOT)) {
-        uint32_t mask[SIGSET_WORDS];
-        tracefile_freeze_room();
-        lock(mask);
-        tracefile_snapshot(LITIFUT_SNAPSHOT_FUNCTION, 0);
-        unlock(mask);
-    }
+    if (fires(target, TRIGGER_SNAPSHOT))
+        tracefile_freeze(LITIFUT_SNAPSHOT_FUNCTION, 0);
 }
 
 /* A trigger that named no function: said once, at the end (a library
@@ -229,11 +224,7 @@ void control_poll(uint32_t every)
         return;
     p->control_seen[0] = (uint64_t)said;
     if (said == CONTROL_SNAPSHOT) {
-        uint32_t mask[SIGSET_WORDS];
-        tracefile_freeze_room();
-        lock(mask);
-        tracefile_snapshot(LITIFUT_SNAPSHOT_CONTROL, 0);
-        unlock(mask);
+        tracefile_freeze(LITIFUT_SNAPSHOT_CONTROL, 0);
         return;
     }
     if ((said == CONTROL_ON) == !p->user_off)

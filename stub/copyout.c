@@ -62,11 +62,7 @@ static void on_fatal_signal(int sig)
 /* LITIFUT_SNAPSHOT_SIGNAL: the ring frozen (and copied, if asked). */
 static void on_snapshot_signal(int sig)
 {
-    uint32_t mask[SIGSET_WORDS];
-    tracefile_freeze_room();
-    lock(mask);
-    tracefile_snapshot(LITIFUT_SNAPSHOT_SIGNAL, (uint32_t)sig);
-    unlock(mask);
+    tracefile_freeze(LITIFUT_SNAPSHOT_SIGNAL, (uint32_t)sig);
 }
 
 void copyout_catch_signals(void)

@@ -188,12 +188,8 @@ void pairs_call(uint32_t index, uint32_t site, uintptr_t target)
         if (!pr && !(pr = pair_make(site, target, head)))
             return;
     }
-    if (P->mode == LITIFUT_MODE_COUNT) {
-        uint32_t n;
-        do
-            n = pr->count;
-        while (!arch_cmpxchg(&pr->count, n, n + 1));
-    }
+    if (P->mode == LITIFUT_MODE_COUNT)
+        count_up(&pr->count);
 }
 
 /* A fork child's pairs go to its own trace: none is known yet.  Under

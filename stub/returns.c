@@ -327,12 +327,8 @@ static uintptr_t resume(struct litifut_thread *t, uint32_t *p, uintptr_t sp)
     uintptr_t ra = e->ra;
     e->ra = 0;                      /* (taken: a stale twin of the same sp stays unused) */
     struct litifut_trace_header *h = litifut_copy.proc ? litifut_copy.proc->header : NULL;
-    if (h) {
-        uint32_t n;
-        do
-            n = h->returns_resumed;
-        while (!arch_cmpxchg(&h->returns_resumed, n, n + 1));
-    }
+    if (h)
+        count_up(&h->returns_resumed);
     return ra;
 }
 

@@ -361,17 +361,24 @@ static int ring_clear(uint64_t off, uint32_t size)
 
 /* --- snapshots --- */
 
-void tracefile_freeze_room(void)
+/* A snapshot asked for (signal, control file, function): the room for
+ * its FROZEN records first (a new chunk of the process's own takes the
+ * lock), then the snapshot under the lock. */
+void tracefile_freeze(uint32_t why, uint32_t arg)
 {
+    uint32_t mask[SIGSET_WORDS];
     if (P->trace == TRACE_ON && !P->snapshot)
         tracefile_events_room((pool_threads() + 8) * (1 + LITIFUT_FROZEN_REC_WORDS));
+    lock(mask);
+    tracefile_snapshot(why, arg);
+    unlock(mask);
 }
 
 /* The ring's records end here, for `why` (a LITIFUT_SNAPSHOT_*; arg:
  * the signal).  A snapshot asked for (signal, control file, function)
  * freezes the trace for good: recording stops, as when the file fails
  * (but silently), a FROZEN record per thread says where its records end
- * (room made by tracefile_freeze_room before the lock), and
+ * (room made by tracefile_freeze before the lock), and
  * LITIFUT_COPY_TO gets the copy now.  Exit and a
  * fatal signal only say why (nothing comes after them); the fatal
  * signal copies too.  The first cause is kept.  Under the lock. */

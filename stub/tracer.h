@@ -87,6 +87,16 @@ static inline uint32_t *put_address(uint32_t *p, uintptr_t a)
     return p;
 }
 
+/* One more in a counter other threads (and signal handlers) count in
+ * too. */
+static inline void count_up(volatile uint32_t *p)
+{
+    uint32_t n;
+    do
+        n = *p;
+    while (!arch_cmpxchg(p, n, n + 1));
+}
+
 /* Compare-and-swap of a pointer-sized word (the kernel's 32-bit one on
  * ILP32). */
 static inline int cmpxchg_ptr(volatile uintptr_t *p, uintptr_t oldval, uintptr_t newval)
@@ -649,7 +659,7 @@ HIDDEN void tracefile_copy_maps(void);          /* under the lock */
 HIDDEN int tracefile_events_room(uint32_t words);  /* the process's own chunk */
 HIDDEN void tracefile_copy_out(void);           /* LITIFUT_COPY_TO, now; under the lock */
 HIDDEN void tracefile_snapshot(uint32_t why, uint32_t arg);   /* under the lock */
-HIDDEN void tracefile_freeze_room(void);    /* before a freezing snapshot's lock */
+HIDDEN void tracefile_freeze(uint32_t why, uint32_t arg);   /* takes the lock */
 HIDDEN void tracefile_after_fork_child(void);
 HIDDEN void warn(const char *what, const char *path, long err);   /* under the lock */
 /* One line: "litifut: WHAT PATH: ERROR" and `tail`.  Under the lock. */

@@ -1435,13 +1435,13 @@ char *trace_history_text(const struct trace_file *t)
         free(b);
     }
     char *signals = NULL;
-    if (h->signals_unrecorded)
-        signals = xasprintf("%" PRIu32 " signal deliver%s not recorded, nor %s handler's calls "
-                            "(%s came while the tracer worked for %s thread)",
-                            h->signals_unrecorded, h->signals_unrecorded == 1 ? "y" : "ies",
-                            h->signals_unrecorded == 1 ? "its" : "their",
-                            h->signals_unrecorded == 1 ? "it" : "they",
-                            h->signals_unrecorded == 1 ? "its" : "their");
+    if (h->signals_unrecorded == 1)
+        signals = xstrdup("1 signal delivery not recorded, nor its handler's calls "
+                          "(it came while the tracer worked for its thread)");
+    else if (h->signals_unrecorded)
+        signals = xasprintf("%" PRIu32 " signal deliveries not recorded, nor their handler's "
+                            "calls (they came while the tracer worked for their thread)",
+                            h->signals_unrecorded);
     char *text = NULL;
     char *parts[3] = { lost, dropped, signals };
     for (int i = 0; i < 3; i++) {

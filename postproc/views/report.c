@@ -536,12 +536,12 @@ static void print_row_start(struct outbuf *ob, const struct callstack *s, const 
  * then the row's end */
 static void print_row_end(struct outbuf *ob, const struct callstack *s, const struct frame *f)
 {
-    const struct frame *p = f;
-    while (p > s->f && !frame_has_site(--p))
-        ;
+    size_t k = (size_t)(f - s->f);     /* (1 + the parent's index; 0: none) */
+    while (k > 0 && !frame_has_site(&s->f[k - 1]))
+        k--;
     ob_char(ob, '\t');
-    if (p != f && frame_has_site(p))
-        ob_u64(ob, p->seq);
+    if (k)
+        ob_u64(ob, s->f[k - 1].seq);
     else
         ob_char(ob, '-');
     ob_char(ob, '\n');

@@ -96,6 +96,14 @@ def base(path):
     return path.rsplit("/", 1)[-1]
 
 
+def tsv_rows(path):
+    """Each row of a TSV file with a header line, as {column: value}."""
+    with open(path, encoding="utf-8") as f:
+        head = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            yield dict(zip(head, line.rstrip("\n").split("\t")))
+
+
 problems = []
 
 
@@ -106,13 +114,8 @@ def problem(view, text):
 
 def check_calls(path, threads):
     rows = {}
-    with open(path, encoding="utf-8") as f:
-        head = f.readline().rstrip("\n").split("\t")
-        col = {c: i for i, c in enumerate(head)}
-        for line in f:
-            r = line.rstrip("\n").split("\t")
-            rows.setdefault(int(r[col["tid"]]), []).append(
-                (int(r[col["seq"]]), r[col["callee_sym"]], r[col["parent"]]))
+    for r in tsv_rows(path):
+        rows.setdefault(int(r["tid"]), []).append((int(r["seq"]), r["callee_sym"], r["parent"]))
     n = 0
     for (pid, tid), frames in threads.items():
         calls = [fr for fr in frames if fr.call and not fr.signal and not fr.handler]
@@ -234,16 +237,11 @@ def compare(view, want, got):
 
 def read_tsv(path, key_cols, value_cols):
     table = {}
-    with open(path, encoding="utf-8") as f:
-        head = f.readline().rstrip("\n").split("\t")
-        col = {c: i for i, c in enumerate(head)}
-        for line in f:
-            r = line.rstrip("\n").split("\t")
-            key = tuple(base(r[col[c]]) if c.endswith("obj") or c == "object" else r[col[c]]
-                        for c in key_cols)
-            vals = tuple(int(r[col[c]]) if r[col[c]] else 0 for c in value_cols)
-            old = table.get(key, (0,) * len(vals))
-            table[key] = tuple(a + b for a, b in zip(old, vals))
+    for r in tsv_rows(path):
+        key = tuple(base(r[c]) if c.endswith("obj") or c == "object" else r[c] for c in key_cols)
+        vals = tuple(int(r[c]) if r[c] else 0 for c in value_cols)
+        old = table.get(key, (0,) * len(vals))
+        table[key] = tuple(a + b for a, b in zip(old, vals))
     return table
 
 
