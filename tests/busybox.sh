@@ -62,9 +62,13 @@ busybox_arch() {
     run_target "$r/traced" "$d/busybox" sh -c "$script"
     local n bad=0 t
     n=$(ls "$r/traced"/litifut.*.trace 2> /dev/null | wc -l)
+    # (the shell's SIGCHLD handler may interrupt the tracer: the one
+    # warning allowed, which counts those deliveries)
+    rm -f "$r/pp.all"
     for t in "$r/traced"/litifut.*.trace; do
-        "$BIN/litifut-postproc" --summary "$t" > /dev/null 2>> "$r/pp.err" || bad=1
+        "$BIN/litifut-postproc" --summary "$t" > /dev/null 2>> "$r/pp.all" || bad=1
     done
+    but_unrecorded_signals < "$r/pp.all" > "$r/pp.err"
     check "$ARCH/busybox/sh: a pipeline, gzip and tar round trips: same output as plain ($(tr '\n' ' ' < "$r/plain/out")); $n processes, each its own trace" \
         eval 'same_run "$r/plain" "$r/traced" && [ "$n" -ge 8 ] && [ "$bad" = 0 ] && [ ! -s "$r/pp.err" ] &&
               grep -q "^W0RLD$" "$r/traced/out" && grep -q "^same$" "$r/traced/out"'
