@@ -20,7 +20,8 @@ BUILD    ?= build
 
 # The architectures (arch/<arch>/) and target triples: lib/arches.def,
 # the one list (its ARCH( and TRIPLE( lines).  Per triple T: ARCH_T (its
-# arch folder), FLAGS_T (its tracer modules' flags), QEMU_T.
+# arch folder), FLAGS_T (its tracer modules' flags), QEMU_T, MUSL_T (the
+# multiarch name of its musl).
 ARCHES_DEF := lib/arches.def
 lparen := (
 comma  := ,
@@ -30,7 +31,8 @@ TRIPLES    := $(shell awk -F'"' '/^TRIPLE[$(lparen)]/ { print $$2 }' $(ARCHES_DE
 triple_field = $(shell awk -F'"' '/^TRIPLE[$(lparen)]/ && $$2 == "$(1)" { print $$$(2) }' $(ARCHES_DEF))
 $(foreach t,$(TRIPLES),$(eval ARCH_$(t) := $(strip $(subst $(comma),,$(call triple_field,$(t),3)))) \
                        $(eval QEMU_$(t) := $(call triple_field,$(t),6)) \
-                       $(eval FLAGS_$(t) := $(call triple_field,$(t),10)))
+                       $(eval FLAGS_$(t) := $(call triple_field,$(t),10)) \
+                       $(eval MUSL_$(t) := $(call triple_field,$(t),12)))
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 SANITIZE ?=
@@ -58,7 +60,7 @@ LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c lib/arch-read.
 REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/rewrite.c src/rewriter.c \
                 src/arch-rewrite.c $(foreach a,$(ARCH_DIRS),arch/$(a)/rewrite-$(a).c)
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
-                wrapper/install.c wrapper/process.c wrapper/farsleds.c
+                wrapper/install.c wrapper/process.c wrapper/farsleds.c wrapper/libsearch.c
 # postproc/: the driving loop and main (top), the reader (trace, symbols,
 # names, call stack), the views, and helpers both use
 POSTPROC_READER_SRC := $(wildcard postproc/reader/*.c postproc/util/*.c)
@@ -129,16 +131,18 @@ TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fvisibility=hidd
                  -fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
                  -Iinclude -Istub
 
-# tracer_rules TRIPLE ARCHDIR FLAGS OBJECTS VARIANT VARIANT_FLAGS OUTPUT:
+# tracer_rules TRIPLE ARCHDIR FLAGS OBJECTS VARIANT VARIANT_FLAGS OUTPUT [ORDER]:
 # build/lib/litifut/TRIPLE/OUTPUT from stub/*.c and arch/ARCHDIR/{*.c,*.S}
 # (objects in build/tracer/TRIPLE/VARIANT/); FLAGS pin the ABI.  Two
 # variants: for executables (-fPIE, local-exec TLS) and for shared
-# libraries (-fPIC, initial-exec TLS, LITIFUT_SHARED).
+# libraries (-fPIC, initial-exec TLS, LITIFUT_SHARED); each also built
+# against musl's headers (tracers, below).  ORDER: made before any
+# object is compiled.
 define tracer_rules
-$(BUILD)/tracer/$(1)/$(5)/%.o: stub/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h
+$(BUILD)/tracer/$(1)/$(5)/%.o: stub/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h | $(8)
 	@mkdir -p $$(dir $$@)
 	$(1)-gcc $(TRACER_CFLAGS) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
-$(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h
+$(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.c stub/*.h arch/$(2)/*.h include/litifut/*.h | $(8)
 	@mkdir -p $$(dir $$@)
 	$(1)-gcc $(TRACER_CFLAGS) $$(UNWIND_$(2)_$$*) $(3) $(6) -Iarch/$(2) -c -o $$@ $$<
 $(BUILD)/tracer/$(1)/$(5)/%.o: arch/$(2)/%.S arch/$(2)/*.S arch/$(2)/*.h stub/layout.h include/litifut/*.h
@@ -154,10 +158,36 @@ $(BUILD)/lib/litifut/$(1)/$(7): $(addprefix $(BUILD)/tracer/$(1)/$(5)/,$(4))
 endef
 EXE_FLAGS    := -fPIE
 SHARED_FLAGS := -fPIC -DLITIFUT_SHARED
+# The C library's headers matter to the tracer where it takes the
+# program's struct sigaction (stub/events.c), whose layout musl's MIPS
+# headers give differently from glibc's (and the kernel's): so each
+# module has a musl twin, NAME-musl.o, built with musl's headers (from
+# Debian's multiarch musl-dev, through its musl-gcc.specs) and the
+# kernel's (asm/, linux/: musl has none), which the wrapper links when
+# the link's C library is musl (wrapper/toolchain.c).
+# musl_flags TRIPLE
+musl_flags = -specs /usr/lib/$(MUSL_$(1))/musl-gcc.specs -idirafter $(BUILD)/musl-kernel/$(1)
+# musl_kernel_headers TRIPLE: asm/, asm-generic/ and linux/ of the
+# triple's kernel headers, alone in a folder
+define musl_kernel_headers
+$(BUILD)/musl-kernel/$(1)/linux:
+	@mkdir -p $$(dir $$@)
+	ln -sfn /usr/$(1)/include/asm $$(dir $$@)asm
+	ln -sfn /usr/$(1)/include/asm-generic $$(dir $$@)asm-generic
+	ln -sfn /usr/$(1)/include/linux $$@
+endef
+# tracer_pair TRIPLE ARCHDIR FLAGS OBJECTS VARIANT VARIANT_FLAGS OUTPUT-BASE:
+# OUTPUT-BASE.o and its musl twin OUTPUT-BASE-musl.o
+define tracer_pair
+$(call tracer_rules,$(1),$(2),$(3),$(4),$(5),$(6),$(7).o)
+$(call tracer_rules,$(1),$(2),$(3),$(4),$(5)-musl,$(6) $(call musl_flags,$(1)),$(7)-musl.o,$(BUILD)/musl-kernel/$(1)/linux)
+TRACERS += $(BUILD)/lib/litifut/$(1)/$(7)-musl.o
+endef
 # tracers TRIPLE ARCHDIR FLAGS OBJECTS-EXE OBJECTS-SHARED
 define tracers
-$(call tracer_rules,$(1),$(2),$(3),$(4),exe,$(EXE_FLAGS),tracer.o)
-$(call tracer_rules,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared.o)
+$(call musl_kernel_headers,$(1))
+$(call tracer_pair,$(1),$(2),$(3),$(4),exe,$(EXE_FLAGS),tracer)
+$(call tracer_pair,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared)
 endef
 
 STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o settings.o procfs.o fileid.o \

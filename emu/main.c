@@ -35,7 +35,7 @@ struct triple {
 };
 
 static const struct triple triples[] = {
-#define TRIPLE(triple, folder, test_name, qemu, ldso, tracer_flags) { triple, qemu },
+#define TRIPLE(triple, folder, test_name, qemu, ldso, tracer_flags, musl) { triple, qemu },
 #include "lib/arches.def"
 };
 

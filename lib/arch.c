@@ -14,7 +14,8 @@ static const struct arch_ops *const all_arches[] = {
 
 const char *const arch_common_wrapped[] = {
     "vfork", "clone", "__clone_internal",               /* spawn: share memory and TLS */
-    "setjmp", "_setjmp", "__sigsetjmp", "getcontext",   /* return twice (stub/returns.c) */
+    "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp",    /* return twice (stub/returns.c); */
+    "getcontext",                                       /* sigsetjmp: musl's name */
     "backtrace",                                        /* reads return addresses */
     /* install signal handlers: the tracer's entry records each delivery
      * (stub/events.c) */
@@ -23,7 +24,7 @@ const char *const arch_common_wrapped[] = {
 };
 
 const struct arch_triple arch_triples[] = {
-#define TRIPLE(triple, folder, test_name, qemu, ldso, tracer_flags) { triple, &arch_##folder },
+#define TRIPLE(triple, folder, test_name, qemu, ldso, tracer_flags, musl) { triple, &arch_##folder },
 #include "lib/arches.def"
     { NULL, NULL },
 };
@@ -93,10 +94,40 @@ const struct arch_ops *arch_by_emulation(const char *emulation, const char **tri
     return NULL;
 }
 
-const struct arch_ops *arch_by_triple(const char *triple)
+const char *arch_row_triple(const char *triple)
 {
     for (const struct arch_triple *t = arch_triples; t->triple; t++)
         if (strcmp(t->triple, triple) == 0)
+            return t->triple;
+    /* CPU[-VENDOR]-linux-ENV: the CPU and, on ARM, the float ABI decide */
+    const char *dash = strchr(triple, '-'), *linux_part = strstr(triple, "-linux-");
+    if (!dash || !linux_part)
+        return NULL;
+    size_t cpu_len = (size_t)(dash - triple);
+    const char *env = linux_part + 7, *row = NULL;
+    size_t env_len = strlen(env);
+    if (cpu_len >= 3 && strncmp(triple, "arm", 3) == 0 &&
+        (cpu_len < 5 || strncmp(dash - 2, "eb", 2) != 0))          /* not armeb */
+        row = env_len >= 2 && strcmp(env + env_len - 2, "hf") == 0 ? "arm-linux-gnueabihf"
+            : env_len >= 3 && strstr(env, "eabi") ? "arm-linux-gnueabi" : NULL;
+    else if ((cpu_len == 6 && !strncmp(triple, "mipsel", 6)) ||
+             (cpu_len == 8 && !strncmp(triple, "mips32el", 8)) ||
+             (cpu_len == 13 && !strncmp(triple, "mipsisa32r2el", 13)))
+        row = "mipsel-linux-gnu";
+    else if ((cpu_len == 4 && !strncmp(triple, "mips", 4)) ||
+             (cpu_len == 6 && !strncmp(triple, "mips32", 6)) ||
+             (cpu_len == 11 && !strncmp(triple, "mipsisa32r2", 11)))
+        row = "mips-linux-gnu";
+    else if (cpu_len == 7 && !strncmp(triple, "aarch64", 7))
+        row = "aarch64-linux-gnu";
+    return row;
+}
+
+const struct arch_ops *arch_by_triple(const char *triple)
+{
+    const char *row = arch_row_triple(triple);
+    for (const struct arch_triple *t = arch_triples; row && t->triple; t++)
+        if (strcmp(t->triple, row) == 0)
             return t->arch;
     return NULL;
 }

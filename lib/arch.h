@@ -152,6 +152,11 @@ const struct arch_ops *arch_by_name(const char *name);
  * if none. */
 const struct arch_ops *arch_by_emulation(const char *emulation, const char **triple);
 const struct arch_ops *arch_by_triple(const char *triple);
+/* The row of arch_triples a GNU triple belongs to: itself, or for
+ * another vendor or C library (mipsel-openwrt-linux-musl,
+ * arm-buildroot-linux-uclibcgnueabihf, armv7a-unknown-linux-musleabihf)
+ * the row of its CPU and, on ARM, float ABI; NULL if none. */
+const char *arch_row_triple(const char *triple);
 /* The arch a trace header names (LITIFUT_ARCH_*), NULL if none. */
 const struct arch_ops *arch_by_trace_arch(uint32_t trace_arch);
 /* The arch whose counter clock is `clock` (LITIFUT_CLOCK_*), NULL if none. */

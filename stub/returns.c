@@ -22,7 +22,8 @@
 extern const char litifut_return_trampoline[] HIDDEN;
 extern const char litifut_trampolines[] HIDDEN, litifut_trampolines_end[] HIDDEN;
 extern const char __wrap_vfork[] HIDDEN;
-extern const char __wrap_setjmp[] HIDDEN, __wrap__setjmp[] HIDDEN, __wrap___sigsetjmp[] HIDDEN;
+extern const char __wrap_setjmp[] HIDDEN, __wrap__setjmp[] HIDDEN, __wrap___sigsetjmp[] HIDDEN,
+                  __wrap_sigsetjmp[] HIDDEN;
 extern const char __wrap_getcontext[] HIDDEN;
 
 /*
@@ -157,6 +158,7 @@ int returns_hookable(uintptr_t target)
 {
     return target != (uintptr_t)__wrap_vfork && target != (uintptr_t)__wrap_setjmp &&
            target != (uintptr_t)__wrap__setjmp && target != (uintptr_t)__wrap___sigsetjmp &&
+           target != (uintptr_t)__wrap_sigsetjmp &&
            target != (uintptr_t)__wrap_getcontext && !SWAPCONTEXT_INNER(target);
 }
 

@@ -105,7 +105,7 @@ EOF
     local m=$d/modules/aarch64-linux-gnu f
     mkdir -p "$m"
     cp "$d/sled.S" "$d/module.S"
-    for f in vfork clone __clone_internal setjmp _setjmp __sigsetjmp getcontext backtrace __setcontext \
+    for f in vfork clone __clone_internal setjmp _setjmp __sigsetjmp sigsetjmp getcontext backtrace __setcontext \
              sigaction signal bsd_signal ssignal sysv_signal __sysv_signal sigset; do
         printf '%s\n' ".weak __real_$f" ".global __wrap_$f" "__wrap_$f: b __real_$f" >> "$d/module.S"
     done

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "wrapper/instrument.h"
 #include "wrapper/farsleds.h"
+#include "wrapper/libsearch.h"
 #include "src/rewriter.h"
 #include "src/linkmap.h"
 #include "lib/error.h"
@@ -44,6 +45,9 @@ struct work {
     int one_stream;             /* our stdout and stderr are one file (>out 2>&1) */
     unsigned char *far_after;   /* per argument: a far sled follows it (ARM), or NULL */
     int far_first;              /* a far sled precedes the first input */
+    const char **wrapped;       /* the functions linked through the tracer (--wrap) */
+    unsigned char *ask_for;     /* per wrapped function: --undefined (a static link
+                                   whose archives define it: wrapper/libsearch.c) */
 };
 
 static char *work_path(const struct work *w, const char *name)
@@ -149,24 +153,22 @@ static int link_pass(const struct work *w, const char *db_o, const char *out,
     argv_push(&a, "--undefined=pthread_atfork");   /* before any archive is searched */
     argv_push(&a, "--undefined=litifut_sled");     /* survives --gc-sections */
     /* Calls that may start a child sharing the caller's memory go
-     * through the tracer first (stub/call.c, litifut_before_spawn).
-     * The wrappers' __real_ references are weak, so that nothing is
-     * pulled in that the program does not use; in a link against
-     * libc.a, --undefined brings the real functions in all the same,
-     * because a wrapped call no longer asks for them.  The arch may
-     * wrap more (struct arch_ops' wrapped). */
-    const char *const *lists[] = { arch_common_wrapped, w->tc->arch->wrapped };
-    for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
-        for (const char *const *f = lists[l]; f && *f; f++) {
-            char *opt = xasprintf("--wrap=%s", *f);
+     * through the tracer first (stub/call.c, litifut_before_spawn), and
+     * more (w->wrapped).  The wrappers' __real_ references are weak, so
+     * that nothing is pulled in that the program does not use; in a
+     * link against libc.a, --undefined brings the real functions in all
+     * the same (those its archives have), because a wrapped call no
+     * longer asks for them. */
+    for (int f = 0; w->wrapped[f]; f++) {
+        char *opt = xasprintf("--wrap=%s", w->wrapped[f]);
+        argv_push(&a, opt);
+        free(opt);
+        if (w->ask_for[f]) {
+            opt = xasprintf("--undefined=%s", w->wrapped[f]);
             argv_push(&a, opt);
             free(opt);
-            if (la->static_archives) {
-                opt = xasprintf("--undefined=%s", *f);
-                argv_push(&a, opt);
-                free(opt);
-            }
         }
+    }
     if (!la->shared)
         /* libraries loaded later (dlopen) join the executable's tracer */
         argv_push(&a, "--export-dynamic-symbol=litifut_process");
@@ -481,7 +483,7 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
 {
     const char *tmp = getenv("TMPDIR");
     struct work w = { la, tc, xasprintf("%s/litifut-XXXXXX", tmp && *tmp ? tmp : "/tmp"),
-                      rules, same_file(STDOUT_FILENO, STDERR_FILENO), NULL, 0 };
+                      rules, same_file(STDOUT_FILENO, STDERR_FILENO), NULL, 0, NULL, NULL };
     if (!mkdtemp(w.dir)) {
         error("cannot create a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
               strerror(errno));
@@ -491,6 +493,21 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
     if (la->strip_option)
         report_warning("%s: ignoring %s: the post-processor needs the symbols", la->output,
                        la->strip_option);
+    /* the common list, then the arch's (struct arch_ops' wrapped) */
+    size_t n_wrapped = 0;
+    const char *const *lists[] = { arch_common_wrapped, tc->arch->wrapped };
+    for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (const char *const *f = lists[l]; f && *f; f++)
+            n_wrapped++;
+    w.wrapped = xcalloc(n_wrapped + 1, sizeof *w.wrapped);
+    w.ask_for = xcalloc(n_wrapped + 1, 1);
+    n_wrapped = 0;
+    for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (const char *const *f = lists[l]; f && *f; f++)
+            w.wrapped[n_wrapped++] = *f;
+    /* (a library not found: ask for all, as ld would need them) */
+    if (la->static_archives && static_link_defines(la, w.wrapped, w.ask_for) != 0)
+        memset(w.ask_for, 1, n_wrapped);
     char *summary = NULL;
     int rc = run_passes(&w, &summary);
     if (pending_signal())
@@ -500,6 +517,8 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
     if (rc == 0)
         site_rules_unmatched(rules, warn_unmatched);
     free(summary);
+    free(w.wrapped);
+    free(w.ask_for);
     remove_work_dir(w.dir);
     free(w.dir);
     return rc < 0 ? 1 : rc;

@@ -295,15 +295,18 @@ static int choose_tools(struct toolchain *tc, const struct link_args *la,
         return unsupported_target(tc, la, NULL, 0);
     /* the tracer module that fits the objects' ABI (ARM: float ABI) */
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(tc->arch);
-    if (machine >= 0 && tc->triple && rw && rw->module_triple) {
-        const char *fit = rw->module_triple(po->first, tc->triple);
+    if (tc->triple)
+        tc->module_triple = xstrdup(arch_row_triple(tc->triple));
+    if (machine >= 0 && tc->module_triple && rw && rw->module_triple) {
+        const char *fit = rw->module_triple(po->first, tc->module_triple);
         if (!fit)
             return -1;
-        if (strcmp(fit, tc->triple) != 0) {
-            free(tc->triple);
-            tc->triple = xstrdup(fit);
+        if (strcmp(fit, tc->module_triple) != 0) {
+            free(tc->module_triple);
+            tc->module_triple = xstrdup(fit);
         }
     }
+    tc->c_library = link_c_library(la, tc->triple);
 
     const char *cc = getenv("LITIFUT_CC");
     if (cc && *cc) {
@@ -320,7 +323,7 @@ static int choose_tools(struct toolchain *tc, const struct link_args *la,
     }
 
     /* The tracer module is built per triple: ABI and byte order differ. */
-    if (!tc->triple)
+    if (!tc->module_triple)
         return error("cannot tell the target triple (set LITIFUT_REAL_LD and LITIFUT_CC, "
                      "or link through <triple>-gcc)");
     const char *variant = machine >= 0 && rw ? module_variant(rw, po) : "";
@@ -329,18 +332,19 @@ static int choose_tools(struct toolchain *tc, const struct link_args *la,
     const char *libdir = getenv("LITIFUT_LIBDIR");
     char *dir;
     if (libdir && *libdir) {
-        dir = xasprintf("%s/%s", libdir, tc->triple);
+        dir = xasprintf("%s/%s", libdir, tc->module_triple);
     } else {
         char *self = self_path();
         char *slash = strrchr(self, '/');
         if (slash)
             *slash = 0;
-        dir = xasprintf("%s/../lib/litifut/%s", self, tc->triple);
+        dir = xasprintf("%s/../lib/litifut/%s", self, tc->module_triple);
         free(self);
     }
     /* a library gets the variant built for position-independent code
      * with initial-exec TLS (stub/tracer.h) */
-    char *tracer = xasprintf("%s/%s%s.o", dir, la->shared ? "tracer-shared" : "tracer", variant);
+    char *tracer = xasprintf("%s/%s%s%s.o", dir, la->shared ? "tracer-shared" : "tracer", variant,
+                             tc->c_library == C_LIBRARY_MUSL ? "-musl" : "");
     char *island = xasprintf("%s/%s", dir, la->shared ? "island-shared.o" : "island.o");
     tc->tracer_object = realpath(tracer, NULL);
     tc->island_object = realpath(island, NULL);      /* only where the arch has islands */
@@ -365,6 +369,7 @@ void toolchain_free(struct toolchain *tc)
 {
     free(tc->real_ld);
     free(tc->triple);
+    free(tc->module_triple);
     argv_free(&tc->cc);
     free(tc->tracer_object);
     free(tc->island_object);

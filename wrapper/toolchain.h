@@ -3,16 +3,20 @@
 #define LITIFUT_TOOLCHAIN_H
 
 #include "lib/arch.h"
+#include "wrapper/libsearch.h"
 #include "wrapper/linkargs.h"
 #include "wrapper/process.h"
 
 struct toolchain {
     char *real_ld;              /* path of the linker we stand in for */
     int installed;              /* ... which is NAME.litifut-real beside us (--install) */
-    char *triple;               /* e.g. arm-linux-gnueabi, or NULL */
+    char *triple;               /* e.g. arm-linux-gnueabi, mipsel-openwrt-linux-musl, or NULL */
+    char *module_triple;        /* its row (lib/arches.def): lib/litifut/<module_triple>/ */
+    enum c_library c_library;   /* the link's (wrapper/libsearch.h): the module's headers */
     const struct arch_ops *arch;
     struct argv_builder cc;     /* target compiler and its -m options */
-    char *tracer_object;        /* lib/litifut/<triple>/tracer.o (tracer-shared.o: -shared) */
+    char *tracer_object;        /* lib/litifut/<triple>/tracer.o (tracer-shared.o: -shared;
+                                   tracer-musl.o: musl's headers) */
     char *island_object;        /* lib/litifut/<triple>/island.o, or NULL */
     char *far_sled_object;      /* lib/litifut/<triple>/far-sled.o (ARM), or NULL */
     char *placeholder_db;       /* lib/litifut/<triple>/db0.o, or NULL */

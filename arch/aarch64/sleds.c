@@ -24,6 +24,12 @@
 #include "tracer.h"
 #include "sys.h"
 
+/* (musl's elf.h has the note, not the property's names) */
+#ifndef GNU_PROPERTY_AARCH64_FEATURE_1_AND
+#define GNU_PROPERTY_AARCH64_FEATURE_1_AND 0xc0000000u
+#define GNU_PROPERTY_AARCH64_FEATURE_1_BTI 1u
+#endif
+
 extern const char litifut_sled[] HIDDEN, litifut_sled_far[] HIDDEN;
 extern const char litifut_a64_start[] HIDDEN;
 extern const char litifut_a64_on[] HIDDEN, litifut_a64_on_reg[] HIDDEN;

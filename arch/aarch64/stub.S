@@ -804,7 +804,8 @@ __wrap_\name:
     SPAWN_WRAPPER __clone_internal
 
 /*
- * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_getcontext:
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_sigsetjmp,
+ * __wrap_getcontext:
  * their calls come here (ld --wrap) so that the tracer knows them by
  * their target: they return twice, and setjmp keeps its return address
  * for longjmp (getcontext for setcontext), so
@@ -842,6 +843,7 @@ __wrap_\name:
     UNHOOK_WRAPPER setjmp
     UNHOOK_WRAPPER _setjmp
     UNHOOK_WRAPPER __sigsetjmp
+    UNHOOK_WRAPPER sigsetjmp
     UNHOOK_WRAPPER getcontext
     UNHOOK_WRAPPER __setcontext
 

@@ -8,8 +8,8 @@ AGENT_FLAGS_arm :=
 # and libraries.
 # arch_modules_arm TRIPLE FLAGS
 define arch_modules_arm
-$(call tracer_rules,$(1),arm,$(2),$(STUB_OBJS) $(TRACER_OBJS_arm),exe-v6k,$(EXE_FLAGS) -DLITIFUT_ARM_V6K,tracer-v6k.o)
-$(call tracer_rules,$(1),arm,$(2),$(STUB_OBJS) $(TRACER_OBJS_arm),shared-v6k,$(SHARED_FLAGS) -DLITIFUT_ARM_V6K,tracer-shared-v6k.o)
+$(call tracer_pair,$(1),arm,$(2),$(STUB_OBJS) $(TRACER_OBJS_arm),exe-v6k,$(EXE_FLAGS) -DLITIFUT_ARM_V6K,tracer-v6k)
+$(call tracer_pair,$(1),arm,$(2),$(STUB_OBJS) $(TRACER_OBJS_arm),shared-v6k,$(SHARED_FLAGS) -DLITIFUT_ARM_V6K,tracer-shared-v6k)
 TRACERS += $(BUILD)/lib/litifut/$(1)/tracer-v6k.o $(BUILD)/lib/litifut/$(1)/tracer-shared-v6k.o \
            $(BUILD)/lib/litifut/$(1)/far-sled.o
 $(BUILD)/lib/litifut/$(1)/far-sled.o: $(BUILD)/tracer/$(1)/exe/far-sled.o

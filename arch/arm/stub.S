@@ -724,7 +724,8 @@ __wrap_\name:
     SPAWN_WRAPPER __clone_internal
 
 /*
- * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_getcontext:
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_sigsetjmp,
+ * __wrap_getcontext:
  * the program's calls of these come here (ld --wrap) so that the tracer
  * knows them by their target: they return twice, so their calls must
  * not be hooked for LITIFUT_RETURNS (stub/returns.c): setjmp keeps its
@@ -754,6 +755,7 @@ __wrap_\name:
     TWICE_WRAPPER setjmp
     TWICE_WRAPPER _setjmp
     TWICE_WRAPPER __sigsetjmp
+    TWICE_WRAPPER sigsetjmp
     TWICE_WRAPPER getcontext
 
 /*

@@ -12,9 +12,14 @@
  * says which regions have a bridge; each object with far sites adds
  * itself to the table of every region its code spans, under the lock,
  * before any of its code runs:
- *   - an executable from .preinit_array, which the dynamic linker runs
- *     after relocation and before any library's constructors (only the
- *     program's own IFUNC resolvers run earlier);
+ *   - an executable from .preinit_array, which glibc's dynamic linker
+ *     runs after relocation and before any library's constructors (only
+ *     the program's own IFUNC resolvers run earlier); musl runs no
+ *     .preinit_array, so also from its first constructor (priority
+ *     101): before anything of it but the C library's start code (the
+ *     crt objects, not rewritten), and after the libraries'
+ *     constructors (one that calls back into the program's far sites
+ *     would find no bridge: none is known);
  *   - a library from its constructor (priority 101), before anything
  *     else of it runs, except its IFUNC resolvers and calls into it
  *     from constructors in a dependency cycle: those must not be far.
@@ -101,8 +106,10 @@ static void object_code(uintptr_t *lo, uintptr_t *hi)
 
 static void bridges_join(void)
 {
-    if (!db_header()->bridge || !db_header()->n_sites)
+    static int joined;
+    if (joined || !db_header()->bridge || !db_header()->n_sites)
         return;
+    joined = 1;
     copy_start();
     struct litifut_process *p = litifut_copy.proc;
     if (!p)
@@ -182,4 +189,9 @@ __attribute__((constructor(101))) static void bridges_at_start(void)
 #else
 __attribute__((section(".preinit_array"), used))
 static void (*const litifut_preinit)(void) = bridges_join;
+
+__attribute__((constructor(101))) static void bridges_at_start(void)
+{
+    bridges_join();             /* (musl: see above) */
+}
 #endif

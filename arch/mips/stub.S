@@ -283,7 +283,8 @@ __wrap_\name:
     SPAWN_WRAPPER __clone_internal
 
 /*
- * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_getcontext:
+ * __wrap_setjmp, __wrap__setjmp, __wrap___sigsetjmp, __wrap_sigsetjmp,
+ * __wrap_getcontext:
  * the program's calls of these come here (ld --wrap) so that the tracer
  * knows them by their target: they return twice, and their calls are
  * not hooked for LITIFUT_RETURNS (stub/returns.c).  A hot path hooks
@@ -334,6 +335,7 @@ __wrap_\name:
     TWICE_WRAPPER setjmp
     TWICE_WRAPPER _setjmp
     TWICE_WRAPPER __sigsetjmp
+    TWICE_WRAPPER sigsetjmp
     TWICE_WRAPPER getcontext
 
 /*
