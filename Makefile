@@ -177,9 +177,13 @@ $(BUILD)/musl-kernel/$(1)/linux:
 	ln -sfn /usr/$(1)/include/linux $$@
 endef
 # tracer_pair TRIPLE ARCHDIR FLAGS OBJECTS VARIANT VARIANT_FLAGS OUTPUT-BASE:
-# OUTPUT-BASE.o and its musl twin OUTPUT-BASE-musl.o
+# OUTPUT-BASE.o and its musl twin OUTPUT-BASE-musl.o (if musl's
+# headers are installed: make deps)
 define tracer_pair
 $(call tracer_rules,$(1),$(2),$(3),$(4),$(5),$(6),$(7).o)
+$(if $(wildcard /usr/lib/$(MUSL_$(1))/musl-gcc.specs),$(call musl_twin,$(1),$(2),$(3),$(4),$(5),$(6),$(7)))
+endef
+define musl_twin
 $(call tracer_rules,$(1),$(2),$(3),$(4),$(5)-musl,$(6) $(call musl_flags,$(1)),$(7)-musl.o,$(BUILD)/musl-kernel/$(1)/linux)
 TRACERS += $(BUILD)/lib/litifut/$(1)/$(7)-musl.o
 endef
@@ -284,6 +288,13 @@ DEB_PACKAGES := build-essential libcapstone-dev libelf-dev libdw-dev libiberty-d
                 $(foreach t,$(TRIPLES),gcc-$(t) g++-$(t)) qemu-user \
                 dpkg-dev bc time python3 tcl \
                 meson ninja-build libglib2.0-dev pkg-config chromium
+# musl (lib/arches.def's musl column: the tracer's musl modules and the
+# libc tests) from Debian's multiarch packages, one per Debian
+# architecture of those names (none for big-endian MIPS)
+MUSL_DEB_ARCHES := armel armhf mipsel arm64
+DEB_PACKAGES += $(foreach a,$(MUSL_DEB_ARCHES),musl-dev:$(a))
+# uClibc-ng's source, built by the tests (make uclibc)
+DEB_PACKAGES += uclibc-source
 # fuzz/fuzz.mk: make fuzz-build, fuzz-smoke (part of make test), fuzz
 include fuzz/fuzz.mk
 DEB_PACKAGES += $(FUZZ_DEB_PACKAGES)
@@ -292,13 +303,19 @@ FUZZ_LDLIBS += $(POSTPROC_LDLIBS)
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Installs what is missing (apt-get), so it is quick when nothing is.
+# Installs what is missing (apt-get), so it is quick when nothing is;
+# adds the Debian architectures musl's packages need first.  (An index
+# that fails to download, a mirror in sync, leaves the others usable.)
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
+	    for a in $(MUSL_DEB_ARCHES); do \
+	        [ "$$a" = "$$(dpkg --print-architecture)" ] || \
+	        dpkg --print-foreign-architectures | grep -qx "$$a" || $(SUDO) dpkg --add-architecture $$a; \
+	    done; \
 	    echo "installing:" $$missing; \
-	    $(SUDO) apt-get update -q && \
+	    $(SUDO) apt-get update -q || echo "apt-get update failed in part: installing all the same"; \
 	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
@@ -341,15 +358,22 @@ demo: deps all
 # host tools' own groups run again against the release build (build/bin).
 # (the builds on every core: each is a tree of independent compilations)
 NPROC := $(shell nproc 2>/dev/null || echo 1)
+# uClibc-ng for arm and mipsel, static (tests/uclibc/build.sh): the
+# group libc's, built once into build/uclibc
+UCLIBC_TRIPLES := arm-linux-gnueabi mipsel-linux-gnu
+uclibc: deps
+	tests/uclibc/build.sh $(BUILD)/uclibc $(UCLIBC_TRIPLES)
+
 test: deps sources
 	$(MAKE) -j$(NPROC) all test-tools
 	$(MAKE) qemu-counters
+	$(MAKE) uclibc
 	$(MAKE) -j$(NPROC) BUILD=$(BUILD)/asan SANITIZE=1 LIB_FROM=$(abspath $(BUILD)/lib) sanitized-tools
 	$(MAKE) -j$(NPROC) fuzz-build
 	$(MAKE) fuzz-smoke
 	BIN=$(abspath $(BUILD)/asan/bin) RELEASE_BIN=$(abspath $(BIN)) \
 	    PLUGINS=$(abspath $(BUILD)/tools) SOURCES=$(abspath $(BUILD)/src) \
-	    COUNTER_QEMU=$(abspath $(BUILD)/qemu/bin) tests/run.sh
+	    COUNTER_QEMU=$(abspath $(BUILD)/qemu/bin) UCLIBC=$(abspath $(BUILD)/uclibc) tests/run.sh
 
 # The sanitized host tools use the release build's target code (the
 # tracer modules are no host code: nothing to sanitize, and building
@@ -366,4 +390,4 @@ bench: deps sources all test-tools qemu-counters
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all clean test-tools deps sources qemu-counters demo test bench sanitized-tools
+.PHONY: all clean test-tools deps sources qemu-counters uclibc demo test bench sanitized-tools

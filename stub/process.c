@@ -420,7 +420,8 @@ static int thread_alive(uint32_t tid)
  * A thread's state is found by its tid.  Tids are unique among live
  * threads, so an entry with this tid but another thread pointer was
  * left by a thread that has exited: it is reused (its chunk is
- * complete).  An entry with the same tid and thread pointer is ours
+ * complete); but the main thread's is its own whatever its thread
+ * pointer.  An entry with the same tid and thread pointer is ours
  * (made through another copy).  When no entry is free, entries of
  * threads that no longer exist are reclaimed before the pool grows.
  */
@@ -433,8 +434,15 @@ struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp)
             for (unsigned i = 0; i < sizeof pg->t / sizeof pg->t[0]; i++) {
                 struct litifut_thread *t = &pg->t[i];
                 if (pass == 0 && t->tid == tid) {
-                    if (t->tp == tp)
+                    /* the main thread (its tid the pid: never reused)
+                     * keeps its state when its TLS moves: uClibc-ng's
+                     * static start sets TLS up twice, the second time
+                     * inside traced calls; another tid with another tp
+                     * is a new thread */
+                    if (t->tp == tp || tid == (uint32_t)sys_getpid()) {
+                        t->tp = tp;
                         return t;
+                    }
                     pool_entry_reset(t);
                     t->tid = tid;
                     t->tp = tp;

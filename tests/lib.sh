@@ -7,23 +7,30 @@
 # same layout, so the two runs must see the same calls.
 
 # The target triples' rows of lib/arches.def (the one list): per test
-# name (arm, armhf, mips, mipsel) its triple, arch folder, qemu and
-# dynamic linker; ALL_ARCHES the test names in the table's order.
+# name (arm, armhf, mips, mipsel) its triple, arch folder, qemu,
+# dynamic linker and musl's multiarch name; ALL_ARCHES the test names
+# in the table's order.
 declare -A ARCH_ROWS=()
 ALL_ARCHES=
 while IFS=$'\t' read -r name row; do
     ARCH_ROWS[$name]=$row
     ALL_ARCHES=${ALL_ARCHES:+$ALL_ARCHES }$name
 done < <(awk -F'"' '/^TRIPLE[(]/ { folder = $3; gsub(/[ ,]/, "", folder)
-                                   print $4 "\t" $2 "\t" folder "\t" $6 "\t" $8 }' "$ROOT/lib/arches.def")
+                                   print $4 "\t" $2 "\t" folder "\t" $6 "\t" $8 "\t" $12 }' "$ROOT/lib/arches.def")
 
+# With LIBC=musl or uclibc, the arch's musl or uClibc-ng toolchain
+# instead (tests/libc.sh: TCC is a musl-gcc-style script, TCXX empty).
 set_arch() {
     ARCH=$1
     if [ -z "$ARCH" ] || [ -z "${ARCH_ROWS[$ARCH]:-}" ]; then echo "unknown arch $ARCH" >&2; return 1; fi
-    IFS=$'\t' read -r TRIPLE ARCH_DIR QEMU LDSO <<< "${ARCH_ROWS[$ARCH]}"
+    IFS=$'\t' read -r TRIPLE ARCH_DIR QEMU LDSO MUSL <<< "${ARCH_ROWS[$ARCH]}"
     SYSROOT=/usr/$TRIPLE
     TCC=$TRIPLE-gcc             # armhf: Thumb-2, its default, as its libc
     TCXX=$TRIPLE-g++
+    case ${LIBC:-glibc} in
+    musl) musl_toolchain || return 1 ;;
+    uclibc) uclibc_toolchain || return 1 ;;
+    esac
     ORACLE=calltrace.so,outfile=calls.txt
     # the oracle decodes Thumb calls too (ARM-only programs: the same calls)
     [ "$ARCH_DIR" = arm ] && ORACLE=$ORACLE,thumb=on
@@ -274,6 +281,47 @@ cached_object() {
         [ -f "$dir/$key.o" ] || { "$@" -c -o "$dir/$key.o.tmp" && mv -f "$dir/$key.o.tmp" "$dir/$key.o"; }
     ) 9> "$dir/$key.lock" || return 1
     ln -sf "$dir/$key.o" "$out"
+}
+
+# build_pair DIR SOURCE LINK: tests/progs/SOURCE at -O2 with $TCC
+# (DIR/prog.o, cached_object), linked plainly (DIR/plain) and
+# instrumented (DIR/prog, with LITIFUT_KEEP=1); LINK: pie or static.
+build_pair() {
+    local d=$1 src=$2 flags=(-pthread)
+    [ "$3" = static ] && flags+=(-static)
+    mkdir -p "$d"
+    cached_object "$d/prog.o" "$TCC" -std=gnu11 -O2 -Wall -pthread "$ROOT/tests/progs/$src" &&
+        "$TCC" "${flags[@]}" -o "$d/plain" "$d/prog.o" &&
+        LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" "${flags[@]}" -o "$d/prog" \
+            "$d/prog.o"
+}
+
+# lua_build SRC DIR KIND: Lua's interpreter (DIR/src/lua) from SRC, a
+# copy of Debian's source with its build patches reversed, by its own
+# Makefile with $TCC; KIND litifut: instrumented (LITIFUT_KEEP=1).  Its
+# log: DIR/build.log.
+lua_build() {
+    local src=$1 dir=$2 env=()
+    [ "$3" = litifut ] && env=(LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1)
+    rm -rf "$dir"
+    cp -r "$src" "$dir"
+    (cd "$dir" && env "${env[@]}" make -j2 -C src linux ALL=lua \
+         CC="$TCC ${env:+-B$BIN/ }-std=gnu99" AR="$TRIPLE-ar rcu" RANLIB="$TRIPLE-ranlib" \
+         MYCFLAGS="-include $ROOT/tests/bench/lua-seed.h" > build.log 2>&1)
+}
+
+# lua_source DEST: Debian's lua5.4 source (make sources) copied to DEST
+# with its build patches reversed (Lua's own Makefile, as make bench
+# builds it).
+lua_source() {
+    local lua
+    lua=$(ls -d "${SOURCES:-$ROOT/build/src}"/lua5.4-*/ 2> /dev/null | head -1)
+    [ -n "$lua" ] || return 1
+    rm -rf "$1"
+    mkdir -p "$(dirname "$1")"
+    cp -r "${lua%/}" "$1" &&
+        (cd "$1" && patch -s -R -p1 -i debian/patches/0002-lua-modules-paths.patch &&
+         patch -s -R -p1 -i debian/patches/0001-build-system.patch)
 }
 
 # each_arch FUNC: FUNC ARCH for every arch of $ARCHES, $JOBS at a time

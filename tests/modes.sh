@@ -30,14 +30,9 @@ modes_check() {
 
 modes_case() {      # modes_case ARCH SOURCE LINK
     set_arch "$1"
-    local src=$2 link=$3 flags=(-pthread)
+    local src=$2 link=$3
     local name=$ARCH/modes/${src%.c}/$link d=$WORK/modes/$ARCH/${src%.c}-$link
-    [ "$link" = static ] && flags+=(-static)
-    mkdir -p "$d"
-    cached_object "$d/prog.o" "$TCC" -std=gnu11 -O2 -Wall -pthread "$ROOT/tests/progs/$src" &&
-        "$TCC" "${flags[@]}" -o "$d/plain" "$d/prog.o" &&
-        LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" "${flags[@]}" -o "$d/prog" \
-            "$d/prog.o" || { fail "$name: cannot build"; return; }
+    build_pair "$d" "$src" "$link" || { fail "$name: cannot build"; return; }
     modes_check "$name/count" "$WORK/runs/$name/count" "$d/plain" "$d/prog" count
     modes_check "$name/dedup" "$WORK/runs/$name/dedup" "$d/plain" "$d/prog" dedup
 }

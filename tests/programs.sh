@@ -13,6 +13,7 @@
 # static ones mix them with the Thumb-2 C library.
 
 program_modes() {
+    [ -n "${PROGRAM_MODES:-}" ] && { echo "$PROGRAM_MODES"; return; }
     case $1 in
     arm) echo pie nopie static ;;
     armhf) [ "${TEST_FULL:-0}" = 1 ] && echo pie nopie static marm-pie marm-static ||
@@ -59,7 +60,7 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
     local NO_TREE=
     [ "$lang" = cc ] && NO_TREE="exceptions"
     check_traced "$name" "$d/plain" "$d/prog"
-    if [ "$ARCH" = armhf ] && [ "$mode" = static ]; then
+    if [ "$ARCH" = armhf ] && [ "$mode" = static ] && [ "${LIBC:-glibc}" = glibc ]; then
         # the Thumb-2 libc has 16-bit blx rM calls that stay untraced:
         # each one is in untraced.tsv, and --info counts them per function
         local info=$WORK/runs/$name/info listed
@@ -85,12 +86,13 @@ test_programs() {
     local arch src opt mode
     for arch in $ARCHES; do
         local sources="calls.c cxx.cc threads.c demo.c bigtext.c nesting.c"
+        [ "${LIBC:-glibc}" != glibc ] && sources=${sources/cxx.cc /}     # (no libstdc++)
         [ "${arch#arm}" != "$arch" ] && sources="$sources thumb.c"
         for src in $sources; do
             # -O0: calls.c and cxx.cc (TEST_FULL: every program, mipsel too)
             if [ "${TEST_FULL:-0}" = 1 ] || { [ "$arch" != mipsel ] &&
                                              { [ "$src" = calls.c ] || [ "$src" = cxx.cc ]; }; }; then
-                echo "$arch $src O0 pie"
+                echo "$arch $src O0 $(program_modes "$arch" | cut -d' ' -f1)"     # (pie)
             fi
             for mode in $(program_modes "$arch"); do
                 echo "$arch $src O2 $mode"

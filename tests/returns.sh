@@ -222,5 +222,9 @@ test_returns() {
             echo "$arch contexts.c static"
             echo "$arch deeprec.c static"
         fi
-    done | parallel returns_one
+    done | if [ "${LIBC:-glibc}" = musl ]; then     # (no C++, ucontext or backtrace())
+        grep -Ev ' (shlib|cxx\.cc|contexts\.c|backtrace\.c)( |$)'
+    else
+        cat
+    fi | parallel returns_one
 }

@@ -38,17 +38,10 @@ tree_lua() {
     local name=$ARCH/tree/lua d=$WORK/tree/$ARCH/lua
     rm -rf "$d"
     mkdir -p "$d"
-    local kind dir env
+    local kind
     for kind in plain litifut; do
-        dir=$d/$kind env=()
-        [ "$kind" = litifut ] && env=(LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1)
-        cp -r "$TREE_LUA_SRC" "$dir"
-        (cd "$dir" && env "${env[@]}" make -j2 -C src linux ALL=lua \
-             CC="$TCC ${env:+-B$BIN/ }-std=gnu99" AR="$TRIPLE-ar rcu" RANLIB="$TRIPLE-ranlib" \
-             MYCFLAGS="-include $ROOT/tests/bench/lua-seed.h" > build.log 2>&1) || {
-            fail "$name: the $kind build failed (see $dir/build.log)"
-            return
-        }
+        lua_build "$TREE_LUA_SRC" "$d/$kind" "$kind" ||
+            { fail "$name: the $kind build failed (see $d/$kind/build.log)"; return; }
     done
     check_traced "$name" "$d/plain/src/lua" "$d/litifut/src/lua" "$ROOT/tests/progs/nesting.lua"
     tree_views "$name" "$WORK/runs/$name/traced"
@@ -133,22 +126,15 @@ tree_arch() {
 }
 
 test_tree() {
-    local lua sqlite
-    lua=$(ls -d "${SOURCES:-$ROOT/build/src}"/lua5.4-*/ 2> /dev/null | head -1)
     TREE_SQLITE_SRC=$(ls -d "${SOURCES:-$ROOT/build/src}"/sqlite3-*/ 2> /dev/null | head -1)
     TREE_SQLITE_SRC=${TREE_SQLITE_SRC%/}
-    if [ -z "$lua" ] || [ -z "$TREE_SQLITE_SRC" ]; then
-        fail "tree: no lua5.4 or sqlite3 source in ${SOURCES:-$ROOT/build/src} (make sources)"
+    if [ -z "$TREE_SQLITE_SRC" ]; then
+        fail "tree: no sqlite3 source in ${SOURCES:-$ROOT/build/src} (make sources)"
         return
     fi
-    # Lua's own Makefile: Debian's build patches reversed (as make bench does)
     TREE_LUA_SRC=$WORK/tree/lua-src
-    rm -rf "$TREE_LUA_SRC"
-    mkdir -p "$WORK/tree"
-    cp -r "${lua%/}" "$TREE_LUA_SRC" &&
-        (cd "$TREE_LUA_SRC" && patch -s -R -p1 -i debian/patches/0002-lua-modules-paths.patch &&
-         patch -s -R -p1 -i debian/patches/0001-build-system.patch) || {
-        fail "tree: cannot prepare Lua's source in $TREE_LUA_SRC"
+    lua_source "$TREE_LUA_SRC" || {
+        fail "tree: cannot prepare lua5.4's source in $TREE_LUA_SRC (make sources)"
         return
     }
     local arch
