@@ -19,7 +19,9 @@ busybox_build() {
     rm -rf "$d"
     mkdir -p "${d%/*}" && cp -a "$BUSYBOX_SRC" "$d" || return 1
     (cd "$d" && make allnoconfig > config.log 2>&1) || return 1
-    for o in $BUSYBOX_OPTIONS; do
+    local opts=$BUSYBOX_OPTIONS
+    [ "${LIBC:-glibc}" = musl ] && opts="$opts LFS"     # (musl's off_t is 64-bit, as OpenWrt's config says)
+    for o in $opts; do
         sed -i "s/^# CONFIG_$o is not set\$/CONFIG_$o=y/" "$d/.config"
     done
     (cd "$d" && yes "" | make oldconfig >> config.log 2>&1) || return 1

@@ -20,7 +20,8 @@
 # (LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks) on every arch; Lua on mipsel
 # (its PIE has far sites: the run-time bridge, which musl, running no
 # .preinit_array, once left unmapped), run normally and through the
-# dynamic linker (loaded elsewhere).
+# dynamic linker (loaded elsewhere); BusyBox on mipsel (OpenWrt's case:
+# the group busybox's applets against the plain build's and the oracle).
 
 # musl_toolchain: for set_arch with LIBC=musl: TCC becomes the arch's
 # musl-gcc-style script (made once), TCXX empty, the guest's prefix /usr
@@ -35,9 +36,11 @@ musl_toolchain() {
     LDSO=$(sed -n 's|.*-dynamic-linker /\(lib/ld-musl-[a-z0-9_]*\.so\.1\).*|\1|p' "$specs")
     [ -x "$TCC" ] && return 0
     # (AArch64: Debian's libgcc.a picks its atomics by glibc's
-    # __getauxval, which musl has not: the atomics inline)
-    local own=
-    [ "$ARCH" = aarch64 ] && own=" -mno-outline-atomics"
+    # __getauxval, which musl has not: the atomics inline.  The specs'
+    # link line replaces gcc's, --build-id with it: given back, as
+    # toolchains built for musl have it)
+    local own=" -Wl,--build-id"
+    [ "$ARCH" = aarch64 ] && own="$own -mno-outline-atomics"
     mkdir -p "$dir"
     printf '#!/bin/sh\n# musl-gcc for %s\nexec %s-gcc -specs %s%s "$@"\n' "$MUSL" "$TRIPLE" "$specs" \
         "$own" > "$TCC.$$" && chmod +x "$TCC.$$" && mv -f "$TCC.$$" "$TCC"
@@ -176,7 +179,11 @@ test_libc() {
         test_programs
         for a in $arches; do echo "calls_only $a pie"; echo "calls_only $a static"; done |
             parallel libc_extra
-        case " $arches " in *" mipsel "*) printf '%s\n' own_triple lua | parallel libc_extra ;; esac
+        case " $arches " in *" mipsel "*)
+            printf '%s\n' own_triple lua | parallel libc_extra
+            echo "== musl/busybox"      # (OpenWrt's case: its own Kbuild, musl, mipsel)
+            ARCHES=mipsel test_busybox ;;
+        esac
         local g
         for g in returns modes fork signals sigjump ring copyout; do
             echo "== musl/$g"
