@@ -93,6 +93,19 @@ static void h_sysv(int sig)
     n_sysv++;
 }
 
+#ifndef __GLIBC__
+/* (musl has no sysv_signal: what glibc's does, by sigaction) */
+static void sysv_signal(int sig, void (*handler)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigaction(sig, &sa, NULL);
+}
+#endif
+
 static void timer(long us, long interval_us)
 {
     struct itimerval it = { { 0, interval_us }, { 0, us } };
