@@ -1045,8 +1045,40 @@ static void test_histogram(void)
     free(v);
 }
 
+/* Toolchain triples of any vendor and C library: the row whose
+ * modules they get (lib/arch.c, arch_row_triple). */
+static void test_row_triples(void)
+{
+    static const char *const cases[][2] = {
+        { "arm-linux-gnueabi", "arm-linux-gnueabi" },
+        { "arm-linux-gnueabihf", "arm-linux-gnueabihf" },
+        { "mipsel-openwrt-linux-musl", "mipsel-linux-gnu" },
+        { "mips-openwrt-linux-musl", "mips-linux-gnu" },
+        { "arm-buildroot-linux-uclibcgnueabi", "arm-linux-gnueabi" },
+        { "arm-buildroot-linux-uclibcgnueabihf", "arm-linux-gnueabihf" },
+        { "armv7a-unknown-linux-musleabihf", "arm-linux-gnueabihf" },
+        { "arm-openwrt-linux-muslgnueabi", "arm-linux-gnueabi" },
+        { "aarch64-linux-musl", "aarch64-linux-gnu" },
+        { "aarch64-buildroot-linux-uclibc", "aarch64-linux-gnu" },
+        { "mipsel-linux-musl", "mipsel-linux-gnu" },
+        { "armeb-linux-gnueabi", NULL },             /* big-endian ARM: none */
+        { "mips64el-linux-gnuabi64", NULL },
+        { "x86_64-linux-gnu", NULL },
+        { "arm-none-eabi", NULL },                   /* not Linux */
+        { "riscv64-linux-gnu", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = arch_row_triple(cases[i][0]), *want = cases[i][1];
+        char name[96];
+        snprintf(name, sizeof name, "row triple of %s", cases[i][0]);
+        check(want ? got && strcmp(got, want) == 0 : !got, name, "%s, not %s",
+              got ? got : "none", want ? want : "none");
+    }
+}
+
 int main(void)
 {
+    test_row_triples();
     test_elf64();
     test_ring_reader();
     test_word_sizes();
