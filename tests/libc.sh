@@ -22,7 +22,9 @@
 # (its PIE has far sites: the run-time bridge, which musl, running no
 # .preinit_array, once left unmapped), run normally and through the
 # dynamic linker (loaded elsewhere); BusyBox on mipsel (OpenWrt's case:
-# the group busybox's applets against the plain build's and the oracle).
+# the group busybox's applets against the plain build's and the oracle);
+# SQLite's speedtest1 on mipsel and the group tree on aarch64 (Lua,
+# SQLite: their trees against the oracle's).
 
 # musl_toolchain: for set_arch with LIBC=musl: TCC becomes the arch's
 # musl-gcc-style script (made once), TCXX empty, the guest's prefix /usr
@@ -162,6 +164,16 @@ libc_lua() {
     done
 }
 
+# SQLite's speedtest1 on mipsel (the group tree's case: configure,
+# libtool), against the oracle's tree
+libc_sqlite() {
+    set_arch mipsel || return
+    TREE_SQLITE_SRC=$(ls -d "${SOURCES:-$ROOT/build/src}"/sqlite3-*/ 2> /dev/null | head -1)
+    TREE_SQLITE_SRC=${TREE_SQLITE_SRC%/}
+    [ -n "$TREE_SQLITE_SRC" ] || { fail "$ARCH/libc/sqlite: no sqlite3 source (make sources)"; return; }
+    tree_sqlite
+}
+
 libc_extra() {      # libc_extra WHAT [ARGS]
     "libc_$@"
 }
@@ -182,9 +194,13 @@ test_libc() {
         for a in $arches; do echo "calls_only $a pie"; echo "calls_only $a static"; done |
             parallel libc_extra
         case " $arches " in *" mipsel "*)
-            printf '%s\n' own_triple lua | parallel libc_extra
+            printf '%s\n' own_triple lua sqlite | parallel libc_extra
             echo "== musl/busybox"      # (OpenWrt's case: its own Kbuild, musl, mipsel)
             ARCHES=mipsel test_busybox ;;
+        esac
+        case " $arches " in *" aarch64 "*)
+            echo "== musl/tree"         # (Lua and SQLite against the oracle's tree)
+            ARCHES=aarch64 test_tree ;;
         esac
         local g
         for g in returns modes fork signals sigjump sigevents spawn ring copyout stream onoff limits \

@@ -18,8 +18,9 @@ program_modes() {
     arm) echo pie nopie static ;;
     armhf) [ "${TEST_FULL:-0}" = 1 ] && echo pie nopie static marm-pie marm-static ||
            echo pie static marm-pie ;;     # (arm has nopie)
-    mipsel) [ "${TEST_FULL:-0}" = 1 ] && echo pie nopie nopic static ||
-            echo pie ;;             # (mips has the rest: only the byte order differs)
+    mipsel) [ "${TEST_FULL:-0}" = 1 ] || [ "${LIBC:-glibc}" = musl ] && echo pie nopie nopic static ||
+            echo pie ;;             # (mips has the rest: only the byte order differs;
+                                    # musl has no big-endian mips)
     aarch64) echo pie nopie static ;;   # (-fno-pic: MIPS's jal code; here the same as nopie)
     *) echo pie nopie nopic static ;;
     esac

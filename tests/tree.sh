@@ -120,7 +120,7 @@ tree_nesting() {
 tree_arch() {
     set_arch "$1"
     tree_nesting
-    tree_catches
+    [ -n "$TCXX" ] && tree_catches      # (musl: no C++)
     tree_lua
     tree_sqlite
 }
