@@ -74,7 +74,7 @@ static uintptr_t symbol_value(const char *path, const char *name)
     if (fd < 0)
         return 0;
     long size = arch_syscall6(__NR_lseek, fd, 0, 2 /* SEEK_END */, 0, 0, 0);
-    const unsigned char *f = size > 0 ? sys_mmap(NULL, (unsigned long)size, PROT_READ,
+    const unsigned char *f = size > 0 ? map_aside((unsigned long)size, PROT_READ,
                                                   MAP_PRIVATE, fd, 0) : NULL;
     sys_close(fd);
     if (!f || sys_mmap_failed((void *)f))

@@ -36,7 +36,7 @@ static int hot_path_prepare(void)
 #endif
     const struct litifut_db_header *h = db_header();
     unsigned long size = ((unsigned long)h->n_pages * sizeof(uintptr_t) + 4095) & ~4095ul;
-    uintptr_t *m = size ? sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
+    uintptr_t *m = size ? map_aside(size, PROT_READ | PROT_WRITE,
                                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                         : (uintptr_t *)(uintptr_t)4096;  /* no sites: never read */
     if (sys_mmap_failed(m))

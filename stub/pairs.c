@@ -40,7 +40,7 @@ void pairs_prepare(void)
     uint32_t mask[SIGSET_WORDS];
     lock(mask);
     if (!site_pairs) {
-        pair_entry **m = sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
+        pair_entry **m = map_aside(size, PROT_READ | PROT_WRITE,
                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (!sys_mmap_failed(m)) {
             p->no_pair.target = ~(uintptr_t)0;  /* (and site_plus1 0): no call's */
@@ -99,7 +99,7 @@ static int table_room(void)
         return 1;
     uint32_t cap = old ? 2 * (uint32_t)old[0] : 1024;
     unsigned long size = ((unsigned long)(cap + 1) * sizeof *old + 4095) & ~4095ul;
-    uintptr_t *t = sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uintptr_t *t = map_aside(size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (sys_mmap_failed(t))
         return 0;
     t[0] = cap;

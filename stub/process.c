@@ -167,11 +167,11 @@ static void *process_map_new(void)
         xfsz_undo(err, was);
         process_restore_signals(mask);
         if (err == 0)
-            m = sys_mmap(NULL, PROCESS_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+            m = map_aside(PROCESS_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
         sys_close(fd);
     }
     if (sys_mmap_failed(m))
-        m = sys_mmap(NULL, PROCESS_SIZE, PROT_READ | PROT_WRITE,
+        m = map_aside(PROCESS_SIZE, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return m;
 }
@@ -248,7 +248,7 @@ static int objects_grow(struct litifut_process *p)
         return 1;
     uint32_t cap = p->cap_objects ? 2 * p->cap_objects : 8;
     unsigned long size = (cap * sizeof(struct object_entry) + 4095) & ~4095ul;
-    void *m = sys_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *m = map_aside(size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (sys_mmap_failed(m))
         return 0;
     /* word by word: a struct assignment could become a call of memcpy */
@@ -457,7 +457,7 @@ struct litifut_thread *pool_thread(uint32_t tid, uintptr_t tp)
         }
     }
     if (!free) {
-        void *m = sys_mmap(NULL, POOL_PAGE, PROT_READ | PROT_WRITE,
+        void *m = map_aside(POOL_PAGE, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (sys_mmap_failed(m))
             return NULL;

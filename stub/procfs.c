@@ -12,7 +12,7 @@ extern const char litifut_sled[] HIDDEN;
 
 char *read_proc_file(const char *path, unsigned long *len)
 {
-    char *buf = sys_mmap(NULL, PROC_FILE_MAX, PROT_READ | PROT_WRITE,
+    char *buf = map_aside(PROC_FILE_MAX, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (sys_mmap_failed(buf))
         return NULL;

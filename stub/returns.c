@@ -209,7 +209,7 @@ static int shadow_make(struct litifut_thread *t)
     if (t->shadow)
         return 1;
     struct shadow_entry *m =
-        sys_mmap(NULL, (SET_ASIDE_ENTRIES + SHADOW_ENTRIES) * sizeof(struct shadow_entry),
+        map_aside((SET_ASIDE_ENTRIES + SHADOW_ENTRIES) * sizeof(struct shadow_entry),
                  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (sys_mmap_failed(m))
         return 0;

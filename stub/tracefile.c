@@ -321,7 +321,7 @@ static int ring_setup(void)
         P->ring_want = 2;
     P->ring_n = P->ring_hand = 0;
     if (!P->ring_off) {
-        void *m = sys_mmap(NULL, RING_MAX_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+        void *m = map_aside(RING_MAX_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (sys_mmap_failed(m)) {
             warn("cannot map the ring's table", NULL, (long)m);
@@ -685,7 +685,7 @@ static int open_trace(void)
     P->file_size = 0;
     long err = grow_file(P->page);
     void *h = err ? (void *)err
-                  : sys_mmap(NULL, P->page, PROT_READ | PROT_WRITE, MAP_SHARED, P->fd, 0);
+                  : map_aside(P->page, PROT_READ | PROT_WRITE, MAP_SHARED, P->fd, 0);
     if (sys_mmap_failed(h)) {
         warn("cannot map trace file", P->base, (long)h);
         sys_close(P->fd);
@@ -769,7 +769,7 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
      * of the pages it lies in (process_unmap_chunk) */
     uint64_t map_off = off & ~(uint64_t)(P->page - 1);
     unsigned long map_len = (unsigned long)(off - map_off) + size;
-    char *m = sys_mmap(NULL, (map_len + P->page - 1) & ~(unsigned long)(P->page - 1),
+    char *m = map_aside((map_len + P->page - 1) & ~(unsigned long)(P->page - 1),
                        PROT_READ | PROT_WRITE,
                        /* LITIFUT_BUDGET: its page faults now, in refill time */
                        MAP_SHARED | (P->budget_units ? MAP_POPULATE : 0), P->fd, map_off);

@@ -781,6 +781,10 @@ HIDDEN void thread_cache_clear(struct litifut_thread *t);
 #define STOP_RESERVE    (TIME_MARK_WORDS + 3u)
 #define CALL_MAX_WORDS  (1u + WORD_WORDS)  /* a tag 1 call and its target */
 
+/* aside.c: the tracer's own memory, mapped where the program's
+ * mappings do not go (sys_mmap's result: check with sys_mmap_failed) */
+HIDDEN void *map_aside(unsigned long len, int prot, int flags, int fd, uint64_t off);
+
 /* procfs.c */
 #define PROC_FILE_MAX (256 * 1024ul)
 /* A small /proc file, read whole into fresh memory (NUL-terminated;
