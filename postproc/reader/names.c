@@ -11,7 +11,9 @@
  * function are the same function, and the inferred call stack
  * (callstack.c) can match them.  The tracer's __wrap_NAME (ld --wrap)
  * stands for NAME, found as __real_NAME is linked.  An address no
- * symbol holds is a function of its own, named 0x<address>.  Names:
+ * symbol holds is a function of its own, named 0x<address> (or, in a
+ * stripped file, its function's start from the unwind tables:
+ * symbols.c).  Names:
  * the symbol that names the address by symbols.c's one rule (so every
  * view, the summary and the calls TSV's callee_sym included, names a
  * function alike).
@@ -86,12 +88,15 @@ char *func_demangle(const char *symbol)
 }
 
 /* The C library's files (glibc's: libc.so.6, the dynamic linker, libm,
- * libpthread, ...), by file name. */
+ * libpthread, ...; musl's libc.so, which is its dynamic linker
+ * ld-musl-<arch>.so.1; uClibc-ng's libc.so.0, libuClibc-<version>.so,
+ * ld-uClibc.so.0), by file name. */
 static int is_c_library(const char *path)
 {
     static const char *const prefixes[] = {
         "libc.so", "libc-", "ld-", "ld.so", "libm.so", "libm-", "libpthread", "libdl.so",
         "libdl-", "librt.so", "librt-", "libresolv", "libutil", "libanl", "libnsl", "libmvec",
+        "libuClibc-",
     };
     const char *base = base_name(path);
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)

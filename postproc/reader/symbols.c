@@ -123,7 +123,8 @@ static int sym_cmp(const void *a, const void *b)
  * version (a compatibility alias, "cfree@GLIBC_2.4" where free is
  * "free@@GLIBC_2.4") after every other, so that glibc's free is "free".
  * Names that rank alike go by strcmp. */
-enum { RANK_PLT, RANK_GLOBAL, RANK_WEAK, RANK_LOCAL, RANK_RESERVED, RANK_COMPAT = 8 };
+enum { RANK_PLT, RANK_GLOBAL, RANK_WEAK, RANK_LOCAL, RANK_RESERVED, RANK_COMPAT = 8,
+       RANK_UNWIND = 16 };
 
 static int symbol_rank(const struct elf_symbol *s, int compat)
 {
@@ -256,6 +257,81 @@ static void add_plt_symbols(struct object *o, size_t *cap)
     free(e);
 }
 
+/* The start addresses of the functions the unwind tables know (sorted,
+ * as both tables are): .eh_frame_hdr's search table (the encodings GNU
+ * ld writes: a count in udata4, datarel sdata4 pairs) or ARM's
+ * .ARM.exidx (prel31 starts).  Every field is checked against the
+ * file; *n = 0 if there is no table that fits. */
+static uint64_t *unwind_starts(const struct elf_image *img, size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < img->n_sections; i++) {
+        const struct elf_section *sec = &img->sections[i];
+        int hdr = sec->name && strcmp(sec->name, ".eh_frame_hdr") == 0;
+        int exidx = sec->type == SHT_ARM_EXIDX && img->machine == EM_ARM;
+        if ((!hdr && !exidx) || sec->type == SHT_NOBITS || sec->offset > img->size ||
+            sec->size > img->size - sec->offset)
+            continue;
+        const unsigned char *d = img->data + sec->offset;
+        size_t count, first, step = 8;
+        if (hdr) {
+            /* version 1, eh_frame_ptr (pcrel sdata4), count, table */
+            if (sec->size < 12 || d[0] != 1 || d[1] != 0x1b || d[2] != 0x03 || d[3] != 0x3b)
+                continue;
+            count = elf_get32(img, d + 8);
+            first = 12;
+        } else {
+            count = sec->size / 8;
+            first = 0;
+        }
+        if (count == 0 || count > (sec->size - first) / step)
+            continue;
+        uint64_t *v = xcalloc(count, sizeof *v);
+        for (size_t k = 0; k < count; k++) {
+            const unsigned char *e = d + first + k * step;
+            int64_t rel;
+            uint64_t at;
+            if (hdr) {
+                rel = (int32_t)elf_get32(img, e);           /* from the table's start */
+                at = sec->addr;
+            } else {
+                uint32_t w = elf_get32(img, e);
+                rel = (int32_t)(w << 1) >> 1;               /* prel31, from the entry */
+                at = sec->addr + first + k * step;
+            }
+            v[k] = at + (uint64_t)rel;
+        }
+        *n = count;
+        return v;
+    }
+    return NULL;
+}
+
+/* Functions no symbol names, from the unwind tables: a stripped
+ * library's static functions (musl's libc.so: _dlstart_c after the
+ * unsized _dlstart) get a name of their own, 0x<start>, and their call
+ * sites one function, instead of the unsized symbol before them or a
+ * function per site.  A start inside a sized symbol (a function's cold
+ * part) or at a symbol's address adds nothing.  Called with the
+ * symbols sorted. */
+static void add_unwind_functions(struct object *o, size_t *cap)
+{
+    size_t n, n_named = o->n_syms;
+    uint64_t *starts = unwind_starts(&o->img, &n);
+    const struct arch_ops *arch = arch_of_image(&o->img);
+    for (size_t k = 0; k < n; k++) {
+        uint64_t start = arch ? arch_code_address(arch, starts[k]) : starts[k], off;
+        if (!elf_section_at(&o->img, start))
+            continue;                       /* (not code of this file) */
+        const struct func_symbol *s = find_symbol(o->syms, n_named, start, &off);
+        if (s && (off == 0 || s->size))
+            continue;
+        uint64_t size = k + 1 < n && starts[k + 1] > starts[k] ? starts[k + 1] - starts[k] : 0;
+        add_sym(o, cap, start, size, own_name(o, xasprintf("0x%08" PRIx64, start)), RANK_UNWIND);
+    }
+    free(starts);
+}
+
 /* Why `o` cannot be opened, for the caller to say (o->missing if there
  * is no such file); NULL if it can be tried.  A FIFO is never opened
  * here: that would wait for a writer. */
@@ -306,6 +382,10 @@ int object_open(struct object *o)
         qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
     add_plt_symbols(o, &cap);
     if (o->n_syms)
+        qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
+    size_t before = o->n_syms;
+    add_unwind_functions(o, &cap);
+    if (o->n_syms != before)
         qsort(o->syms, o->n_syms, sizeof *o->syms, sym_cmp);
     o->ok = 1;
     return 0;
