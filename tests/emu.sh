@@ -14,7 +14,8 @@
 
 # emu_run DIR PROG [OPTIONS...] -- ARGS...: PROG copied to DIR/prog and
 # run there under litifut-emu (stdout DIR/out, stderr DIR/err, exit
-# status DIR/rc; the trace goes to DIR).
+# status DIR/rc; the trace goes to DIR).  The environment is run_in's
+# (LITIFUT_DIR too): musl's dynamic linker calls strncmp per variable.
 emu_run() {
     local dir=$1 prog=$2 opts=()
     shift 2
@@ -22,7 +23,7 @@ emu_run() {
     shift
     rm -rf "$dir"; mkdir -p "$dir"
     cp "$prog" "$dir/prog"
-    (cd "$dir" && timeout 600 "$BIN/litifut-emu" -o . -L "$SYSROOT" "${opts[@]}" ./prog "$@" \
+    (cd "$dir" && LITIFUT_DIR=. timeout 600 "$BIN/litifut-emu" -o . -L "$SYSROOT" "${opts[@]}" ./prog "$@" \
         > out 2> err < /dev/null
      echo $? > rc)
 }

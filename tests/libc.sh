@@ -16,7 +16,7 @@
 # The groups that compare traces with the oracle run again against
 # musl (programs: every arch, PIE and static; returns, modes, fork,
 # signals, sigjump, sigevents, spawn, ring, copyout, stream, onoff,
-# limits, clocks, daemon, tracefiles: one arch per folder), each in a
+# limits, clocks, daemon, tracefiles, emu: one arch per folder), each in a
 # scratch folder of its own and named musl/...; calls only
 # (LITIFUT_RETURNS=0 LITIFUT_CLOCK=marks) on every arch; Lua on mipsel
 # (its PIE has far sites: the run-time bridge, which musl, running no
@@ -199,7 +199,7 @@ test_libc() {
         esac
         local g
         for g in returns modes fork signals sigjump sigevents spawn ring copyout stream onoff limits \
-                 clocks daemon tracefiles; do
+                 clocks daemon tracefiles emu; do
             echo "== musl/$g"
             "test_$g"
         done
