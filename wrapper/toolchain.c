@@ -295,7 +295,7 @@ static int choose_tools(struct toolchain *tc, const struct link_args *la,
         return unsupported_target(tc, la, NULL, 0);
     /* the tracer module that fits the objects' ABI (ARM: float ABI) */
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(tc->arch);
-    if (tc->triple)
+    if (tc->triple && arch_row_triple(tc->triple))     /* (its arch is tc->arch: above) */
         tc->module_triple = xstrdup(arch_row_triple(tc->triple));
     if (machine >= 0 && tc->module_triple && rw && rw->module_triple) {
         const char *fit = rw->module_triple(po->first, tc->module_triple);
