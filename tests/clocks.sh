@@ -7,6 +7,8 @@
 #              it is used all the same); ARM without HWCAP_EVTSTRM says
 #              in one line that it uses time marks (qemu-user traps
 #              CNTVCT), and does.
+# --info says what one reading of the clock cost (clock_read_ns,
+# measured as the trace began), but for time marks.
 # The settings come from the host environment: the tracer reads
 # /proc/self/environ, which qemu-user does not emulate.
 
@@ -34,6 +36,16 @@ clocks_case() {    # clocks_case ARCH SOURCE CLOCK
     local got
     got=$(od -An -tu1 -j 40 -N 1 "$r/traced"/litifut.*.trace 2> /dev/null | tr -d ' ')
     check "$name: the header names clock $want (got ${got:-none})" [ "$got" = "$want" ]
+    # what a reading of the clock cost, measured at the start (--info):
+    # a number for a clock read per event, nothing for time marks
+    local cost
+    cost=$(sed -n 's/^clock_read_ns=//p' "$r/info")
+    if [ "$want" = 1 ]; then
+        check "$name: no clock read per event, no cost (clock_read_ns=$cost)" [ -z "$cost" ]
+    else
+        check "$name: --info gives a clock read's cost (clock_read_ns=$cost)" \
+            eval '[ -n "$cost" ] && [ "$cost" -ge 1 ]'
+    fi
     case $clock/$ARCH in
     counter/arm*)
         check "$name: says once that it uses time marks" \

@@ -153,6 +153,7 @@ static void decode_header(const struct reader *r, struct litifut_trace_header *h
     h->dropped_chunks = header_u64(r, offsetof(struct litifut_trace_header, dropped_chunks));
     h->dropped_bytes = header_u64(r, offsetof(struct litifut_trace_header, dropped_bytes));
     h->signals_unrecorded = word(r, offsetof(struct litifut_trace_header, signals_unrecorded));
+    h->clock_read_ns = word(r, offsetof(struct litifut_trace_header, clock_read_ns));
 }
 
 /* The program path: a NUL-terminated string without control characters

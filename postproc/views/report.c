@@ -309,7 +309,7 @@ static char *budget_text(const struct trace_file *t)
 
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
-    "clock_hz", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
+    "clock_hz", "clock_read_ns", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
     "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
     "untraced", "ring", "history", "snapshot", "source", "signals_unrecorded",
 };
@@ -395,6 +395,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = t->ns_per_unit > 0 ? xasprintf("%.0f", (double)((uint64_t)1 << h->time_shift) * 1e9 /
                                                       t->ns_per_unit)
                                 : xstrdup("");
+    v[k++] = h->clock_read_ns ? xasprintf("%" PRIu32, h->clock_read_ns) : xstrdup("");
     v[k++] = !(h->flags & LITIFUT_TRACE_RETURNS) ? xstrdup("inferred")
              : h->returns_resumed ? xasprintf("exact, %" PRIu32 " frame%s closed early (stack switches)",
                                               h->returns_resumed, h->returns_resumed == 1 ? "" : "s")
