@@ -10,9 +10,9 @@
  * addresses in a zone of its own, low in the address space, first fit
  * with MAP_FIXED_NOREPLACE (Linux 4.17; an older kernel takes the
  * address as a hint, and where it is taken, places the mapping as it
- * would have).  Far from the executable and its brk heap (a non-PIE
- * program's heap would have to grow past 512 MB to meet it), below
- * MIPS's bridge offset of region 2 (0x2e000000).
+ * would have).  The zone is the arch's (tracer-arch.h: far from the
+ * executable and its brk heap; a 32-bit non-PIE program's heap would
+ * have to grow past 512 MB to meet it).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -25,13 +25,8 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#if TRACER_LP64
-#define ASIDE_START 0x2000000000ul          /* 128 GB */
-#define ASIDE_END   0x6000000000ul
-#else
-#define ASIDE_START 0x20000000ul
-#define ASIDE_END   0x2e000000ul
-#endif
+#define ASIDE_START ARCH_ASIDE_START
+#define ASIDE_END   ARCH_ASIDE_END
 #define ASIDE_TRIES 64                      /* then anywhere */
 #define ASIDE_ALIGN 0x10000ul               /* any page size up to 64 KB */
 

@@ -67,6 +67,11 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
 #define ARCH_COUNTER_MASK   0xffffffffffffffffull
 #define ARCH_HWCAP_COUNTER  0u              /* no bit: it must advance */
 #define ARCH_COUNTER_AUTO   1
+
+/* The zone the tracer maps its own memory in (stub/aside.c): low, far
+ * from the program's mappings, which Linux places top down */
+#define ARCH_ASIDE_START    0x2000000000ul      /* 128 GB */
+#define ARCH_ASIDE_END      0x6000000000ul
 static inline uint64_t arch_counter(void)
 {
     uint64_t c;

@@ -64,6 +64,11 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
 #define ARCH_COUNTER_MASK   0xffffffffffffffffull
 #define ARCH_HWCAP_COUNTER  (1u << 21)      /* HWCAP_EVTSTRM */
 #define ARCH_COUNTER_AUTO   1               /* the default where readable: a hot path reads it */
+
+/* The zone the tracer maps its own memory in (stub/aside.c): low, far
+ * from the program's mappings, which Linux places top down */
+#define ARCH_ASIDE_START    0x20000000ul
+#define ARCH_ASIDE_END      0x2e000000ul
 static inline uint64_t arch_counter(void)
 {
     uint32_t lo, hi;

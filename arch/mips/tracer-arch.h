@@ -68,6 +68,12 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
 #define ARCH_COUNTER_MASK   0xffffffffull   /* 32 bits: it wraps in seconds */
 #define ARCH_HWCAP_COUNTER  0u              /* no such bit: it must advance */
 #define ARCH_COUNTER_AUTO   1               /* the default where it advances */
+
+/* The zone the tracer maps its own memory in (stub/aside.c): low, far
+ * from the program's mappings, which Linux places top down; it ends
+ * below region 2's bridge offset (0x2e000000, bridge.c) */
+#define ARCH_ASIDE_START    0x20000000ul
+#define ARCH_ASIDE_END      0x2e000000ul
 static inline uint64_t arch_counter(void)
 {
     uint32_t v;
