@@ -21,6 +21,16 @@ calls_to() {
     "$BIN/litifut-postproc" --format=tsv "$2" 2> /dev/null | grep -c "	$1+0x0	[-0-9]*$"
 }
 
+# traces_by_pid DIR: DIR's traces, lowest pid first (as numbers: a
+# child's pid may have one digit more than its parent's)
+traces_by_pid() {
+    local t p
+    for t in "$1"/litifut.*.trace; do
+        p=${t##*/litifut.}
+        echo "${p%.trace} $t"
+    done | sort -n | cut -d' ' -f2-
+}
+
 # A forked child traces into a file of its own, with exactly its calls.
 test_fork() {
     each_folder fork_arch
@@ -30,8 +40,8 @@ fork_arch() {
     local parent child
     set_arch "$1"
     traced_run forks forks.c
-    parent=$(ls "$RUN"/litifut.*.trace | head -1)
-    child=$(ls "$RUN"/litifut.*.trace | tail -1)
+    parent=$(traces_by_pid "$RUN" | head -1)
+    child=$(traces_by_pid "$RUN" | tail -1)
     check "$ARCH/fork: parent and child trace into files of their own" \
         eval '[ "$(ls "$RUN"/litifut.*.trace | wc -l)" = 2 ] &&
               grep -q "parent done, child exit 0" "$RUN/out" &&
