@@ -22,6 +22,9 @@ struct call_site {
     uint8_t kind;       /* index into arch_ops.kinds */
     uint16_t insn2;     /* more original bytes, for kinds whose redirect replaces
                            something other than the call (arch/<arch>/host-<arch>.h) */
+    uint64_t target;    /* a call through a register whose callee the link fixed
+                           (MIPS: jalr $t9 after a GOT load, arch-mips.c): that
+                           callee; 0 for every other call */
 };
 
 /* A kind of call: its name (sites.tsv, summaries), where its return

@@ -370,3 +370,42 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
     sleds->bridge = arch->bridge_offset;
     return 0;
 }
+
+void addr_set_add(struct addr_set *s, uint32_t a)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap * 2 + 256;
+        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = a;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void addr_set_sort(struct addr_set *s)
+{
+    if (s->n)
+        qsort(s->v, s->n, sizeof *s->v, u32_cmp);
+}
+
+int addr_set_has(const struct addr_set *s, uint32_t a)
+{
+    return s->n && bsearch(&a, s->v, s->n, sizeof *s->v, u32_cmp) != NULL;
+}
+
+size_t addr_set_lower_bound(const struct addr_set *s, uint32_t a)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

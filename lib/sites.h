@@ -93,6 +93,15 @@ int mapped_code_ranges(const struct elf_image *img, const char *arch_name, const
                        const unsigned *isas, struct code_range **out, size_t *n,
                        struct scan_stats *st);
 
+/* A set of 32-bit addresses, for the arch scans: added to in any
+ * order, sorted once (addr_set_sort) before it is searched. */
+struct addr_set { uint32_t *v; size_t n, cap; };
+void addr_set_add(struct addr_set *s, uint32_t a);
+void addr_set_sort(struct addr_set *s);
+/* Sorted: 1 if a is in it; the index of its first element >= a. */
+int addr_set_has(const struct addr_set *s, uint32_t a);
+size_t addr_set_lower_bound(const struct addr_set *s, uint32_t a);
+
 /* Every call instruction in the image's code outside `excluded` (NULL:
  * none), in address order.  Fills `st` with what was scanned and
  * skipped. */

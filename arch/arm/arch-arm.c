@@ -79,8 +79,6 @@ static int arm_disasm_open(const struct elf_image *img, unsigned isa, csh *handl
  * 16-bit blx rM rewritten with the instruction before it: every direct
  * branch target in the image, and the computed jumps in Thumb code.
  */
-struct addr_set { uint32_t *v; size_t n, cap; };
-
 struct arm_scan {
     uint32_t prev_end;          /* the previous Thumb instruction's end (0: none) */
     uint32_t prev_word;         /* it (a 32-bit one: first halfword low) */
@@ -99,26 +97,6 @@ struct arm_scan {
     size_t n_exidx;
     int exidx_ok;
 };
-
-static void addr_add(struct addr_set *s, uint32_t a)
-{
-    if (s->n == s->cap) {
-        s->cap = s->cap * 2 + 256;
-        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-    }
-    s->v[s->n++] = a;
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int addr_in(const struct addr_set *s, uint32_t a)
-{
-    return s->n && bsearch(&a, s->v, s->n, sizeof *s->v, u32_cmp) != NULL;
-}
 
 /* Where the rest of the function is reached by a computed jump (its
  * targets are unknown): bx other than bx lr, and writes of pc other
@@ -222,15 +200,15 @@ static void *arm_scan_begin(const struct elf_image *img)
         const struct elf_symbol *y = &img->symbols[i];
         if (y->shndx == SHN_UNDEF || y->shndx == SHN_ABS)
             continue;
-        addr_add(&sc->symbols, y->value & ~1u);
+        addr_set_add(&sc->symbols, y->value & ~1u);
         char kind = mapping_kind(y->name);
         if (kind)
-            addr_add(&sc->mappings, (y->value & ~1u) | (kind == 'd'));
+            addr_set_add(&sc->mappings, (y->value & ~1u) | (kind == 'd'));
     }
     if (sc->symbols.n)
-        qsort(sc->symbols.v, sc->symbols.n, sizeof *sc->symbols.v, u32_cmp);
+        addr_set_sort(&sc->symbols);
     if (sc->mappings.n)
-        qsort(sc->mappings.v, sc->mappings.n, sizeof *sc->mappings.v, u32_cmp);
+        addr_set_sort(&sc->mappings);
     function_index_build(img, &sc->functions);
     sc->exidx_ok = 1;
     for (size_t si = 1; si < img->n_sections; si++) {
@@ -253,20 +231,6 @@ static void *arm_scan_begin(const struct elf_image *img)
     return sc;
 }
 
-/* The index of the first element of the sorted set that is >= a. */
-static size_t addr_lower_bound(const struct addr_set *s, uint32_t a)
-{
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->v[mid] < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Every instruction: its direct branch target, computed jumps, IT
  * blocks.  Returns whether `insn` is in an IT block. */
 static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, uint32_t w)
@@ -276,7 +240,7 @@ static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, u
     case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_CBZ: case ARM_INS_CBNZ:
         for (int i = 0; i < a->op_count; i++)
             if (a->operands[i].type == ARM_OP_IMM)
-                addr_add(&sc->targets, (uint32_t)a->operands[i].imm);
+                addr_set_add(&sc->targets, (uint32_t)a->operands[i].imm);
         break;
     }
     if (isa != ISA_THUMB) {
@@ -284,9 +248,9 @@ static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, u
         return 0;
     }
     if (is_computed_jump(insn))
-        addr_add(&sc->jumps, (uint32_t)insn->address);
+        addr_set_add(&sc->jumps, (uint32_t)insn->address);
     if (insn->id == ARM_INS_TBB || insn->id == ARM_INS_TBH)
-        addr_add(&sc->tables, (uint32_t)insn->address | (insn->id == ARM_INS_TBH));
+        addr_set_add(&sc->tables, (uint32_t)insn->address | (insn->id == ARM_INS_TBH));
     int in_it = sc->it_left > 0;
     if (in_it)
         sc->it_left--;
@@ -357,7 +321,7 @@ static int read_lsda(const struct elf_image *img, uint32_t lsda, uint32_t fn,
         }
         read_uleb(&p, table_end, &ok);          /* the action */
         if (ok && f[2])
-            addr_add(pads, fn + f[2]);
+            addr_set_add(pads, fn + f[2]);
     }
     return ok ? 0 : -1;
 }
@@ -405,15 +369,15 @@ static const char *pair_refusal(const struct arm_scan *sc, const struct elf_imag
 {
     if (sled && (blx < sled ? sled - blx : blx - sled) >= reach)
         return "Thumb blx rM (16-bit) beyond bl range of the thunk area";
-    if (addr_in(&sc->targets, blx))
+    if (addr_set_has(&sc->targets, blx))
         return "Thumb blx rM (16-bit) at a branch target";
-    if (addr_in(&sc->symbols, blx))
+    if (addr_set_has(&sc->symbols, blx))
         return "Thumb blx rM (16-bit) at a symbol";
     const struct indexed_function *f = function_index_find(&sc->functions, blx);
     if (!f)
         return "Thumb blx rM (16-bit) outside any function";
     uint32_t f_start = (uint32_t)f->start;
-    size_t j = addr_lower_bound(&sc->jumps, f_start);
+    size_t j = addr_set_lower_bound(&sc->jumps, f_start);
     if (j < sc->jumps.n && sc->jumps.v[j] - f_start < f->size)
         return "Thumb blx rM (16-bit) in a function with computed jumps";
     struct addr_set pads = { NULL, 0, 0 };
@@ -438,7 +402,7 @@ static void decode_tables(struct arm_scan *sc, const struct elf_image *img)
     for (size_t t = 0; t < sc->tables.n; t++) {
         uint32_t at = sc->tables.v[t] & ~1u, table = at + 4, end = 0;
         int half = sc->tables.v[t] & 1;
-        size_t m = addr_lower_bound(&sc->mappings, table);
+        size_t m = addr_set_lower_bound(&sc->mappings, table);
         int marked = m < sc->mappings.n && sc->mappings.v[m] == (table | 1);
         while (m < sc->mappings.n && (sc->mappings.v[m] & ~1u) <= table)
             m++;
@@ -446,11 +410,11 @@ static void decode_tables(struct arm_scan *sc, const struct elf_image *img)
             end = sc->mappings.v[m] & ~1u;
         const unsigned char *p = end ? elf_bytes_at(img, table, end - table) : NULL;
         if (!marked || !p) {
-            addr_add(&sc->jumps, at);
+            addr_set_add(&sc->jumps, at);
             continue;
         }
         for (uint32_t off = 0; off + 1 + half <= end - table; off += 1 + half)
-            addr_add(&sc->targets, table + 2 * (half ? p[off] | (uint32_t)p[off + 1] << 8 : p[off]));
+            addr_set_add(&sc->targets, table + 2 * (half ? p[off] | (uint32_t)p[off + 1] << 8 : p[off]));
     }
 }
 
@@ -460,9 +424,9 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     struct arm_scan *sc = state;
     decode_tables(sc, img);
     if (sc->targets.n)
-        qsort(sc->targets.v, sc->targets.n, sizeof *sc->targets.v, u32_cmp);
+        addr_set_sort(&sc->targets);
     if (sc->jumps.n)
-        qsort(sc->jumps.v, sc->jumps.n, sizeof *sc->jumps.v, u32_cmp);
+        addr_set_sort(&sc->jumps);
     /* The pairs' thunks lie after the code (the DB object's thunk
      * area, src/db.c), within 1 MB of the tracer's sled plus the area
      * itself: a pair farther than Thumb bl reaches (+-16 MB) from there
@@ -599,7 +563,7 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
             uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
             if (is_blx_imm(w))
                 target += (w >> 23) & 2;
-            addr_add(&sc->targets, target);
+            addr_set_add(&sc->targets, target);
             if (is_bl(w) || is_blx_imm(w)) {
                 site->insn = w;
                 site->kind = is_bl(w) ? KIND_BL : KIND_BLX_IMM;
@@ -627,7 +591,7 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
     if ((hw >> 11) >= 0x1D) {                           /* 32-bit */
         if (!is_t_bl(w) && !is_t_blx_imm(w))
             return 0;
-        addr_add(&sc->targets, t_call_target(addr, w));
+        addr_set_add(&sc->targets, t_call_target(addr, w));
         int in_it = sc->it_left > 0;
         if (in_it)
             sc->it_left--;

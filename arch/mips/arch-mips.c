@@ -3,7 +3,9 @@
  * scan and which instructions are calls.
  *
  * Calls: jal, jalr (linking into ra), bal and the other REGIMM
- * links-to-ra branches (bgezal, bltzal and their likely forms).  The
+ * links-to-ra branches (bgezal, bltzal and their likely forms); a
+ * jalr $t9 whose $t9 the function loaded from a GOT slot that the link
+ * fixed is "jalr-got", a call with a fixed target (got_calls).  The
  * delay slot stays where it is and still runs once, before the callee:
  * the replacement is itself a linking branch with a delay slot.  How a
  * call is redirected is rewrite-mips.c; reading rewritten code and the
@@ -22,6 +24,7 @@ static const struct call_kind mips_kinds[] = {
     { "jal", RA_OFFSET, 0, 0 }, { "jalr", RA_OFFSET, 0, 0 }, { "bal", RA_OFFSET, 0, 0 },
     { "bgezal", RA_OFFSET, 0, 0 }, { "bltzal", RA_OFFSET, 0, 0 },
     { "bgezall", RA_OFFSET, 0, 0 }, { "bltzall", RA_OFFSET, 0, 0 },
+    { "jalr-got", RA_OFFSET, 0, 0 },
 };
 static const struct ld_emulation mips_emulations[] = {
     { "elf32btsmip", "mips-linux-gnu" },
@@ -305,6 +308,286 @@ static unsigned mips_quick(void *state, unsigned isa, uint64_t link_addr, uint32
     return 4;
 }
 
+/*
+ * jalr $t9 calls whose callee the link fixed (scan_end).  o32 PIC code
+ * calls through the GOT: `lw t9, N(gp)` (maybe `addiu t9, t9, lo`, a
+ * local function's page entry), then `jalr t9`.  Where the slot's value
+ * is known at link time the call is redirected as one with a fixed
+ * target: the record needs no target, the hot path no register.  Known
+ * means, for a slot of the primary GOT (the dynamic tags describe no
+ * other: a multi-GOT link's secondary GOTs are left alone):
+ *   - a local entry (a link-time address, which the loader moves with
+ *     the object, as the site word's relative target moves too);
+ *   - a global entry of a symbol the object defines, in an executable
+ *     (it comes first in every lookup), or in a library if the symbol
+ *     cannot be preempted (hidden or protected, or -Bsymbolic);
+ *   - in a static program, the word the file holds.
+ * The callee must be a function of this image's code.  gp is the
+ * function's own, from its prologue (`lui gp, hi; addiu gp, gp, lo`
+ * and, PIC, `addu gp, gp, t9`, t9 being the function's address at its
+ * entry); a function that sets gp any other way than that and the
+ * reload of its saved copy (`lw gp, N(sp)`) is left alone.  The load
+ * must be in the same straight run as the call: no branch, jump or
+ * call between them, nothing else writing t9 or gp, and no place in
+ * between that a branch of the function or a word of read-only data
+ * (a jump table: addresses, or gp-relative .gpword) could enter.
+ */
+#ifndef DT_MIPS_LOCAL_GOTNO
+#define DT_MIPS_LOCAL_GOTNO 0x7000000a
+#define DT_MIPS_SYMTABNO    0x70000011
+#define DT_MIPS_GOTSYM      0x70000013
+#endif
+
+struct got_info {
+    uint64_t got, local_gotno, gotsym, symtabno;    /* from .dynamic */
+    int have_dynamic, symbolic;
+    struct addr_set entries;    /* words of allocated data: addresses that may enter code */
+};
+
+static void got_info_read(const struct elf_image *img, struct got_info *g)
+{
+    memset(g, 0, sizeof *g);
+    /* (not the instruction DB's words: pass 1 links a placeholder, and
+     * both passes must find the same sites) */
+    const struct elf_symbol *db = elf_symbol_by_name(img, "litifut_db");
+    uint64_t db_lo = db ? db->value : 0, db_size = db ? db->size : 0;
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (s->type == SHT_DYNAMIC) {
+            const unsigned char *p = elf_bytes_at(img, s->addr, s->size);
+            if (!p && s->offset + s->size <= img->size)
+                p = img->data + s->offset;
+            if (!p)
+                continue;
+            g->have_dynamic = 1;
+            for (uint64_t o = 0; o + 8 <= s->size; o += 8) {
+                uint32_t tag = elf_get32(img, p + o), val = elf_get32(img, p + o + 4);
+                if (tag == DT_NULL)
+                    break;
+                if (tag == DT_PLTGOT) g->got = val;
+                else if (tag == DT_MIPS_LOCAL_GOTNO) g->local_gotno = val;
+                else if (tag == DT_MIPS_GOTSYM) g->gotsym = val;
+                else if (tag == DT_MIPS_SYMTABNO) g->symtabno = val;
+                else if (tag == DT_SYMBOLIC) g->symbolic = 1;
+                else if (tag == DT_FLAGS && (val & DF_SYMBOLIC)) g->symbolic = 1;
+            }
+            continue;
+        }
+        /* words of allocated data that could be code addresses or
+         * gp-relative ones (a jump table's): every word, as it is;
+         * data_enters tries it both ways */
+        if ((s->flags & SHF_ALLOC) && !(s->flags & SHF_EXECINSTR) && s->type == SHT_PROGBITS &&
+            s->size >= 4) {
+            const unsigned char *p = elf_bytes_at(img, s->addr, s->size);
+            if (!p)
+                continue;
+            for (uint64_t o = 0; o + 4 <= s->size; o += 4)
+                if (s->addr + o - db_lo >= db_size)
+                    addr_set_add(&g->entries, elf_get32(img, p + o));
+        }
+    }
+    addr_set_sort(&g->entries);
+}
+
+/* 1 if a word of data, as an address or gp-relative, lies in (lo, hi]. */
+static int data_enters(const struct got_info *g, uint32_t lo, uint32_t hi, uint32_t gp)
+{
+    const struct addr_set *e = &g->entries;
+    for (int rel = 0; rel < 2; rel++) {
+        uint32_t a = lo + 1 - (rel ? gp : 0), span = hi - lo;   /* [a, a + span): may wrap */
+        size_t l = addr_set_lower_bound(e, a);
+        if (l < e->n && e->v[l] - a < span)
+            return 1;
+        if (a + span < a && e->n && e->v[0] < a + span)
+            return 1;                       /* (the range wrapped) */
+    }
+    return 0;
+}
+
+static int is_branch_or_jump(uint32_t w)
+{
+    unsigned op = op_of(w);
+    return (op == 0 && ((w & 63) == 8 || (w & 63) == 9)) || (op >= 1 && op <= 7) ||
+           (op >= 0x14 && op <= 0x17) || (op == 0x11 && (rs_of(w) == 8 || rs_of(w) == 9 ||
+                                                        rs_of(w) == 10)) || op == 0x1d;
+}
+
+/* A direct branch's or j's target, if w is one (0 else). */
+static uint32_t direct_target(uint32_t a, uint32_t w)
+{
+    unsigned op = op_of(w);
+    if (op == 2 || op == 3)
+        return ((a + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2;
+    if (is_branch_or_jump(w) && op != 0)
+        return a + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4);
+    return 0;
+}
+
+/* The function's gp, from its prologue; 0 if it sets gp otherwise. */
+static int function_gp(const struct elf_image *img, uint32_t start, uint32_t size, int pic,
+                       uint32_t *gp)
+{
+    const unsigned char *p = elf_bytes_at(img, start, size);
+    if (!p)
+        return 0;
+    int hi = -1, lo = -1, add = -1;
+    uint32_t v = 0;
+    for (uint32_t o = 0; o + 4 <= size; o += 4) {
+        uint32_t w = elf_get32(img, p + o);
+        int wr = gpr_written(w);
+        if (wr != 28 && wr >= 0)
+            continue;
+        if (wr < 0)
+            return 0;
+        if (op_of(w) == 0x0f && hi < 0 && o < 48) {                 /* lui gp, hi */
+            hi = (int)o, v = (w & 0xffff) << 16;
+        } else if (op_of(w) == 9 && rs_of(w) == 28 && hi >= 0 && lo < 0 && o < 48) {
+            lo = (int)o, v += (uint32_t)(int32_t)(int16_t)(w & 0xffff);     /* addiu gp, gp, lo */
+        } else if (op_of(w) == 0 && (w & 63) == 0x21 && rd_of(w) == 28 && lo >= 0 && add < 0 &&
+                   o < 48 && ((rs_of(w) == 28 && rt_of(w) == 25) || (rs_of(w) == 25 && rt_of(w) == 28))) {
+            add = (int)o, v += start;                               /* addu gp, gp, t9 */
+        } else if (!(op_of(w) == 0x23 && rs_of(w) == 29 && lo >= 0)) {  /* lw gp, N(sp) */
+            return 0;
+        }
+    }
+    if (lo < 0 || (pic && add < 0))
+        return 0;                   /* (without the addu: _gp itself, an ET_EXEC's) */
+    *gp = v;
+    return 1;
+}
+
+/* The fixed callee of GOT slot `slot`, or 0. */
+static uint32_t got_callee(const struct elf_image *img, const struct got_info *g, uint32_t slot)
+{
+    uint32_t word;
+    if (elf_read32(img, slot, &word) != 0 || !word)
+        return 0;
+    if (!g->have_dynamic)
+        return img->e_type == ET_EXEC ? word : 0;       /* static: the file's word is final */
+    if (slot < g->got || (slot - g->got) % 4)
+        return 0;
+    uint64_t i = (slot - g->got) / 4;
+    if (i < 2)
+        return 0;                           /* the loader's own entries */
+    if (i < g->local_gotno)
+        return word;
+    uint64_t sym = g->gotsym + (i - g->local_gotno);
+    if (sym >= g->symtabno || sym >= img->n_dynsyms)
+        return 0;                           /* past the primary GOT */
+    const struct elf_symbol *y = &img->dynsyms[sym];
+    if (y->shndx == SHN_UNDEF || y->type != STT_FUNC || y->value != word)
+        return 0;
+    if (elf_image_is_library(img) && !g->symbolic && ELF32_ST_VISIBILITY(y->other) != STV_PROTECTED &&
+        ELF32_ST_VISIBILITY(y->other) != STV_HIDDEN)
+        return 0;                           /* another object's may preempt it */
+    return word;
+}
+
+struct mips_scan {
+    struct function_index fx;
+    struct got_info got;
+    struct addr_set targets;    /* every direct branch's and j's target in the code */
+    const struct indexed_function *last;    /* the last function looked at, */
+    int last_ok;                /* whether its gp is known, */
+    uint32_t last_gp;           /* and which */
+};
+
+static void *mips_scan_begin(const struct elf_image *img)
+{
+    struct mips_scan *m = xcalloc(1, sizeof *m);
+    function_index_build(img, &m->fx);
+    got_info_read(img, &m->got);
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        const unsigned char *p = s->type == SHT_PROGBITS && (s->flags & SHF_EXECINSTR)
+                                 ? elf_bytes_at(img, s->addr, s->size) : NULL;
+        for (uint64_t o = 0; p && o + 4 <= s->size; o += 4) {
+            uint32_t t = direct_target((uint32_t)(s->addr + o), elf_get32(img, p + o));
+            if (t && op_of(elf_get32(img, p + o)) != 3)        /* (jal: a call) */
+                addr_set_add(&m->targets, t);
+        }
+    }
+    addr_set_sort(&m->targets);
+    return m;
+}
+
+/* jalr $t9 at `a` in function f: its fixed callee, or 0. */
+static uint32_t got_call(const struct elf_image *img, struct mips_scan *m,
+                         const struct indexed_function *f, uint32_t a)
+{
+    uint32_t start = (uint32_t)f->start, size = (uint32_t)f->size, gp;
+    if (f != m->last) {
+        m->last = f;
+        m->last_ok = function_gp(img, start, size, img->e_type != ET_EXEC, &m->last_gp);
+    }
+    if (!m->last_ok)
+        return 0;
+    gp = m->last_gp;
+    const unsigned char *p = elf_bytes_at(img, start, size);
+    int32_t addend = 0;
+    int seen_addiu = 0;
+    uint32_t load = 0, slot = 0;
+    for (uint32_t b = a; b > start && a - b < 4 * 64; ) {
+        b -= 4;
+        uint32_t w = elf_get32(img, p + (b - start));
+        if (is_branch_or_jump(w))
+            return 0;
+        if (op_of(w) == 0x23 && rt_of(w) == 25 && rs_of(w) == 28) {         /* lw t9, N(gp) */
+            if (b > start && is_branch_or_jump(elf_get32(img, p + (b - 4 - start))))
+                return 0;                   /* in a delay slot (a likely branch's may not run) */
+            load = b, slot = gp + (uint32_t)(int32_t)(int16_t)(w & 0xffff);
+            break;
+        }
+        int wr = gpr_written(w);
+        if (op_of(w) == 9 && rt_of(w) == 25 && rs_of(w) == 25 && !seen_addiu) {  /* addiu t9, t9, lo */
+            seen_addiu = 1, addend = (int16_t)(w & 0xffff);
+            continue;
+        }
+        if (wr < 0 || wr == 25 || wr == 28)
+            return 0;
+    }
+    if (!load)
+        return 0;
+    /* nothing may enter between the load and the call */
+    size_t t = addr_set_lower_bound(&m->targets, load + 1);
+    if (t < m->targets.n && m->targets.v[t] <= a)
+        return 0;
+    if (data_enters(&m->got, load, a, gp))
+        return 0;
+    uint32_t callee = got_callee(img, &m->got, slot);
+    if (!callee)
+        return 0;
+    callee += (uint32_t)addend;
+    const struct indexed_function *c = function_index_find(&m->fx, callee);
+    if (!c || c->start != callee || (c->sym->other & STO_MIPS16_MASK) == STO_MIPS16_MASK ||
+        (c->sym->other & STO_MICROMIPS_))
+        return 0;                           /* not a function's start of this image */
+    return callee;
+}
+
+static void mips_scan_end(void *state, const struct elf_image *img, struct site_list *sites,
+                          struct scan_stats *st)
+{
+    struct mips_scan *m = state;
+    for (size_t i = 0; i < sites->n; i++) {
+        struct call_site *s = &sites->v[i];
+        if (s->kind != KIND_JALR || rs_of(s->insn) != 25)
+            continue;
+        const struct indexed_function *f = function_index_find(&m->fx, s->addr);
+        uint32_t callee = f ? got_call(img, m, f, (uint32_t)s->addr) : 0;
+        if (!callee)
+            continue;
+        s->kind = KIND_JALR_GOT;
+        s->target = callee;
+        st->sites_by_kind[KIND_JALR]--;
+        st->sites_by_kind[KIND_JALR_GOT]++;
+    }
+    function_index_free(&m->fx);
+    free(m->got.entries.v);
+    free(m->targets.v);
+    free(m);
+}
+
 /* The MIPS kernel's own signal numbering (arch/mips/include/uapi/asm/signal.h). */
 static const char *const mips_signal_names[32] = {
     NULL, "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "EMT", "FPE", "KILL", "BUS", "SEGV",
@@ -328,7 +611,7 @@ const struct arch_ops arch_mips = {
     .trace_arch = LITIFUT_ARCH_MIPS,
     .ld_emulations = mips_emulations,
     .kinds = mips_kinds,
-    .n_kinds = 7,
+    .n_kinds = 8,
     .insn_unit = { 4, 0 },
     .db_page_shift = DB_PAGE_SHIFT,
     .sled_entry_size = SLED_ENTRY_SIZE,
@@ -343,6 +626,8 @@ const struct arch_ops arch_mips = {
     .check_image = mips_check_image,
     .code_ranges = mips_code_ranges,
     .disasm_open = mips_disasm_open,
+    .scan_begin = mips_scan_begin,
+    .scan_end = mips_scan_end,
     .classify = mips_classify,
     .quick = mips_quick,
 };

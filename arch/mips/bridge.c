@@ -6,9 +6,13 @@
  * (0x0e000000) of whatever 256 MB region the code was loaded into.
  *
  * One bridge per region serves every object (sled.S,
- * BRIDGE_TEMPLATE): code pages with the sled's entries and the
- * dispatchers, and a table page after them, (lo, hi, fixed, reg) per object,
- * which the dispatcher searches by return address.  The process block
+ * BRIDGE_TEMPLATE): code pages with the sled's entries, each half's
+ * lane and dispatcher, and a table page after them, (lo, hi, fixed,
+ * reg) per object, which the dispatcher searches by return address.
+ * Each half's lane goes where its word says (lanes_update): while one
+ * object has live entries in the table, straight to its code (5
+ * instructions for a far call); with more, to the dispatcher (about
+ * 20 more).  The process block
  * says which regions have a bridge; each object with far sites adds
  * itself to the table of every region its code spans, under the lock,
  * before any of its code runs:
@@ -42,6 +46,10 @@
 
 extern const uint32_t litifut_bridge_template[] HIDDEN;
 extern const uint32_t litifut_bridge_template_end[] HIDDEN;
+extern const uint32_t litifut_bridge_template_lane0[] HIDDEN;
+extern const uint32_t litifut_bridge_template_lane1[] HIDDEN;
+extern const uint32_t litifut_bridge_template_dispatch0[] HIDDEN;
+extern const uint32_t litifut_bridge_template_dispatch1[] HIDDEN;
 extern const char litifut_mips_start_t9[] HIDDEN;
 
 /* Where this object's entries send each half's calls: the `_t9` entry
@@ -71,6 +79,44 @@ static void die(const char *msg, uintptr_t addr)
     arch_syscall6(__NR_exit_group, 127, 0, 0, 0, 0, 0);
 }
 
+/* A template symbol's place in the bridge at `at`. */
+static uint32_t *in_bridge(uintptr_t at, const uint32_t *sym)
+{
+    return (uint32_t *)at + (sym - litifut_bridge_template);
+}
+
+/* The bridge at `at` (being written): each lane's `lui`/`lw` (its
+ * second and third words) get the address of the half's word. */
+static void lanes_link(uintptr_t at)
+{
+    const uint32_t *lane[2] = { litifut_bridge_template_lane0, litifut_bridge_template_lane1 };
+    for (int half = 0; half < 2; half++) {
+        uint32_t *w = in_bridge(at, lane[half]);
+        uint32_t word = (uint32_t)at + BRIDGE_CODE + BRIDGE_DIRECT + 4 * half;
+        w[1] = (w[1] & 0xffff0000u) | (((word + 0x8000u) >> 16) & 0xffffu);
+        w[2] = (w[2] & 0xffff0000u) | (word & 0xffffu);
+    }
+}
+
+/* The lane words of the bridge at `at`: with one live entry in its
+ * table, that object's code for each half; else the dispatchers.
+ * Under the lock, after every change of the table; each word is
+ * stored whole, so a call in another thread goes the old way or the
+ * new, both right while the table holds both. */
+static void lanes_update(uintptr_t at)
+{
+    uint32_t *t = (uint32_t *)(at + BRIDGE_CODE), *live = 0;
+    int n = 0;
+    for (uint32_t *e = t; e[0]; e += BRIDGE_ENTRY / 4)
+        if (e[1] != e[0]) {
+            live = e;
+            n++;
+        }
+    volatile uint32_t *word = (volatile uint32_t *)(at + BRIDGE_CODE + BRIDGE_DIRECT);
+    word[0] = n == 1 ? live[2] : (uint32_t)(uintptr_t)in_bridge(at, litifut_bridge_template_dispatch0);
+    word[1] = n == 1 ? live[3] : (uint32_t)(uintptr_t)in_bridge(at, litifut_bridge_template_dispatch1);
+}
+
 /* The bridge of `region`, mapped (and noted in the process block) if
  * it is the first.  Under the lock. */
 static uint32_t *bridge_table(struct litifut_process *p, uintptr_t region)
@@ -87,6 +133,8 @@ static uint32_t *bridge_table(struct litifut_process *p, uintptr_t region)
     const uint32_t *t = litifut_bridge_template;
     for (long i = 0; i < litifut_bridge_template_end - litifut_bridge_template; i++)
         w[i] = t[i];
+    lanes_link(at);
+    lanes_update(at);
     arch_flush_icache((uintptr_t)m, (uintptr_t)m + BRIDGE_CODE);
     if (arch_syscall6(__NR_mprotect, (long)m, BRIDGE_CODE, PROT_READ | PROT_EXEC, 0, 0, 0))
         die("mprotect failed", at);
@@ -131,6 +179,8 @@ static void bridges_join(void)
         e[3] = bridge_code(1);
         __sync_synchronize();
         e[0] = (uint32_t)lo;
+        __sync_synchronize();
+        lanes_update(region << 28 | db_header()->bridge);
     }
     unlock(mask);
 }
@@ -152,7 +202,8 @@ static void bridges_update(int leave)
     for (uintptr_t region = (lo - 4) >> 28; region <= (hi - 4) >> 28; region++) {
         if (!(p->bridges & (1u << region)))
             continue;
-        uint32_t *e = (uint32_t *)((region << 28 | db_header()->bridge) + BRIDGE_CODE);
+        uintptr_t at = region << 28 | db_header()->bridge;
+        uint32_t *e = (uint32_t *)(at + BRIDGE_CODE);
         for (; e[0]; e += BRIDGE_ENTRY / 4) {
             if (e[0] != lo || e[1] == e[0])
                 continue;
@@ -163,6 +214,8 @@ static void bridges_update(int leave)
                 e[3] = bridge_code(1);
             }
         }
+        __sync_synchronize();
+        lanes_update(at);
     }
     if (took)
         unlock(mask);

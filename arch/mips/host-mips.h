@@ -8,7 +8,11 @@
 #include <stdint.h>
 #include "arch/mips/sled.h"
 
-enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KIND_BLTZALL };
+/* KIND_JALR_GOT: a jalr $t9 whose $t9 came from a GOT slot the link
+ * fixed (arch-mips.c, got_calls): redirected as a call with a fixed
+ * target, site->target. */
+enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KIND_BLTZALL,
+       KIND_JALR_GOT };
 
 static inline unsigned op_of(uint32_t w) { return w >> 26; }
 static inline unsigned rs_of(uint32_t w) { return (w >> 21) & 31; }

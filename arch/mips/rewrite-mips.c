@@ -1,7 +1,9 @@
 /*
  * MIPS o32 for the rewriter: where each call is redirected.
  *
- * Redirects (arch/mips/stub.S holds the sleds; DESIGN.md says why):
+ * Redirects (arch/mips/stub.S holds the sleds; DESIGN.md says why; a
+ * jalr $t9 whose callee the link fixed goes as a call with that fixed
+ * target, to the first half):
  *   - bal (or, conditional forms, the same branch retargeted) to entry
  *     k of a sled copy within +-128 KB: right at any load address;
  *   - else, in a program with a fixed address (ET_EXEC): jal to the
@@ -31,7 +33,7 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
     uint32_t a = (uint32_t)site->addr;
     unsigned entry_k = k + (site->kind == KIND_JALR) * SLED_ENTRIES;    /* its half: sled.h */
     int unconditional = site->kind == KIND_JAL || site->kind == KIND_JALR ||
-                        site->kind == KIND_BAL;
+                        site->kind == KIND_JALR_GOT || site->kind == KIND_BAL;
     *bridged = 0;
     for (unsigned i = 0; i < sleds->n; i++) {           /* a sled in branch range */
         uint32_t entry = (uint32_t)sleds->base[i] + SLED_ENTRY_SIZE * entry_k;
@@ -59,7 +61,8 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
 }
 
 /* A fixed target relative to the DB word (jal: in the region of its
- * delay slot, at link time); for jalr rs, rs's offset in the sled's
+ * delay slot, at link time; jalr $t9 from a fixed GOT slot: its
+ * callee); for jalr rs, rs's offset in the sled's
  * frame, + 1 if the hot path does not save rs. */
 static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr)
 {
@@ -70,6 +73,8 @@ static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr)
     }
     if (site->kind == KIND_JAL)
         return (((a + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2) - word;
+    if (site->kind == KIND_JALR_GOT)
+        return (uint32_t)site->target - word;
     return a + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4) - word;
 }
 

@@ -679,22 +679,39 @@
  * BRIDGE_OFFSET of each 256 MB region that far call sites need
  * (arch/mips/bridge.c).  One bridge serves every object with far sites
  * in its region: its entries are a sled's (two halves), and each half
- * goes to a dispatcher that finds, in the table after the code
+ * goes to its lane: saves t9 and jumps through the half's word at
+ * BRIDGE_DIRECT of the table page (the lane's `lui`/`lw` get that
+ * word's address when the bridge is mapped).  While one object has
+ * entries in the table the word is that object's code for the half and
+ * its sled mode (the `_t9` entry points), 5 instructions; with more it
+ * is the half's dispatcher, which finds, in the table after the code
  * (BRIDGE_CODE bytes from the start, which is 4 KB aligned), the object
  * whose code holds the call's return address (still in ra), and goes on
- * to that object's code for the half and its sled mode (the `_t9` entry
- * points: the dispatcher saves t9 and jumps through it), with a0 = 4k as
- * the entry left it.  It borrows at, v0 and ra (finding its own address
- * with bal), whose frame slots the object's code fills only later, and
- * puts them back.  A return address in no object (impossible unless the
- * table is damaged) ends in `break`.  Table entries (BRIDGE_ENTRY
- * bytes): lo, hi (the object's code, run time), then the code for each
- * half; lo = 0 ends the table, hi = lo is a removed entry.
+ * to that object's code for the half, with a0 = 4k as the entry left
+ * it.  It borrows at, v0 and ra (finding its own address with bal),
+ * whose frame slots the object's code fills only later, and puts them
+ * back.  A return address in no object (impossible unless the table is
+ * damaged) ends in `break`.  Table entries (BRIDGE_ENTRY bytes): lo, hi
+ * (the object's code, run time), then the code for each half; lo = 0
+ * ends the table, hi = lo is a removed entry.
  */
-    .macro DISPATCH column
+    .macro LANE name
+    .global \name
+    .hidden \name
+\name:
+    sw      $t9, FRAME_R(25)($sp)
+    lui     $t9, 0                  /* the word's %hi, when mapped */
+    lw      $t9, 0($t9)             /* its %lo */
+    jr      $t9
+    nop
+    .endm
+
+    .macro DISPATCH name, column
+    .global \name
+    .hidden \name
+\name:
     sw      $at, FRAME_R(1)($sp)
     sw      $v0, FRAME_R(2)($sp)
-    sw      $t9, FRAME_R(25)($sp)
     sw      $ra, FRAME_R(31)($sp)
     bal     3f
     nop
@@ -730,10 +747,12 @@
     .global \name
     .hidden \name
 \name:
-    SLED_HALF 1f
-    SLED_HALF 2f
-1:  DISPATCH 8
-2:  DISPATCH 12
+    SLED_HALF \name\()_lane0
+    SLED_HALF \name\()_lane1
+    LANE \name\()_lane0
+    LANE \name\()_lane1
+    DISPATCH \name\()_dispatch0, 8
+    DISPATCH \name\()_dispatch1, 12
     .global \name\()_end
     .hidden \name\()_end
 \name\()_end:

@@ -44,12 +44,15 @@
  * slow path, which saves them all, reads it). */
 #define HOT_SAVED_REGS    ((1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6) | (1u << 25))
 
-/* The run-time bridge: code (two pages: the entries and a dispatcher,
- * the second half's dispatcher) at BRIDGE_OFFSET of each 256 MB region
- * that needs one, the table of (lo, hi, fixed, reg) entries after it. */
+/* The run-time bridge: code (two pages: the entries; the lanes and the
+ * dispatchers) at BRIDGE_OFFSET of each 256 MB region that needs one,
+ * the table of (lo, hi, fixed, reg) entries after it, and in the table
+ * page's last 8 bytes (the terminating entry's unread words) each
+ * half's lane word: where its calls go. */
 #define BRIDGE_OFFSET     0x0e000000
 #define BRIDGE_CODE       8192
 #define BRIDGE_TABLE      4096
 #define BRIDGE_ENTRY      16
+#define BRIDGE_DIRECT     (BRIDGE_TABLE - 8)
 
 #endif
