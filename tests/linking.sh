@@ -185,4 +185,40 @@ test_linking() {
     for arch in $ARCHES; do
         [ "$arch" = aarch64 ] && linking_bti_case "$arch"
     done
+    for arch in $ARCHES; do
+        echo "$arch"
+    done | parallel linking_interpose_case
+}
+
+# A library's calls of its own exported functions stay calls through the
+# GOT (MIPS: jalr, not jalr-got): another object may define them first.
+# libown.so calls own_public, which preload.so (LD_PRELOAD) defines too:
+# the instrumented program prints what the plain one prints, preload's
+# result.
+linking_interpose_case() {      # linking_interpose_case ARCH
+    set_arch "$1"
+    local d=$WORK/linking-interpose/$ARCH src=$ROOT/tests/progs/interpose r
+    mkdir -p "$d/plain" "$d/inst"
+    local kind ok=1
+    for kind in plain inst; do
+        local lit=()
+        [ $kind = inst ] && lit=(env LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1)
+        "${lit[@]}" "$TCC" -B"$BIN/" -O2 -fPIC -shared -Wl,-soname,libown.so -o "$d/$kind/libown.so" \
+            "$src/libown.c" 2> "$d/$kind/build.err" &&
+        "${lit[@]}" "$TCC" -B"$BIN/" -O2 -pie -o "$d/$kind/main" "$src/main.c" -L"$d/$kind" -lown \
+            2>> "$d/$kind/build.err" &&
+        "$TCC" -O2 -fPIC -shared -o "$d/$kind/preload.so" "$src/preload.c" 2>> "$d/$kind/build.err" || ok=0
+    done
+    if [ $ok = 0 ]; then
+        fail "$ARCH/linking/interpose: build: $(head -c 300 "$d"/*/build.err)"
+        return
+    fi
+    for kind in plain inst; do
+        run_in "$d/$kind/run" "$d/$kind/main" -E "LD_LIBRARY_PATH=$d/$kind" -E "LD_PRELOAD=$d/$kind/preload.so" --
+    done
+    r=$(cat "$d/inst/run/out")
+    check "$ARCH/linking/interpose: a library's call of its exported function reaches the preloaded definition ($r, plain $(cat "$d/plain/run/out"))" \
+        eval '[ "$r" = 100206 ] && [ "$(cat "$d/plain/run/out")" = 100206 ] &&
+              [ "$(cat "$d/inst/run/rc")" = 0 ] && [ ! -s "$d/inst/run/err" ] &&
+              ls "$d/inst/run"/litifut.*.trace > /dev/null 2>&1'
 }
