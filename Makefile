@@ -274,11 +274,11 @@ $(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)
 
 # unit tests of the encoders and decoders, and the post-processor's
-# estimate marks and duration histogram (tests/unit.sh)
+# estimate marks, duration histogram and call stack (tests/unit.sh)
 $(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/views/estimates.c postproc/views/histogram.c \
-                                     postproc/reader/trace.c postproc/util/gz.c $(REWRITER_SRC) $(LIB_SRC))
+                                     $(POSTPROC_READER_SRC) $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^ -lz $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

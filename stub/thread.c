@@ -243,7 +243,19 @@ static void put_chunk_record(struct litifut_thread *t)
     t->chunk_seq++;
 }
 
-/* A new chunk for t, with a time mark, its CHUNK record and an empty
+/* The OWN_TIME record: `ns` of the tracer's own work, up to the time
+ * mark just written (trace-format.h). */
+static void put_own_time(struct litifut_thread *t, uint64_t ns)
+{
+    uint32_t *p = t->cur;
+    p[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_OWN_TIME, 2);
+    p[1] = (uint32_t)ns;
+    p[2] = (uint32_t)(ns >> 32);
+    t->cur = p + 3;
+}
+
+/* A new chunk for t, with a time mark, its CHUNK record, the time it
+ * took (an OWN_TIME record) and an empty
  * target cache; 0 if the trace file failed (then the old chunk says
  * the thread stopped).  A thread's chunks start at a page and double
  * up to the trace's chunk size: a short-lived thread costs a page, not
@@ -255,6 +267,7 @@ static int next_chunk(struct litifut_thread *t)
     uint32_t saved[SIGSET_WORDS];
     struct chunk c;
     int ok;
+    uint64_t began = sys_monotonic_ns();    /* (the OWN_TIME record's start) */
     process_block_signals(saved);
     /* The old chunk stays mapped until the next switch: a record store
      * that a handler interrupted may still land in it (so a ring's
@@ -287,7 +300,9 @@ static int next_chunk(struct litifut_thread *t)
         t->chunk = c.base;
         t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
         thread_put_time_mark(t);
+        uint64_t now = (uint64_t)t->cur[-2] | (uint64_t)t->cur[-1] << 32;  /* the mark's ns */
         put_chunk_record(t);
+        put_own_time(t, now > began ? now - began : 0);
     } else if (t->prev_chunk) {
         put_stopped(old_cur);
     }

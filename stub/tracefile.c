@@ -812,6 +812,15 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
         volatile uint32_t *w = p;
         for (uint32_t i = 0; i < size / 4; i++)
             w[i] = 0;
+    } else {
+        /* Each page's first write faults (and there the kernel may make
+         * a writer wait for writeback): all of them now, in the time the
+         * chunk's OWN_TIME record takes out of the program's, not in a
+         * later call's.  Only this chunk's words (zeros already): a small
+         * chunk shares its page with others. */
+        for (char *a = (char *)p; a < (char *)p + size;
+             a = (char *)(((uintptr_t)a | (P->page - 1)) + 1))
+            *(volatile uint32_t *)a = 0;
     }
     h->tid = ch.tid;
     h->index = ch.index;

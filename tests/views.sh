@@ -156,6 +156,32 @@ views_arch() {
     views_returns
     views_diff_estimates
     views_estimates
+    views_own_time
+}
+
+# views_own_time: the tracer's own time (OWN_TIME records: each new
+# chunk's, --info own_time=) is said by every view of $V/run, in the
+# same figure: the log, the profile's and the graph's text headers,
+# Chrome's otherData.tracer_own_time; the HTML report under its title.
+# (That it is in no frame's time: the unit test's call stack.)
+views_own_time() {
+    local own sentence bad= f
+    own=$("$BIN/litifut-postproc" --info "$V/run" | sed -n 's/^own_time=//p')
+    local ns=${own%% ns*} chunks
+    chunks=$(echo "$own" | sed -n 's/.* in \([0-9]*\) new chunks*$/\1/p')
+    "$BIN/litifut-postproc" --binary-dir "$V" --format=html -o "$V/ts.html" "$V/run" 2> "$V/ts.html.err"
+    sentence=$(sed -n 's/^# \(the tracer.s own time, .*\)$/\1/p' "$V/ts.log")
+    for f in proftxt graphtxt; do
+        grep -qxF "# $sentence" "$V/ts.$f" || bad="$bad $f"
+    done
+    grep -qF "\"tracer_own_time\":\"$sentence\"" "$V/ts.json" || bad="$bad chrome"
+    grep -q 'id="own-time"' "$V/ts.html" || bad="$bad html"
+    script -qec "'$BIN/litifut-postproc' --binary-dir '$V' --format=folded '$V/run' > /dev/null" \
+        /dev/null < /dev/null | tr -d '\r' |
+        grep -qxF "litifut-postproc: note: folded stacks, $sentence" || bad="$bad folded"
+    check "$ARCH/views: the tracer's own time ($own) said by every view: $sentence${bad:+ (missing in:$bad)}" \
+        eval '[ "${ns:-0}" -gt 0 ] && [ "${chunks:-0}" -ge 1 ] && [ -z "$bad" ] &&
+              [[ $sentence == *" in $chunks new trace chunk"* ]]'
 }
 
 # views_runs: two runs of the program with a per-call clock and returns
@@ -564,7 +590,9 @@ VIEWS_MARKS="times interpolated between time marks every 256 records (estimates)
 # views_marked FILE: "<durations with ~> <durations without>" in a text view
 views_marked() {
     local unit='[0-9]+(\.[0-9]+)? +(ns|us|ms|s)( |$)'
-    echo "$(grep -oE "~$unit" "$1" | wc -l) $(grep -oE "(^|[ (])$unit" "$1" | wc -l)"
+    # (not the tracer's own time: measured, whatever the trace's clock)
+    echo "$(grep -v "^# the tracer's own time" "$1" | grep -oE "~$unit" | wc -l)" \
+         "$(grep -v "^# the tracer's own time" "$1" | grep -oE "(^|[ (])$unit" | wc -l)"
 }
 
 # views_chrome_estimates FILE: "<begin events> <of them args.estimate>
@@ -585,10 +613,11 @@ EOF
 }
 
 # views_tty_note FILE DIR: the note --format=folded gives on stderr when
-# that is a terminal (script(1) makes one; stdout to FILE), \r taken out.
+# that is a terminal (script(1) makes one; stdout to FILE), \r taken out
+# (but the tracer's own time's: views_own_time).
 views_tty_note() {
     script -qec "'$BIN/litifut-postproc' --binary-dir '$V' --format=folded '$2' > '$1'" /dev/null < /dev/null |
-        tr -d '\r' | grep "note:"
+        tr -d '\r' | grep "note:" | grep -v "note: folded stacks, the tracer's own time"
 }
 
 # views_estimated NAME NOTE DIR: every view of $V/NAME.* (the traces of

@@ -130,6 +130,14 @@
  *                           freeze; the copy LITIFUT_COPY_TO made then
  *                           lacks them).  A thread without one: the trace
  *                           ends at header.stop_ns
+ *     LITIFUT_REC_OWN_TIME  2 words, after a thread chunk's first TIME
+ *                           and CHUNK records: the nanoseconds (64 bits,
+ *                           low first, CLOCK_MONOTONIC) the thread spent
+ *                           in the tracer getting this chunk (the file
+ *                           grown, the chunk mapped, its pages faulted in:
+ *                           where the kernel throttles a writer), ending
+ *                           at that TIME record; no function ran
+ *                           meanwhile, and the views count it in none
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -252,6 +260,7 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_SIGNAL      10u     /* a signal handler was entered (at the thread's clock) */
 #define LITIFUT_REC_SIGNAL_END  11u     /* ... and returned */
 #define LITIFUT_REC_FROZEN      12u     /* where a thread's records end in a frozen trace */
+#define LITIFUT_REC_OWN_TIME    13u     /* the tracer's own time before the TIME record before */
 #define LITIFUT_FROZEN_REC_WORDS 3u     /* ... its payload */
 #define LITIFUT_CHUNK_REC_WORDS 4u      /* ... its payload before the open frames */
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */

@@ -128,6 +128,8 @@ void callstack_free(struct callstack *s)
 static void pop(struct callstack *s, uint64_t end_ns)
 {
     struct frame *f = &s->f[s->n - 1];
+    uint64_t own = s->own_ns - f->own_at_push;      /* the tracer's, inside the frame */
+    end_ns = end_ns - f->start_ns > own ? end_ns - own : f->start_ns;
     if (s->n > 1)
         s->f[s->n - 2].child_ns += end_ns - f->start_ns;
     if (s->view->ops->pop)
@@ -183,6 +185,7 @@ static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct tra
     f->node = 0;
     f->start_ns = t;
     f->child_ns = 0;
+    f->own_at_push = s->own_ns;
     f->synthetic = kind == FRAME_SYNTHETIC || kind == FRAME_INHERITED_SYNTHETIC;
     f->inherited = kind == FRAME_INHERITED || kind == FRAME_INHERITED_SYNTHETIC;
     f->printed = 0;

@@ -24,6 +24,7 @@ struct frame {
     uint32_t node;              /* the view's (folded: calling context) */
     uint64_t start_ns;
     uint64_t child_ns;          /* its children's time, each child's start to end */
+    uint64_t own_at_push;       /* the stack's own_ns when it began */
     int32_t shown_parent;       /* the nearest shown frame below, or -1 */
     uint32_t depth;             /* from the thread's root, or from the --function frame */
     uint8_t synthetic;          /* stands for a caller not on the stack: not a call */
@@ -65,6 +66,10 @@ struct callstack {
     const struct trace_thread *th;
     uint64_t calls;             /* call events so far */
     uint64_t last_ns;           /* the latest time so far (times never go back here) */
+    uint64_t own_ns;            /* the tracer's own time so far (trace_event.own_ns): a
+                                   frame ends that much earlier than its end event for
+                                   what of it fell inside the frame, so that no view
+                                   counts it in a function's time */
     int *warned_depth;          /* shared by a trace's threads: said once */
     int returns_missing;        /* a fork child's thread before its first call: the returns
                                    of its inherited frames until then are not recorded */
@@ -117,6 +122,7 @@ void callstack_signal_end(struct callstack *s, uint64_t time_ns);
 static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
                                   const struct trace_event *e)
 {
+    s->own_ns += e->own_ns;             /* (before the event: the callee's start is after) */
     if (e->kind == TRACE_CALL)
         callstack_call(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
     else if (e->kind == TRACE_RETURN)

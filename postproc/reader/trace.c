@@ -559,6 +559,8 @@ static int control_word_ok(const struct trace_file *t, uint32_t w)
         return n == 0;
     case LITIFUT_REC_FROZEN:
         return n == LITIFUT_FROZEN_REC_WORDS;
+    case LITIFUT_REC_OWN_TIME:
+        return n == 2;
     default:
         return 0;
     }
@@ -580,6 +582,7 @@ struct walk {
     uint64_t calls;             /* call records seen */
     uint64_t last_ns;           /* of the last event or mark */
     uint32_t rec_end;           /* the record being read ends before this word */
+    uint64_t own_ns;            /* OWN_TIME since the last event, for the next */
     /* its CHUNK record (the scan's), its first TIME and first event */
     int has_seq, has_first_ns;
     uint64_t first_ns;
@@ -745,6 +748,14 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint6
             }
         }
         break;
+    case LITIFUT_REC_OWN_TIME:
+        if (!w->c) {
+            r->t->own_ns += dword(r, pos + 4);
+            r->t->n_own++;
+        } else {
+            w->own_ns += dword(r, pos + 4);     /* (the next event carries it) */
+        }
+        break;
     case LITIFUT_REC_FROZEN:
         if (!w->c && word(r, 4) == 0 && r->t->header.stopped == LITIFUT_STOP_SNAPSHOT) {
             struct trace_file *t = r->t;    /* (the process's own chunks of a frozen trace) */
@@ -776,6 +787,8 @@ static inline struct trace_event *new_event(struct walk *w, uint8_t kind, uint64
     memset(e, 0, sizeof *e);
     e->kind = kind;
     e->time_ns = ns;
+    e->own_ns = w->own_ns;
+    w->own_ns = 0;
     return e;
 }
 

@@ -31,6 +31,8 @@ struct trace_event {
     uint32_t site;              /* index into that object's DB */
     uint64_t target;            /* runtime (of the trace's word size) */
     uint64_t time_ns;
+    uint64_t own_ns;            /* the tracer's own time since the thread's event before
+                                   (OWN_TIME records: a new chunk), in no function's */
 };
 
 /* What of a 64-bit number is a run-time address of a trace whose
@@ -174,6 +176,7 @@ struct trace_file {
     int fd;
     uint64_t first_mark[2], last_mark[2];   /* TIME records (ticks, ns): earliest, latest */
     uint64_t n_time_marks;
+    uint64_t own_ns, n_own;             /* OWN_TIME records: the tracer's own time, added up */
     uint64_t size;                      /* of the file */
     size_t *with_sites;                 /* indices of the objects with sites (by base) */
     size_t n_with_sites;

@@ -137,6 +137,7 @@ static void chrome_trace_begin(struct view *v)
     if (v->trace->estimates)
         metadata(c, "process_labels", h->pid, "labels", "estimated durations");
     estimates_add(&c->est, h);
+    estimates_add_own(&c->est, v->trace->t->own_ns, v->trace->t->n_own);
 }
 
 static void chrome_thread_begin(struct view *v, struct callstack *s)
@@ -232,19 +233,32 @@ static void chrome_pop(struct view *v, struct callstack *s, struct frame *f, uin
     ob_line_done(&c->ob);
 }
 
-/* Where some trace has estimates: what each process's times are. */
+/* Where some trace has estimates: what each process's times are; and
+ * the tracer's own time, which no slice holds. */
 static void other_data(struct chrome *c)
 {
     FILE *out = c->v.out;
-    fputs(",\"otherData\":{\"estimate\":\"a slice whose args.estimate is true has an "
-          "estimated duration\",\"times\":[", out);
-    for (size_t i = 0; i < c->est.n; i++) {
-        char *line = estimates_line(&c->est, i);
-        fputs(i ? "," : "", out);
-        put_json_string(out, line);
-        free(line);
+    const char *sep = "";
+    fputs(",\"otherData\":{", out);
+    if (c->est.any) {
+        fputs("\"estimate\":\"a slice whose args.estimate is true has an "
+              "estimated duration\",\"times\":[", out);
+        for (size_t i = 0; i < c->est.n; i++) {
+            char *line = estimates_line(&c->est, i);
+            fputs(i ? "," : "", out);
+            put_json_string(out, line);
+            free(line);
+        }
+        fputs("]", out);
+        sep = ",";
     }
-    fputs("]}", out);
+    char *own = own_time_text(c->est.own_ns, c->est.n_own);
+    if (own) {
+        fprintf(out, "%s\"tracer_own_time\":", sep);
+        put_json_string(out, own);
+        free(own);
+    }
+    fputs("}", out);
 }
 
 static void chrome_end(struct view *v)
@@ -255,7 +269,7 @@ static void chrome_end(struct view *v)
         free(c->fn_json[i].text);
     free(c->fn_json);
     fputs("\n]", v->out);
-    if (c->est.any)
+    if (c->est.any || c->est.own_ns)
         other_data(c);
     else if (durations_are_instructions())  /* (litifut-emu's clock) */
         fputs(",\"otherData\":{\"clock\":\"guest instructions (litifut-emu): a "

@@ -61,6 +61,23 @@ void estimates_add(struct estimates *e, const struct litifut_trace_header *h)
     e->any |= kind;
 }
 
+void estimates_add_own(struct estimates *e, uint64_t own_ns, uint64_t n_own)
+{
+    e->own_ns += own_ns;
+    e->n_own += n_own;
+}
+
+char *own_time_text(uint64_t own_ns, uint64_t n_own)
+{
+    if (!own_ns)
+        return NULL;
+    char d[32];
+    format_duration(d, sizeof d, own_ns, 0, 0);
+    return xasprintf("the tracer's own time, %s in %" PRIu64 " new trace chunk%s (the file "
+                     "grown, pages faulted in), is in no function's time", d, n_own,
+                     n_own == 1 ? "" : "s");
+}
+
 char *estimates_line(const struct estimates *e, size_t i)
 {
     const struct estimate_group *g = &e->g[i];
@@ -87,18 +104,20 @@ void estimates_note(FILE *out, unsigned kind, uint32_t every)
 
 void estimates_print(FILE *out, const struct estimates *e)
 {
-    if (!e->any)
-        return;
-    if (e->n == 1) {
+    if (e->any && e->n == 1) {
         estimates_note(out, e->g[0].kind, e->g[0].every);
-        return;
+    } else if (e->any) {
+        fputs("# ~ marks estimates; per process:\n", out);
+        for (size_t i = 0; i < e->n; i++) {
+            char *line = estimates_line(e, i);
+            fprintf(out, "#   %s\n", line);
+            free(line);
+        }
     }
-    fputs("# ~ marks estimates; per process:\n", out);
-    for (size_t i = 0; i < e->n; i++) {
-        char *line = estimates_line(e, i);
-        fprintf(out, "#   %s\n", line);
-        free(line);
-    }
+    char *own = own_time_text(e->own_ns, e->n_own);
+    if (own)
+        fprintf(out, "# %s\n", own);
+    free(own);
 }
 
 void estimates_free(struct estimates *e)

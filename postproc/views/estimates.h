@@ -39,15 +39,22 @@ struct estimates {
     struct estimate_group *g;
     size_t n;
     unsigned any;               /* every kind seen, or-ed: 0 if all measured */
+    uint64_t own_ns, n_own;     /* the tracer's own time (OWN_TIME records), added up */
 };
 void estimates_add(struct estimates *e, const struct litifut_trace_header *h);
+/* A trace's OWN_TIME records, added up (trace_file own_ns, n_own). */
+void estimates_add_own(struct estimates *e, uint64_t own_ns, uint64_t n_own);
+/* What the views say of the tracer's own time, one sentence without
+ * '#' ("the tracer's own time, 1.234 ms in 12 new trace chunks ...");
+ * NULL if there was none. */
+char *own_time_text(uint64_t own_ns, uint64_t n_own);
 /* Group i as one line: "pid 12, 34: <its text>" (measured: "times and
  * returns measured per call"). */
 char *estimates_line(const struct estimates *e, size_t i);
 /* The text views' header: nothing if every trace is measured; one
  * "# ~ marks estimates: ..." line (estimates_note) if the traces are
  * alike; else "# ~ marks estimates; per process:" and a "#   pid ..."
- * line per group. */
+ * line per group.  Then "# <own_time_text>" if the tracer had any. */
 void estimates_print(FILE *out, const struct estimates *e);
 void estimates_note(FILE *out, unsigned kind, uint32_t every);     /* (nothing for 0) */
 void estimates_free(struct estimates *e);

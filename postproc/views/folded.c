@@ -77,6 +77,7 @@ static uint32_t child(struct folded *fo, uint32_t parent, uint32_t fid)
 static void folded_trace_begin(struct view *v)
 {
     estimates_add(&((struct folded *)v)->est, &v->trace->t->header);
+    estimates_add_own(&((struct folded *)v)->est, v->trace->t->own_ns, v->trace->t->n_own);
 }
 
 static void folded_push(struct view *v, struct callstack *s, struct frame *f)
@@ -134,6 +135,10 @@ static void folded_end(struct view *v)
         fprintf(stderr, "%s: note: folded stacks, %s\n", program_name(), line);
         free(line);
     }
+    char *own = fo->notes ? own_time_text(fo->est.own_ns, fo->est.n_own) : NULL;
+    if (own)
+        fprintf(stderr, "%s: note: folded stacks, %s\n", program_name(), own);
+    free(own);
 done:
     estimates_free(&fo->est);
     free(fo->nodes);

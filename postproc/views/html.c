@@ -94,6 +94,7 @@ static void html_trace_begin(struct view *v)
     }
     h->offset_ns = t->header.start_ns > h->first_start_ns ? t->header.start_ns - h->first_start_ns : 0;
     estimates_add(&h->est, &t->header);
+    estimates_add_own(&h->est, t->own_ns, t->n_own);
     print_info(h->info_out, 0, t, v->trace->ps);
     fputc('\n', h->info_out);
     h->profile->ops->trace_begin(h->profile);
@@ -445,6 +446,13 @@ static void html_end(struct view *v)
             free(line);
         }
         fputs("</p>\n", out);
+    }
+    char *own = own_time_text(h->est.own_ns, h->est.n_own);
+    if (own) {
+        fputs("<p class=\"sub note\" id=\"own-time\">", out);
+        put_markup(out, own, SIZE_MAX);
+        fputs("</p>\n", out);
+        free(own);
     }
     fprintf(out, "<nav><a href=\"#profile-sec\">Profile</a>%s<a href=\"#flame-sec\">Flame graph</a>"
                  "<a href=\"#timeline-sec\">Timeline</a><a href=\"#coverage-sec\">Coverage</a>"

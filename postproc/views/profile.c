@@ -173,6 +173,7 @@ static void profile_trace_begin(struct view *v)
     struct profile *p = (struct profile *)v;
     p->n_traces++;
     estimates_add(&p->est, &v->trace->t->header);
+    estimates_add_own(&p->est, v->trace->t->own_ns, v->trace->t->n_own);
 }
 
 /* --- output --- */

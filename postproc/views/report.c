@@ -310,7 +310,7 @@ static char *budget_text(const struct trace_file *t)
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
     "clock_hz", "clock_read_ns", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
-    "threads", "calls", "record_bytes", "db_bytes", "bridge", "build_id", "objects",
+    "threads", "calls", "record_bytes", "own_time", "db_bytes", "bridge", "build_id", "objects",
     "untraced", "ring", "history", "snapshot", "source", "signals_unrecorded",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
@@ -411,6 +411,8 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = xasprintf("%zu", t->n_threads);
     v[k++] = xasprintf("%" PRIu64, t->n_calls);
     v[k++] = xasprintf("%" PRIu64, t->record_bytes);
+    v[k++] = xasprintf("%" PRIu64 " ns in %" PRIu64 " new chunk%s", t->own_ns, t->n_own,
+                       t->n_own == 1 ? "" : "s");
     v[k++] = xasprintf("%" PRIu64, db_bytes);
     v[k++] = bridge;
     v[k++] = build_id;

@@ -28,6 +28,9 @@
 #include "postproc/views/estimates.h"
 #include "postproc/views/histogram.h"
 #include "postproc/reader/trace.h"
+#include "postproc/reader/callstack.h"
+#include "postproc/reader/names.h"
+#include "postproc/view.h"
 #include "litifut/trace-format.h"
 #include "arch/aarch64/host-aarch64.h"
 
@@ -110,11 +113,11 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
     char rname[128];
     snprintf(rname, sizeof rname, "%s, redirect", name);
     int ok = rw->encode_redirect(&site, k, &sleds, 0, &redirect, &bridged) == 0 &&
-             rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind, 0 }, &sleds,
+             rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind, 0, 0 }, &sleds,
                                  &got_k);
     uint32_t entry = sled + arch->sled_entry_size * (k + (fixed ? 0 : arch->sled_entries));
     uint64_t reached = 0;
-    if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind, 0 }, &reached))
+    if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind, 0, 0 }, &reached))
         ok = 0;
     check(ok && got_k == k && (reached & ~1u) == entry, rname,
           "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx64 "), want %u of the %s half (0x%08"
@@ -340,7 +343,7 @@ static void test_thumb_pair(void)
     unsigned kind;
     for (kind = 0; kind < arm->n_kinds && strcmp(arm->kinds[kind].name, "t_blx_pair"); kind++)
         ;
-    struct call_site site = { 0x8002, 0x685b | 0x4798u << 16, (uint8_t)kind, 0 };
+    struct call_site site = { 0x8002, 0x685b | 0x4798u << 16, (uint8_t)kind, 0, 0 };
     uint32_t sled = 0x9000, thunk = 0xa000, word, b;
     unsigned k = 9;
     struct sled_set sleds = { .base = { sled }, .n = 1, .fixed_address = 1,
@@ -366,7 +369,7 @@ static void test_thumb_pair(void)
 
     /* after a 32-bit instruction: ldr.w r3, [r3, #4] at 0x8000, blx r3
      * at 0x8004; the bl replaces the ldr.w, the thunk sets lr right */
-    struct call_site s32 = { 0x8004, 0x3004f8d3, (uint8_t)(kind + 1), 0x4798 };
+    struct call_site s32 = { 0x8004, 0x3004f8d3, (uint8_t)(kind + 1), 0x4798, 0 };
     uint8_t u[16];
     ok = strcmp(arm->kinds[kind + 1].name, "t_blx_pair32") == 0 &&
          rw->site_word(&s32, 0x20000) == 12 &&
@@ -390,10 +393,10 @@ static void test_db(void)
     const struct arch_ops *arm = arch_by_name("arm");
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(arm);
     struct call_site v[] = {
-        { 0x10000, 0xeb000000, 0, 0 },      /* page 0x40 (return address 0x10004) */
-        { 0x10008, 0xeb000000, 0, 0 },
-        { 0x103fc, 0xeb000000, 0, 0 },      /* return address 0x10400: page 0x41 */
-        { 0x10c00, 0xe12fff34, 2, 0 },      /* blx r4, page 0x43 */
+        { 0x10000, 0xeb000000, 0, 0, 0 },      /* page 0x40 (return address 0x10004) */
+        { 0x10008, 0xeb000000, 0, 0, 0 },
+        { 0x103fc, 0xeb000000, 0, 0, 0 },      /* return address 0x10400: page 0x41 */
+        { 0x10c00, 0xe12fff34, 2, 0, 0 },      /* blx r4, page 0x43 */
     };
     struct site_list sites = { v, 4 };
     struct db db;
@@ -417,14 +420,14 @@ static void test_db(void)
     /* a target after the DB (a linker script with .rodata first): a
      * positive word; but not within 128 bytes of its word (0x30030,
      * after a header and one page), where it would read as a register */
-    struct call_site after = { 0x40000, 0xeb000000, 0, 0 };
+    struct call_site after = { 0x40000, 0xeb000000, 0, 0, 0 };
     struct site_list later = { &after, 1 };
     struct db db2;
     check(db_build(arm, rw, &later, 0x20000, 0, 0x30000, 0, &db2) == 0 &&
           db_site_target(&db2, 0, &t) && t == 0x40008, "db: a target after the DB",
           "0x%08" PRIx32, t);
     db_free(&db2);
-    struct call_site close = { 0x2fff0, 0xeb000012, 0, 0 };  /* to 0x30040 */
+    struct call_site close = { 0x2fff0, 0xeb000012, 0, 0, 0 };  /* to 0x30040 */
     struct site_list bad = { &close, 1 };
     check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, 0, &db2) != 0,
           "db: a target right after its DB word is refused", "built");
@@ -1076,8 +1079,77 @@ static void test_row_triples(void)
     }
 }
 
+/* The call stack's accounting of the tracer's own time (OWN_TIME,
+ * trace_event.own_ns): frames end that much earlier for the part of it
+ * inside them.  main (synthetic) calls f at 0; at 500 f calls g, with
+ * 300 ns of the tracer's time before it (in f); g returns at 600, f at
+ * 1000, the thread ends at 1000.  f: 1000 - 300 = 700 ns, 100 of them
+ * g's; g: 100; main: 700. */
+struct popped { uint32_t fid; uint64_t dur, child; };
+struct own_view { struct view v; struct popped p[8]; size_t n; };
+
+static void own_pop(struct view *v, struct callstack *s, struct frame *f,
+                    uint64_t end_ns)
+{
+    (void)s;
+    struct own_view *o = (struct own_view *)v;
+    if (o->n < 8)
+        o->p[o->n++] = (struct popped){ f->fid, end_ns - f->start_ns, f->child_ns };
+}
+
+static void test_own_time(void)
+{
+    static const struct view_ops ops = { .pop = own_pop };
+    struct own_view ov;
+    memset(&ov, 0, sizeof ov);
+    struct func fv[3];
+    memset(fv, 0, sizeof fv);
+    struct func_table ft;
+    memset(&ft, 0, sizeof ft);
+    ft.v = fv;
+    ft.n = 3;
+    view_init(&ov.v, &ops, NULL, &ft);
+    struct trace_file t;
+    memset(&t, 0, sizeof t);
+    t.header.flags = LITIFUT_TRACE_RETURNS;
+    struct trace_thread th;
+    memset(&th, 0, sizeof th);
+    struct stack_filters flt = { 0, 0, UINT32_MAX, 0, UINT64_MAX };
+    struct callstack s;
+    int warned = 0;
+    callstack_init(&s, &ov.v, &flt, &ft, &t, &th, &warned);
+    struct trace_event e[4] = {
+        { .kind = TRACE_CALL, .time_ns = 0 },
+        { .kind = TRACE_CALL, .time_ns = 500, .own_ns = 300 },
+        { .kind = TRACE_RETURN, .time_ns = 600 },
+        { .kind = TRACE_RETURN, .time_ns = 1000 },
+    };
+    const uint32_t caller[4] = { 0, 1, 0, 0 }, callee[4] = { 1, 2, 0, 0 };
+    for (int i = 0; i < 4; i++) {
+        s.own_ns += e[i].own_ns;            /* (as callstack_feed does) */
+        if (e[i].kind == TRACE_CALL)
+            callstack_call(&s, caller[i], callee[i], &e[i]);
+        else
+            callstack_return(&s, e[i].time_ns);
+    }
+    callstack_end(&s, 1000);
+    callstack_free(&s);
+    int ok = ov.n == 3 && ov.p[0].fid == 2 && ov.p[0].dur == 100 && ov.p[1].fid == 1 &&
+             ov.p[1].dur == 700 && ov.p[1].child == 100 && ov.p[2].fid == 0 && ov.p[2].dur == 700;
+    char got[256] = "";
+    for (size_t i = 0, n = 0; i < ov.n; i++)
+        n += (size_t)snprintf(got + n, sizeof got - n, " f%u %" PRIu64 "/%" PRIu64, ov.p[i].fid,
+                              ov.p[i].dur, ov.p[i].child);
+    check(ok, "callstack: the tracer's own time is in no frame", "popped:%s", got);
+    char *own = own_time_text(1234567, 3);
+    check(own && strstr(own, "1.235 ms in 3 new trace chunks") && !own_time_text(0, 0),
+          "estimates: the own time's sentence", "%s", own ? own : "(none)");
+    free(own);
+}
+
 int main(void)
 {
+    test_own_time();
     test_row_triples();
     test_elf64();
     test_ring_reader();
