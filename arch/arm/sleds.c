@@ -18,6 +18,7 @@
 #include "sys.h"
 
 extern const char litifut_sled[] HIDDEN;
+extern uint32_t litifut_sled_pages[] HIDDEN;   /* after the sled, the "off" code's (stub.S) */
 extern const char litifut_arm_start[] HIDDEN;
 extern const char litifut_arm_common[] HIDDEN, litifut_arm_common_reg[] HIDDEN;
 extern const char litifut_arm_common_clock[] HIDDEN, litifut_arm_common_reg_clock[] HIDDEN;
@@ -56,7 +57,7 @@ int arch_sleds_select(enum sleds_mode mode)
      * (stub.S, far-sled.S) */
     uintptr_t start = (uintptr_t)litifut_sled, far = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
     uintptr_t end = far + 8;
-    uintptr_t lo = start & ~4095u, hi = (end + 4095) & ~4095u;
+    uintptr_t lo = start & ~4095u, hi = ((uintptr_t)(litifut_sled_pages + 1) + 4095) & ~4095u;
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
         return 0;
@@ -66,6 +67,7 @@ int arch_sleds_select(enum sleds_mode mode)
     }
     for (unsigned half = 0; half < 2; half++)
         *(volatile uint32_t *)(far + 4 * half) = branch(far + 4 * half, to[half]);
+    *(volatile uint32_t *)litifut_sled_pages = (uint32_t)litifut_copy.pages;   /* (made by now) */
     arch_flush_icache(start, end);
     arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
     return 1;

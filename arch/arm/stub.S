@@ -91,6 +91,46 @@ litifut_sled_far:
 litifut_sled_end:
 
 /*
+ * The sled's entries go here instead (arch/arm/sleds.c patches their
+ * branch) while this process records nothing (LITIFUT_TRACE=0): find
+ * the target, jump.  In the sled's own pages, after it: the page table
+ * (this copy's, not TLS's) is the word litifut_sled_pages, which
+ * sleds.c writes with the branches (these pages are writable then), so
+ * one pc-relative load finds it.
+ */
+    .p2align 2
+    .global litifut_sled_pages
+    .hidden litifut_sled_pages
+litifut_sled_pages:
+    .word   0                       @ litifut_copy.pages
+
+    .macro SLED_OFF_START
+    ldr     r4, litifut_sled_pages
+    bic     r8, lr, #0x3fc
+    ldr     r5, [r4, r8, lsr #8]
+    ldr     r9, [r5, r12]!          @ the site word
+    .endm
+
+    .global litifut_arm_off
+    .hidden litifut_arm_off
+    .type litifut_arm_off, %function
+litifut_arm_off:                    @ a call with a fixed target
+    SLED_OFF_START
+    add     r9, r5, r9
+    str     r9, [sp, #FRAME_PC]
+    pop     {r0-r12, lr, pc}
+
+    .global litifut_arm_off_reg
+    .hidden litifut_arm_off_reg
+    .type litifut_arm_off_reg, %function
+litifut_arm_off_reg:                @ a call through a register
+    SLED_OFF_START
+    ldr     r9, [sp, r9]            @ rM as the call left it
+    str     r9, [sp, #FRAME_PC]
+    pop     {r0-r12, lr, pc}
+
+
+/*
  * The hot path up to the site word, for both halves: the thread's state,
  * one test for "busy or no room" (then busy with this frame), the site
  * word (r9) and its address (r5), the record word (r3).
@@ -389,41 +429,6 @@ litifut_arm_slow:
     pop     {r0-r12, lr, pc}
 
 /*
- * The sled's entries go here instead (arch/arm/sleds.c patches their
- * branch) while this process records nothing (LITIFUT_TRACE=0): find
- * the target, jump.  The page table comes from this copy, not from TLS.
- */
-    .macro OFF_START name
-    ldr     r4, \name\()_pages
-1:  ldr     r4, [pc, r4]            @ litifut_copy.pages
-    bic     r8, lr, #0x3fc
-    ldr     r5, [r4, r8, lsr #8]
-    ldr     r9, [r5, r12]!          @ the site word
-    .endm
-    .macro OFF_END name
-\name\()_pages:
-    .word   litifut_copy + COPY_PAGES - (1b + 8)
-    .endm
-
-    .global litifut_arm_off
-    .hidden litifut_arm_off
-litifut_arm_off:                    @ a call with a fixed target
-    OFF_START .Loff
-    add     r9, r5, r9
-    str     r9, [sp, #FRAME_PC]
-    pop     {r0-r12, lr, pc}
-    OFF_END .Loff
-
-    .global litifut_arm_off_reg
-    .hidden litifut_arm_off_reg
-litifut_arm_off_reg:                @ a call through a register
-    OFF_START .Loffreg
-    ldr     r9, [sp, r9]            @ rM as the call left it
-    str     r9, [sp, #FRAME_PC]
-    pop     {r0-r12, lr, pc}
-    OFF_END .Loffreg
-
-/*
  * LITIFUT_MODE dedup and count (stub/pairs.c): the site's pairs (this
  * copy's pair pointers, at the site word's address + pair_delta: the
  * newest, each linked to the one before); if one has the call's target,
@@ -453,6 +458,21 @@ litifut_arm_off_reg:                @ a call through a register
     bcc     3b
     .endm
 #endif
+
+/* The page table (this copy's, not TLS's) and the site word (r9 at
+ * r5), for the mode and paused paths, far from the sled: their own
+ * PC-relative word of litifut_copy.pages (OFF_END). */
+    .macro OFF_START name
+    ldr     r4, \name\()_pages
+1:  ldr     r4, [pc, r4]            @ litifut_copy.pages
+    bic     r8, lr, #0x3fc
+    ldr     r5, [r4, r8, lsr #8]
+    ldr     r9, [r5, r12]!          @ the site word
+    .endm
+    .macro OFF_END name
+\name\()_pages:
+    .word   litifut_copy + COPY_PAGES - (1b + 8)
+    .endm
 
 /* The start of the mode and paused paths: the flags kept (they compare),
  * the site word (r9 at r5), the target in r9. */
