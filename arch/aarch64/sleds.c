@@ -31,6 +31,7 @@
 #endif
 
 extern const char litifut_sled[] HIDDEN, litifut_sled_far[] HIDDEN;
+extern uintptr_t litifut_sled_pages[] HIDDEN;  /* after them, the "off" code's (stub.S) */
 extern const char litifut_a64_start[] HIDDEN;
 extern const char litifut_a64_on[] HIDDEN, litifut_a64_on_reg[] HIDDEN;
 extern const char litifut_a64_counter[] HIDDEN, litifut_a64_counter_reg[] HIDDEN;
@@ -125,7 +126,8 @@ int arch_sleds_select(enum sleds_mode mode)
     /* the sled, then litifut_sled_far's two entries (far sleds come in there) */
     uintptr_t start = (uintptr_t)litifut_sled;
     uintptr_t end = (uintptr_t)litifut_sled_far + 2 * SLED_ENTRY_SIZE;
-    uintptr_t lo = start & ~(page - 1), hi = (end + page - 1) & ~(page - 1);
+    uintptr_t lo = start & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)(litifut_sled_pages + 1) + page - 1) & ~(page - 1);
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
         return 0;
@@ -137,6 +139,7 @@ int arch_sleds_select(enum sleds_mode mode)
         uintptr_t b = (uintptr_t)litifut_sled_far + half * SLED_ENTRY_SIZE + 4;
         *(volatile uint32_t *)b = branch(b, to[half]);
     }
+    *(volatile uintptr_t *)litifut_sled_pages = litifut_copy.pages;     /* (made by now) */
     arch_flush_icache(start, end);
     arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
     return 1;

@@ -429,23 +429,41 @@ litifut_a64_start:
  * records nothing (LITIFUT_TRACE=0): find the target, jump; only x16
  * and x17 change.  The page table comes from this copy, not from TLS;
  * it is 8-aligned, so its entry for the return address's page is at
- * (pages + (ra >> (DB_PAGE_SHIFT - 3))) & ~7.
+ * (pages + (ra >> (DB_PAGE_SHIFT - 3))) & ~7.  The "off" code lies in
+ * the sled's section, after it, with the word litifut_sled_pages
+ * (litifut_copy.pages) that sleds.c writes with the sled's branches:
+ * one PC-relative load.  The mode paths, elsewhere, load it from
+ * litifut_copy (OFF_SITE_WORD).
  */
-    .macro OFF_SITE_WORD
-    adrp    x17, litifut_copy
-    ldr     x17, [x17, #:lo12:litifut_copy + COPY_PAGES]
+    .macro SITE_WORD_AT_PAGES
     add     x17, x17, x30, lsr #DB_PAGE_SHIFT - 3
     and     x17, x17, #~7
     ldr     x17, [x17]
     add     x16, x17, x16               /* the site word's address */
     .endm
+    .macro OFF_SITE_WORD
+    adrp    x17, litifut_copy
+    ldr     x17, [x17, #:lo12:litifut_copy + COPY_PAGES]
+    SITE_WORD_AT_PAGES
+    .endm
+    .macro SLED_OFF_SITE_WORD
+    ldr     x17, litifut_sled_pages
+    SITE_WORD_AT_PAGES
+    .endm
+
+    .pushsection .text.litifut_sled, "ax", %progbits
+    .p2align 3
+    .global litifut_sled_pages
+    .hidden litifut_sled_pages
+litifut_sled_pages:
+    .quad   0                           /* litifut_copy.pages */
 
     .p2align 4
     .global litifut_a64_off
     .hidden litifut_a64_off
     .type litifut_a64_off, %function
 litifut_a64_off:                        /* a call with a fixed target */
-    OFF_SITE_WORD
+    SLED_OFF_SITE_WORD
     ldrsw   x17, [x16]
     add     x16, x16, x17
     br      x16
@@ -456,7 +474,7 @@ litifut_a64_off:                        /* a call with a fixed target */
     .hidden litifut_a64_off_bti
     .type litifut_a64_off_bti, %function
 litifut_a64_off_bti:                    /* ... in a BTI-marked object */
-    OFF_SITE_WORD
+    SLED_OFF_SITE_WORD
     ldrsw   x17, [x16]
     add     x16, x16, x17
     ret     x16
@@ -467,7 +485,7 @@ litifut_a64_off_bti:                    /* ... in a BTI-marked object */
     .hidden litifut_a64_off_reg
     .type litifut_a64_off_reg, %function
 litifut_a64_off_reg:                    /* a call through a register */
-    OFF_SITE_WORD
+    SLED_OFF_SITE_WORD
     ldr     w17, [x16]
     adr     x16, 8f
     add     x16, x16, x17, lsl #2
@@ -475,6 +493,7 @@ litifut_a64_off_reg:                    /* a call through a register */
     .p2align 4
 8:  REG_TABLE 0, br x16
     .size litifut_a64_off_reg, . - litifut_a64_off_reg
+    .popsection
 
 /*
  * LITIFUT_MODE dedup and count (stub/pairs.c): the site's pairs (this
