@@ -482,17 +482,26 @@
     lw      $v1, 0($v1)             /* litifut_copy.pages */
     lw      $ra, FRAME_R(31)($sp)
     addu    $v0, $v0, $v1           /* &page entry */
-#else
-    rdhwr   $v1, $29
-    srl     $v0, $ra, DB_PAGE_SHIFT
-    lw      $v1, %tprel_lo(litifut_tls_slot + TLS_PAGES)($v1)
-    sll     $v0, $v0, 2
-    beqz    $v1, 2f                 /* a thread new to this copy */
-    addu    $v0, $v0, $v1           /* (delay slot) &page entry */
-#endif
     lw      $v0, 0($v0)
     addu    $v0, $v0, $a0           /* &site word */
     lw      $v1, 0($v0)
+#else
+    OFF_SITE_WORD_TLS $v1
+#endif
+    .endm
+
+/* An executable's: the page table through TLS (\r; 0: a thread new to
+ * this copy, then on to 2f), &site word in v0, the site word in \r. */
+    .macro OFF_SITE_WORD_TLS r
+    rdhwr   \r, $29
+    srl     $v0, $ra, DB_PAGE_SHIFT
+    lw      \r, %tprel_lo(litifut_tls_slot + TLS_PAGES)(\r)
+    sll     $v0, $v0, 2
+    beqz    \r, 2f                  /* a thread new to this copy */
+    addu    $v0, $v0, \r            /* (delay slot) &page entry */
+    lw      $v0, 0($v0)
+    addu    $v0, $v0, $a0           /* &site word */
+    lw      \r, 0($v0)
     .endm
 
     .macro OFF_END p
@@ -517,15 +526,7 @@
     .hidden \name
 \name:
     SAVE 2
-    rdhwr   $t9, $29
-    srl     $v0, $ra, DB_PAGE_SHIFT
-    lw      $t9, %tprel_lo(litifut_tls_slot + TLS_PAGES)($t9)
-    sll     $v0, $v0, 2
-    beqz    $t9, 2f                 /* a thread new to this copy */
-    addu    $v0, $v0, $t9           /* (delay slot) &page entry */
-    lw      $v0, 0($v0)
-    addu    $v0, $v0, $a0           /* &site word */
-    lw      $t9, 0($v0)
+    OFF_SITE_WORD_TLS $t9
     addu    $t9, $v0, $t9           /* the fixed target */
     RESTORE 4
     RESTORE 2
