@@ -25,15 +25,13 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define ASIDE_START ARCH_ASIDE_START
-#define ASIDE_END   ARCH_ASIDE_END
 #define ASIDE_TRIES 64                      /* then anywhere */
 #define ASIDE_ALIGN 0x10000ul               /* any page size up to 64 KB */
 
 /* Where the next mapping is tried: after the last one (a hint: threads
  * and the tracer's other copies in the process may race for it, and
  * MAP_FIXED_NOREPLACE settles it). */
-static uintptr_t aside_next = ASIDE_START;
+static uintptr_t aside_next = ARCH_ASIDE_START;
 
 void *map_aside(unsigned long len, int prot, int flags, int fd, uint64_t off)
 {
@@ -41,11 +39,11 @@ void *map_aside(unsigned long len, int prot, int flags, int fd, uint64_t off)
     uintptr_t at = __atomic_load_n(&aside_next, __ATOMIC_RELAXED);
     int wrapped = 0;
     for (int i = 0; i < ASIDE_TRIES && span; i++) {
-        if (at < ASIDE_START || at > ASIDE_END - span) {
-            if (wrapped || span > ASIDE_END - ASIDE_START)
+        if (at < ARCH_ASIDE_START || at > ARCH_ASIDE_END - span) {
+            if (wrapped || span > ARCH_ASIDE_END - ARCH_ASIDE_START)
                 break;
             wrapped = 1;            /* from the start again: unmapped windows */
-            at = ASIDE_START;
+            at = ARCH_ASIDE_START;
         }
         void *m = sys_mmap((void *)at, len, prot, flags | MAP_FIXED_NOREPLACE, fd, off);
         if (!sys_mmap_failed(m)) {

@@ -27,7 +27,7 @@ static void put_state(uint32_t why)
     if (!P->events_cur || (uint32_t)(P->events_end - P->events_cur) < STATE_MARK_WORDS)
         return;
     uint32_t units;
-    uint32_t *p = put_time_record(P->events_cur, &units);
+    uint32_t *p = put_time_record(P->events_cur, &units, NULL);
     *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_STATE, 2);
     *p++ = LITIFUT_STATE_WORD(!P->recording_off, why);
     *p++ = P->unrecorded;

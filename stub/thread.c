@@ -142,11 +142,13 @@ struct litifut_thread *thread_self(void)
     return t ? t : thread_attach();
 }
 
-uint32_t *put_time_record(uint32_t *p, uint32_t *units)
+uint32_t *put_time_record(uint32_t *p, uint32_t *units, uint64_t *ns_out)
 {
     uint32_t clock = tracefile_clock();
     uint64_t ticks = clock_ticks(units);
     uint64_t ns = clock == LITIFUT_CLOCK_MONOTONIC ? ticks : sys_monotonic_ns();
+    if (ns_out)
+        *ns_out = ns;
     if (clock == LITIFUT_CLOCK_MARKS) {
         *p++ = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_TIME, 2);      /* no ticks */
     } else {
@@ -159,11 +161,13 @@ uint32_t *put_time_record(uint32_t *p, uint32_t *units)
     return p;
 }
 
-void thread_put_time_mark(struct litifut_thread *t)
+uint64_t thread_put_time_mark(struct litifut_thread *t)
 {
     uint32_t units;
-    t->cur = put_time_record(t->cur, &units);
+    uint64_t ns;
+    t->cur = put_time_record(t->cur, &units, &ns);
     t->time_last = units;
+    return ns;
 }
 
 /* cur < lim must leave room for a whole call (CALL_MAX_WORDS). */
@@ -205,7 +209,7 @@ static void put_stopped(uint32_t *p)
     if (!p || !proc->stop_why)
         return;
     uint32_t units;
-    p = put_time_record(p, &units);
+    p = put_time_record(p, &units, NULL);
     p[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_STOPPED, 2);
     p[1] = proc->stop_why;
     p[2] = proc->stop_errno;
@@ -299,8 +303,7 @@ static int next_chunk(struct litifut_thread *t)
         t->chunk_end = c.end - STOP_RESERVE;
         t->chunk = c.base;
         t->cur = c.base + sizeof(struct litifut_chunk_header) / 4;
-        thread_put_time_mark(t);
-        uint64_t now = (uint64_t)t->cur[-2] | (uint64_t)t->cur[-1] << 32;  /* the mark's ns */
+        uint64_t now = thread_put_time_mark(t);
         put_chunk_record(t);
         put_own_time(t, now > began ? now - began : 0);
     } else if (t->prev_chunk) {

@@ -758,10 +758,13 @@ HIDDEN void copy_sleds_ready(void); /* from its constructor */
  * state (busy = BUSY_OFF), never NULL. */
 HIDDEN struct litifut_thread *thread_self(void);
 HIDDEN int thread_is_real(const struct litifut_thread *t);
-HIDDEN void thread_put_time_mark(struct litifut_thread *t);
+/* A TIME record at t's cur, which becomes its last event; returns the
+ * record's ns (CLOCK_MONOTONIC). */
+HIDDEN uint64_t thread_put_time_mark(struct litifut_thread *t);
 /* A TIME record at p (TIME_MARK_WORDS at most); returns the word after
- * it.  *units: now, in units of the thread clocks. */
-HIDDEN uint32_t *put_time_record(uint32_t *p, uint32_t *units);
+ * it.  *units: now, in units of the thread clocks; *ns (if not NULL):
+ * the record's CLOCK_MONOTONIC time. */
+HIDDEN uint32_t *put_time_record(uint32_t *p, uint32_t *units, uint64_t *ns);
 /* Appends a control record (type, n payload words) to t's chunks. */
 HIDDEN void thread_events_control(uint32_t type, const uint32_t *payload, uint32_t n);
 HIDDEN void thread_events_objects(void);    /* OBJECT records to the process's chunk */

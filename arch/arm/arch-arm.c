@@ -205,10 +205,8 @@ static void *arm_scan_begin(const struct elf_image *img)
         if (kind)
             addr_set_add(&sc->mappings, (y->value & ~1u) | (kind == 'd'));
     }
-    if (sc->symbols.n)
-        addr_set_sort(&sc->symbols);
-    if (sc->mappings.n)
-        addr_set_sort(&sc->mappings);
+    addr_set_sort(&sc->symbols);
+    addr_set_sort(&sc->mappings);
     function_index_build(img, &sc->functions);
     sc->exidx_ok = 1;
     for (size_t si = 1; si < img->n_sections; si++) {
@@ -423,10 +421,8 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
 {
     struct arm_scan *sc = state;
     decode_tables(sc, img);
-    if (sc->targets.n)
-        addr_set_sort(&sc->targets);
-    if (sc->jumps.n)
-        addr_set_sort(&sc->jumps);
+    addr_set_sort(&sc->targets);
+    addr_set_sort(&sc->jumps);
     /* The pairs' thunks lie after the code (the DB object's thunk
      * area, src/db.c), within 1 MB of the tracer's sled plus the area
      * itself: a pair farther than Thumb bl reaches (+-16 MB) from there

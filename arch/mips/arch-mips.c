@@ -5,7 +5,7 @@
  * Calls: jal, jalr (linking into ra), bal and the other REGIMM
  * links-to-ra branches (bgezal, bltzal and their likely forms); a
  * jalr $t9 whose $t9 the function loaded from a GOT slot that the link
- * fixed is "jalr-got", a call with a fixed target (got_calls).  The
+ * fixed is "jalr-got", a call with a fixed target (got_call).  The
  * delay slot stays where it is and still runs once, before the callee:
  * the replacement is itself a linking branch with a delay slot.  How a
  * call is redirected is rewrite-mips.c; reading rewritten code and the
@@ -354,11 +354,9 @@ static void got_info_read(const struct elf_image *img, struct got_info *g)
     for (size_t si = 1; si < img->n_sections; si++) {
         const struct elf_section *s = &img->sections[si];
         if (s->type == SHT_DYNAMIC) {
-            const unsigned char *p = elf_bytes_at(img, s->addr, s->size);
-            if (!p && s->offset + s->size <= img->size)
-                p = img->data + s->offset;
-            if (!p)
+            if (s->offset > img->size || s->size > img->size - s->offset)
                 continue;
+            const unsigned char *p = img->data + s->offset;
             g->have_dynamic = 1;
             for (uint64_t o = 0; o + 8 <= s->size; o += 8) {
                 uint32_t tag = elf_get32(img, p + o), val = elf_get32(img, p + o + 4);
@@ -404,23 +402,14 @@ static int data_enters(const struct got_info *g, uint32_t lo, uint32_t hi, uint3
     return 0;
 }
 
-static int is_branch_or_jump(uint32_t w)
-{
-    unsigned op = op_of(w);
-    return (op == 0 && ((w & 63) == 8 || (w & 63) == 9)) || (op >= 1 && op <= 7) ||
-           (op >= 0x14 && op <= 0x17) || (op == 0x11 && (rs_of(w) == 8 || rs_of(w) == 9 ||
-                                                        rs_of(w) == 10)) || op == 0x1d;
-}
-
-/* A direct branch's or j's target, if w is one (0 else). */
+/* A direct branch's or j's target, if w is one (0 else: jal, a call,
+ * enters no function's middle). */
 static uint32_t direct_target(uint32_t a, uint32_t w)
 {
     unsigned op = op_of(w);
-    if (op == 2 || op == 3)
-        return ((a + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2;
-    if (is_branch_or_jump(w) && op != 0)
-        return a + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4);
-    return 0;
+    if (op == 2)
+        return mips_jal_target(a, w);
+    return op != 0 && op != 3 && is_jump_or_branch(w) ? mips_branch_target(a, w) : 0;
 }
 
 /* The function's gp, from its prologue; 0 if it sets gp otherwise. */
@@ -483,6 +472,8 @@ static uint32_t got_callee(const struct elf_image *img, const struct got_info *g
     return word;
 }
 
+/* What the look at jalr $t9 calls needs, made at the first one
+ * (readers of a rewritten object seldom meet any). */
 struct mips_scan {
     struct function_index fx;
     struct got_info got;
@@ -492,9 +483,8 @@ struct mips_scan {
     uint32_t last_gp;           /* and which */
 };
 
-static void *mips_scan_begin(const struct elf_image *img)
+static void mips_scan_make(struct mips_scan *m, const struct elf_image *img)
 {
-    struct mips_scan *m = xcalloc(1, sizeof *m);
     function_index_build(img, &m->fx);
     got_info_read(img, &m->got);
     for (size_t si = 1; si < img->n_sections; si++) {
@@ -503,12 +493,11 @@ static void *mips_scan_begin(const struct elf_image *img)
                                  ? elf_bytes_at(img, s->addr, s->size) : NULL;
         for (uint64_t o = 0; p && o + 4 <= s->size; o += 4) {
             uint32_t t = direct_target((uint32_t)(s->addr + o), elf_get32(img, p + o));
-            if (t && op_of(elf_get32(img, p + o)) != 3)        /* (jal: a call) */
+            if (t)
                 addr_set_add(&m->targets, t);
         }
     }
     addr_set_sort(&m->targets);
-    return m;
 }
 
 /* jalr $t9 at `a` in function f: its fixed callee, or 0. */
@@ -530,10 +519,10 @@ static uint32_t got_call(const struct elf_image *img, struct mips_scan *m,
     for (uint32_t b = a; b > start && a - b < 4 * 64; ) {
         b -= 4;
         uint32_t w = elf_get32(img, p + (b - start));
-        if (is_branch_or_jump(w))
+        if (is_jump_or_branch(w))
             return 0;
         if (op_of(w) == 0x23 && rt_of(w) == 25 && rs_of(w) == 28) {         /* lw t9, N(gp) */
-            if (b > start && is_branch_or_jump(elf_get32(img, p + (b - 4 - start))))
+            if (b > start && is_jump_or_branch(elf_get32(img, p + (b - 4 - start))))
                 return 0;                   /* in a delay slot (a likely branch's may not run) */
             load = b, slot = gp + (uint32_t)(int32_t)(int16_t)(w & 0xffff);
             break;
@@ -568,11 +557,16 @@ static uint32_t got_call(const struct elf_image *img, struct mips_scan *m,
 static void mips_scan_end(void *state, const struct elf_image *img, struct site_list *sites,
                           struct scan_stats *st)
 {
-    struct mips_scan *m = state;
+    (void)state;
+    struct mips_scan scan, *m = NULL;
     for (size_t i = 0; i < sites->n; i++) {
         struct call_site *s = &sites->v[i];
         if (s->kind != KIND_JALR || rs_of(s->insn) != 25)
             continue;
+        if (!m) {
+            memset(&scan, 0, sizeof scan);
+            mips_scan_make(m = &scan, img);
+        }
         const struct indexed_function *f = function_index_find(&m->fx, s->addr);
         uint32_t callee = f ? got_call(img, m, f, (uint32_t)s->addr) : 0;
         if (!callee)
@@ -582,10 +576,11 @@ static void mips_scan_end(void *state, const struct elf_image *img, struct site_
         st->sites_by_kind[KIND_JALR]--;
         st->sites_by_kind[KIND_JALR_GOT]++;
     }
-    function_index_free(&m->fx);
-    free(m->got.entries.v);
-    free(m->targets.v);
-    free(m);
+    if (m) {
+        function_index_free(&m->fx);
+        free(m->got.entries.v);
+        free(m->targets.v);
+    }
 }
 
 /* The MIPS kernel's own signal numbering (arch/mips/include/uapi/asm/signal.h). */
@@ -626,7 +621,6 @@ const struct arch_ops arch_mips = {
     .check_image = mips_check_image,
     .code_ranges = mips_code_ranges,
     .disasm_open = mips_disasm_open,
-    .scan_begin = mips_scan_begin,
     .scan_end = mips_scan_end,
     .classify = mips_classify,
     .quick = mips_quick,

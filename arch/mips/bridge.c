@@ -92,7 +92,7 @@ static void lanes_link(uintptr_t at)
     const uint32_t *lane[2] = { litifut_bridge_template_lane0, litifut_bridge_template_lane1 };
     for (int half = 0; half < 2; half++) {
         uint32_t *w = in_bridge(at, lane[half]);
-        uint32_t word = (uint32_t)at + BRIDGE_CODE + BRIDGE_DIRECT + 4 * half;
+        uint32_t word = (uint32_t)at + BRIDGE_CODE + BRIDGE_LANE_WORDS + 4 * half;
         w[1] = (w[1] & 0xffff0000u) | (((word + 0x8000u) >> 16) & 0xffffu);
         w[2] = (w[2] & 0xffff0000u) | (word & 0xffffu);
     }
@@ -112,7 +112,7 @@ static void lanes_update(uintptr_t at)
             live = e;
             n++;
         }
-    volatile uint32_t *word = (volatile uint32_t *)(at + BRIDGE_CODE + BRIDGE_DIRECT);
+    volatile uint32_t *word = (volatile uint32_t *)(at + BRIDGE_CODE + BRIDGE_LANE_WORDS);
     word[0] = n == 1 ? live[2] : (uint32_t)(uintptr_t)in_bridge(at, litifut_bridge_template_dispatch0);
     word[1] = n == 1 ? live[3] : (uint32_t)(uintptr_t)in_bridge(at, litifut_bridge_template_dispatch1);
 }

@@ -8,16 +8,6 @@
 #include "lib/arch-read.h"
 #include "lib/error.h"
 
-static uint32_t branch_target(uint32_t addr, uint32_t w)
-{
-    return addr + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4);
-}
-
-static uint32_t jal_target(uint32_t addr, uint32_t w)
-{
-    return ((addr + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2;
-}
-
 /* Entry k if `target` is in one of the sleds or in the bridge. */
 static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_jal, unsigned *k)
 {
@@ -42,9 +32,9 @@ static int mips_decode_redirect(const struct elf_image *img, struct call_site *s
     (void)img;
     uint32_t addr = (uint32_t)site->addr, w = site->insn;
     if (is_regimm_link(w))
-        return sled_entry_of(sleds, branch_target(addr, w), 0, k);
+        return sled_entry_of(sleds, mips_branch_target(addr, w), 0, k);
     if (is_jal(w))
-        return sled_entry_of(sleds, jal_target(addr, w), 1, k);
+        return sled_entry_of(sleds, mips_jal_target(addr, w), 1, k);
     return 0;
 }
 
@@ -52,11 +42,11 @@ static int mips_call_target(const struct call_site *site, uint64_t *target)
 {
     uint32_t addr = (uint32_t)site->addr, w = site->insn;   /* ELF32: arch_of_image */
     if (is_regimm_link(w)) {
-        *target = branch_target(addr, w);
+        *target = mips_branch_target(addr, w);
         return 1;
     }
     if (is_jal(w)) {
-        *target = jal_target(addr, w);
+        *target = mips_jal_target(addr, w);
         return 1;
     }
     return 0;
@@ -85,8 +75,7 @@ static unsigned mips_jump_skip(unsigned isa, uint32_t w)
 {
     (void)isa;
     unsigned op = op_of(w);
-    int branch = (op == 0 && ((w & 63) == 8 || (w & 63) == 9)) || (op >= 1 && op <= 7) ||
-                 (op >= 0x14 && op <= 0x17) || op == 0x11 || op == 0x12 || op == 0x1d;
+    int branch = is_jump_or_branch(w) || op == 0x11 || op == 0x12;     /* (every FPU/COP2 word) */
     int t9 = rs_of(w) == 25 || rt_of(w) == 25 || rd_of(w) == 25;
     return branch || t9 ? 0 : 4;
 }

@@ -72,10 +72,10 @@ static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr)
         return FRAME_R(rs) + ((HOT_SAVED_REGS >> rs) & 1u ? 0 : 1);
     }
     if (site->kind == KIND_JAL)
-        return (((a + 4) & 0xf0000000u) | (w & 0x03ffffffu) << 2) - word;
+        return mips_jal_target(a, w) - word;
     if (site->kind == KIND_JALR_GOT)
         return (uint32_t)site->target - word;
-    return a + 4 + (uint32_t)((int32_t)(int16_t)(w & 0xffff) * 4) - word;
+    return mips_branch_target(a, w) - word;
 }
 
 const struct arch_rewrite_ops arch_mips_rewrite = {

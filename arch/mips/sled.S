@@ -714,7 +714,7 @@
  * (arch/mips/bridge.c).  One bridge serves every object with far sites
  * in its region: its entries are a sled's (two halves), and each half
  * goes to its lane: saves t9 and jumps through the half's word at
- * BRIDGE_DIRECT of the table page (the lane's `lui`/`lw` get that
+ * BRIDGE_LANE_WORDS of the table page (the lane's `lui`/`lw` get that
  * word's address when the bridge is mapped).  While one object has
  * entries in the table the word is that object's code for the half and
  * its sled mode (the `_t9` entry points), 5 instructions; with more it

@@ -53,6 +53,6 @@
 #define BRIDGE_CODE       8192
 #define BRIDGE_TABLE      4096
 #define BRIDGE_ENTRY      16
-#define BRIDGE_DIRECT     (BRIDGE_TABLE - 8)
+#define BRIDGE_LANE_WORDS     (BRIDGE_TABLE - 8)
 
 #endif

@@ -114,7 +114,12 @@ void estimates_print(FILE *out, const struct estimates *e)
             free(line);
         }
     }
-    char *own = own_time_text(e->own_ns, e->n_own);
+    own_time_note(out, e->own_ns, e->n_own);
+}
+
+void own_time_note(FILE *out, uint64_t own_ns, uint64_t n_own)
+{
+    char *own = own_time_text(own_ns, n_own);
     if (own)
         fprintf(out, "# %s\n", own);
     free(own);

@@ -48,6 +48,8 @@ void estimates_add_own(struct estimates *e, uint64_t own_ns, uint64_t n_own);
  * '#' ("the tracer's own time, 1.234 ms in 12 new trace chunks ...");
  * NULL if there was none. */
 char *own_time_text(uint64_t own_ns, uint64_t n_own);
+/* "# <own_time_text>" as a header line; nothing if there was none. */
+void own_time_note(FILE *out, uint64_t own_ns, uint64_t n_own);
 /* Group i as one line: "pid 12, 34: <its text>" (measured: "times and
  * returns measured per call"). */
 char *estimates_line(const struct estimates *e, size_t i);

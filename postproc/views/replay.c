@@ -140,10 +140,7 @@ static void print_head(struct view *v)
     else
         fputs("; a call ends when its caller makes its next call\n", out);
     estimates_note(out, v->trace->estimates, h->time_every);
-    char *own = own_time_text(t->own_ns, t->n_own);
-    if (own)
-        fprintf(out, "# %s\n", own);
-    free(own);
+    own_time_note(out, t->own_ns, t->n_own);
     size_t shown = 0;                           /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... */
     for (size_t i = 0; i < t->n_states; i++) {
         const struct trace_state *st = &t->states[i];
