@@ -85,8 +85,13 @@ struct arm_scan {
     unsigned prev_size;
     int prev_usable;            /* it moves (and was not in an IT block) */
     unsigned it_left;           /* instructions of the IT block still to come */
+    /* the last Thumb instructions before the current one, newest first,
+     * in one straight run: the computed jumps' idioms (jump_idiom()) */
+    struct thumb_insn { uint32_t addr, w; unsigned size; } recent[3];
+    unsigned n_recent;
     struct addr_set targets, jumps;
     struct addr_set tables;     /* tbb, tbh (bit 0 set): their tables are decoded */
+    struct addr_set offset_tables;      /* adr, ldr, add, bx: the word tables' addresses */
     /* the image's symbols, sorted: every defined one's address (bit 0
      * dropped), the mapping symbols (address | 1 for $d), functions */
     struct addr_set symbols, mappings;
@@ -193,6 +198,73 @@ static int thumb32_movable(const cs_insn *insn)
     return 1;
 }
 
+/* One more Thumb instruction read (addr, w as the scan gives it, size). */
+static void recent_push(struct arm_scan *sc, uint32_t addr, uint32_t w, unsigned size)
+{
+    if (sc->n_recent && sc->recent[0].addr + sc->recent[0].size != addr)
+        sc->n_recent = 0;
+    memmove(sc->recent + 1, sc->recent, sizeof sc->recent - sizeof sc->recent[0]);
+    sc->recent[0] = (struct thumb_insn){ addr, w, size };
+    if (sc->n_recent < sizeof sc->recent / sizeof sc->recent[0])
+        sc->n_recent++;
+}
+
+/* ldmia.w sp!, {..., lr} (pop.w without pc) or ldr.w lr, [sp], #N:
+ * lr back from the stack. */
+static int pops_lr(const struct thumb_insn *i)
+{
+    uint32_t hw1 = i->w & 0xFFFF, hw2 = i->w >> 16;
+    return i->size == 4 && ((hw1 == 0xE8BD && (hw2 & 0xC000) == 0x4000) ||
+                            (hw1 == 0xF85D && (hw2 & 0xFF00) == 0xEB00));
+}
+
+enum jump_idiom { JUMP_UNKNOWN, JUMP_TAIL, JUMP_OFFSET_TABLE };
+
+/*
+ * What a Thumb bx rM (rM not lr) at `at` does, from the instructions
+ * right before it (sc->recent):
+ * - JUMP_TAIL, a sibling call: lr was just restored from the stack
+ *   (pop.w {..., lr}, or ldr.w lr, [sp, #N] then add sp, #N).  GCC
+ *   restores lr only in an epilogue; a function that made a call and
+ *   jumps on has to.  The jump leaves the function.
+ * - JUMP_OFFSET_TABLE, GCC's switch of position-independent Thumb-2
+ *   code: adr rT, table; ldr.w rO, [rT, rI, lsl #2]; add rT, rO (or
+ *   add rO, rT); bx, with the table of words (target - table, Thumb bit
+ *   set) right after the bx.  *table = its address.
+ */
+static enum jump_idiom jump_idiom(const struct arm_scan *sc, uint32_t at, unsigned rm,
+                                  uint32_t *table)
+{
+    const struct thumb_insn *r = sc->recent;
+    if (sc->n_recent < 1 || r[0].addr + r[0].size != at)
+        return JUMP_UNKNOWN;
+    if (pops_lr(&r[0]) ||
+        (sc->n_recent >= 2 && r[0].size == 2 && (r[0].w & 0xFF80) == 0xB000 &&   /* add sp, #N */
+         r[1].size == 4 && (r[1].w & 0xFFFF) == 0xF8DD && r[1].w >> 28 == 14))  /* ldr.w lr, [sp, #N] */
+        return JUMP_TAIL;
+    if (sc->n_recent < 3 || r[0].size != 2 || (r[0].w & 0xFF00) != 0x4400 || r[1].size != 4)
+        return JUMP_UNKNOWN;
+    unsigned rdn = (r[0].w & 7) | (r[0].w >> 4 & 8), radd = r[0].w >> 3 & 15;
+    uint32_t hw1 = r[1].w & 0xFFFF, hw2 = r[1].w >> 16;
+    unsigned rt = hw2 >> 12, rn = hw1 & 15;     /* ldr.w rt, [rn, rI, lsl #2] */
+    if (rdn != rm || (hw1 & 0xFFF0) != 0xF850 || (hw2 & 0x0FF0) != 0x0020 ||
+        !((rdn == rn && radd == rt) || (rdn == rt && radd == rn)) || rn == rt ||
+        rn == (hw2 & 15))
+        return JUMP_UNKNOWN;
+    uint32_t adr_at = r[2].addr, w = r[2].w, base = (adr_at + 4) & ~3u, where;
+    if (r[2].size == 2 && (w & 0xF800) == 0xA000 && (w >> 8 & 7) == rn)
+        where = base + 4 * (w & 0xFF);
+    else if (r[2].size == 4 && ((w & 0xFFFF) & 0xFBFF) == 0xF20F && !(w & 0x80000000u) &&
+             (w >> 24 & 15) == rn)                                           /* adr.w */
+        where = base + ((w >> 10 & 1) << 11 | (w >> 28 & 7) << 8 | (w >> 16 & 0xFF));
+    else
+        return JUMP_UNKNOWN;
+    if (where != ((at + 2 + 3) & ~3u))
+        return JUMP_UNKNOWN;
+    *table = where;
+    return JUMP_OFFSET_TABLE;
+}
+
 static void *arm_scan_begin(const struct elf_image *img)
 {
     struct arm_scan *sc = xcalloc(1, sizeof *sc);
@@ -243,10 +315,19 @@ static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, u
     }
     if (isa != ISA_THUMB) {
         sc->prev_end = 0;
+        sc->n_recent = 0;
         return 0;
     }
-    if (is_computed_jump(insn))
-        addr_set_add(&sc->jumps, (uint32_t)insn->address);
+    if (is_computed_jump(insn)) {
+        uint32_t table = 0;
+        enum jump_idiom idiom = insn->id == ARM_INS_BX && insn->size == 2
+                                    ? jump_idiom(sc, (uint32_t)insn->address, w >> 3 & 15, &table)
+                                    : JUMP_UNKNOWN;
+        if (idiom == JUMP_OFFSET_TABLE)
+            addr_set_add(&sc->offset_tables, table);
+        else if (idiom == JUMP_UNKNOWN)
+            addr_set_add(&sc->jumps, (uint32_t)insn->address);
+    }
     if (insn->id == ARM_INS_TBB || insn->id == ARM_INS_TBH)
         addr_set_add(&sc->tables, (uint32_t)insn->address | (insn->id == ARM_INS_TBH));
     int in_it = sc->it_left > 0;
@@ -391,28 +472,42 @@ static const char *pair_refusal(const struct arm_scan *sc, const struct elf_imag
     return NULL;
 }
 
+/* The end of the table at `table` (the next mapping symbol after the
+ * $d that must mark it), or 0 if it is not marked so. */
+static uint32_t marked_table_end(const struct arm_scan *sc, uint32_t table)
+{
+    size_t m = addr_set_lower_bound(&sc->mappings, table);
+    if (m >= sc->mappings.n || sc->mappings.v[m] != (table | 1))
+        return 0;
+    while (m < sc->mappings.n && (sc->mappings.v[m] & ~1u) <= table)
+        m++;
+    return m < sc->mappings.n ? sc->mappings.v[m] & ~1u : 0;
+}
+
 /* The targets of every tbb and tbh: its table (bytes, or halfwords:
  * offsets / 2 from the instruction + 4) is what the $d mapping symbol
- * right after it marks, up to the next mapping symbol.  A table that
- * is not marked so makes the instruction a computed jump. */
+ * right after it marks, up to the next mapping symbol; likewise
+ * jump_idiom()'s tables of words (target - table).  A table that is
+ * not marked so makes its jump a computed one. */
 static void decode_tables(struct arm_scan *sc, const struct elf_image *img)
 {
     for (size_t t = 0; t < sc->tables.n; t++) {
-        uint32_t at = sc->tables.v[t] & ~1u, table = at + 4, end = 0;
+        uint32_t at = sc->tables.v[t] & ~1u, table = at + 4, end = marked_table_end(sc, table);
         int half = sc->tables.v[t] & 1;
-        size_t m = addr_set_lower_bound(&sc->mappings, table);
-        int marked = m < sc->mappings.n && sc->mappings.v[m] == (table | 1);
-        while (m < sc->mappings.n && (sc->mappings.v[m] & ~1u) <= table)
-            m++;
-        if (m < sc->mappings.n)
-            end = sc->mappings.v[m] & ~1u;
         const unsigned char *p = end ? elf_bytes_at(img, table, end - table) : NULL;
-        if (!marked || !p) {
+        if (!p) {
             addr_set_add(&sc->jumps, at);
             continue;
         }
         for (uint32_t off = 0; off + 1 + half <= end - table; off += 1 + half)
             addr_set_add(&sc->targets, table + 2 * (half ? p[off] | (uint32_t)p[off + 1] << 8 : p[off]));
+    }
+    for (size_t t = 0; t < sc->offset_tables.n; t++) {
+        uint32_t table = sc->offset_tables.v[t], end = marked_table_end(sc, table), w;
+        for (uint32_t at = table; at + 4 <= end && !elf_read32(img, at, &w); at += 4)
+            addr_set_add(&sc->targets, (table + w) & ~1u);
+        if (!end || (end - table) % 4 || elf_read32(img, end - 4, &w))
+            addr_set_add(&sc->jumps, table);    /* (in the function: it counts) */
     }
 }
 
@@ -451,6 +546,7 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     free(sc->targets.v);
     free(sc->jumps.v);
     free(sc->tables.v);
+    free(sc->offset_tables.v);
     free(sc->symbols.v);
     free(sc->mappings.v);
     free(sc->exidx);
@@ -555,6 +651,7 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
     *found = 0;
     if (isa != ISA_THUMB) {
         sc->prev_end = 0;
+        sc->n_recent = 0;
         if ((w & 0x0E000000) == 0x0A000000) {          /* b, bl, blx imm */
             uint32_t target = addr + 8 + (uint32_t)branch_offset(w);
             if (is_blx_imm(w))
@@ -599,6 +696,7 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
         sc->prev_word = w;
         sc->prev_size = 4;
         sc->prev_usable = 0;                            /* a call never moves */
+        recent_push(sc, addr, w, 4);
         return 4;
     }
     if ((hw & 0xFF00) == 0xBF00 ||                      /* IT, hints */
@@ -615,6 +713,7 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
     sc->prev_word = hw;
     sc->prev_size = 2;
     sc->prev_usable = !in_it && thumb16_movable(hw);
+    recent_push(sc, addr, hw, 2);
     return 2;
 }
 
@@ -634,6 +733,7 @@ static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
         sc->prev_word = w;
         sc->prev_size = insn->size;
         sc->prev_usable = !in_it && (insn->size == 2 ? thumb16_movable(w) : thumb32_movable(insn));
+        recent_push(sc, (uint32_t)insn->address, w, insn->size);
     }
     return is_call;
 }

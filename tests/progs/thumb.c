@@ -3,7 +3,10 @@
  * directly (blx imm) and through pointers (blx reg with bit 0 set); the
  * Thumb functions call ARM code (Thumb blx imm) and Thumb code (bl),
  * also conditionally, inside IT blocks, and through pointers (16-bit
- * blx rM).  Exit status 0.
+ * blx rM).  On Thumb-2, the 16-bit blx rM of functions with computed
+ * jumps GCC makes: a switch over a table of word offsets (its cases
+ * before it: no tbb) and a sibling call through a register.  Exit
+ * status 0.
  */
 #include <stdio.h>
 
@@ -43,6 +46,63 @@ THUMB unsigned thumb_it(unsigned x)
 static unsigned (*volatile table[3])(unsigned) = { thumb_leaf, thumb_calls_arm, arm_leaf };
 THUMB unsigned thumb_via_pointer(unsigned x) { return table[x % 3](x) + 1; }
 
+#if __ARM_ARCH_ISA_THUMB >= 2
+/* GCC's forms, by hand: switch_words(x, f) is f(x + 5) for even x,
+ * f(x + 7) for odd, its switch an adr, ldr.w, add, bx over a table of
+ * words (target - table, Thumb bit set); sibling(x, f, g) is
+ * g(f(x + 1) + 2), g by a jump after lr comes back from the stack.
+ * Each has a 16-bit blx rM after an instruction that can move. */
+unsigned switch_words(unsigned x, unsigned (*f)(unsigned));
+unsigned sibling(unsigned x, unsigned (*f)(unsigned), unsigned (*g)(unsigned));
+__asm__(".pushsection .text\n"
+        ".syntax unified\n"
+        ".thumb\n"
+        ".p2align 2\n"
+        ".global switch_words\n"
+        ".type switch_words, %function\n"
+        ".thumb_func\n"
+        "switch_words:\n"
+        "    push    {r4, lr}\n"
+        "    mov     r4, r1\n"
+        "    b       3f\n"
+        "1:  adds    r0, r0, #5\n"
+        "    b       4f\n"
+        "2:  adds    r0, r0, #7\n"
+        "    b       4f\n"
+        "3:  and     r3, r0, #1\n"
+        "    adr     r2, 5f\n"
+        "    ldr.w   r3, [r2, r3, lsl #2]\n"
+        "    add     r2, r3\n"
+        "    bx      r2\n"
+        "    .p2align 2\n"
+        "5:  .word   1b - 5b + 1\n"
+        "    .word   2b - 5b + 1\n"
+        "4:  mov     r1, r4\n"
+        "    blx     r1\n"
+        "    pop     {r4, pc}\n"
+        ".size switch_words, . - switch_words\n"
+        ".global sibling\n"
+        ".type sibling, %function\n"
+        ".thumb_func\n"
+        "sibling:\n"
+        "    push    {r4, r5, lr}\n"
+        "    sub     sp, #4\n"
+        "    mov     r4, r2\n"
+        "    mov     r3, r1\n"
+        "    adds    r0, r0, #1\n"
+        "    blx     r3\n"
+        "    adds    r0, r0, #2\n"
+        "    mov     ip, r4\n"
+        "    add     sp, #4\n"
+        "    ldmia.w sp!, {r4, r5, lr}\n"
+        "    bx      ip\n"
+        ".size sibling, . - sibling\n"
+        ".popsection\n");
+#define THUMB2_FORMS(i) (switch_words(i, thumb_leaf) + sibling(i, thumb_leaf, arm_leaf))
+#else
+#define THUMB2_FORMS(i) 0u
+#endif
+
 ARMFN int main(void)
 {
     unsigned h = 0;
@@ -51,6 +111,7 @@ ARMFN int main(void)
         h += thumb_calls_arm(i);        /* blx imm, then Thumb -> ARM */
         h += table[i % 3](i);           /* blx reg, to Thumb or ARM */
         h += thumb_it(i) + thumb_via_pointer(i);
+        h += THUMB2_FORMS(i);
     }
     printf("h=%u acc=%u\n", h, acc);
     return 0;
