@@ -194,8 +194,8 @@ $(call tracer_pair,$(1),$(2),$(3),$(4),exe,$(EXE_FLAGS),tracer)
 $(call tracer_pair,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared)
 endef
 
-STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o settings.o procfs.o fileid.o \
-              returns.o elfsym.o copyout.o control.o pairs.o budget.o recording.o aside.o
+STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o entries.o settings.o procfs.o \
+              fileid.o returns.o elfsym.o copyout.o control.o pairs.o budget.o recording.o aside.o
 # The modules' global symbols are all litifut_* (or __wrap_*): their
 # internal names (lock, warn, ...) get the prefix, so they never meet
 # the program's.  (Hidden already; but a static link still resolves the

@@ -653,7 +653,7 @@ static int trace_header(struct file *f)
     long n = pread_all(f->fd, &h, sizeof h, 0);
     if (n < (long)sizeof h || !h.magic[0])
         return 0;                           /* not written yet */
-    if (memcmp(h.magic, LITIFUT_TRACE_MAGIC, 8) != 0 || (h.version != 4 && h.version != 5) ||
+    if (memcmp(h.magic, LITIFUT_TRACE_MAGIC, 8) != 0 || (h.version < 4 || h.version > LITIFUT_TRACE_VERSION) ||
         (h.word_size != 4 && h.word_size != 8))
         return refuse(f, "not a litifut trace (or a version this agent does not know)", 0), 0;
     uint16_t one = 1;

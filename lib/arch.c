@@ -23,6 +23,14 @@ const char *const arch_common_wrapped[] = {
     NULL
 };
 
+const char *const arch_entry_wrapped[] = {
+    "pthread_create",                                   /* the start routine */
+    "qsort", "qsort_r", "bsearch",                      /* comparators */
+    "__cxa_atexit", "on_exit",                          /* exit handlers (atexit: glibc's
+                                                           calls __cxa_atexit) */
+    NULL
+};
+
 const struct arch_triple arch_triples[] = {
 #define TRIPLE(triple, folder, test_name, qemu, ldso, tracer_flags, musl) { triple, &arch_##folder },
 #include "lib/arches.def"

@@ -60,6 +60,13 @@ struct ld_emulation { const char *name, *triple; };
  * kin: stub/events.c); an arch adds its own (struct arch_ops' wrapped).  The
  * post-processor names a call of __wrap_NAME as one of NAME. */
 extern const char *const arch_common_wrapped[];
+/* The functions of the C library that call the program's functions back
+ * (a thread's start routine, a comparator, an exit handler), linked
+ * through the tracer's __wrap_NAME (stub/entries.c) only where the C
+ * library is a shared one: a static link's archives bring the C
+ * library's code into the output, instrumented, its calls traced as any
+ * (wrapper/instrument.c).  NULL-terminated. */
+extern const char *const arch_entry_wrapped[];
 
 struct exclusions;              /* lib/sites.h */
 

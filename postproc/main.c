@@ -73,7 +73,7 @@ static void usage(FILE *f)
         "                                recording stopped\n"
         "                                budget mode pairs\n"
         "                                sites threads\n"
-        "                                calls record_bytes\n"
+        "                                calls entries record_bytes\n"
         "                                db_bytes bridge build_id objects untraced\n"
         "                     (load_bias db_bytes bridge build_id: the main program's,\n"
         "                     empty if it is not instrumented; sites: of every object;\n"

@@ -337,7 +337,12 @@ static uint32_t *put_signal_record(struct litifut_thread *t, uint32_t *p, uint32
 }
 
 /*
- * The signal's delivery, before its handler runs.  Recorded where a
+ * A function of the program's about to be entered by no traced call:
+ * a signal's handler (type SIGNAL, how: the signal's number) or a
+ * thread's start routine (ENTRY, LITIFUT_ENTRY_THREAD), called from
+ * the tracer's entry (events.c) whose frame is at `sp`; entry_leave()
+ * after it returned writes the END record.  Told for a signal below;
+ * an entry is the same.  Recorded where a
  * call made at this moment would be (call.c's rules for a busy thread):
  * a thread that records (busy 0, inside backtrace(), a vfork parent),
  * or whose busy mark a handler's siglongjmp abandoned (CACHE_RESET
@@ -361,7 +366,7 @@ static uint32_t *put_signal_record(struct litifut_thread *t, uint32_t *p, uint32
  * is closed by the RETURN that the next event at the jump's target
  * writes for this entry (returns.c), as for any frame a jump left.
  */
-void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t sp)
+void entry_enter(struct signal_mark *m, uint32_t type, uint32_t how, uintptr_t fn, uintptr_t sp)
 {
     m->t = NULL;
     struct litifut_process *proc = litifut_copy.proc;
@@ -378,7 +383,7 @@ void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t s
             return;                 /* the vfork child */
     } else if (busy != 0 && busy != BUSY_UNHOOKED) {
         if (!busy_abandoned(busy, sp)) {
-            if (proc->header)       /* (counted, so that every view says so) */
+            if (proc->header && type == LITIFUT_REC_SIGNAL)  /* (counted: every view says so) */
                 count_up(&proc->header->signals_unrecorded);
             return;                 /* the tracer is at work for this thread (above) */
         }
@@ -409,9 +414,9 @@ void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t s
     if (litifut_copy.returns && !on_alt_stack() && !(p = returns_before_call(t, p, sp, 0)))
         return;
     uint32_t payload[1 + WORD_WORDS];
-    payload[0] = (uint32_t)sig & 0xffu;
-    put_address(payload + 1, handler);
-    if (!put_signal_record(t, p, LITIFUT_REC_SIGNAL, payload, 1 + WORD_WORDS))
+    payload[0] = how & 0xffu;
+    put_address(payload + 1, fn);
+    if (!put_signal_record(t, p, type, payload, 1 + WORD_WORDS))
         return;
     int hooked = 0;
     if (litifut_copy.returns) {
@@ -420,6 +425,7 @@ void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t s
         hooked = t->shadow_top && t->shadow_top != top;
     }
     m->sp = sp;
+    m->end_type = type == LITIFUT_REC_SIGNAL ? LITIFUT_REC_SIGNAL_END : LITIFUT_REC_ENTRY_END;
     m->busy_after = after;
     m->changes = proc->recording_changes;
     m->hooked = hooked;
@@ -437,7 +443,7 @@ void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t s
  * every frame then), the thread still records.  The entry is popped
  * all the same.
  */
-void signal_leave(const struct signal_mark *m)
+void entry_leave(const struct signal_mark *m)
 {
     struct litifut_thread *t = m->t;
     if (!t)
@@ -479,7 +485,7 @@ void signal_leave(const struct signal_mark *m)
     if (m->hooked)
         p = returns_signal_end(t, p, m->sp);
     if (p)
-        put_signal_record(t, p, LITIFUT_REC_SIGNAL_END, NULL, 0);
+        put_signal_record(t, p, m->end_type, NULL, 0);
     compiler_barrier();
     if (busy != BUSY_OFF && t->busy == frame)
         t->busy = after;

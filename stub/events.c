@@ -342,12 +342,12 @@ static void signal_entry(int sig, siginfo_t *info, void *uc)
     struct signal_mark m;
     /* (the entry's frame: below every frame the signal interrupted, above
      * every frame of the handler) */
-    signal_enter(&m, sig, h, FRAME_ADDRESS());
+    entry_enter(&m, LITIFUT_REC_SIGNAL, (uint32_t)sig, h, FRAME_ADDRESS());
     if (flags & SA_SIGINFO)
         ((void (*)(int, siginfo_t *, void *))h)(sig, info, uc);
     else
         ((handler_t)h)(sig);
-    signal_leave(&m);
+    entry_leave(&m);
 }
 
 #ifdef LITIFUT_SHARED

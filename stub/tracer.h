@@ -10,11 +10,15 @@
  *                library and the kernel (and arch/mips/bridge.c's
  *                constructors, which join this object to the run-time
  *                bridges)
+ *   entries.c    the program's functions the C library calls back (a
+ *                thread's start routine, qsort's comparator, an exit
+ *                handler): __wrap_pthread_create and kin, the entries
+ *                they give in their place
  *   arch/<arch>/unwind.c  the entries from unwinders: the return
  *                trampoline's personality routine, __wrap_backtrace
  *   call.c       the per-call path's C half: the slow path, the hot
  *                path's refill (litifut_refill); a signal delivery's
- *                records (signal_enter, signal_leave)
+ *                records (entry_enter, entry_leave: signals, thread starts)
  *   returns.c    exact returns: hooks, shadow stack, the trampolines' C
  *                half
  *   pairs.c      LITIFUT_MODE dedup and count
@@ -220,6 +224,8 @@ struct litifut_thread {
                                        thread may take over yet */
     uint32_t chunk_seq;         /* chunks it has had (the CHUNK record's number) */
     uint64_t words_before;      /* ... the words they used (the CHUNK record's) */
+    uintptr_t callback;         /* the comparator of the innermost qsort or bsearch the
+                                   thread is in (entries.c) */
     uint32_t pad[(THREAD_CACHE - THREAD_HEAD) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uintptr_t cache[LITIFUT_TARGET_CACHE];
@@ -243,7 +249,8 @@ _Static_assert(offsetof(struct litifut_thread, timespec) == THREAD_TIMESPEC, "la
 _Static_assert(offsetof(struct litifut_thread, shadow_top) == THREAD_SHADOW_TOP, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, shadow_end) == THREAD_SHADOW_TOP + sizeof(uintptr_t),
                "layout.h");
-_Static_assert(offsetof(struct litifut_thread, words_before) + 8 == THREAD_HEAD, "layout.h");
+_Static_assert(offsetof(struct litifut_thread, callback) + sizeof(uintptr_t) == THREAD_HEAD,
+               "layout.h");
 #if TRACER_LP64
 _Static_assert(offsetof(struct litifut_thread, counter_shift) == THREAD_SHIFT, "layout.h");
 #endif
@@ -636,19 +643,23 @@ HIDDEN uintptr_t loaded_symbol(const char *object, const char *name);
  * abandoned, now that it enters the tracer from stack pointer caller_sp? */
 HIDDEN int busy_abandoned(uintptr_t busy, uintptr_t caller_sp);
 /* call.c: a signal delivered to this thread (events.c's entry), its
- * handler at `handler` about to run, called from the entry whose frame
- * is at `sp`: the SIGNAL record (and with exact returns a shadow stack
- * entry for it), if the thread records now; then, once the handler has
- * returned, its SIGNAL_END.  `m` carries what the second needs. */
+ * handler at `fn` about to run (type LITIFUT_REC_SIGNAL, how the
+ * signal's number), or a thread's start routine (LITIFUT_REC_ENTRY,
+ * LITIFUT_ENTRY_THREAD), called from the entry whose frame is at `sp`:
+ * the record (and with exact returns a shadow stack entry for it), if
+ * the thread records now; then, once the function has returned, its
+ * END record.  `m` carries what the second needs. */
 struct signal_mark {
     struct litifut_thread *t;   /* NULL: nothing was recorded */
     uintptr_t sp;
+    uint32_t end_type;          /* LITIFUT_REC_SIGNAL_END or LITIFUT_REC_ENTRY_END */
     uintptr_t busy_after;       /* what busy was, and goes back to */
     uint32_t changes;           /* the process's recording_changes then */
     int hooked;                 /* a shadow stack entry was pushed */
 };
-HIDDEN void signal_enter(struct signal_mark *m, int sig, uintptr_t handler, uintptr_t sp);
-HIDDEN void signal_leave(const struct signal_mark *m);
+HIDDEN void entry_enter(struct signal_mark *m, uint32_t type, uint32_t how, uintptr_t fn,
+                        uintptr_t sp);
+HIDDEN void entry_leave(const struct signal_mark *m);
 /* The clock of every event (LITIFUT_CLOCK_*), decided on first use. */
 HIDDEN uint32_t tracefile_clock(void);
 /* Now, on that clock: its ticks, and in units of the thread clocks. */

@@ -198,7 +198,7 @@ test_libc() {
             ARCHES=aarch64 test_tree ;;
         esac
         local g
-        for g in returns modes fork signals sigjump sigevents spawn ring copyout stream onoff limits \
+        for g in returns entries modes fork signals sigjump sigevents spawn ring copyout stream onoff limits \
                  clocks daemon tracefiles emu; do
             echo "== musl/$g"
             "test_$g"

@@ -291,7 +291,7 @@ views_percentiles() {
     [ "$(head -1 "$p" | cut -f 10-)" = "$(printf 'estimate\tp50_ns\tp90_ns\tp99_ns')" ] ||
         bad="$bad; TSV header: $(head -1 "$p")"
     while read -r f n e50 e90 e99; do
-        # (a thread's first frame, main's and worker's, is synthetic: no call)
+        # (a thread's first frame, main's, is synthetic: no call)
         [ "$(views_field "$p" "$f" calls)" = 0 ] && continue
         got="$(views_field "$p" "$f" p50_ns) $(views_field "$p" "$f" p90_ns) $(views_field "$p" "$f" p99_ns)"
         [ "$(views_field "$p" "$f" calls)" = "$n" ] || { bad="$bad; $f: $n calls in the log"; continue; }
@@ -319,21 +319,21 @@ views_log() {
     hot=$(sed -n 's/^ *[0-9.]* *~\([0-9.]*\) ms *[0-9]* *main -> hot$/\1/p' "$l")
     outer_at=$(grep -n ' main -> outer {$' "$l" | sed 's/:.*//')
     inner_at=$(grep -n ' outer -> inner$' "$l" | sed 's/:.*//')
-    check "$ARCH/views: log: main -> hot for $hot ms, outer's block holds inner indented, synthetic frames for the thread starts" \
+    check "$ARCH/views: log: main -> hot for $hot ms, outer's block holds inner indented, a synthetic frame for main, an entry for the thread's start" \
         eval 'views_near "$hot" 80 10 && [ -n "$outer_at" ] && [ "$inner_at" = $((outer_at + 1)) ] &&
               [ $(sed -n "${inner_at}p" "$l" | sed "s/ outer -> inner//" | wc -c) = \
                 $(($(sed -n "${outer_at}p" "$l" | sed "s/ main -> outer {//" | wc -c) + 2)) ] &&
-              grep -q " } /\* outer \*/$" "$l" && grep -q " (untraced) -> worker {$" "$l" &&
+              grep -q " } /\* outer \*/$" "$l" && grep -q " (thread) -> worker {$" "$l" &&
               grep -q " (untraced) -> main {$" "$l"'
 }
 
 views_graph() {
     local g=$V/ts.graph
-    check "$ARCH/views: --graph: edges with calls and times (outer -> inner 40 ms, rec -> rec 3 calls, a thread start from the root)" \
+    check "$ARCH/views: --graph: edges with calls and times (outer -> inner 40 ms, rec -> rec 3 calls, a thread start from the root: 1 call)" \
         eval 'awk -F "\t" "\$1 == \"main\" && \$3 == \"outer\" && \$5 == 1 { n++ } END { exit !n }" "$g" &&
               views_near "$(awk -F "\t" "\$1 == \"outer\" && \$3 == \"inner\" && \$5 == 1 { print \$6 }" "$g")" 40000000 10 &&
               awk -F "\t" "\$1 == \"rec\" && \$3 == \"rec\" && \$5 == 3 { n++ } END { exit !n }" "$g" &&
-              awk -F "\t" "\$1 == \"(root)\" && \$3 == \"worker\" && \$5 == 0 { n++ } END { exit !n }" "$g"'
+              awk -F "\t" "\$1 == \"(root)\" && \$3 == \"worker\" && \$5 == 1 { n++ } END { exit !n }" "$g"'
     "$BIN/litifut-postproc" --binary-dir "$V" --graph=outer "$V/run" > "$V/graph-outer" 2>&1
     check "$ARCH/views: --graph=outer: one entry, with its caller main and its callee inner" \
         eval '[ "$(grep -c "^\[" "$V/graph-outer")" = 1 ] &&

@@ -493,9 +493,9 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
     if (la->strip_option)
         report_warning("%s: ignoring %s: the post-processor needs the symbols", la->output,
                        la->strip_option);
-    /* the common list, then the arch's (struct arch_ops' wrapped) */
+    /* the common list, the entries' and the arch's (struct arch_ops' wrapped) */
     size_t n_wrapped = 0;
-    const char *const *lists[] = { arch_common_wrapped, tc->arch->wrapped };
+    const char *const *lists[] = { arch_common_wrapped, arch_entry_wrapped, tc->arch->wrapped };
     for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
         for (const char *const *f = lists[l]; f && *f; f++)
             n_wrapped++;
@@ -508,6 +508,22 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
     /* (a library not found: ask for all, as ld would need them) */
     if (la->static_archives && static_link_defines(la, w.wrapped, w.ask_for) != 0)
         memset(w.ask_for, 1, n_wrapped);
+    /* An entry's function from an archive (pthread_create, qsort: lib/
+     * arch.h): the C library's code that calls back is linked in and
+     * instrumented, its call of the program's function traced as any
+     * call; the tracer's entries are for a C library outside the output. */
+    for (size_t f = 0; f < n_wrapped;) {
+        int entry = 0;
+        for (const char *const *e = arch_entry_wrapped; *e; e++)
+            entry |= strcmp(w.wrapped[f], *e) == 0;
+        if (w.ask_for[f] && entry) {
+            memmove(w.wrapped + f, w.wrapped + f + 1, (n_wrapped - f) * sizeof *w.wrapped);
+            memmove(w.ask_for + f, w.ask_for + f + 1, n_wrapped - f);
+            n_wrapped--;
+        } else {
+            f++;
+        }
+    }
     char *summary = NULL;
     int rc = run_passes(&w, &summary);
     if (pending_signal())

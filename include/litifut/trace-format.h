@@ -138,6 +138,18 @@
  *                           where the kernel throttles a writer), ending
  *                           at that TIME record; no function ran
  *                           meanwhile, and the views count it in none
+ *     LITIFUT_REC_ENTRY     1 + word_size / 4 words: a function of an
+ *                           instrumented object entered by no traced
+ *                           call, at the thread's clock as it stands (as
+ *                           SIGNAL): bits 7..0 how (LITIFUT_ENTRY_*),
+ *                           then the function's run-time address (low
+ *                           first).  It runs as a call would, inside the
+ *                           innermost open frame (none: the thread's
+ *                           root), and ends with the ENTRY_END record, or
+ *                           a RETURN record (left by a jump)
+ *     LITIFUT_REC_ENTRY_END no payload: the thread's innermost entry
+ *                           returned, at its clock as it stands; the
+ *                           calls still open inside it end with it
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -228,7 +240,8 @@
 #include <stdint.h>
 
 #define LITIFUT_TRACE_MAGIC    "LITIFUT"    /* 8 bytes with the NUL */
-#define LITIFUT_TRACE_VERSION  5u      /* readers also take 4: chunks all chunk_size */
+#define LITIFUT_TRACE_VERSION  6u      /* 6: ENTRY records; readers also take 5, and 4:
+                                          chunks all chunk_size */
 #define LITIFUT_CHUNK_MAGIC    0x4b43544cu  /* "LTCK" read as a little-endian word */
 #define LITIFUT_PAIRS_TID      0xffffffffu  /* a chunk of struct litifut_pair */
 #define LITIFUT_MIN_CHUNK      512u         /* the smallest chunk (version 5) */
@@ -261,6 +274,11 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_SIGNAL_END  11u     /* ... and returned */
 #define LITIFUT_REC_FROZEN      12u     /* where a thread's records end in a frozen trace */
 #define LITIFUT_REC_OWN_TIME    13u     /* the tracer's own time before the TIME record before */
+#define LITIFUT_REC_ENTRY       14u     /* a function entered by no traced call */
+#define LITIFUT_REC_ENTRY_END   15u     /* ... and returned */
+#define LITIFUT_ENTRY_THREAD    1u      /* ENTRY how: a thread's start routine (pthread_create) */
+#define LITIFUT_ENTRY_CALLBACK  2u      /* ... a function the C library calls back: a comparator
+                                           (qsort, bsearch), an exit handler */
 #define LITIFUT_FROZEN_REC_WORDS 3u     /* ... its payload */
 #define LITIFUT_CHUNK_REC_WORDS 4u      /* ... its payload before the open frames */
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */

@@ -160,7 +160,7 @@ static void apply_filters(const struct callstack *s, struct frame *f)
 
 /* What a frame pushed is. */
 enum frame_kind { FRAME_CALL, FRAME_SYNTHETIC, FRAME_INHERITED, FRAME_INHERITED_SYNTHETIC,
-                  FRAME_SIGNAL_CALL, FRAME_HANDLER_CALL };
+                  FRAME_SIGNAL_CALL, FRAME_HANDLER_CALL, FRAME_ENTRY_CALL };
 
 static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct trace_event *call,
                  enum frame_kind kind)
@@ -190,7 +190,8 @@ static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct tra
     f->inherited = kind == FRAME_INHERITED || kind == FRAME_INHERITED_SYNTHETIC;
     f->printed = 0;
     f->no_return = 0;
-    f->signal = kind == FRAME_SIGNAL_CALL ? FRAME_SIGNAL : kind == FRAME_HANDLER_CALL ? FRAME_HANDLER : 0;
+    f->signal = kind == FRAME_SIGNAL_CALL ? FRAME_SIGNAL : kind == FRAME_HANDLER_CALL ? FRAME_HANDLER
+              : kind == FRAME_ENTRY_CALL ? FRAME_ENTRY : 0;
     f->last_site = 0;
     if (call) {
         f->call = *call;
@@ -375,14 +376,31 @@ void callstack_signal(struct callstack *s, uint32_t sig, uint32_t handler,
     push(s, handler, t, e, FRAME_HANDLER_CALL);
 }
 
-void callstack_signal_end(struct callstack *s, uint64_t time_ns)
+/* The innermost frame of `kind` (struct frame.signal) ends, and every
+ * frame above it. */
+static void end_through(struct callstack *s, uint64_t time_ns, uint8_t kind)
 {
     uint64_t t = now(s, time_ns);
     uint32_t k = s->n;
-    while (k > 0 && s->f[k - 1].signal != FRAME_SIGNAL)
+    while (k > 0 && s->f[k - 1].signal != kind)
         k--;
     while (k > 0 && s->n >= k)          /* (none open: one from before the trace) */
         pop(s, t);
+}
+
+void callstack_signal_end(struct callstack *s, uint64_t time_ns)
+{
+    end_through(s, time_ns, FRAME_SIGNAL);
+}
+
+void callstack_entry(struct callstack *s, uint32_t fid, const struct trace_event *e)
+{
+    push(s, fid, now(s, e->time_ns), e, FRAME_ENTRY_CALL);
+}
+
+void callstack_entry_end(struct callstack *s, uint64_t time_ns)
+{
+    end_through(s, time_ns, FRAME_ENTRY);
 }
 
 void callstack_inherit(struct callstack *s, const uint32_t *fids, const uint8_t *synthetic,

@@ -35,7 +35,9 @@ struct frame {
     uint8_t excluded;           /* it or a frame below is an --exclude function */
     uint8_t printed;            /* the log's: its call line is out */
     uint8_t signal;             /* FRAME_SIGNAL: a signal's delivery ("<signal SIGALRM>"),
-                                   FRAME_HANDLER: its handler, entered by the delivery */
+                                   FRAME_HANDLER: its handler, entered by the delivery;
+                                   FRAME_ENTRY: a function entered by no traced call (an
+                                   ENTRY record: a thread's start routine) */
     uint8_t no_return;          /* a traced call (returns recorded) that had not returned when
                                    its thread's records end (exit, exec, a kill): it ends
                                    there, its duration a lower bound */
@@ -75,7 +77,7 @@ struct callstack {
                                    of its inherited frames until then are not recorded */
 };
 
-enum { FRAME_SIGNAL = 1, FRAME_HANDLER = 2 };
+enum { FRAME_SIGNAL = 1, FRAME_HANDLER = 2, FRAME_ENTRY = 3 };
 
 /* Whether the frame is a traced call of this thread (not a synthetic
  * or an inherited frame): the views count these as calls (a signal's
@@ -118,6 +120,11 @@ void callstack_signal(struct callstack *s, uint32_t sig, uint32_t handler,
 /* A SIGNAL_END record: the innermost signal's frame ends, and every
  * frame above it. */
 void callstack_signal_end(struct callstack *s, uint64_t time_ns);
+/* An ENTRY record: a frame for function `fid`, a call with no site. */
+void callstack_entry(struct callstack *s, uint32_t fid, const struct trace_event *e);
+/* An ENTRY_END record: the innermost entry's frame ends, and every
+ * frame above it. */
+void callstack_entry_end(struct callstack *s, uint64_t time_ns);
 /* One event of the thread (the caller and callee looked up). */
 static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
                                   const struct trace_event *e)
@@ -130,8 +137,12 @@ static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
     else if (e->kind == TRACE_SIGNAL)
         callstack_signal(s, trace_funcs_signal(tf, s->t, e->site),
                          trace_funcs_at_runtime(tf, e->target), e);
-    else
+    else if (e->kind == TRACE_SIGNAL_END)
         callstack_signal_end(s, e->time_ns);
+    else if (e->kind == TRACE_ENTRY)
+        callstack_entry(s, trace_funcs_at_runtime(tf, e->target), e);
+    else
+        callstack_entry_end(s, e->time_ns);
 }
 /* Recording went off (LITIFUT_SIGNAL, LITIFUT_STOP_AT, ...) before an
  * event at `ns`: without return records the frames open then end then

@@ -240,13 +240,14 @@ static uint32_t import_func(struct trace_funcs *tf, struct object *o, struct fun
 
 /* NAME if `symbol` is the tracer's __wrap_NAME in instrumented object
  * `o`, else NULL: the functions the wrapper wraps (lib/arch.h,
- * arch_common_wrapped and the arch's own), whose calls go to the
+ * arch_common_wrapped, arch_entry_wrapped and the arch's own), whose calls go to the
  * tracer's __wrap_NAME, which goes on to NAME (__real_NAME). */
 static const char *wrapped_name(const struct object *o, const char *symbol)
 {
     if (!o->program || strncmp(symbol, "__wrap_", 7) != 0)
         return NULL;
-    const char *const *lists[] = { arch_common_wrapped, o->program->arch->wrapped };
+    const char *const *lists[] = { arch_common_wrapped, arch_entry_wrapped,
+                                   o->program->arch->wrapped };
     for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
         for (const char *const *f = lists[l]; f && *f; f++)
             if (strcmp(symbol + 7, *f) == 0)

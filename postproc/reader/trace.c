@@ -171,9 +171,9 @@ static int check_exe(const struct reader *r, const struct litifut_trace_header *
 /* Fields without which nothing can be read: each is an error. */
 static int check_layout(const struct reader *r, const struct litifut_trace_header *h)
 {
-    if (h->version != LITIFUT_TRACE_VERSION && h->version != 4)
+    if (h->version < 4 || h->version > LITIFUT_TRACE_VERSION)
         return error("%s: trace format version %" PRIu32 " (%s litifut's tracer); this "
-                     "post-processor reads versions 4 and %u", r->t->path, h->version,
+                     "post-processor reads versions 4 to %u", r->t->path, h->version,
                      h->version < LITIFUT_TRACE_VERSION ? "an older" : "a newer",
                      LITIFUT_TRACE_VERSION);
     if (!arch_by_trace_arch(h->arch))
@@ -554,8 +554,10 @@ static int control_word_ok(const struct trace_file *t, uint32_t w)
         return n >= LITIFUT_CHUNK_REC_WORDS && (n - LITIFUT_CHUNK_REC_WORDS) % addr_words(t) == 0;
     case LITIFUT_REC_SITE_ADDR:
     case LITIFUT_REC_SIGNAL:
+    case LITIFUT_REC_ENTRY:
         return n == 1 + addr_words(t);
     case LITIFUT_REC_SIGNAL_END:
+    case LITIFUT_REC_ENTRY_END:
         return n == 0;
     case LITIFUT_REC_FROZEN:
         return n == LITIFUT_FROZEN_REC_WORDS;
@@ -735,14 +737,22 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint6
         break;
     case LITIFUT_REC_SIGNAL:
     case LITIFUT_REC_SIGNAL_END:
+    case LITIFUT_REC_ENTRY:
+    case LITIFUT_REC_ENTRY_END:
         w->last_ns = clock_ns(r->t, &w->clock);
         w->rec_end = (uint32_t)(pos + 4 + 4 * n) / 4;
         if (!w->first_event++)
             w->first_site = ~0u;
+        if (LITIFUT_REC_TYPE(cw) == LITIFUT_REC_ENTRY && !w->c)
+            r->t->entries++;
         if (w->c) {
-            int end = LITIFUT_REC_TYPE(cw) == LITIFUT_REC_SIGNAL_END;
-            struct trace_event *e = new_event(w, end ? TRACE_SIGNAL_END : TRACE_SIGNAL, w->last_ns);
-            if (!end) {
+            static const enum trace_event_kind kinds[] = {
+                [LITIFUT_REC_SIGNAL] = TRACE_SIGNAL, [LITIFUT_REC_SIGNAL_END] = TRACE_SIGNAL_END,
+                [LITIFUT_REC_ENTRY] = TRACE_ENTRY, [LITIFUT_REC_ENTRY_END] = TRACE_ENTRY_END,
+            };
+            enum trace_event_kind kind = kinds[LITIFUT_REC_TYPE(cw)];
+            struct trace_event *e = new_event(w, kind, w->last_ns);
+            if (kind == TRACE_SIGNAL || kind == TRACE_ENTRY) {
                 e->site = word(r, pos + 4) & 0xffu;
                 e->target = addr_at(r, pos + 8);
             }
@@ -1499,7 +1509,7 @@ int trace_peek(const char *path, struct trace_peek *out)
     struct reader r = { .data = h, .size = sizeof h, .big = endian == LITIFUT_BIG_ENDIAN, .t = &t };
     struct litifut_trace_header hd;
     decode_header(&r, &hd);
-    if (hd.version != LITIFUT_TRACE_VERSION || hd.pid == 0 || hd.pid > PID_MAX_LIMIT)
+    if (hd.version < 5 || hd.version > LITIFUT_TRACE_VERSION || hd.pid == 0 || hd.pid > PID_MAX_LIMIT)
         return -1;
     const char *why;
     out->pid = hd.pid;

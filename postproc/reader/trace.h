@@ -22,6 +22,9 @@ enum trace_event_kind {
     TRACE_SIGNAL,               /* a signal handler entered: site is the signal's number
                                    (0: not known), target the handler (runtime) */
     TRACE_SIGNAL_END,           /* the innermost signal handler returned */
+    TRACE_ENTRY,                /* a function entered by no traced call: site is how
+                                   (LITIFUT_ENTRY_*), target the function (runtime) */
+    TRACE_ENTRY_END,            /* the innermost entry returned */
 };
 
 struct trace_event {
@@ -177,6 +180,7 @@ struct trace_file {
     uint64_t first_mark[2], last_mark[2];   /* TIME records (ticks, ns): earliest, latest */
     uint64_t n_time_marks;
     uint64_t own_ns, n_own;             /* OWN_TIME records: the tracer's own time, added up */
+    uint64_t entries;                   /* ENTRY records */
     uint64_t size;                      /* of the file */
     size_t *with_sites;                 /* indices of the objects with sites (by base) */
     size_t n_with_sites;

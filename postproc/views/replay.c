@@ -218,7 +218,8 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
     }
 }
 
-/* "caller -> callee", or "(untraced) -> callee" for a synthetic frame. */
+/* "caller -> callee", or "(untraced) -> callee" for a synthetic frame,
+ * "(thread) -> callee" for a thread's start routine at its root. */
 static void print_call(struct replay *r, const struct callstack *s, const struct frame *f)
 {
     struct outbuf *ob = &r->ob;
@@ -228,7 +229,9 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
         ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
         return;
     }
-    if (f->synthetic || !below)         /* (an emulator sees every call: a jump entered it) */
+    if (f->signal == FRAME_ENTRY && f->call.site == LITIFUT_ENTRY_THREAD && !below)
+        ob_str(ob, "(thread)");         /* its start routine */
+    else if (f->synthetic || !below)    /* (an emulator sees every call: a jump entered it) */
         ob_str(ob, trace_is_emulated(r->v.trace->t) ? "(jump)" : "(untraced)");
     else
         ob_mem(ob, ft->v[below->fid].name, ft->v[below->fid].name_len);

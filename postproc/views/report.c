@@ -52,7 +52,9 @@
  *         while the tracer worked for their thread (history says so
  *         too); sites and db_bytes count every object's (DB
  *         bytes: of the objects that could be loaded); objects is how
- *         many there are; untraced counts the call instructions in
+ *         many there are; entries the functions entered by no
+ *         traced call that the trace records (ENTRY records: thread
+ *         start routines); untraced counts the call instructions in
  *         the objects' code that the link left untraced (a Thumb
  *         16-bit blx rM, ARM blx lr, ...: its summary's count and
  *         untraced.tsv's; program.c), the crt objects' and the
@@ -310,7 +312,7 @@ static char *budget_text(const struct trace_file *t)
 static const char *const info_keys[] = {
     "trace", "exe", "pid", "arch", "endian", "load_bias", "chunk_size", "time_every", "clock",
     "clock_hz", "clock_read_ns", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
-    "threads", "calls", "record_bytes", "own_time", "db_bytes", "bridge", "build_id", "objects",
+    "threads", "calls", "entries", "record_bytes", "own_time", "db_bytes", "bridge", "build_id", "objects",
     "untraced", "ring", "history", "snapshot", "source", "signals_unrecorded",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
@@ -410,6 +412,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = xasprintf("%" PRIu64, sites);
     v[k++] = xasprintf("%zu", t->n_threads);
     v[k++] = xasprintf("%" PRIu64, t->n_calls);
+    v[k++] = xasprintf("%" PRIu64, t->entries);
     v[k++] = xasprintf("%" PRIu64, t->record_bytes);
     v[k++] = xasprintf("%" PRIu64 " ns in %" PRIu64 " new chunk%s", t->own_ns, t->n_own,
                        t->n_own == 1 ? "" : "s");

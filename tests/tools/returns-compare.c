@@ -199,14 +199,15 @@ static void read_trace(struct trace_file *t, size_t i, const struct program_set 
                 callstack_feed(&s, tf, e);
             continue;
         }
-        /* a signal's handler is no call (the oracle sees none): a mark
-         * on the open calls, closed by its SIGNAL_END or by a RETURN */
-        if (e->kind == TRACE_SIGNAL) {
+        /* a signal's handler, an entry (a thread's start routine), is no
+         * call at a rewritten site (the oracle sees none): a mark on the
+         * open calls, closed by its END record or by a RETURN */
+        if (e->kind == TRACE_SIGNAL || e->kind == TRACE_ENTRY) {
             push_open(q, SIGNAL_MARK);
             continue;
         }
-        if (e->kind == TRACE_RETURN || e->kind == TRACE_SIGNAL_END) {
-            int end = e->kind == TRACE_SIGNAL_END;
+        if (e->kind == TRACE_RETURN || e->kind == TRACE_SIGNAL_END || e->kind == TRACE_ENTRY_END) {
+            int end = e->kind != TRACE_RETURN;
             while (q->n_open) {
                 uint32_t site = q->open[--q->n_open];
                 if (site == SIGNAL_MARK)

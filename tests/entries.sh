@@ -1,0 +1,84 @@
+# Entries: functions entered by no call at a rewritten site are calls
+# in every view, in their real place in the tree: thread start routines,
+# comparators, exit handlers (tests/progs/entries.c: three threads, one after the other,
+# each spinning 30 ms in worker(); a thread-specific value's destructor
+# calls after_worker() once worker() has returned).  Per arch, pie and
+# static:
+#   - the trace equals the oracle's calls and tree (check_traced);
+#   - worker is 3 calls (--summary), and after_worker is never worker's
+#     callee (--graph: the destructor runs after the routine returned);
+#   - pie (the C library outside the program: the tracer's entry,
+#     stub/events.c): the log has "(thread) -> worker {" 3 times, and
+#     --info entries=3; static (the C library's start_thread
+#     instrumented): its call, and no entry;
+#   - worker's total time (--profile) is the threads' own clocks' sum
+#     (durations.txt), within 5% and 2 ms per thread (the clock reads
+#     and entering the routine, inside the frame, outside its clock);
+#   - pie: the comparators of qsort, bsearch and qsort_r, which make no
+#     call, are as many calls as the program counted, inside those
+#     functions (--graph), and (glibc) the atexit and on_exit handlers
+#     one call each, inside exit.
+
+entries_case() {    # entries_case ARCH MODE
+    set_arch "$1"
+    local mode=$2 name=entries/$1/$2 d=$WORK/build/entries/$1-$2
+    mkdir -p "$d"
+    if ! build_pair "$d" entries.c "$mode" 2> "$d/build.err"; then
+        fail "$name: build: $(head -c 300 "$d/build.err")"
+        return
+    fi
+    check_traced "$name" "$d/plain" "$d/prog"
+    local r=$WORK/runs/$name/traced calls graph log info_entries
+    info_entries=$(sed -n 's/^entries=//p' "$WORK/runs/$name/info")
+    calls=$("$BIN/litifut-postproc" --summary --format=tsv "$r" 2> "$r/pp.err" |
+            awk -F '\t' '$2 == "worker" { print $1 }')
+    graph=$("$BIN/litifut-postproc" --graph --format=tsv "$r" 2>> "$r/pp.err")
+    log=$("$BIN/litifut-postproc" "$r" 2>> "$r/pp.err")
+    local starts=0 want='(thread) -> worker {' entries=$info_entries
+    [ "$mode" = static ] && want='start_thread -> worker {' entries=0
+    [ "${LIBC:-glibc}" = musl ] && [ "$mode" = static ] && want='start -> worker {'
+    starts=$(grep -cF -- "$want" <<< "$log")
+    check "$name: worker is 3 calls (--summary: ${calls:-none}), each at its thread's root ($starts times \"$want\"; --info entries=$info_entries)" \
+        eval '[ ! -s "$r/pp.err" ] && [ "$calls" = 3 ] && [ "$starts" = 3 ] && [ "$info_entries" = $entries ]'
+    check "$name: after_worker, called by a TSD destructor after worker returned, is no callee of worker" \
+        eval '! awk -F "\t" "\$1 == \"worker\" && \$3 == \"after_worker\" { bad = 1 } END { exit !bad }" <<< "$graph" &&
+              awk -F "\t" "\$3 == \"after_worker\" { found = 1 } END { exit !found }" <<< "$graph"'
+    [ "$mode" = pie ] && entries_callbacks "$name" "$r" "$graph" "$info_entries"
+    local total want_ns
+    total=$("$BIN/litifut-postproc" --profile --format=tsv "$r" 2> /dev/null |
+            awk -F '\t' '$8 == "worker" { print $2 }')
+    want_ns=$(paste -sd+ "$r/durations.txt" 2> /dev/null | bc)
+    check "$name: worker's total time ${total:-none} ns, the threads' own clocks ${want_ns:-none} ns" \
+        eval '[ -n "$total" ] && [ -n "$want_ns" ] &&
+              awk -v t="$total" -v w="$want_ns" "BEGIN { d = t - w; if (d < 0) d = -d; exit !(d <= w * 0.05 + 6000000) }"'
+}
+
+# entries_callbacks NAME RUN GRAPH: a PIE's comparators and exit
+# handlers, called by the shared C library through the tracer's entries
+entries_callbacks() {
+    local name=$1 r=$2 graph=$3 info_entries=$4 summary cmp cmp_r search handlers=0
+    read -r cmp search cmp_r < <(sed -n 's/^qsort: \([0-9]*\) comparisons, bsearch: \([0-9]*\) .*, qsort_r: \([0-9]*\) .*/\1 \2 \3/p' "$r/out")
+    summary=$("$BIN/litifut-postproc" --summary --format=tsv "$r" 2> /dev/null)
+    local got
+    got=$(for f in by_value search_key by_value_r; do
+              awk -F '\t' -v f=$f '$2 == f { n = $1 } END { printf "%d ", n }' <<< "$summary"; done)
+    check "$name: comparators that make no call: $got calls (the program counted $cmp $search $cmp_r), inside qsort, bsearch and qsort_r" \
+        eval '[ -n "$cmp" ] && [ "$got" = "$cmp $search $cmp_r " ] &&
+              awk -F "\t" -v n="$cmp" "\$1 == \"qsort\" && \$3 == \"by_value\" && \$5 == n { ok = 1 } END { exit !ok }" <<< "$graph" &&
+              awk -F "\t" -v n="$cmp_r" "\$1 == \"qsort_r\" && \$3 == \"by_value_r\" && \$5 == n { ok = 1 } END { exit !ok }" <<< "$graph"'
+    if [ "${LIBC:-glibc}" = glibc ]; then   # (musl's atexit calls no __cxa_atexit the link sees; no on_exit)
+        handlers=2
+        check "$name: the atexit and on_exit handlers: one call each, inside exit" \
+            eval 'awk -F "\t" "\$1 == \"exit\" && (\$3 == \"at_exit_handler\" || \$3 == \"on_exit_handler\") && \$5 == 1 { n++ } END { exit n != 2 }" <<< "$graph"'
+    fi
+    local want=$((3 + ${cmp:-0} + ${search:-0} + ${cmp_r:-0} + handlers))
+    check "$name: --info entries=$info_entries: the thread starts, comparator calls and exit handlers ($want)" \
+        [ "$info_entries" = "$want" ]
+}
+
+test_entries() {
+    local arch mode
+    for arch in $ARCHES; do
+        for mode in pie static; do echo "$arch $mode"; done
+    done | parallel entries_case
+}

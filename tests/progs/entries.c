@@ -1,0 +1,152 @@
+/*
+ * entries.c - functions entered by no call the tracer sees at a
+ * rewritten site: thread start routines, comparators and exit handlers,
+ * called by the C library.
+ *
+ * NTHREADS threads run worker(), one after the other.  worker() does
+ * ROUNDS rounds of work, calling leaf() after each, and sets a
+ * thread-specific value whose destructor, run by the C library after
+ * worker() returned, calls after_worker() and then parks the thread
+ * for good (pause): main waits for that (a flag, no call), then starts
+ * the next thread, and exits with them all parked.  No thread exits
+ * and main joins none, so a static program's C library takes the same
+ * paths in every run (an exiting thread, a join that waits or not,
+ * would change its calls).  worker() times itself from its first
+ * statement to its last and main writes the nanoseconds, one line per
+ * thread, to durations.txt in the current directory (its time is no
+ * output: stdout stays the same from run to run).
+ *
+ * Then qsort, qsort_r and bsearch (through a pointer: glibc inlines it)
+ * call comparators that make no call and count themselves, and exit
+ * runs an atexit and (glibc) an on_exit handler; stdout says how many
+ * times each comparator ran and which handlers were registered.  Exit
+ * status 0.
+ */
+#define _GNU_SOURCE            /* qsort_r */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+#define NTHREADS 3
+#define ROUNDS 1000
+
+static pthread_key_t key;
+static volatile unsigned sink;
+static long long durations[NTHREADS];
+static volatile int parked[NTHREADS];
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+NOINLINE void leaf(unsigned x)
+{
+    sink += x;
+}
+
+NOINLINE void after_worker(int index)
+{
+    leaf((unsigned)index);
+}
+
+NOINLINE void destructor(void *value)
+{
+    int index = (int)(long)value - 1;
+    after_worker(index);
+    parked[index] = 1;
+    for (;;)
+        pause();
+}
+
+NOINLINE void *worker(void *arg)
+{
+    long long start = now_ns();
+    int index = (int)(long)arg;
+    unsigned rounds = 0;
+    pthread_setspecific(key, (void *)(long)(index + 1));
+    while (rounds < ROUNDS) {
+        for (unsigned i = 0; i < 20000; i++)
+            sink += i ^ rounds;
+        leaf(rounds++);
+    }
+    durations[index] = now_ns() - start;
+    return (void *)(long)(rounds > 0);
+}
+
+static int compare_calls, compare_r_calls, search_calls;
+
+NOINLINE int by_value(const void *a, const void *b)
+{
+    compare_calls++;
+    return *(const int *)a - *(const int *)b;
+}
+
+NOINLINE int by_value_r(const void *a, const void *b, void *sign)
+{
+    compare_r_calls++;
+    return *(const int *)sign * (*(const int *)a - *(const int *)b);
+}
+
+NOINLINE int search_key(const void *key, const void *item)
+{
+    search_calls++;
+    return *(const int *)key - *(const int *)item;
+}
+
+NOINLINE void at_exit_handler(void)
+{
+    leaf(7);
+}
+
+#ifdef __GLIBC__
+NOINLINE void on_exit_handler(int status, void *arg)
+{
+    leaf((unsigned)status + (unsigned)(long)arg);
+}
+#endif
+
+static void callbacks(void)
+{
+    int v[] = { 9, 3, 7, 1, 8, 2, 6, 4, 5, 0, 11, 10 }, n = sizeof v / sizeof v[0], down = -1;
+    void *(*volatile search)(const void *, const void *, size_t, size_t,
+                             int (*)(const void *, const void *)) = bsearch;
+    qsort(v, n, sizeof v[0], by_value);
+    int key = 8, *found = search(&key, v, n, sizeof v[0], search_key);
+    qsort_r(v, n, sizeof v[0], by_value_r, &down);
+    printf("qsort: %d comparisons, bsearch: %d (found %d), qsort_r: %d (first %d)\n",
+           compare_calls, search_calls, found ? *found : -1, compare_r_calls, v[0]);
+    atexit(at_exit_handler);
+#ifdef __GLIBC__
+    on_exit(on_exit_handler, (void *)3L);
+    printf("exit handlers: atexit, on_exit\n");
+#else
+    printf("exit handlers: atexit\n");
+#endif
+}
+
+int main(void)
+{
+    pthread_key_create(&key, destructor);
+    for (int i = 0; i < NTHREADS; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, worker, (void *)(long)i) != 0)
+            return 1;
+        while (!parked[i])
+            ;
+    }
+    FILE *f = fopen("durations.txt", "w");
+    if (!f)
+        return 1;
+    for (int i = 0; i < NTHREADS; i++)
+        fprintf(f, "%lld\n", durations[i]);
+    fclose(f);
+    printf("%d threads ran, each to its destructor\n", NTHREADS);
+    callbacks();
+    exit(0);
+}
