@@ -25,12 +25,14 @@
  * start's in a page of its own, which the new thread unmaps; an exit
  * handler's in a block of the process's that lives to the end.  With
  * nothing recorded in this process, or no room, a call goes straight to
- * the C library.
+ * the C library; so does, in a library's copy, a thread start or an exit
+ * handler of another object's (own_function).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <elf.h>
 #include <sys/mman.h>
 #include "tracer-arch.h"
 #include "tracer.h"
@@ -62,6 +64,40 @@ static int recording(void)
     return thread_is_real(t) && !(t->busy == BUSY_SPAWN && (uint32_t)sys_getpid() != t->spawn_pid);
 }
 
+#ifdef LITIFUT_SHARED
+/* Whether `fn` is this object's own code.  A library's copy gives the
+ * entries that outlive the call (a thread start, an exit handler) only
+ * for its own functions: the library may be unloaded while a thread
+ * runs, or before exit, and its entry with it (its own function too,
+ * then: no change to the program's fate). */
+extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
+static int own_function(uintptr_t fn)
+{
+    if (!__ehdr_start)
+        return 0;
+    const ELF(Ehdr) *eh = (const ELF(Ehdr) *)__ehdr_start;
+    const ELF(Phdr) *ph = (const ELF(Phdr) *)(__ehdr_start + eh->e_phoff);
+    uintptr_t bias = 0, at = fn & ~(uintptr_t)1;        /* (the Thumb bit) */
+    int first = 1;
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD)
+            continue;
+        if (first)
+            bias = (uintptr_t)__ehdr_start - (uintptr_t)(ph[i].p_vaddr - ph[i].p_offset);
+        first = 0;
+        if ((ph[i].p_flags & PF_X) && at - (ph[i].p_vaddr + bias) < ph[i].p_memsz)
+            return 1;
+    }
+    return 0;
+}
+#else
+static int own_function(uintptr_t fn)
+{
+    (void)fn;
+    return 1;                       /* (the executable is never unloaded) */
+}
+#endif
+
 #define ENTER(fn, how) \
     struct signal_mark mark; \
     entry_enter(&mark, LITIFUT_REC_ENTRY, (how), (uintptr_t)(fn), FRAME_ADDRESS())
@@ -92,9 +128,10 @@ int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
 int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*start)(void *),
                           void *arg)
 {
-    if (!__real_pthread_create)
-        return EAGAIN;              /* (never: the program's plain link needed one) */
-    if (!recording())
+    if (!__real_pthread_create)     /* (never: a link that could lose it is not wrapped,
+                                       wrapper/instrument.c) */
+        return EAGAIN;
+    if (!recording() || !own_function((uintptr_t)start))
         return __real_pthread_create(th, attr, start, arg);
     struct thread_start *ts = sys_mmap(0, THREAD_START_BYTES, PROT_READ | PROT_WRITE,
                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -181,8 +218,8 @@ void __wrap_qsort_r(void *base, size_t n, size_t size, compare_r_t compare, void
 
 /* --- exit handlers ---
  * Each registration's function and argument in a block that lives as
- * long as the process: pages of the process's, taken under its lock
- * and never given back (a handler may run at any exit, and a C++
+ * long as the process: pages of this copy's, taken under the process's
+ * lock and never given back (a handler may run at any exit, and a C++
  * program registers one per static object). */
 
 struct exit_handler {
@@ -194,7 +231,8 @@ static struct exit_handler *exit_handler_new(uintptr_t fn, void *arg)
 {
     static struct exit_handler *next, *end;     /* (this copy's pages) */
     uint32_t mask[SIGSET_WORDS];
-    lock(mask);
+    if (!lock_unless_mine(mask))
+        return NULL;                /* (a fork handler of the program's, under the tracer's lock) */
     if (next == end) {
         struct exit_handler *page = sys_mmap(0, THREAD_START_BYTES, PROT_READ | PROT_WRITE,
                                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -226,7 +264,8 @@ int __wrap___cxa_atexit(void (*fn)(void *), void *arg, void *dso)
 {
     if (!__real___cxa_atexit)
         return -1;
-    struct exit_handler *h = recording() ? exit_handler_new((uintptr_t)fn, arg) : NULL;
+    struct exit_handler *h = recording() && own_function((uintptr_t)fn)
+                                 ? exit_handler_new((uintptr_t)fn, arg) : NULL;
     if (!h)
         return __real___cxa_atexit(fn, arg, dso);
     return __real___cxa_atexit(cxa_exit_entry, h, dso);
@@ -246,7 +285,8 @@ int __wrap_on_exit(void (*fn)(int, void *), void *arg)
 {
     if (!__real_on_exit)
         return -1;
-    struct exit_handler *h = recording() ? exit_handler_new((uintptr_t)fn, arg) : NULL;
+    struct exit_handler *h = recording() && own_function((uintptr_t)fn)
+                                 ? exit_handler_new((uintptr_t)fn, arg) : NULL;
     if (!h)
         return __real_on_exit(fn, arg);
     return __real_on_exit(on_exit_entry, h);

@@ -490,6 +490,7 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
         struct shadow_entry *shadow = self->shadow, *shadow_top = self->shadow_top,
                             *shadow_end = self->shadow_end;
         uint32_t set_aside = self->set_aside;
+        uintptr_t callback = self->callback;    /* (a fork inside a comparator: entries.c) */
         /* the child's history branches off here (the trace header) */
         struct litifut_process *p = litifut_copy.proc;
         p->fork_from[0] = p->pid;
@@ -514,6 +515,7 @@ struct litifut_thread *pool_after_fork_child(uintptr_t tp)
         self->shadow_top = shadow_top;
         self->shadow_end = shadow_end;
         self->set_aside = set_aside;
+        self->callback = callback;
         self->busy = busy;
         self->tp = tp;
         self->tid = (uint32_t)sys_gettid();

@@ -76,9 +76,32 @@ entries_callbacks() {
         [ "$info_entries" = "$want" ]
 }
 
+# entries_libpthread ARCH: a libpthread.a that defines pthread_create in
+# the link's folders (a C library whose libpthread is its own) with
+# Debian's --as-needed: pthread_create is not wrapped (the tracer's weak
+# reference would not keep the library); without it, it is
+entries_libpthread() {
+    set_arch "$1"
+    local d=$WORK/build/entries/$1-libpthread name=entries/$1/own-libpthread
+    mkdir -p "$d/lib"
+    printf 'int pthread_create(void) { return 0; }\n' > "$d/p.c"
+    "$TCC" -c -o "$d/p.o" "$d/p.c" && "$TRIPLE-ar" rcs "$d/lib/libpthread.a" "$d/p.o" &&
+        LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -pthread -L"$d/lib" \
+            -o "$d/own" "$ROOT/tests/progs/entries.c" &&
+        LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -O2 -pthread \
+            -o "$d/shared" "$ROOT/tests/progs/entries.c" 2> "$d/build.err"
+    check "$name: pthread_create not wrapped with --as-needed and a libpthread.a of its own; wrapped without" \
+        eval 'grep -q -- "--as-needed" "$d/own.litifut/pass1.args" &&
+              ! grep -q -- "--wrap=pthread_create" "$d/own.litifut/pass1.args" &&
+              grep -q -- "--wrap=pthread_create" "$d/shared.litifut/pass1.args"'
+}
+
 test_entries() {
     local arch mode
     for arch in $ARCHES; do
         for mode in pie static; do echo "$arch $mode"; done
     done | parallel entries_case
+    if [ "${LIBC:-glibc}" = glibc ]; then
+        entries_libpthread "$(folder_arches | head -1)"
+    fi
 }

@@ -512,6 +512,20 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
      * arch.h): the C library's code that calls back is linked in and
      * instrumented, its call of the program's function traced as any
      * call; the tracer's entries are for a C library outside the output. */
+    /* And pthread_create where it may lie in a libpthread of its own
+     * (glibc before 2.34, a uClibc-ng built so: its libpthread.a in the
+     * link's folders defines it, or there is none there) and --as-needed
+     * is given (Debian's gcc gives it): the tracer's weak
+     * __real_pthread_create is then the only reference to it, so that
+     * library would be dropped, and no thread could start. */
+    int as_needed = 0;
+    for (int i = 0; i < la->args.n; i++)
+        as_needed |= strcmp(la->args.v[i], "--as-needed") == 0 ||
+                     strcmp(la->args.v[i], "-as-needed") == 0;
+    if (as_needed && link_c_library(la, tc->triple) != C_LIBRARY_MUSL &&
+        archive_in_folders_defines(la, "pthread", "pthread_create") != 0)
+        for (size_t f = 0; f < n_wrapped; f++)
+            w.ask_for[f] |= strcmp(w.wrapped[f], "pthread_create") == 0;
     for (size_t f = 0; f < n_wrapped;) {
         int entry = 0;
         for (const char *const *e = arch_entry_wrapped; *e; e++)

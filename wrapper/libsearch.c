@@ -118,21 +118,52 @@ static int ends_with(const char *s, const char *tail)
     return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
+/* The link's -L folders (every -L counts for every -l), as ld reads
+ * them; *n_dirs of them.  free_dirs() frees them. */
+static char **link_dirs(const struct link_args *la, int *n_dirs)
+{
+    char *const *v = la->args.v;
+    int n = la->args.n;
+    const char *sysroot = NULL;
+    char **dirs = xcalloc((size_t)n + 1, sizeof *dirs);
+    *n_dirs = 0;
+    for (int i = 0; i < n; i++)
+        if (!la->input[i] && strncmp(v[i], "--sysroot=", 10) == 0)
+            sysroot = v[i] + 10;
+    for (int i = 0; i < n; i++) {
+        const char *val;
+        if (!la->input[i] && (val = option_value(v, n, &i, 'L', "library-path")))
+            dirs[(*n_dirs)++] = search_dir(val, sysroot);
+    }
+    return dirs;
+}
+
+static void free_dirs(char **dirs, int n_dirs)
+{
+    for (int d = 0; d < n_dirs; d++)
+        free(dirs[d]);
+    free(dirs);
+}
+
+int archive_in_folders_defines(const struct link_args *la, const char *lib, const char *name)
+{
+    int n_dirs;
+    char **dirs = link_dirs(la, &n_dirs);
+    char *path = find_library(lib, 1, dirs, n_dirs);
+    const char *names[] = { name, NULL };
+    unsigned char defined[1] = { 0 };
+    int rc = path && archive_defines(path, names, defined) > 0 ? defined[0] : -1;
+    free(path);
+    free_dirs(dirs, n_dirs);
+    return rc;
+}
+
 int static_link_defines(const struct link_args *la, const char *const *names,
                         unsigned char *defined)
 {
     char *const *v = la->args.v;
-    int n = la->args.n, n_dirs = 0, complete = 1;
-    const char *sysroot = NULL;
-    char **dirs = xcalloc((size_t)n + 1, sizeof *dirs);
-    for (int i = 0; i < n; i++)
-        if (!la->input[i] && strncmp(v[i], "--sysroot=", 10) == 0)
-            sysroot = v[i] + 10;
-    for (int i = 0; i < n; i++) {          /* every -L counts for every -l */
-        const char *val;
-        if (!la->input[i] && (val = option_value(v, n, &i, 'L', "library-path")))
-            dirs[n_dirs++] = search_dir(val, sysroot);
-    }
+    int n = la->args.n, n_dirs, complete = 1;
+    char **dirs = link_dirs(la, &n_dirs);
     int is_static = 0;
     for (int i = 0; i < n; i++) {
         const char *a = v[i], *lib;
@@ -155,9 +186,7 @@ int static_link_defines(const struct link_args *la, const char *const *names,
             /* (seen above) */
         }
     }
-    for (int d = 0; d < n_dirs; d++)
-        free(dirs[d]);
-    free(dirs);
+    free_dirs(dirs, n_dirs);
     return complete ? 0 : -1;
 }
 

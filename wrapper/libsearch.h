@@ -12,6 +12,10 @@
 int static_link_defines(const struct link_args *la, const char *const *names,
                         unsigned char *defined);
 
+/* Whether lib<lib>.a in the link's -L folders defines `name` (its
+ * symbol index): 1, 0, or -1 if there is none there. */
+int archive_in_folders_defines(const struct link_args *la, const char *lib, const char *name);
+
 enum c_library { C_LIBRARY_GLIBC, C_LIBRARY_MUSL, C_LIBRARY_UCLIBC };
 
 /* The C library a link is for: by its dynamic linker's name

@@ -221,8 +221,8 @@ static int pops_lr(const struct thumb_insn *i)
 enum jump_idiom { JUMP_UNKNOWN, JUMP_TAIL, JUMP_OFFSET_TABLE };
 
 /*
- * What a Thumb bx rM (rM not lr) at `at` does, from the instructions
- * right before it (sc->recent):
+ * What a Thumb bx rM (rM not lr, not in an IT block) at `at` does, from
+ * the instructions right before it (sc->recent):
  * - JUMP_TAIL, a sibling call: lr was just restored from the stack
  *   (pop.w {..., lr}, or ldr.w lr, [sp, #N] then add sp, #N).  GCC
  *   restores lr only in an epilogue; a function that made a call and
@@ -320,7 +320,7 @@ static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, u
     }
     if (is_computed_jump(insn)) {
         uint32_t table = 0;
-        enum jump_idiom idiom = insn->id == ARM_INS_BX && insn->size == 2
+        enum jump_idiom idiom = insn->id == ARM_INS_BX && insn->size == 2 && !sc->it_left
                                     ? jump_idiom(sc, (uint32_t)insn->address, w >> 3 & 15, &table)
                                     : JUMP_UNKNOWN;
         if (idiom == JUMP_OFFSET_TABLE)

@@ -395,7 +395,14 @@ void callstack_signal_end(struct callstack *s, uint64_t time_ns)
 
 void callstack_entry(struct callstack *s, uint32_t fid, const struct trace_event *e)
 {
-    push(s, fid, now(s, e->time_ns), e, FRAME_ENTRY_CALL);
+    uint64_t t = now(s, e->time_ns);
+    /* without return records the frames above the C library function
+     * that called it back may have returned: found as a call's caller
+     * entered without a traced call is (with them, the top is it) */
+    if (!(s->t->header.flags & LITIFUT_TRACE_RETURNS))
+        for (uint32_t k = entered_from(s, fid, 0); s->n > k;)
+            pop(s, t);
+    push(s, fid, t, e, FRAME_ENTRY_CALL);
 }
 
 void callstack_entry_end(struct callstack *s, uint64_t time_ns)

@@ -37,7 +37,8 @@ struct frame {
     uint8_t signal;             /* FRAME_SIGNAL: a signal's delivery ("<signal SIGALRM>"),
                                    FRAME_HANDLER: its handler, entered by the delivery;
                                    FRAME_ENTRY: a function entered by no traced call (an
-                                   ENTRY record: a thread's start routine) */
+                                   ENTRY record: a thread's start routine, a callback of
+                                   the C library's) */
     uint8_t no_return;          /* a traced call (returns recorded) that had not returned when
                                    its thread's records end (exit, exec, a kill): it ends
                                    there, its duration a lower bound */

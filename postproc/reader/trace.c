@@ -554,11 +554,13 @@ static int control_word_ok(const struct trace_file *t, uint32_t w)
         return n >= LITIFUT_CHUNK_REC_WORDS && (n - LITIFUT_CHUNK_REC_WORDS) % addr_words(t) == 0;
     case LITIFUT_REC_SITE_ADDR:
     case LITIFUT_REC_SIGNAL:
-    case LITIFUT_REC_ENTRY:
         return n == 1 + addr_words(t);
     case LITIFUT_REC_SIGNAL_END:
-    case LITIFUT_REC_ENTRY_END:
         return n == 0;
+    case LITIFUT_REC_ENTRY:             /* (version 6) */
+        return n == 1 + addr_words(t) && t->header.version >= 6;
+    case LITIFUT_REC_ENTRY_END:
+        return n == 0 && t->header.version >= 6;
     case LITIFUT_REC_FROZEN:
         return n == LITIFUT_FROZEN_REC_WORDS;
     case LITIFUT_REC_OWN_TIME:

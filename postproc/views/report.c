@@ -54,7 +54,7 @@
  *         bytes: of the objects that could be loaded); objects is how
  *         many there are; entries the functions entered by no
  *         traced call that the trace records (ENTRY records: thread
- *         start routines); untraced counts the call instructions in
+ *         start routines, comparators, exit handlers); untraced counts the call instructions in
  *         the objects' code that the link left untraced (a Thumb
  *         16-bit blx rM, ARM blx lr, ...: its summary's count and
  *         untraced.tsv's; program.c), the crt objects' and the
