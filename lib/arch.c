@@ -25,7 +25,9 @@ const char *const arch_common_wrapped[] = {
 
 const char *const arch_entry_wrapped[] = {
     "pthread_create",                                   /* the start routine */
-    "qsort", "qsort_r", "bsearch",                      /* comparators */
+    "qsort", "qsort_r", "bsearch", "lfind", "lsearch",  /* comparators */
+    "tsearch", "tfind", "tdelete", "twalk",             /* ... and a tree's visitor */
+    "pthread_once", "dl_iterate_phdr",                  /* an init routine, a visitor */
     "__cxa_atexit", "on_exit",                          /* exit handlers (atexit: glibc's
                                                            calls __cxa_atexit) */
     NULL

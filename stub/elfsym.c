@@ -78,8 +78,14 @@ uintptr_t elf_symbol(uintptr_t base, const void *phdrs, unsigned phnum, const ch
 }
 
 /* dl_iterate_phdr is weak: a static program has no other objects (its
- * unwinder, if any, is linked in and found by weak references). */
+ * unwinder, if any, is linked in and found by weak references).  A
+ * link that wraps it (entries.c: the program's visitors) names the
+ * tracer's reference __wrap_dl_iterate_phdr too: the real one is then
+ * __real_dl_iterate_phdr, which the tracer calls, never its own entry. */
+typedef int (*phdr_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 extern int dl_iterate_phdr(int (*)(struct dl_phdr_info *, size_t, void *), void *)
+    __attribute__((weak));
+extern int __real_dl_iterate_phdr(int (*)(struct dl_phdr_info *, size_t, void *), void *)
     __attribute__((weak));
 
 struct lookup {
@@ -112,7 +118,8 @@ static int lookup_in(struct dl_phdr_info *info, size_t size, void *arg)
 uintptr_t loaded_symbol(const char *object, const char *name)
 {
     struct lookup l = { object, name, 0 };
-    if (dl_iterate_phdr)
-        dl_iterate_phdr(lookup_in, &l);
+    phdr_fn iterate = __real_dl_iterate_phdr ? __real_dl_iterate_phdr : dl_iterate_phdr;
+    if (iterate)
+        iterate(lookup_in, &l);
     return l.found;
 }

@@ -13,14 +13,16 @@
  *   pthread_create   the start routine (LITIFUT_ENTRY_THREAD), at its
  *                    thread's root, ending when it returns (before the
  *                    thread's TSD destructors);
- *   qsort, qsort_r, bsearch  each call of the comparator
- *                    (LITIFUT_ENTRY_CALLBACK), inside "qsort";
+ *   qsort, qsort_r, bsearch, lfind, lsearch, tsearch, tfind, tdelete,
+ *   twalk, pthread_once, dl_iterate_phdr  each call of the comparator,
+ *                    visitor or init routine (LITIFUT_ENTRY_CALLBACK),
+ *                    inside "qsort" and so on;
  *   __cxa_atexit, on_exit  each exit handler and C++ static destructor
  *                    (glibc's atexit calls __cxa_atexit), inside "exit".
  * What an entry needs beside the function goes where it can be found
- * without malloc (the C library's may be traced): the comparator of
- * qsort and bsearch, which pass no context, in the calling thread's
- * state (struct litifut_thread.callback, the innermost one: a nested
+ * without malloc (the C library's may be traced): a function the C
+ * library calls with no context (qsort's comparator, twalk's visitor),
+ * in the calling thread's state (struct litifut_thread.callback, the innermost one: a nested
  * or signal handler's qsort saves and puts back the outer's); a thread
  * start's in a page of its own, which the new thread unmaps; an exit
  * handler's in a block of the process's that lives to the end.  With
@@ -29,7 +31,9 @@
  * handler of another object's (own_function).
  */
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
+#include <search.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <elf.h>
@@ -50,6 +54,18 @@ extern void __real_qsort_r(void *, size_t, size_t, compare_r_t, void *) __attrib
 extern void *__real_bsearch(const void *, const void *, size_t, size_t, compare_t)
     __attribute__((weak));
 extern int __real___cxa_atexit(void (*)(void *), void *, void *) __attribute__((weak));
+typedef void (*walk_t)(const void *, VISIT, int);
+typedef int (*phdr_visit_t)(struct dl_phdr_info *, size_t, void *);
+extern int __real_pthread_once(pthread_once_t *, void (*)(void)) __attribute__((weak));
+extern void *__real_tsearch(const void *, void **, compare_t) __attribute__((weak));
+extern void *__real_tfind(const void *, void *const *, compare_t) __attribute__((weak));
+extern void *__real_tdelete(const void *, void **, compare_t) __attribute__((weak));
+extern void __real_twalk(const void *, walk_t) __attribute__((weak));
+extern void *__real_lfind(const void *, const void *, size_t *, size_t, compare_t)
+    __attribute__((weak));
+extern void *__real_lsearch(const void *, void *, size_t *, size_t, compare_t)
+    __attribute__((weak));
+extern int __real_dl_iterate_phdr(phdr_visit_t, void *) __attribute__((weak));
 extern int __real_on_exit(void (*)(int, void *), void *) __attribute__((weak));
 
 /* Whether this process records entries now (else: straight through). */
@@ -145,7 +161,26 @@ int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
     return r;
 }
 
-/* --- comparators --- */
+/* --- callbacks with no context: the thread's innermost one --- */
+
+/* Sets the thread's callback to `fn` for a call of the C library's,
+ * giving back the outer one, which callback_done() puts back; 0 and
+ * nothing set if this process records no entries (then the call goes
+ * straight through). */
+static int callback_begin(uintptr_t fn, uintptr_t *outer)
+{
+    if (!recording())
+        return 0;
+    struct litifut_thread *t = thread_self();
+    *outer = t->callback;
+    t->callback = fn;
+    return 1;
+}
+
+static void callback_done(uintptr_t outer)
+{
+    thread_self()->callback = outer;
+}
 
 static int compare_entry(const void *a, const void *b)
 {
@@ -156,20 +191,25 @@ static int compare_entry(const void *a, const void *b)
     return r;
 }
 
+/* `call` with the comparator through compare_entry, or as given. */
+#define WITH_COMPARE(compare, call_with) \
+    do { \
+        uintptr_t outer; \
+        if (!callback_begin((uintptr_t)(compare), &outer)) { \
+            compare_t cmp_ = (compare); \
+            call_with; \
+        } else { \
+            compare_t cmp_ = compare_entry; \
+            call_with; \
+            callback_done(outer); \
+        } \
+    } while (0)
+
 void __wrap_qsort(void *base, size_t n, size_t size, compare_t compare);
 void __wrap_qsort(void *base, size_t n, size_t size, compare_t compare)
 {
-    if (!__real_qsort)
-        return;
-    if (!recording()) {
-        __real_qsort(base, n, size, compare);
-        return;
-    }
-    struct litifut_thread *t = thread_self();
-    uintptr_t outer = t->callback;
-    t->callback = (uintptr_t)compare;
-    __real_qsort(base, n, size, compare_entry);
-    t->callback = outer;
+    if (__real_qsort)
+        WITH_COMPARE(compare, __real_qsort(base, n, size, cmp_));
 }
 
 void *__wrap_bsearch(const void *key, const void *base, size_t n, size_t size,
@@ -177,16 +217,125 @@ void *__wrap_bsearch(const void *key, const void *base, size_t n, size_t size,
 void *__wrap_bsearch(const void *key, const void *base, size_t n, size_t size,
                      compare_t compare)
 {
-    if (!__real_bsearch)
-        return NULL;
-    if (!recording())
-        return __real_bsearch(key, base, n, size, compare);
-    struct litifut_thread *t = thread_self();
-    uintptr_t outer = t->callback;
-    t->callback = (uintptr_t)compare;
-    void *r = __real_bsearch(key, base, n, size, compare_entry);
-    t->callback = outer;
+    void *r = NULL;
+    if (__real_bsearch)
+        WITH_COMPARE(compare, r = __real_bsearch(key, base, n, size, cmp_));
     return r;
+}
+
+void *__wrap_tsearch(const void *key, void **root, compare_t compare);
+void *__wrap_tsearch(const void *key, void **root, compare_t compare)
+{
+    void *r = NULL;
+    if (__real_tsearch)
+        WITH_COMPARE(compare, r = __real_tsearch(key, root, cmp_));
+    return r;
+}
+
+void *__wrap_tfind(const void *key, void *const *root, compare_t compare);
+void *__wrap_tfind(const void *key, void *const *root, compare_t compare)
+{
+    void *r = NULL;
+    if (__real_tfind)
+        WITH_COMPARE(compare, r = __real_tfind(key, root, cmp_));
+    return r;
+}
+
+void *__wrap_tdelete(const void *key, void **root, compare_t compare);
+void *__wrap_tdelete(const void *key, void **root, compare_t compare)
+{
+    void *r = NULL;
+    if (__real_tdelete)
+        WITH_COMPARE(compare, r = __real_tdelete(key, root, cmp_));
+    return r;
+}
+
+void *__wrap_lfind(const void *key, const void *base, size_t *n, size_t size, compare_t compare);
+void *__wrap_lfind(const void *key, const void *base, size_t *n, size_t size, compare_t compare)
+{
+    void *r = NULL;
+    if (__real_lfind)
+        WITH_COMPARE(compare, r = __real_lfind(key, base, n, size, cmp_));
+    return r;
+}
+
+void *__wrap_lsearch(const void *key, void *base, size_t *n, size_t size, compare_t compare);
+void *__wrap_lsearch(const void *key, void *base, size_t *n, size_t size, compare_t compare)
+{
+    void *r = NULL;
+    if (__real_lsearch)
+        WITH_COMPARE(compare, r = __real_lsearch(key, base, n, size, cmp_));
+    return r;
+}
+
+static void walk_entry(const void *node, VISIT visit, int depth)
+{
+    walk_t action = (walk_t)thread_self()->callback;
+    ENTER(action, LITIFUT_ENTRY_CALLBACK);
+    action(node, visit, depth);
+    LEAVE();
+}
+
+void __wrap_twalk(const void *root, walk_t action);
+void __wrap_twalk(const void *root, walk_t action)
+{
+    uintptr_t outer;
+    if (!__real_twalk)
+        return;
+    if (!callback_begin((uintptr_t)action, &outer)) {
+        __real_twalk(root, action);
+        return;
+    }
+    __real_twalk(root, walk_entry);
+    callback_done(outer);
+}
+
+static void once_entry(void)
+{
+    void (*init)(void) = (void (*)(void))thread_self()->callback;
+    ENTER(init, LITIFUT_ENTRY_CALLBACK);
+    init();
+    LEAVE();
+}
+
+int __wrap_pthread_once(pthread_once_t *once, void (*init)(void));
+int __wrap_pthread_once(pthread_once_t *once, void (*init)(void))
+{
+    uintptr_t outer;
+    if (!__real_pthread_once)
+        return EINVAL;
+    if (!callback_begin((uintptr_t)init, &outer))
+        return __real_pthread_once(once, init);
+    int r = __real_pthread_once(once, once_entry);
+    callback_done(outer);
+    return r;
+}
+
+/* --- callbacks with a context: it carries the function too --- */
+
+struct phdr_visit {
+    phdr_visit_t visit;
+    void *data;
+};
+
+static int phdr_entry(struct dl_phdr_info *info, size_t size, void *pv)
+{
+    const struct phdr_visit *v = pv;
+    ENTER(v->visit, LITIFUT_ENTRY_CALLBACK);
+    int r = v->visit(info, size, v->data);
+    LEAVE();
+    return r;
+}
+
+int __wrap_dl_iterate_phdr(phdr_visit_t visit, void *data);
+int __wrap_dl_iterate_phdr(phdr_visit_t visit, void *data)
+{
+    if (!__real_dl_iterate_phdr)
+        return 0;
+    if (!recording())
+        return __real_dl_iterate_phdr(visit, data);
+    struct phdr_visit v = { visit, data };
+    return __real_dl_iterate_phdr(phdr_entry, &v);
 }
 
 struct compare_r {

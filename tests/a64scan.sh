@@ -106,7 +106,9 @@ EOF
     mkdir -p "$m"
     cp "$d/sled.S" "$d/module.S"
     for f in vfork clone __clone_internal setjmp _setjmp __sigsetjmp sigsetjmp getcontext backtrace __setcontext \
-             sigaction signal bsd_signal ssignal sysv_signal __sysv_signal sigset; do
+             sigaction signal bsd_signal ssignal sysv_signal __sysv_signal sigset \
+             pthread_create qsort qsort_r bsearch lfind lsearch tsearch tfind tdelete twalk pthread_once \
+             dl_iterate_phdr __cxa_atexit on_exit; do
         printf '%s\n' ".weak __real_$f" ".global __wrap_$f" "__wrap_$f: b __real_$f" >> "$d/module.S"
     done
     aarch64-linux-gnu-gcc -c -fPIC -o "$m/tracer.o" "$d/module.S" && cp "$m/tracer.o" "$m/tracer-shared.o"

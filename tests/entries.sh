@@ -14,7 +14,8 @@
 #   - worker's total time (--profile) is the threads' own clocks' sum
 #     (durations.txt), within 5% and 2 ms per thread (the clock reads
 #     and entering the routine, inside the frame, outside its clock);
-#   - pie: the comparators of qsort, bsearch and qsort_r, which make no
+#   - pie: the functions that qsort, bsearch, qsort_r, tsearch, twalk,
+#     lfind, pthread_once and dl_iterate_phdr call back, which make no
 #     call, are as many calls as the program counted, inside those
 #     functions (--graph), and (glibc) the atexit and on_exit handlers
 #     one call each, inside exit.
@@ -53,27 +54,36 @@ entries_case() {    # entries_case ARCH MODE
               awk -v t="$total" -v w="$want_ns" "BEGIN { d = t - w; if (d < 0) d = -d; exit !(d <= w * 0.05 + 6000000) }"'
 }
 
-# entries_callbacks NAME RUN GRAPH: a PIE's comparators and exit
-# handlers, called by the shared C library through the tracer's entries
+# entries_callbacks NAME RUN GRAPH ENTRIES: a PIE's callbacks (the
+# program's "calls name=N ..." line), called by the shared C library
+# through the tracer's entries: each function as many calls as the
+# program counted, inside the function that called it back (--graph)
 entries_callbacks() {
-    local name=$1 r=$2 graph=$3 info_entries=$4 summary cmp cmp_r search handlers=0
-    read -r cmp search cmp_r < <(sed -n 's/^qsort: \([0-9]*\) comparisons, bsearch: \([0-9]*\) .*, qsort_r: \([0-9]*\) .*/\1 \2 \3/p' "$r/out")
+    local name=$1 r=$2 graph=$3 info_entries=$4 summary pair f n bad= total=3 handlers=0
     summary=$("$BIN/litifut-postproc" --summary --format=tsv "$r" 2> /dev/null)
-    local got
-    got=$(for f in by_value search_key by_value_r; do
-              awk -F '\t' -v f=$f '$2 == f { n = $1 } END { printf "%d ", n }' <<< "$summary"; done)
-    check "$name: comparators that make no call: $got calls (the program counted $cmp $search $cmp_r), inside qsort, bsearch and qsort_r" \
-        eval '[ -n "$cmp" ] && [ "$got" = "$cmp $search $cmp_r " ] &&
-              awk -F "\t" -v n="$cmp" "\$1 == \"qsort\" && \$3 == \"by_value\" && \$5 == n { ok = 1 } END { exit !ok }" <<< "$graph" &&
-              awk -F "\t" -v n="$cmp_r" "\$1 == \"qsort_r\" && \$3 == \"by_value_r\" && \$5 == n { ok = 1 } END { exit !ok }" <<< "$graph"'
+    local -A caller=([by_value]=qsort [search_key]=bsearch [by_value_r]=qsort_r [tree_visit]=twalk
+                     [list_cmp]=lfind [once_init]=pthread_once [phdr_visit]=dl_iterate_phdr)
+    for pair in $(sed -n 's/^calls //p' "$r/out"); do
+        f=${pair%=*} n=${pair#*=}
+        total=$((total + n))
+        local got
+        got=$(awk -F '\t' -v f="$f" '$2 == f { n = $1 } END { print n + 0 }' <<< "$summary")
+        [ "$got" = "$n" ] || bad="$bad $f: $got calls, the program's $n;"
+        if [ -n "${caller[$f]:-}" ] &&
+           ! awk -F '\t' -v c="${caller[$f]}" -v f="$f" -v n="$n" \
+                '$1 == c && $3 == f && $5 == n { ok = 1 } END { exit !ok }' <<< "$graph"; then
+            bad="$bad $f: not $n calls inside ${caller[$f]};"
+        fi
+    done
+    check "$name: callbacks that make no call are as many calls as the program counted, inside their callers${bad:+:$bad}" \
+        eval '[ -z "$bad" ] && [ "$total" -gt 3 ]'
     if [ "${LIBC:-glibc}" = glibc ]; then   # (musl's atexit calls no __cxa_atexit the link sees; no on_exit)
         handlers=2
         check "$name: the atexit and on_exit handlers: one call each, inside exit" \
             eval 'awk -F "\t" "\$1 == \"exit\" && (\$3 == \"at_exit_handler\" || \$3 == \"on_exit_handler\") && \$5 == 1 { n++ } END { exit n != 2 }" <<< "$graph"'
     fi
-    local want=$((3 + ${cmp:-0} + ${search:-0} + ${cmp_r:-0} + handlers))
-    check "$name: --info entries=$info_entries: the thread starts, comparator calls and exit handlers ($want)" \
-        [ "$info_entries" = "$want" ]
+    check "$name: --info entries=$info_entries: the thread starts, callbacks and exit handlers ($((total + handlers)))" \
+        [ "$info_entries" = $((total + handlers)) ]
 }
 
 # entries_libpthread ARCH: a libpthread.a that defines pthread_create in

@@ -200,7 +200,8 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
         line = trace_funcs_srcline(v->trace->tf, p->obj, p->site_addr[f->call.site]);
     }
     struct outbuf *ob = &c->ob;
-    if (line || v->trace->estimates || !frame_is_call(f)) {
+    int entry = f->signal == FRAME_ENTRY;
+    if (line || v->trace->estimates || !frame_is_call(f) || entry) {
         const char *sep = "";
         ob_str(ob, ",\"args\":{");
         if (line) {
@@ -216,6 +217,11 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
         if (!frame_is_call(f)) {        /* entered without a traced call, or before the trace */
             ob_str(ob, sep);
             ob_str(ob, "\"call\":false");
+        }
+        if (entry) {                    /* a call the C library made through the tracer's entry */
+            ob_str(ob, sep);
+            ob_str(ob, f->call.site == LITIFUT_ENTRY_THREAD ? "\"entry\":\"thread\""
+                                                             : "\"entry\":\"callback\"");
         }
         ob_char(ob, '}');
     }

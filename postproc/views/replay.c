@@ -219,7 +219,9 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
 }
 
 /* "caller -> callee", or "(untraced) -> callee" for a synthetic frame,
- * "(thread) -> callee" for a thread's start routine at its root. */
+ * "(thread) -> callee" for a thread's start routine at its root and
+ * "(callback) -> callee" for a C library's callback with no frame below
+ * (an exit handler run after main returned). */
 static void print_call(struct replay *r, const struct callstack *s, const struct frame *f)
 {
     struct outbuf *ob = &r->ob;
@@ -229,8 +231,8 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
         ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
         return;
     }
-    if (f->signal == FRAME_ENTRY && f->call.site == LITIFUT_ENTRY_THREAD && !below)
-        ob_str(ob, "(thread)");         /* its start routine */
+    if (f->signal == FRAME_ENTRY && !below)    /* a thread's start routine, a callback */
+        ob_str(ob, f->call.site == LITIFUT_ENTRY_THREAD ? "(thread)" : "(callback)");
     else if (f->synthetic || !below)    /* (an emulator sees every call: a jump entered it) */
         ob_str(ob, trace_is_emulated(r->v.trace->t) ? "(jump)" : "(untraced)");
     else

@@ -4,7 +4,7 @@
  * called by the C library.
  *
  * NTHREADS threads run worker(), one after the other.  worker() does
- * ROUNDS rounds of work, calling leaf() after each, and sets a
+ * ROUNDS rounds of work, calling step() after each, and sets a
  * thread-specific value whose destructor, run by the C library after
  * worker() returned, calls after_worker() and then parks the thread
  * for good (pause): main waits for that (a flag, no call), then starts
@@ -16,14 +16,17 @@
  * thread, to durations.txt in the current directory (its time is no
  * output: stdout stays the same from run to run).
  *
- * Then qsort, qsort_r and bsearch (through a pointer: glibc inlines it)
- * call comparators that make no call and count themselves, and exit
- * runs an atexit and (glibc) an on_exit handler; stdout says how many
- * times each comparator ran and which handlers were registered.  Exit
- * status 0.
+ * Then qsort, qsort_r, bsearch (through a pointer: glibc inlines it),
+ * tsearch, tfind, twalk, tdelete, lfind, pthread_once and
+ * dl_iterate_phdr call functions that make no call and count
+ * themselves, and exit runs an atexit and (glibc) an on_exit handler;
+ * stdout says ("calls name=N ...") how many times each ran and which
+ * handlers were registered.  Exit status 0.
  */
-#define _GNU_SOURCE            /* qsort_r */
+#define _GNU_SOURCE            /* qsort_r, dl_iterate_phdr */
+#include <link.h>
 #include <pthread.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -45,14 +48,14 @@ static long long now_ns(void)
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-NOINLINE void leaf(unsigned x)
+NOINLINE void step(unsigned x)
 {
     sink += x;
 }
 
 NOINLINE void after_worker(int index)
 {
-    leaf((unsigned)index);
+    step((unsigned)index);
 }
 
 NOINLINE void destructor(void *value)
@@ -73,13 +76,48 @@ NOINLINE void *worker(void *arg)
     while (rounds < ROUNDS) {
         for (unsigned i = 0; i < 20000; i++)
             sink += i ^ rounds;
-        leaf(rounds++);
+        step(rounds++);
     }
     durations[index] = now_ns() - start;
     return (void *)(long)(rounds > 0);
 }
 
-static int compare_calls, compare_r_calls, search_calls;
+static int compare_calls, compare_r_calls, search_calls, tree_calls, visit_calls, list_calls,
+           once_calls, phdr_calls;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+NOINLINE int tree_cmp(const void *a, const void *b)
+{
+    tree_calls++;
+    return *(const int *)a - *(const int *)b;
+}
+
+NOINLINE void tree_visit(const void *node, VISIT visit, int depth)
+{
+    (void)node;
+    (void)visit;
+    (void)depth;
+    visit_calls++;
+}
+
+NOINLINE int list_cmp(const void *a, const void *b)
+{
+    list_calls++;
+    return *(const int *)a != *(const int *)b;
+}
+
+NOINLINE void once_init(void)
+{
+    once_calls++;
+}
+
+NOINLINE int phdr_visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)info;
+    (void)size;
+    phdr_calls++;
+    return data != NULL;
+}
 
 NOINLINE int by_value(const void *a, const void *b)
 {
@@ -101,13 +139,13 @@ NOINLINE int search_key(const void *key, const void *item)
 
 NOINLINE void at_exit_handler(void)
 {
-    leaf(7);
+    step(7);
 }
 
 #ifdef __GLIBC__
 NOINLINE void on_exit_handler(int status, void *arg)
 {
-    leaf((unsigned)status + (unsigned)(long)arg);
+    step((unsigned)status + (unsigned)(long)arg);
 }
 #endif
 
@@ -119,8 +157,23 @@ static void callbacks(void)
     qsort(v, n, sizeof v[0], by_value);
     int key = 8, *found = search(&key, v, n, sizeof v[0], search_key);
     qsort_r(v, n, sizeof v[0], by_value_r, &down);
-    printf("qsort: %d comparisons, bsearch: %d (found %d), qsort_r: %d (first %d)\n",
-           compare_calls, search_calls, found ? *found : -1, compare_r_calls, v[0]);
+    void *tree = NULL;
+    for (int i = 0; i < n; i++)
+        tsearch(&v[i], &tree, tree_cmp);
+    int *hit = tfind(&key, &tree, tree_cmp) ? &key : NULL;
+    twalk(tree, tree_visit);
+    for (int i = 0; i < n; i++)
+        tdelete(&v[i], &tree, tree_cmp);
+    size_t len = (size_t)n;
+    int *in_list = lfind(&key, v, &len, sizeof v[0], list_cmp);
+    pthread_once(&once, once_init);
+    pthread_once(&once, once_init);
+    dl_iterate_phdr(phdr_visit, NULL);
+    printf("found %d %d %d, first %d\n", found ? *found : -1, hit ? *hit : -1,
+           in_list ? *in_list : -1, v[0]);
+    printf("calls by_value=%d search_key=%d by_value_r=%d tree_cmp=%d tree_visit=%d "
+           "list_cmp=%d once_init=%d phdr_visit=%d\n", compare_calls, search_calls,
+           compare_r_calls, tree_calls, visit_calls, list_calls, once_calls, phdr_calls);
     atexit(at_exit_handler);
 #ifdef __GLIBC__
     on_exit(on_exit_handler, (void *)3L);

@@ -12,13 +12,15 @@ call graph and the profile as TSV (--graph --format=tsv, --profile
 The Chrome JSON gives the tree with exact times: per thread, a frame per
 begin event (args.call false: a function entered without a traced call),
 ended by its end event, nested as the events nest.  Then:
-  - calls TSV: its rows are that tree's call frames (signal deliveries
-    and their handlers' entries are no rows), in the same order, each
+  - calls TSV: its rows are that tree's call frames (signal deliveries,
+    their handlers' entries and the C library's callbacks, args.entry,
+    are no rows), in the same order, each
     row's parent the nearest call frame around it, and the names alike
     (a C symbol as its function's name);
   - log: its lines are the same frames, in the same order, at the same
     depths, with the same names, "(untraced)" exactly for the frames
-    that are no call, and each caller's name the frame below's;
+    that are no call, and each caller's name the frame below's
+    ("(thread)", "(callback)": an entry with none);
   - graph: each edge (the frame below's function, the frame's function;
     "(root)" for a thread's first) has the tree's calls, total (of the
     callee's outermost frames) and self time;
@@ -45,7 +47,7 @@ def ns_of(ts):
 
 class Frame:
     __slots__ = ("name", "cat", "start", "end", "call", "parent", "depth", "kids_ns",
-                 "signal", "handler", "outermost")
+                 "signal", "handler", "entry", "outermost")
 
 
 def read_chrome(path):
@@ -66,6 +68,7 @@ def read_chrome(path):
                 fr.name, fr.cat, fr.start = ev["name"], ev.get("cat", ""), ns_of(ts)
                 fr.end = None
                 fr.call = ev.get("args", {}).get("call", True)
+                fr.entry = ev.get("args", {}).get("entry")
                 fr.parent = stack[-1] if stack else None
                 fr.depth = len(stack)
                 fr.kids_ns = 0
@@ -118,7 +121,7 @@ def check_calls(path, threads):
         rows.setdefault(int(r["tid"]), []).append((int(r["seq"]), r["callee_sym"], r["parent"]))
     n = 0
     for (pid, tid), frames in threads.items():
-        calls = [fr for fr in frames if fr.call and not fr.signal and not fr.handler]
+        calls = [fr for fr in frames if fr.call and not fr.signal and not fr.handler and not fr.entry]
         index = {id(fr): i for i, fr in enumerate(calls)}
         mine = rows.get(tid, [])
         if len(mine) != len(calls):
@@ -180,6 +183,10 @@ def check_log(path, threads):
                 opens = callee.endswith(" {") or callee.endswith(" { /* open when the ring's records start */")
                 callee = re.sub(r" \{( /\* open when the ring's records start \*/)?$", "", callee)
             call = caller not in ("(untraced)", "(jump)")
+            entered = caller in ("(thread)", "(callback)")     # (an entry with no frame below)
+            if entered and stack:
+                problem("log", "thread %d: %r inside a frame" % (tid, line))
+                return
             if caller is not None and stack and call and caller != stack[-1][1]:
                 problem("log", "thread %d: %r: the caller is not the frame below (%s)"
                         % (tid, line, stack[-1][1]))
