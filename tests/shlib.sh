@@ -163,10 +163,13 @@ shlib_case() {
             check "$name: $SHLIB_PRELOAD was loaded" grep -q "^$SHLIB_PRELOAD " \
                 "$WORK/runs/$name/traced/loadmap.txt"
         fi
-        # every object elsewhere than in the traced case (run before);
-        # with LD_PRELOAD, every library (qemu loads the program itself)
+        # elsewhere than in the traced case (run before): through ld.so
+        # the program (where the libraries land then depends on the holes
+        # the layout leaves: on MIPS, whose libraries are 256 KB aligned,
+        # they may land where they did); with LD_PRELOAD, every library
+        # (qemu loads the program itself)
         [ -s "$WORK/runs/$name/info" ] && [ -s "$ref" ] || return
-        local objs="prog $all"
+        local objs="prog"
         [ "$case" = preload ] && objs=$all
         for obj in $objs; do
             at=$(shlib_bias "$WORK/runs/$name/info" "$obj")
