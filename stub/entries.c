@@ -71,13 +71,8 @@ extern int __real_on_exit(void (*)(int, void *), void *) __attribute__((weak));
 /* Whether this process records entries now (else: straight through). */
 static int recording(void)
 {
-    struct litifut_process *p = litifut_copy.proc;
-    if (!litifut_copy.ctor_done || litifut_copy.state != COPY_READY || !p || !p->settings_read ||
-        p->settings.off || p->trace == TRACE_OFF || p->settings.mode != LITIFUT_MODE_FULL)
-        return 0;
-    struct litifut_thread *t = thread_self();
-    /* (not a vfork child on its parent's memory) */
-    return thread_is_real(t) && !(t->busy == BUSY_SPAWN && (uint32_t)sys_getpid() != t->spawn_pid);
+    return copy_wraps_now() && litifut_copy.proc->settings.mode == LITIFUT_MODE_FULL &&
+           thread_is_real(thread_self());
 }
 
 #ifdef LITIFUT_SHARED

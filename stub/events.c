@@ -141,26 +141,16 @@ static int is_function(uintptr_t h)
            h != (uintptr_t)SIG_HOLD;
 }
 
-/* Whether the calling thread is a vfork (or CLONE_VM) child running on
- * its parent's memory: the process block is the parent's then. */
-static int spawn_child(void)
-{
-    struct litifut_thread *t = thread_self();
-    return t->busy == BUSY_SPAWN && (uint32_t)sys_getpid() != t->spawn_pid;
-}
-
 /* The program's slot for `sig`, or NULL if the tracer leaves this call
  * alone (it goes straight to the C library): no trace in this process
  * (LITIFUT_TRACE=0, a failed start), this copy not ready (a library's
  * before its constructor), a vfork child, a signal no handler may take. */
 static struct signal_slot *slot_of(int sig)
 {
-    struct litifut_process *p = litifut_copy.proc;
     if (sig < 1 || sig > ARCH_NSIG || sig == SIGKILL || sig == SIGSTOP || !__real_sigaction ||
-        !litifut_copy.ctor_done || litifut_copy.state != COPY_READY || !p ||
-        !p->settings_read || p->settings.off || p->trace == TRACE_OFF || spawn_child())
+        !copy_wraps_now())
         return NULL;
-    return &p->signals[sig];
+    return &litifut_copy.proc->signals[sig];
 }
 
 static void slot_copy(struct signal_slot *to, const struct signal_slot *from)
@@ -331,7 +321,7 @@ static void signal_entry(int sig, siginfo_t *info, void *uc)
     struct signal_slot *s = &litifut_copy.proc->signals[sig];
     uintptr_t h = s->handler;
     uint32_t flags = s->flags;
-    if ((flags & SA_RESETHAND) && s->kind == SIGNAL_ENTRY && !spawn_child()) {
+    if ((flags & SA_RESETHAND) && s->kind == SIGNAL_ENTRY && !spawn_child(thread_self())) {
         s->kind = SIGNAL_RESET;
         s->handler = (uintptr_t)SIG_DFL;
     }

@@ -142,6 +142,18 @@ struct litifut_thread *thread_self(void)
     return t ? t : thread_attach();
 }
 
+int spawn_child(const struct litifut_thread *t)
+{
+    return t->busy == BUSY_SPAWN && (uint32_t)sys_getpid() != t->spawn_pid;
+}
+
+int copy_wraps_now(void)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    return litifut_copy.ctor_done && litifut_copy.state == COPY_READY && p && p->settings_read &&
+           !p->settings.off && p->trace != TRACE_OFF && !spawn_child(thread_self());
+}
+
 uint32_t *put_time_record(uint32_t *p, uint32_t *units, uint64_t *ns_out)
 {
     uint32_t clock = tracefile_clock();

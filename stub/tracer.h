@@ -769,6 +769,14 @@ HIDDEN void copy_sleds_ready(void); /* from its constructor */
  * state (busy = BUSY_OFF), never NULL. */
 HIDDEN struct litifut_thread *thread_self(void);
 HIDDEN int thread_is_real(const struct litifut_thread *t);
+/* Whether thread t is a vfork (or CLONE_VM) child running on its
+ * parent's memory: the process block is the parent's then. */
+HIDDEN int spawn_child(const struct litifut_thread *t);
+/* Whether this copy's __wrap_ functions act now (else their calls go
+ * straight to the C library): the copy ready (a library's constructor
+ * has run), the process traced (not LITIFUT_TRACE=0, no failed start),
+ * the caller no vfork child. */
+HIDDEN int copy_wraps_now(void);
 /* A TIME record at t's cur, which becomes its last event; returns the
  * record's ns (CLOCK_MONOTONIC). */
 HIDDEN uint64_t thread_put_time_mark(struct litifut_thread *t);
