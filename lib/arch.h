@@ -36,6 +36,9 @@ struct call_kind {
     uint8_t ra_offset;          /* return address - call address */
     int8_t patch_offset;        /* redirected word - call address */
     uint8_t thunk_size;         /* bytes of its own thunk (litifut_thunks), or 0 */
+    uint8_t jump;               /* a tail jump (a jump to a function's start): recorded
+                                   as a call, but it has no return of its own (the
+                                   callee returns for the jumper) */
 };
 
 /* The instruction sets an arch's code may be in (code_range.isa): its

@@ -363,6 +363,8 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
         sleds->base[sleds->n++] = arch_code_address(arch, s->value);
     }
     qsort(sleds->base + first_far, sleds->n - first_far, sizeof sleds->base[0], compare_u64);
+    const struct elf_symbol *j = elf_symbol_by_name(img, "litifut_sled_jump");
+    sleds->jump = j ? arch_code_address(arch, j->value) : 0;
     const struct elf_symbol *t = elf_symbol_by_name(img, "litifut_thunks");
     sleds->thunks = t ? arch_code_address(arch, t->value) : 0;
     sleds->thunks_size = t ? t->size : 0;
@@ -408,4 +410,81 @@ size_t addr_set_lower_bound(const struct addr_set *s, uint32_t a)
             hi = mid;
     }
     return lo;
+}
+
+/* "f.cold" or "f.cold.N": a function's cold part, which GCC splits off
+ * into a symbol of its own (still f's code). */
+static int is_cold_part(const char *name)
+{
+    const char *c = strstr(name, ".cold");
+    return c && (c[5] == 0 || c[5] == '.');
+}
+
+/* The length of f's name without a cold part's suffix. */
+static size_t base_name_len(const char *name)
+{
+    const char *c = strstr(name, ".cold");
+    return c && (c[5] == 0 || c[5] == '.') ? (size_t)(c - name) : strlen(name);
+}
+
+void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,
+                        const struct function_index *functions, struct tail_targets *tt)
+{
+    memset(tt, 0, sizeof *tt);
+    tt->functions = functions;
+    for (size_t i = 0; i < img->n_symbols; i++) {
+        const struct elf_symbol *y = &img->symbols[i];
+        if (y->type == STT_FUNC && y->shndx != SHN_UNDEF && y->shndx != SHN_ABS &&
+            !is_cold_part(y->name) && arch_code_address(arch, y->value) <= UINT32_MAX)
+            addr_set_add(&tt->starts, (uint32_t)arch_code_address(arch, y->value));
+    }
+    addr_set_sort(&tt->starts);
+    unsigned n = 0;
+    for (size_t si = 1; si < img->n_sections && n < 2; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if ((strcmp(s->name, ".plt") == 0 || strcmp(s->name, ".iplt") == 0) &&
+            s->addr + s->size <= UINT32_MAX) {
+            tt->plt_lo[n] = (uint32_t)s->addr;
+            tt->plt_hi[n++] = (uint32_t)(s->addr + s->size);
+        }
+    }
+    const struct elf_symbol *t = elf_symbol_by_name(img, "litifut_thunks");
+    if (t && t->size && t->value + t->size <= UINT32_MAX) {
+        tt->thunks_lo = (uint32_t)arch_code_address(arch, t->value);
+        tt->thunks_hi = tt->thunks_lo + (uint32_t)t->size;
+    }
+}
+
+void tail_targets_free(struct tail_targets *tt)
+{
+    free(tt->starts.v);
+    memset(tt, 0, sizeof *tt);
+}
+
+enum tail_jump tail_jump_at(const struct tail_targets *tt, uint64_t site, uint64_t target)
+{
+    if (target > UINT32_MAX)
+        return NOT_TAIL_JUMP;
+    uint32_t to = (uint32_t)target;
+    if (to >= tt->thunks_lo && to < tt->thunks_hi)
+        return TAIL_JUMP_REWRITTEN;
+    for (unsigned i = 0; i < 2; i++)
+        if (to >= tt->plt_lo[i] && to < tt->plt_hi[i])
+            return TAIL_JUMP;
+    if (!addr_set_has(&tt->starts, to))
+        return NOT_TAIL_JUMP;
+    /* not to its own function's start (a loop), nor from a cold part
+     * to its function (the same function's code) */
+    const struct indexed_function *own = function_index_find(tt->functions, site);
+    if (!own)
+        return TAIL_JUMP;
+    if (own->start == target)
+        return NOT_TAIL_JUMP;
+    const struct indexed_function *to_fn = function_index_find(tt->functions, target);
+    if (to_fn && to_fn->start == target) {
+        size_t a = base_name_len(own->sym->name), b = base_name_len(to_fn->sym->name);
+        if (a == b && strncmp(own->sym->name, to_fn->sym->name, a) == 0)
+            return NOT_TAIL_JUMP;
+    }
+    return TAIL_JUMP;
 }

@@ -17,7 +17,7 @@ struct site_list {
     size_t n;
 };
 
-#define MAX_KINDS   8
+#define MAX_KINDS   16
 #define MAX_SKIPPED 16
 
 /* A call instruction the scan found and cannot redirect, and why. */
@@ -102,6 +102,29 @@ void addr_set_sort(struct addr_set *s);
 int addr_set_has(const struct addr_set *s, uint32_t a);
 size_t addr_set_lower_bound(const struct addr_set *s, uint32_t a);
 
+/* Where a tail jump may go (a jump to a function's first instruction
+ * is a call that leaves no frame: the rewriter redirects it through a
+ * thunk, docs/DESIGN.md "Tail jumps"), for the arch scans: the image's
+ * function starts (STT_FUNC symbols, but a function's cold part,
+ * "f.cold": still f), its PLT (.plt, .iplt), and its thunk area
+ * (litifut_thunks: a rewritten jump goes there).  Link-time addresses
+ * (below 4 GB: the DB's). */
+struct tail_targets {
+    struct addr_set starts;
+    uint32_t plt_lo[2], plt_hi[2];
+    uint32_t thunks_lo, thunks_hi;
+    const struct function_index *functions;     /* the scan's, to find a jump's own function */
+};
+void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,
+                        const struct function_index *functions, struct tail_targets *tt);
+void tail_targets_free(struct tail_targets *tt);
+enum tail_jump { NOT_TAIL_JUMP, TAIL_JUMP, TAIL_JUMP_REWRITTEN };
+/* What a direct jump at `site` to `target` (code addresses, no
+ * instruction-set bit) is: a tail jump (to a function's start other
+ * than its own, or to a PLT entry), one already rewritten (into the
+ * thunk area), or neither (a branch within its function). */
+enum tail_jump tail_jump_at(const struct tail_targets *tt, uint64_t site, uint64_t target);
+
 /* Every call instruction in the image's code outside `excluded` (NULL:
  * none), in address order.  Fills `st` with what was scanned and
  * skipped. */
@@ -120,6 +143,7 @@ struct sled_set {
     int fixed_address;          /* ET_EXEC: link-time addresses are run-time ones */
     uint32_t bridge;            /* offset of the bridge in a 256 MB region, or 0 */
     uint64_t thunks, thunks_size;   /* litifut_thunks: the sites' own thunks (or 0, 0) */
+    uint64_t jump;              /* litifut_sled_jump: the tail jumps' half (or 0) */
 };
 
 /* The sled copies the tracer module put into `img` (litifut_sled, and

@@ -30,8 +30,9 @@ struct arch_rewrite_ops {
                         uint64_t thunk, uint8_t *bytes);
     /* The DB site word of `site`, whose word is linked at `word_addr`
      * (include/litifut/db-format.h): its fixed target relative to the
-     * word, or the register it calls through (arch/<arch>/sled.h). */
-    uint32_t (*site_word)(const struct call_site *site, uint64_t word_addr);
+     * word, or the register it calls through (arch/<arch>/sled.h); a
+     * tail jump's (its thunk at `thunk`): the thunk's continuation. */
+    uint32_t (*site_word)(const struct call_site *site, uint64_t word_addr, uint64_t thunk);
     /* The triple whose tracer module fits an input object file (e.g.
      * its float ABI), given the toolchain's triple (NULL op: that one);
      * NULL with one error line if the object cannot be read.  (The

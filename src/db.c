@@ -14,7 +14,7 @@ static uint32_t page_of(const struct arch_ops *arch, const struct call_site *sit
 
 int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
              const struct site_list *sites, uint32_t sled_vaddr, uint32_t bridge,
-             uint32_t db_vaddr, int provisional, struct db *db)
+             uint32_t db_vaddr, uint64_t thunks, int provisional, struct db *db)
 {
     memset(db, 0, sizeof *db);
     struct litifut_db_header *h = &db->header;
@@ -33,7 +33,9 @@ int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
     db->pages = xcalloc(h->n_pages + 1, sizeof *db->pages);
     db->words = xcalloc(sites->n + 1, sizeof *db->words);
     uint32_t page = 0;
+    uint64_t thunk = thunks;
     for (size_t i = 0; i < sites->n; i++) {
+        unsigned thunk_size = arch->kinds[sites->v[i].kind].thunk_size;
         uint32_t p = page_of(arch, &sites->v[i]) - h->first_page;
         while (page < p)
             db->pages[++page] = (uint32_t)i;
@@ -42,8 +44,10 @@ int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
          * (the usual layout: code, then .rodata) the word is negative;
          * after it (a linker script with .rodata first) it is past the
          * room of zeros that follows the words (DB_ROOM_WORDS). */
-        uint32_t at = db_word_addr(db, (uint32_t)i), w = rw->site_word(&sites->v[i], at);
-        int fixed = w != rw->site_word(&sites->v[i], at + 4);  /* relative to its word */
+        uint64_t own = thunk_size ? thunk : 0;
+        thunk += thunk_size;
+        uint32_t at = db_word_addr(db, (uint32_t)i), w = rw->site_word(&sites->v[i], at, own);
+        int fixed = w != rw->site_word(&sites->v[i], at + 4, own);    /* relative to its word */
         if (fixed && w < LITIFUT_DB_INDIRECT && !provisional) {
             db_free(db);
             return error("call at 0x%08" PRIx64 ": its target lies right after the "
@@ -135,7 +139,9 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
     if (room_words > n)
         fprintf(f, "    .space %" PRIu32 "\n", 4 * (room_words - n));
     /* The sites' thunks, filled in by the rewriter: the last code of
-     * the link (this object is its last input), so no call site moves. */
+     * the link (this object is its last input), so no call site moves.
+     * The tracer tells a tail jump by its target there (stub/call.c):
+     * without thunks, an empty range at the DB. */
     if (thunk_bytes)
         fprintf(f, "    .section .litifut_thunks, \"axR\", %%progbits\n"
                    "    .p2align 2\n"
@@ -143,7 +149,18 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
                    "    .hidden litifut_thunks\n"
                    "litifut_thunks:\n"
                    "    .space %" PRIu32 "\n"
-                   "    .size litifut_thunks, %" PRIu32 "\n", thunk_bytes, thunk_bytes);
+                   "    .size litifut_thunks, %" PRIu32 "\n"
+                   "    .global litifut_thunks_end\n"
+                   "    .hidden litifut_thunks_end\n"
+                   "litifut_thunks_end:\n", thunk_bytes, thunk_bytes);
+    else    /* (labels: an alias made with .set would take the DB's size) */
+        fprintf(f, "    .section .rodata, \"a\", %%progbits\n"
+                   "    .global litifut_thunks\n"
+                   "    .hidden litifut_thunks\n"
+                   "    .global litifut_thunks_end\n"
+                   "    .hidden litifut_thunks_end\n"
+                   "litifut_thunks:\n"
+                   "litifut_thunks_end:\n");
     /* The user's site rules, for the post-processor's --info: a section
      * the program does not load, so no address depends on it. */
     if (rules && *rules) {

@@ -13,10 +13,13 @@
  * `db_vaddr`: where litifut_db is linked (in pass 2 it moves by the
  * thunk area's size, if any).  `provisional`: pass 1's DB, whose words
  * the rewrite computes again from its own link: a target right after
- * the DB (which pass 1 only has room for) is not refused. */
+ * the DB (which pass 1 only has room for) is not refused.  `thunks`:
+ * where the sites' thunks start (pass 1, which has no thunk area yet:
+ * where it will be, about; src/rewrite.c), one after the other in site
+ * order: a tail jump's site word names its thunk's continuation. */
 int db_build(const struct arch_ops *arch, const struct arch_rewrite_ops *rw,
              const struct site_list *sites, uint32_t sled_vaddr, uint32_t bridge,
-             uint32_t db_vaddr, int provisional, struct db *db);
+             uint32_t db_vaddr, uint64_t thunks, int provisional, struct db *db);
 /* The sled entry (k) the i-th site must branch to: its position among
  * the sites of its page. */
 unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,

@@ -114,12 +114,13 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img, const 
     uint32_t db_vaddr = (uint32_t)dbsym->value, sled = (uint32_t)pl->sleds.base[0];
     pl->words = xcalloc(sites->n + 1, sizeof *pl->words);
     pl->thunks = pl->sleds.thunks ? xcalloc(thunk_area_size(arch, sites) + 1, 1) : NULL;
-    if (db_build(arch, rw, sites, sled, 0, db_vaddr, provisional, &pl->db) == 0 &&
+    uint64_t thunks = pl->sleds.thunks ? pl->sleds.thunks : pl->sleds.base[0];   /* (rewrite.c) */
+    if (db_build(arch, rw, sites, sled, 0, db_vaddr, thunks, provisional, &pl->db) == 0 &&
         plan_redirects(arch, sites, &pl->db, &pl->sleds, pl->words, pl->thunks, &bridged) == 0) {
         if (!bridged)
             return 0;
         db_free(&pl->db);
-        if (db_build(arch, rw, sites, sled, pl->sleds.bridge, db_vaddr,
+        if (db_build(arch, rw, sites, sled, pl->sleds.bridge, db_vaddr, thunks,
                      provisional, &pl->db) == 0)
             return 0;
     }

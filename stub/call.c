@@ -28,17 +28,31 @@ static void die_no_site(uintptr_t ra)
 /* arch/<arch>/unwind.c: the return trampoline's personality routine */
 extern const char litifut_return_personality[] HIDDEN;
 
+/* The DB object's thunk area (src/db.c): a fixed target there is a tail
+ * jump's thunk continuation (arch/<arch>/sled.h).  (Weak: a link with
+ * no DB object has none.) */
+extern const char litifut_thunks[] __attribute__((weak)) HIDDEN;
+extern const char litifut_thunks_end[] __attribute__((weak)) HIDDEN;
+
+static int is_jump_continuation(uintptr_t target)
+{
+    return target - (uintptr_t)litifut_thunks < (uintptr_t)(litifut_thunks_end - litifut_thunks);
+}
+
 /* Records one call as the hot path does (the same words, the same
  * cache); `busy_after` is what busy goes back to (0, or BUSY_SPAWN for
  * the parent's calls made inside vfork or clone).  `reset`: the cache
  * may hold a target whose record was abandoned: empty it first.
  * `hook`: LITIFUT_RETURNS, the frame whose return address to hook.
+ * `jump`: a tail jump (its thunk pushed the jumper's lr above the
+ * frame): recorded as a call, never hooked nor a pending entry, and the
+ * frames gone are the ones below sp at the jump (at it: the jumper's).
  * Returns 1 if the call was recorded. */
 static void unrecorded_call(struct litifut_process *proc);
 
 static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site, int indirect,
                        uintptr_t target, uintptr_t busy_after, int reset,
-                       struct arch_frame *hook)
+                       struct arch_frame *hook, int jump)
 {
     t->busy = frame;
     compiler_barrier();
@@ -61,8 +75,10 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
         if (t->lim <= p && !(p = control_refill(t)))
             return 0;
     }
-    uintptr_t sp_call = (uintptr_t)frame + sizeof(struct arch_frame);   /* sp at the call */
-    if (litifut_copy.returns && !(p = returns_before_call(t, p, sp_call, target)))
+    uintptr_t sp_call = (uintptr_t)frame + sizeof(struct arch_frame) +   /* sp at the call */
+                        (jump ? JUMP_PUSHED : 0);
+    if (litifut_copy.returns && !(p = jump ? returns_before_jump(t, p, sp_call)
+                                           : returns_before_call(t, p, sp_call, target)))
         return 0;
     uint32_t delta;
     if (!(p = event_time(t, p, &delta)))
@@ -82,7 +98,7 @@ static int record_call(struct litifut_thread *t, uintptr_t frame, uint32_t site,
         t->cache[e] = target;
         t->cur = p + CALL_MAX_WORDS;
     }
-    if (litifut_copy.returns)
+    if (litifut_copy.returns && !jump)
         returns_hook(t, hook ? arch_return_address_slot(hook) : NULL, sp_call);
     compiler_barrier();
     t->busy = busy_after;
@@ -217,6 +233,11 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     uint32_t site = litifut_copy.base + index;
     if (litifut_copy.mode != LITIFUT_MODE_FULL && mode_call(index, site, target))
         return target;
+    /* a tail jump: its target is its thunk's continuation, which goes
+     * on to the callee (the pairs above keep the continuation: the
+     * mode paths compare that) */
+    int jump = !indirect && is_jump_continuation(target);
+    uintptr_t callee = jump ? arch_jump_target(target) : target;
 
     struct litifut_thread *t = thread_self();
     uintptr_t busy = t->busy;
@@ -232,7 +253,7 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     int triggers = proc && proc->n_triggers &&
                    (!busy || busy == (uintptr_t)frame || busy == BUSY_UNHOOKED);
     if (triggers)
-        control_before_call(target);    /* LITIFUT_START_AT */
+        control_before_call(callee);    /* LITIFUT_START_AT */
     if (proc && proc->recording_off) {  /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... (control.c) */
         if (busy == (uintptr_t)frame)
             t->busy = 0;            /* (the hot path's, begun before it went off) */
@@ -241,16 +262,18 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
         return target;
     }
     struct arch_frame *hook =
-        litifut_copy.returns && busy != BUSY_UNHOOKED && returns_hookable(target) ? frame : NULL;
+        litifut_copy.returns && busy != BUSY_UNHOOKED && !jump && returns_hookable(target) ? frame
+                                                                                          : NULL;
     if (!busy || busy == (uintptr_t)frame) {
-        record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook);
+        record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook, jump);
     } else if (busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */
         uintptr_t after = busy_after_record(t, frame);
         if (after != BUSY_OFF)
-            record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0, hook);
+            record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0, hook,
+                        jump);
     }
     if (triggers)
-        control_after_call(target);     /* LITIFUT_STOP_AT */
+        control_after_call(callee);     /* LITIFUT_STOP_AT */
     return target;
 }
 

@@ -172,6 +172,13 @@ uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t s
     return unwind(t, p, sp_call, !SWAPCONTEXT_INNER(target));
 }
 
+/* A tail jump at sp_jump (stub/call.c): the frames below it are gone;
+ * the one at it is the jumper's, whose callee now runs in it. */
+uint32_t *returns_before_jump(struct litifut_thread *t, uint32_t *p, uintptr_t sp_jump)
+{
+    return unwind(t, p, sp_jump, 0);
+}
+
 /*
  * A thread that ends inside frames (pthread_exit, a cancellation: the C
  * library unwinds them, forcedly, and jumps back to the thread's start)

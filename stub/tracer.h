@@ -601,6 +601,7 @@ HIDDEN int tracefile_returns(void);
 HIDDEN int returns_hookable(uintptr_t target);
 HIDDEN uint32_t *returns_before_call(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call,
                                      uintptr_t target);
+HIDDEN uint32_t *returns_before_jump(struct litifut_thread *t, uint32_t *p, uintptr_t sp_jump);
 HIDDEN void returns_hook(struct litifut_thread *t, uintptr_t *ra_slot, uintptr_t sp_call);  /* ra_slot NULL: not hookable */
 HIDDEN uint32_t *returns_put(struct litifut_thread *t, uint32_t *p);
 /* A signal handler returned to the entry that pushed the signal's entry

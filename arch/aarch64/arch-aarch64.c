@@ -28,8 +28,8 @@
 #endif
 
 static const struct call_kind a64_kinds[N_A64_KINDS] = {
-    [KIND_BL] = { "bl", RA_OFFSET, 0, 0 },
-    [KIND_BLR] = { "blr", RA_OFFSET, 0, 0 },
+    [KIND_BL] = { "bl", RA_OFFSET, 0, 0, 0 },
+    [KIND_BLR] = { "blr", RA_OFFSET, 0, 0, 0 },
 };
 /* (the big-endian ones, aarch64linuxb and aarch64elfb, are not
  * listed: the wrapper refuses them with one line) */

@@ -67,8 +67,9 @@ static int a64_check_reach(const struct site_list *sites, const struct sled_set 
 
 /* bl: its target relative to the DB word (the DB lies within +-2 GB of
  * the code: the 32-bit difference is exact); blr Xn: Xn's word. */
-static uint32_t a64_site_word(const struct call_site *site, uint64_t word_addr)
+static uint32_t a64_site_word(const struct call_site *site, uint64_t word_addr, uint64_t thunk)
 {
+    (void)thunk;
     if (site->kind == KIND_BLR)
         return SITE_REG_WORD(a64_rn(site->insn));
     return (uint32_t)(site->addr + (uint64_t)a64_branch_offset(site->insn) - word_addr);

@@ -43,4 +43,7 @@
 #define FRAME_NZCV        248
 #define FRAME_SIZE        256
 
+/* Tail jumps are not redirected here yet: no thunk pushes anything. */
+#define JUMP_PUSHED       0
+
 #endif

@@ -193,4 +193,11 @@ static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
 /* The hot path's local-exec TLS: two adds of 12 bits reach 16 MB. */
 #define ARCH_HOT_TPOFF_OK(off) ((off) < (1ul << 24))
 
+/* A tail jump's thunk continuation: where the jump goes (no arch's
+ * rewriter makes tail jump thunks here yet: never called). */
+static inline uintptr_t arch_jump_target(uintptr_t cont)
+{
+    return cont;
+}
+
 #endif

@@ -14,16 +14,22 @@
 #include "lib/error.h"
 #include "litifut/trace-format.h"
 
+extern const struct arch_ops arch_arm;
+
 /* A Thumb call is redirected by a Thumb blx into the (ARM) sled. */
 static const struct call_kind arm_kinds[N_ARM_KINDS] = {
-    [KIND_BL] = { "bl", RA_OFFSET, 0, 0 },
-    [KIND_BLX_IMM] = { "blx_imm", RA_OFFSET, 0, 0 },
-    [KIND_BLX_REG] = { "blx_reg", RA_OFFSET, 0, 0 },
-    [KIND_T_BL] = { "t_bl", 4, 0, 0 },
-    [KIND_T_BLX_IMM] = { "t_blx_imm", 4, 0, 0 },
+    [KIND_BL] = { "bl", RA_OFFSET, 0, 0, 0 },
+    [KIND_BLX_IMM] = { "blx_imm", RA_OFFSET, 0, 0, 0 },
+    [KIND_BLX_REG] = { "blx_reg", RA_OFFSET, 0, 0, 0 },
+    [KIND_T_BL] = { "t_bl", 4, 0, 0, 0 },
+    [KIND_T_BLX_IMM] = { "t_blx_imm", 4, 0, 0, 0 },
     /* the call is the blx; its redirect starts at the instruction before */
-    [KIND_T_BLX_PAIR] = { "t_blx_pair", 2, -2, THUNK_SIZE },
-    [KIND_T_BLX_PAIR32] = { "t_blx_pair32", 2, -4, THUNK32_SIZE },
+    [KIND_T_BLX_PAIR] = { "t_blx_pair", 2, -2, THUNK_SIZE, 0 },
+    [KIND_T_BLX_PAIR32] = { "t_blx_pair32", 2, -4, THUNK32_SIZE, 0 },
+    /* tail jumps: their thunks make them look like calls from A to the
+     * sled (return address A + 4) */
+    [KIND_B_JUMP] = { "b_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
+    [KIND_T_B_JUMP] = { "t_b_jump", 4, 0, JUMP_THUNK_SIZE, 1 },
 };
 /* Both float ABIs link with the same emulation; the first entry is
  * what the emulation alone implies. */
@@ -101,6 +107,7 @@ struct arm_scan {
     struct exidx_entry { uint32_t fn, at; } *exidx;
     size_t n_exidx;
     int exidx_ok;
+    struct tail_targets tails;  /* where a tail jump may go (lib/sites.h) */
 };
 
 /* Where the rest of the function is reached by a computed jump (its
@@ -280,6 +287,7 @@ static void *arm_scan_begin(const struct elf_image *img)
     addr_set_sort(&sc->symbols);
     addr_set_sort(&sc->mappings);
     function_index_build(img, &sc->functions);
+    tail_targets_build(img, &arch_arm, &sc->functions, &sc->tails);
     sc->exidx_ok = 1;
     for (size_t si = 1; si < img->n_sections; si++) {
         const struct elf_section *s = &img->sections[si];
@@ -511,6 +519,29 @@ static void decode_tables(struct arm_scan *sc, const struct elf_image *img)
     }
 }
 
+static uint32_t distance32(uint32_t a, uint32_t b)
+{
+    return a < b ? b - a : a - b;
+}
+
+/* A tail jump (not yet rewritten: a rewritten one is decoded by the
+ * reader) can go to a thunk that lies within `span` after the sled,
+ * and the thunk's jump on to its target: ARM b +-32 MB, Thumb b.w +-16
+ * MB, b<c>.w +-1 MB. */
+static int jump_in_reach(const struct call_site *site, uint32_t sled, uint32_t span)
+{
+    uint32_t addr = (uint32_t)site->addr, w = site->insn, target, reach;
+    if (site->kind == KIND_B_JUMP) {
+        target = addr + 8 + (uint32_t)branch_offset(w);
+        reach = UINT32_C(1) << 25;
+    } else {
+        target = t_jump_target(addr, w);
+        reach = UINT32_C(1) << 24;
+    }
+    uint32_t site_reach = site->kind == KIND_T_B_JUMP && is_t_bcond_w(w) ? UINT32_C(1) << 20 : reach;
+    return distance32(addr, sled) + span < site_reach && distance32(target, sled) + span < reach;
+}
+
 static void arm_scan_end(void *state, const struct elf_image *img, struct site_list *sites,
                          struct scan_stats *st)
 {
@@ -523,18 +554,27 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
      * itself: a pair farther than Thumb bl reaches (+-16 MB) from there
      * stays untraced.  (The sled is where it is in both passes.) */
     const struct elf_symbol *sled_sym = elf_symbol_by_name(img, "litifut_sled");
-    uint32_t pairs = 0, reach = 0;
+    uint32_t sled = sled_sym ? (uint32_t)sled_sym->value : 0;
+    uint32_t area = 0;
     for (size_t i = 0; i < sites->n; i++)
-        pairs += sites->v[i].kind == KIND_T_BLX_PAIR || sites->v[i].kind == KIND_T_BLX_PAIR32;
-    if ((UINT32_C(1) << 24) > (UINT32_C(1) << 20) + THUNK32_SIZE * pairs)
-        reach = (UINT32_C(1) << 24) - (UINT32_C(1) << 20) - THUNK32_SIZE * pairs;
+        area += arm_kinds[sites->v[i].kind].thunk_size;
+    /* every thunk lies within this of the sled (the DB object is the
+     * link's last input: the tracer's code, then the area) */
+    uint32_t thunk_span = (UINT32_C(1) << 20) + area;
+    uint32_t reach = 0;
+    if ((UINT32_C(1) << 24) > thunk_span)
+        reach = (UINT32_C(1) << 24) - thunk_span;
     size_t k = 0;
     for (size_t i = 0; i < sites->n; i++) {
         unsigned kind = sites->v[i].kind;
         const char *why = kind == KIND_T_BLX_PAIR || kind == KIND_T_BLX_PAIR32
-                              ? pair_refusal(sc, img, (uint32_t)sites->v[i].addr,
-                                             sled_sym ? (uint32_t)sled_sym->value : 0, reach)
+                              ? pair_refusal(sc, img, (uint32_t)sites->v[i].addr, sled, reach)
                               : NULL;
+        if (is_jump_kind(kind) && sled && !jump_in_reach(&sites->v[i], sled, thunk_span)) {
+            st->sites_by_kind[kind]--;
+            stats_skip(st, "tail jumps beyond reach of the thunk area", 4);
+            continue;
+        }
         if (why) {
             st->sites_by_kind[kind]--;
             stats_untraced(st, sites->v[i].addr, why, 2);
@@ -543,6 +583,7 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
         }
     }
     sites->n = k;
+    tail_targets_free(&sc->tails);
     free(sc->targets.v);
     free(sc->jumps.v);
     free(sc->tables.v);
@@ -657,9 +698,10 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
             if (is_blx_imm(w))
                 target += (w >> 23) & 2;
             addr_set_add(&sc->targets, target);
-            if (is_bl(w) || is_blx_imm(w)) {
+            if (is_bl(w) || is_blx_imm(w) ||
+                (is_b(w) && tail_jump_at(&sc->tails, addr, target) != NOT_TAIL_JUMP)) {
                 site->insn = w;
-                site->kind = is_bl(w) ? KIND_BL : KIND_BLX_IMM;
+                site->kind = is_bl(w) ? KIND_BL : is_b(w) ? KIND_B_JUMP : KIND_BLX_IMM;
                 site->addr = addr;
                 *found = 1;
             }
@@ -728,6 +770,18 @@ static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
     if (insn->id == ARM_INS_BL || insn->id == ARM_INS_BLX)
         is_call = isa == ISA_THUMB ? thumb_classify(sc, in_it, insn, w, site, st)
                                    : arm_state_classify(insn, w, site, st);
+    else if (insn->id == ARM_INS_B && isa == ISA_THUMB && insn->size == 4 &&
+             (is_t_b_w(w) || is_t_bcond_w(w))) {
+        /* Thumb b.w (in an IT block too, as its last: so is the
+         * redirect) or b<c>.w to a function: a tail jump */
+        uint32_t target = t_jump_target((uint32_t)insn->address, w);
+        if (capstone_agrees(insn, target) &&
+            tail_jump_at(&sc->tails, insn->address, target) != NOT_TAIL_JUMP) {
+            site->insn = w;
+            site->kind = KIND_T_B_JUMP;
+            is_call = 1;
+        }
+    }
     if (isa == ISA_THUMB) {
         sc->prev_end = (uint32_t)insn->address + insn->size;
         sc->prev_word = w;

@@ -17,6 +17,14 @@ static int arm_call_target(const struct call_site *site, uint64_t *target)
     uint32_t w = site->insn, addr = (uint32_t)site->addr;   /* ELF32: arch_of_image */
     if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32)
         return 0;
+    if (site->kind == KIND_T_B_JUMP) {
+        *target = t_jump_target(addr, w);
+        return 1;
+    }
+    if (site->kind == KIND_B_JUMP) {
+        *target = addr + 8 + (uint32_t)branch_offset(w);
+        return 1;
+    }
     if (is_thumb_kind(site->kind)) {
         *target = t_call_target(addr, w);
         return 1;
@@ -76,12 +84,55 @@ static int thunk_redirect(const struct elf_image *img, struct call_site *site,
     return 1;
 }
 
+static uint16_t half_at(const uint32_t *w, unsigned off)
+{
+    return (uint16_t)(w[off / 4] >> (off % 4 * 8));
+}
+
+/* A tail jump to its thunk (host-arm.h): the thunk's words as the
+ * rewriter writes them, its b to the jump half's entry k, its word of
+ * lr this jump's return address; the original jump is its target's
+ * word's. */
+static int jump_redirect(const struct elf_image *img, struct call_site *site,
+                         const struct sled_set *sleds, unsigned *k)
+{
+    uint32_t addr = (uint32_t)site->addr, w = site->insn, v[JUMP_THUNK_SIZE / 4];
+    int arm = site->kind == KIND_B_JUMP;
+    uint32_t thunk = arm ? addr + 8 + (uint32_t)branch_offset(w) : t_jump_target(addr, w);
+    uint32_t thunks = (uint32_t)sleds->thunks, thunks_size = (uint32_t)sleds->thunks_size;
+    if (!sleds->jump || (thunk & 3) || thunk - thunks >= thunks_size ||
+        thunks_size - (thunk - thunks) < JUMP_THUNK_SIZE)
+        return 0;
+    for (unsigned i = 0; i < JUMP_THUNK_SIZE / 4; i++)
+        if (elf_read32(img, thunk + 4 * i, &v[i]))
+            return 0;
+    uint32_t b = v[JUMP_THUNK_BRANCH / 4], entry = thunk + JUMP_THUNK_BRANCH + 8 + (uint32_t)branch_offset(b);
+    uint32_t f = thunk + JUMP_THUNK_TARGET + v[JUMP_THUNK_TARGET / 4], d = entry - (uint32_t)sleds->jump;
+    uint32_t ra = v[JUMP_THUNK_RA / 4] + thunk + (arm ? 16 : 10);
+    int words_ok = arm ? v[0] == A_PUSH_LR && v[1] == A_LDR_LR_PC4 && v[2] == A_ADD_LR_PC_LR &&
+                             v[JUMP_THUNK_CONT / 4] == A_POP_LR && !(f & 3)
+                       : half_at(v, 0) == T_PUSH_LR && (half_at(v, 2) | (uint32_t)half_at(v, 4) << 16) ==
+                             T_LDR_LR_PC12 && half_at(v, 6) == T_ADD_LR_PC &&
+                             half_at(v, 8) == T_BX_PC && v[JUMP_THUNK_CONT / 4] == T_POP_LR && (f & 1);
+    if (!words_ok || (b & 0xFF000000) != 0xEA000000 || ra != addr + 4 ||
+        d >= SLED_ENTRIES * SLED_ENTRY_SIZE || d % SLED_ENTRY_SIZE)
+        return 0;
+    uint32_t original = arm ? arm_b_encode(addr, w, f) : t_jump_encode(addr, w, f & ~1u);
+    if (!original)
+        return 0;
+    *k = d / SLED_ENTRY_SIZE;
+    site->insn = original;
+    return 1;
+}
+
 /* A redirect is an ARM bl or a Thumb blx into the sled (either half),
- * or a Thumb bl to a thunk. */
+ * a Thumb bl to a thunk, or a tail jump to its thunk. */
 static int arm_decode_redirect(const struct elf_image *img, struct call_site *site,
                                const struct sled_set *sleds, unsigned *k)
 {
     uint64_t target;
+    if (is_jump_kind(site->kind))
+        return jump_redirect(img, site, sleds, k);
     if (site->kind == KIND_T_BL && sleds->thunks)
         return thunk_redirect(img, site, sleds, k);
     int ok = is_thumb_kind(site->kind) ? is_t_blx_imm(site->insn) : is_bl(site->insn);
@@ -144,6 +195,11 @@ static int arm_plt_entries(const struct elf_image *img, struct plt_entry **out, 
                 (w & 0xFFFFF000) != 0xE5BCF000)
                 continue;
             got += w & 0xFFF;
+            /* the entry's way in from Thumb code, before it: bx pc;
+             * b.n (a Thumb b.w, a tail jump, goes there) */
+            uint32_t stub = 0;
+            if (a >= s->addr + 4 && !elf_read32(img, a - 4, &stub) && stub == 0xE7FD4778)
+                add_plt_entry(out, n, a - 4, 4, got, img, rel, n_rel);
             add_plt_entry(out, n, a, b + 4 - a, got, img, rel, n_rel);
             a = b;
         }

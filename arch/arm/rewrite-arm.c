@@ -61,8 +61,16 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
                                int *bridged)
 {
     uint32_t addr = (uint32_t)site->addr, thunk = (uint32_t)thunk64;
-    uint32_t entry = sled_entry(site, k, sleds, 0);
     *bridged = 0;
+    if (is_jump_kind(site->kind)) {         /* the same jump, to its thunk */
+        *word = site->kind == KIND_B_JUMP ? arm_b_encode(addr, site->insn, thunk)
+                                          : t_jump_encode(addr, site->insn, thunk);
+        if (!*word)
+            return error("tail jump at 0x%08" PRIx32 ": its thunk at 0x%08" PRIx32
+                         " is out of its reach", addr, thunk);
+        return 0;
+    }
+    uint32_t entry = sled_entry(site, k, sleds, 0);
     if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32) {
         int p32 = site->kind == KIND_T_BLX_PAIR32;
         if (!(*word = t_bl_encode(addr - (p32 ? 4 : 2), thunk + (p32 ? 0 : THUNK_ENTRY))))
@@ -95,10 +103,56 @@ static void put32(uint8_t *p, uint32_t v)
     put16(p + 2, v >> 16);
 }
 
+/* Where a tail jump goes (its instruction's target; Thumb: bit 0 set). */
+static uint32_t jump_target(const struct call_site *site)
+{
+    uint32_t addr = (uint32_t)site->addr;
+    return site->kind == KIND_B_JUMP ? addr + 8 + (uint32_t)branch_offset(site->insn)
+                                     : t_jump_target(addr, site->insn) | 1;
+}
+
+/* A tail jump's thunk (host-arm.h), to entry k of the jump half. */
+static int jump_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                      uint32_t thunk, uint8_t *bytes)
+{
+    uint32_t addr = (uint32_t)site->addr, f = jump_target(site);
+    uint32_t entry = (uint32_t)sleds->jump + SLED_ENTRY_SIZE * k;
+    uint32_t b = arm_b_encode(thunk + JUMP_THUNK_BRANCH, 0xE0000000u, entry), cont;
+    if (!sleds->jump || !b || (thunk & 3))
+        return error("thunk at 0x%08" PRIx32 ": the tracer's jump sled at 0x%08" PRIx32
+                     " is out of b range (+-32 MB)", thunk, entry);
+    if (site->kind == KIND_B_JUMP) {
+        put32(bytes, A_PUSH_LR);
+        put32(bytes + 4, A_LDR_LR_PC4);
+        put32(bytes + 8, A_ADD_LR_PC_LR);
+        put32(bytes + JUMP_THUNK_RA, addr + 4 - (thunk + 16));
+        put32(bytes + JUMP_THUNK_CONT, A_POP_LR);
+        cont = arm_b_encode(thunk + JUMP_THUNK_JUMP, 0xE0000000u, f);
+    } else {
+        put16(bytes, T_PUSH_LR);
+        put32(bytes + 2, T_LDR_LR_PC12);
+        put16(bytes + 6, T_ADD_LR_PC);
+        put16(bytes + 8, T_BX_PC);
+        put16(bytes + 10, T_NOP);
+        put32(bytes + JUMP_THUNK_RA, addr + 4 - (thunk + 10));
+        put32(bytes + JUMP_THUNK_CONT, T_POP_LR);
+        cont = t_jump_encode(thunk + JUMP_THUNK_JUMP, 0x9000F000u, f & ~1u);    /* b.w */
+    }
+    if (!cont)
+        return error("tail jump at 0x%08" PRIx32 ": its target 0x%08" PRIx32
+                     " is out of reach of its thunk at 0x%08" PRIx32, addr, f & ~1u, thunk);
+    put32(bytes + JUMP_THUNK_BRANCH, b);
+    put32(bytes + JUMP_THUNK_JUMP, cont);
+    put32(bytes + JUMP_THUNK_TARGET, f - (thunk + JUMP_THUNK_TARGET));
+    return 0;
+}
+
 static int arm_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
                             uint64_t thunk64, uint8_t *bytes)
 {
     uint32_t thunk = (uint32_t)thunk64;
+    if (is_jump_kind(site->kind))
+        return jump_thunk(site, k, sleds, thunk, bytes);
     int p32 = site->kind == KIND_T_BLX_PAIR32;
     uint32_t entry = sled_entry(site, k, sleds, 1), b_at = thunk + (p32 ? THUNK32_BRANCH : THUNK_BRANCH);
     int64_t off = (int64_t)entry - ((int64_t)b_at + 8);
@@ -124,9 +178,11 @@ static int arm_encode_thunk(const struct call_site *site, unsigned k, const stru
 
 /* A fixed target relative to the DB word, bit 0 set for Thumb (ARM blx
  * imm, Thumb bl); for blx rM, rM's offset in the sled's frame. */
-static uint32_t arm_site_word(const struct call_site *site, uint64_t word_addr64)
+static uint32_t arm_site_word(const struct call_site *site, uint64_t word_addr64, uint64_t thunk)
 {
     uint32_t addr = (uint32_t)site->addr, word_addr = (uint32_t)word_addr64;
+    if (is_jump_kind(site->kind))   /* the thunk's continuation (Thumb: bit 0) */
+        return (uint32_t)thunk + JUMP_THUNK_CONT + (site->kind == KIND_T_B_JUMP) - word_addr;
     uint32_t w = site->insn, pc = addr + 8;
     switch (site->kind) {
     case KIND_BL: return pc + (uint32_t)branch_offset(w) - word_addr;

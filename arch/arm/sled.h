@@ -13,6 +13,14 @@
  *     b    <the half's code for the sled mode: arch/arm/sleds.c>
  * so that code starts with lr = the call's return address and r12 = 4k,
  * every other register as the call left it.
+ *
+ * A third half, litifut_sled_jump (after the far sleds' way in), is
+ * for tail jumps, which their thunks (host-arm.h) send there looking
+ * like calls from the jump: lr = the jump's address + 4, the jumper's
+ * lr pushed below the frame (JUMP_PUSHED), and a site word whose
+ * target is the thunk's continuation.  Its entries are the same; only
+ * with exact returns does it have paths of its own (a jump is not
+ * hooked: stub.S).
  */
 #ifndef LITIFUT_ARCH_ARM_SLED_H
 #define LITIFUT_ARCH_ARM_SLED_H
@@ -29,5 +37,14 @@
 #define FRAME_SIZE        60
 
 /* A DB site word below LITIFUT_DB_INDIRECT is a blx rM: FRAME_R(M). */
+
+/* A tail jump's thunk (its layout: host-arm.h): its size, its
+ * continuation (the site word's target: the jumper's lr popped, then
+ * the jump), the word whose address plus itself is the jump's target;
+ * and what it pushed below the sled's frame (the jumper's lr). */
+#define JUMP_THUNK_SIZE   32
+#define JUMP_THUNK_CONT   20
+#define JUMP_THUNK_TARGET 28
+#define JUMP_PUSHED       4
 
 #endif

@@ -6,7 +6,9 @@
  * litifut_arm_count), while recording is off to litifut_arm_paused
  * (which counts the call), or, while the process records nothing, to
  * litifut_arm_off, which only finds the target; and the two branches
- * that the far sleds (far-sled.S) go through, one per half, with them.
+ * that the far sleds (far-sled.S) go through, one per half, with them;
+ * and the tail jumps' half (litifut_sled_jump), as the fixed half but
+ * with exact returns.
  * The sled's pages are
  * made writable while the branches change; a thread running through an
  * entry meanwhile takes the old branch or the new one: both are right.
@@ -30,6 +32,9 @@ extern const char litifut_arm_paused[] HIDDEN, litifut_arm_paused_reg[] HIDDEN;
 extern const char litifut_arm_ret_marks[] HIDDEN, litifut_arm_ret_reg_marks[] HIDDEN;
 extern const char litifut_arm_ret_clock[] HIDDEN, litifut_arm_ret_reg_clock[] HIDDEN;
 extern const char litifut_arm_ret_counter[] HIDDEN, litifut_arm_ret_reg_counter[] HIDDEN;
+extern const char litifut_sled_jump[] HIDDEN;
+extern const char litifut_arm_jump_marks[] HIDDEN, litifut_arm_jump_clock[] HIDDEN;
+extern const char litifut_arm_jump_counter[] HIDDEN;
 
 /* The branch word of entry `b`'s third instruction to `to`. */
 static uint32_t branch(uintptr_t b, const char *to)
@@ -39,7 +44,7 @@ static uint32_t branch(uintptr_t b, const char *to)
 
 int arch_sleds_select(enum sleds_mode mode)
 {
-    const char *to[2];          /* per half (sled.h) */
+    const char *to[3];          /* per half (sled.h): fixed target, register, tail jump */
     switch (mode) {
     case SLEDS_ON:         to[0] = litifut_arm_common;         to[1] = litifut_arm_common_reg; break;
     case SLEDS_ON_CLOCK:   to[0] = litifut_arm_common_clock;   to[1] = litifut_arm_common_reg_clock; break;
@@ -53,10 +58,14 @@ int arch_sleds_select(enum sleds_mode mode)
     case SLEDS_ON_RET_COUNTER: to[0] = litifut_arm_ret_counter; to[1] = litifut_arm_ret_reg_counter; break;
     default:               to[0] = to[1] = litifut_arm_start; break;
     }
+    /* a tail jump is a fixed-target call but for its hook (stub.S) */
+    to[2] = mode == SLEDS_ON_RET ? litifut_arm_jump_marks
+          : mode == SLEDS_ON_RET_CLOCK ? litifut_arm_jump_clock
+          : mode == SLEDS_ON_RET_COUNTER ? litifut_arm_jump_counter : to[0];
     /* the entries, then the far sleds' way in: one branch per half
      * (stub.S, far-sled.S) */
     uintptr_t start = (uintptr_t)litifut_sled, far = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
-    uintptr_t end = far + 8;
+    uintptr_t end = (uintptr_t)litifut_sled_jump + SLED_ENTRIES * SLED_ENTRY_SIZE;
     uintptr_t lo = start & ~4095u, hi = ((uintptr_t)(litifut_sled_pages + 1) + 4095) & ~4095u;
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
@@ -67,6 +76,10 @@ int arch_sleds_select(enum sleds_mode mode)
     }
     for (unsigned half = 0; half < 2; half++)
         *(volatile uint32_t *)(far + 4 * half) = branch(far + 4 * half, to[half]);
+    for (unsigned i = 0; i < SLED_ENTRIES; i++) {
+        uintptr_t b = (uintptr_t)litifut_sled_jump + i * SLED_ENTRY_SIZE + 8;
+        *(volatile uint32_t *)b = branch(b, to[2]);
+    }
     *(volatile uint32_t *)litifut_sled_pages = (uint32_t)litifut_copy.pages;   /* (made by now) */
     arch_flush_icache(start, end);
     arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);

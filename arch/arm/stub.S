@@ -85,6 +85,17 @@ litifut_sled:
 litifut_sled_far:
     b       litifut_arm_start
     b       litifut_arm_start
+    /* The tail jumps' half (sled.h): their thunks come here */
+    .global litifut_sled_jump
+    .hidden litifut_sled_jump
+litifut_sled_jump:
+    .set k, 0
+    .rept SLED_ENTRIES
+    push    {r0-r12, lr, pc}
+    mov     r12, #4 * k
+    b       litifut_arm_start
+    .set k, k + 1
+    .endr
     .size litifut_sled, . - litifut_sled
     .global litifut_sled_end
     .hidden litifut_sled_end
@@ -410,6 +421,46 @@ litifut_arm_ret_reg_\suffix:
     RETURNS_HOT_PATHS marks, NO_TIME, .Lrfixed, .Lrreg, 0, litifut_return_marks
     RETURNS_HOT_PATHS clock, HOT_PATH_TIME, .Lrfixedclk, .Lrregclk, 1, litifut_return_clock
     RETURNS_HOT_PATHS counter, HOT_PATH_COUNTER, .Lrfixedcnt, .Lrregcnt, 0, litifut_return_counter
+
+/*
+ * LITIFUT_RETURNS: a tail jump (the jump half: its thunk sent it here
+ * with lr = the jump + 4 and the jumper's lr pushed, sled.h) is
+ * recorded as a call is, but not hooked: the callee returns where the
+ * jumper would have, through the jumper's hook if it had one.  Frames
+ * that are gone go to the slow path first, which writes their returns:
+ * the top entry's sp below sp at the jump (at it: the jumper's own
+ * frame, live until its callee returns).  Without exact returns the
+ * jump half takes the fixed half's paths (sleds.c).  The target is the
+ * thunk's continuation, which pops the jumper's lr and jumps on.  The
+ * frame's pc slot keeps the entry's pc until the record is sure.
+ */
+    .macro JUMP_CHECK
+    ldr     r4, [r2, #THREAD_SHADOW_TOP]
+    cmp     r4, #4096               @ (no shadow stack yet: nothing can be gone)
+    ldrhs   r7, [r4, #-8]           @ the top entry's sp
+    addhs   r5, sp, #FRAME_SIZE + JUMP_PUSHED   @ sp at the jump
+    cmphs   r5, r7
+    bhi     litifut_arm_slow        @ its frame is gone
+    .endm
+
+    .macro JUMP_HOT_PATH suffix, time, name, literals
+    .global litifut_arm_jump_\suffix
+    .hidden litifut_arm_jump_\suffix
+    .type litifut_arm_jump_\suffix, %function
+litifut_arm_jump_\suffix:
+    HOT_PATH_START \name
+    add     r9, r5, r9              @ the continuation
+    JUMP_CHECK
+    \time \name
+    str     r9, [sp, #FRAME_PC]
+    str     r3, [r6], #4
+    HOT_PATH_END
+    HOT_PATH_FULL \name, \literals
+    .endm
+
+    JUMP_HOT_PATH marks, NO_TIME, .Ljump, 0
+    JUMP_HOT_PATH clock, HOT_PATH_TIME, .Ljumpclk, 1
+    JUMP_HOT_PATH counter, HOT_PATH_COUNTER, .Ljumpcnt, 0
 
 /* The slow path; also where the sled sends every call until this
  * copy is ready (sleds.c). */

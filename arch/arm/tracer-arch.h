@@ -39,6 +39,14 @@ static inline uintptr_t arch_return_address(const struct arch_frame *f)
     return f->lr;
 }
 
+/* A tail jump's thunk continuation (its site word's target, sled.h):
+ * where the jump goes. */
+static inline uintptr_t arch_jump_target(uintptr_t cont)
+{
+    uintptr_t word = (cont & ~(uintptr_t)1) - JUMP_THUNK_CONT + JUMP_THUNK_TARGET;
+    return word + (uintptr_t)(intptr_t) * (const int32_t *)word;
+}
+
 /* Where the frame keeps it: the callee gets what is there. */
 static inline uint32_t *arch_return_address_slot(struct arch_frame *f)
 {

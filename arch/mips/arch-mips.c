@@ -21,10 +21,10 @@
 #include "litifut/trace-format.h"
 
 static const struct call_kind mips_kinds[] = {
-    { "jal", RA_OFFSET, 0, 0 }, { "jalr", RA_OFFSET, 0, 0 }, { "bal", RA_OFFSET, 0, 0 },
-    { "bgezal", RA_OFFSET, 0, 0 }, { "bltzal", RA_OFFSET, 0, 0 },
-    { "bgezall", RA_OFFSET, 0, 0 }, { "bltzall", RA_OFFSET, 0, 0 },
-    { "jalr-got", RA_OFFSET, 0, 0 },
+    { "jal", RA_OFFSET, 0, 0, 0 }, { "jalr", RA_OFFSET, 0, 0, 0 }, { "bal", RA_OFFSET, 0, 0, 0 },
+    { "bgezal", RA_OFFSET, 0, 0, 0 }, { "bltzal", RA_OFFSET, 0, 0, 0 },
+    { "bgezall", RA_OFFSET, 0, 0, 0 }, { "bltzall", RA_OFFSET, 0, 0, 0 },
+    { "jalr-got", RA_OFFSET, 0, 0, 0 },
 };
 static const struct ld_emulation mips_emulations[] = {
     { "elf32btsmip", "mips-linux-gnu" },

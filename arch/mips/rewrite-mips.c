@@ -64,8 +64,9 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
  * delay slot, at link time; jalr $t9 from a fixed GOT slot: its
  * callee); for jalr rs, rs's offset in the sled's
  * frame, + 1 if the hot path does not save rs. */
-static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr)
+static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr, uint64_t thunk)
 {
+    (void)thunk;
     uint32_t w = site->insn, a = (uint32_t)site->addr, word = (uint32_t)word_addr;
     if (site->kind == KIND_JALR) {
         unsigned rs = rs_of(w);

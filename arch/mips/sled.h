@@ -55,4 +55,7 @@
 #define BRIDGE_ENTRY      16
 #define BRIDGE_LANE_WORDS     (BRIDGE_TABLE - 8)
 
+/* Tail jumps are not redirected here yet: no thunk pushes anything. */
+#define JUMP_PUSHED       0
+
 #endif

@@ -160,7 +160,7 @@ static void apply_filters(const struct callstack *s, struct frame *f)
 
 /* What a frame pushed is. */
 enum frame_kind { FRAME_CALL, FRAME_SYNTHETIC, FRAME_INHERITED, FRAME_INHERITED_SYNTHETIC,
-                  FRAME_SIGNAL_CALL, FRAME_HANDLER_CALL, FRAME_ENTRY_CALL };
+                  FRAME_SIGNAL_CALL, FRAME_HANDLER_CALL, FRAME_ENTRY_CALL, FRAME_JUMP_CALL };
 
 static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct trace_event *call,
                  enum frame_kind kind)
@@ -189,6 +189,7 @@ static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct tra
     f->synthetic = kind == FRAME_SYNTHETIC || kind == FRAME_INHERITED_SYNTHETIC;
     f->inherited = kind == FRAME_INHERITED || kind == FRAME_INHERITED_SYNTHETIC;
     f->printed = 0;
+    f->jump = kind == FRAME_JUMP_CALL;
     f->no_return = 0;
     f->signal = kind == FRAME_SIGNAL_CALL ? FRAME_SIGNAL : kind == FRAME_HANDLER_CALL ? FRAME_HANDLER
               : kind == FRAME_ENTRY_CALL ? FRAME_ENTRY : 0;
@@ -252,11 +253,12 @@ static uint32_t entered_from(const struct callstack *s, uint32_t fid, uint32_t l
     return fallback ? fallback : s->n;
 }
 
-/* 1 + the innermost frame of a traced call (not synthetic); 0: none. */
+/* 1 + the innermost frame of a traced call with a return of its own
+ * (not synthetic, not a tail jump's); 0: none. */
 static uint32_t innermost_traced(const struct callstack *s)
 {
     uint32_t k = s->n;
-    while (k > 0 && s->f[k - 1].synthetic)
+    while (k > 0 && (s->f[k - 1].synthetic || s->f[k - 1].jump))
         k--;
     return k;
 }
@@ -354,6 +356,33 @@ void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
     s->f[s->n - 1].last_object = e->object;
     s->f[s->n - 1].last_site = e->site + 1;
     push(s, callee, t, e, FRAME_CALL);
+}
+
+/* A tail jump is a call from its caller, as callstack_call places it,
+ * whose frame is no traced call's for a RETURN: it ends with the frame
+ * below it, as a synthetic frame does (the jumper's return is the
+ * callee's), and calls from the callee nest in it. */
+void callstack_jump(struct callstack *s, uint32_t caller, uint32_t callee,
+                    const struct trace_event *e)
+{
+    uint64_t t = now(s, e->time_ns);
+    s->calls++;
+    int exact = (s->t->header.flags & LITIFUT_TRACE_RETURNS) && !s->returns_missing;
+    s->returns_missing = 0;
+    uint32_t k;
+    if (exact) {
+        caller_on_top(s, caller, t);
+    } else if ((k = caller_frame(s, caller, e)) > 0) {
+        while (s->n > k)
+            pop(s, t);
+    } else {
+        for (k = entered_from(s, caller, 0); s->n > k;)
+            pop(s, t);
+        push(s, caller, t, NULL, FRAME_SYNTHETIC);
+    }
+    s->f[s->n - 1].last_object = e->object;
+    s->f[s->n - 1].last_site = e->site + 1;
+    push(s, callee, t, e, FRAME_JUMP_CALL);
 }
 
 void callstack_return(struct callstack *s, uint64_t time_ns)

@@ -39,6 +39,9 @@ struct frame {
                                    FRAME_ENTRY: a function entered by no traced call (an
                                    ENTRY record: a thread's start routine, a callback of
                                    the C library's) */
+    uint8_t jump;               /* a tail jump's callee: a call of its function, from
+                                   the jump's site, that ends with the frame below it
+                                   (the jumper's, whose return is the callee's) */
     uint8_t no_return;          /* a traced call (returns recorded) that had not returned when
                                    its thread's records end (exit, exec, a kill): it ends
                                    there, its duration a lower bound */
@@ -111,6 +114,10 @@ void callstack_free(struct callstack *s);
 /* A traced call from a site in function `caller` to `callee`. */
 void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
                     const struct trace_event *e);
+/* A traced tail jump from a site in `caller` to `callee`: a frame for
+ * the callee above the caller's, ended with it (no return of its own). */
+void callstack_jump(struct callstack *s, uint32_t caller, uint32_t callee,
+                    const struct trace_event *e);
 /* A return record: the innermost open call returned (a signal
  * handler's frame: with its signal's, the handler left by siglongjmp). */
 void callstack_return(struct callstack *s, uint64_t time_ns);
@@ -131,7 +138,9 @@ static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
                                   const struct trace_event *e)
 {
     s->own_ns += e->own_ns;             /* (before the event: the callee's start is after) */
-    if (e->kind == TRACE_CALL)
+    if (e->kind == TRACE_CALL && trace_funcs_is_jump(tf, e))
+        callstack_jump(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
+    else if (e->kind == TRACE_CALL)
         callstack_call(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
     else if (e->kind == TRACE_RETURN)
         callstack_return(s, e->time_ns);

@@ -423,9 +423,12 @@ void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct addr
         for (uint32_t s = 0; s < n; s++) {
             uint32_t target;
             tf->caller[i][s] = caller_in(tf, p->obj, p->site_addr[s]);
-            tf->callee[i][s] = db_site_target(&p->db, s, &target)
-                                   ? callee_in(tf, p->obj, arch_code_address(p->arch, target))
-                                   : FUNC_NONE;
+            if (p->jump_to && p->jump_to[s])        /* a tail jump: not its thunk */
+                tf->callee[i][s] = callee_in(tf, p->obj, p->jump_to[s]);
+            else
+                tf->callee[i][s] = db_site_target(&p->db, s, &target)
+                                       ? callee_in(tf, p->obj, arch_code_address(p->arch, target))
+                                       : FUNC_NONE;
         }
     }
     /* (an emulator's trace has every call and return: no jumps to infer

@@ -140,6 +140,14 @@ static inline uint32_t trace_funcs_caller(const struct trace_funcs *tf, const st
     return tf->caller[e->object][e->site];
 }
 
+/* Whether call event `e` (a TRACE_CALL of a usable object) is a tail
+ * jump's: it has no return of its own (callstack.c). */
+static inline int trace_funcs_is_jump(const struct trace_funcs *tf, const struct trace_event *e)
+{
+    const struct program *p = &tf->ps->v[e->object];
+    return p->jump_to && e->site < p->db.header.n_sites && p->jump_to[e->site];
+}
+
 /* --srcline: "file:line" of a call site (link-time address `addr` in
  * object `o`), or NULL.  Valid until trace_funcs_free. */
 const char *trace_funcs_srcline(struct trace_funcs *tf, struct object *o, uint64_t addr);

@@ -89,8 +89,15 @@ static int find_rewritten_sites(struct program *p)
         if (n >= h->n_sites || page >= h->n_pages || p->db.pages[page] + k != n)
             rc = error("%s: its rewritten call sites do not match its instruction DB "
                        "(at 0x%08" PRIx64 ")", img->path, all.v[i].addr);
-        else
+        else {
+            uint64_t to;
+            if (arch->kinds[all.v[i].kind].jump && p->read_ops->call_target(&all.v[i], &to)) {
+                if (!p->jump_to)
+                    p->jump_to = xcalloc(h->n_sites, sizeof *p->jump_to);
+                p->jump_to[n] = to;
+            }
             p->site_addr[n++] = all.v[i].addr;
+        }
     }
     if (rc == 0 && n != h->n_sites)
         rc = error("%s: %zu rewritten call sites, but its DB has %" PRIu32, img->path, n,
@@ -283,6 +290,7 @@ void program_free(struct program *p)
     if (p->owns_db) {
         db_free(&p->db);
         free(p->site_addr);
+        free(p->jump_to);
         free(p->untraced_fn);
     }
     memset(p, 0, sizeof *p);
@@ -307,6 +315,7 @@ static int program_share(struct program *p, const struct program *first,
     p->read_ops = first->read_ops;
     p->db = first->db;
     p->site_addr = first->site_addr;
+    p->jump_to = first->jump_to;
     p->n_untraced = first->n_untraced;
     p->untraced_fn = first->untraced_fn;
     p->n_untraced_fn = first->n_untraced_fn;
@@ -396,6 +405,11 @@ uint64_t call_target(const struct program *p, const struct trace_call *c, int *d
                      uint64_t *link)
 {
     uint32_t target;
+    if (p->jump_to && c->site < p->db.header.n_sites && p->jump_to[c->site]) {
+        *direct = 1;            /* a tail jump: its site word names its thunk */
+        *link = p->jump_to[c->site];
+        return (*link + p->bias) & p->addr_mask;
+    }
     *direct = !c->has_target && db_site_target(&p->db, c->site, &target);
     if (*direct) {
         *link = arch_code_address(p->arch, target);     /* drop the Thumb bit */

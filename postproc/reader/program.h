@@ -17,6 +17,9 @@ struct program {
     const struct arch_read_ops *read_ops;     /* arch_read_ops(arch) */
     struct db db;
     uint64_t *site_addr;        /* by DB index: link-time address of the call */
+    uint64_t *jump_to;          /* by DB index: a tail jump's link-time target (its
+                                   site word names its thunk), 0 for a call; NULL if
+                                   the object has no tail jump sites */
     size_t n_untraced;          /* call instructions in its code not redirected */
     struct untraced_function *untraced_fn;     /* them per function, most first */
     size_t n_untraced_fn;

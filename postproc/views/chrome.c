@@ -201,7 +201,7 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
     }
     struct outbuf *ob = &c->ob;
     int entry = f->signal == FRAME_ENTRY;
-    if (line || v->trace->estimates || !frame_is_call(f) || entry) {
+    if (line || v->trace->estimates || !frame_is_call(f) || entry || f->jump) {
         const char *sep = "";
         ob_str(ob, ",\"args\":{");
         if (line) {
@@ -222,6 +222,10 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
             ob_str(ob, sep);
             ob_str(ob, f->call.site == LITIFUT_ENTRY_THREAD ? "\"entry\":\"thread\""
                                                              : "\"entry\":\"callback\"");
+        }
+        if (f->jump) {                  /* a tail jump's callee */
+            ob_str(ob, sep);
+            ob_str(ob, "\"jump\":true");
         }
         ob_char(ob, '}');
     }

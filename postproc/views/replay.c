@@ -32,7 +32,9 @@
  * printed once the next event of its thread says which it is, and the
  * memory is the call stack, whatever the trace's length.  "(untraced)"
  * is a frame pushed for a function entered without a traced call
- * (callstack.c).  --srcline adds " @ file:line" of the call site.
+ * (callstack.c); "(jump) f -> g" a tail jump's callee, g entered by a
+ * jump from f (its block ends with f's).  --srcline adds " @ file:line"
+ * of the call site.
  *
  * A fork child's head says where it forked and the frames its thread
  * that forked inherited (forks.h), which were opened in the parent:
@@ -219,9 +221,10 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
 }
 
 /* "caller -> callee", or "(untraced) -> callee" for a synthetic frame,
- * "(thread) -> callee" for a thread's start routine at its root and
+ * "(thread) -> callee" for a thread's start routine at its root,
  * "(callback) -> callee" for a C library's callback with no frame below
- * (an exit handler run after main returned). */
+ * (an exit handler run after main returned) and "(jump) caller ->
+ * callee" for a tail jump's callee. */
 static void print_call(struct replay *r, const struct callstack *s, const struct frame *f)
 {
     struct outbuf *ob = &r->ob;
@@ -235,8 +238,11 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
         ob_str(ob, f->call.site == LITIFUT_ENTRY_THREAD ? "(thread)" : "(callback)");
     else if (f->synthetic || !below)    /* (an emulator sees every call: a jump entered it) */
         ob_str(ob, trace_is_emulated(r->v.trace->t) ? "(jump)" : "(untraced)");
-    else
+    else {
+        if (f->jump)
+            ob_str(ob, "(jump) ");
         ob_mem(ob, ft->v[below->fid].name, ft->v[below->fid].name_len);
+    }
     ob_mem(ob, " -> ", 4);
     ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
     if (r->srcline && frame_has_site(f)) {

@@ -100,13 +100,19 @@ struct seq {
 };
 struct seqs { struct seq *v; size_t n; };
 
-/* a rewritten site at its runtime address, and the object it is in */
+/* a rewritten site at its runtime address, and the object it is in; a
+ * tail jump's site (its kind's name ends in "jump": the oracle logs no
+ * call there) is one of the jump sites, whose rows the trace's calls
+ * leave out (their calls moved up to the jumper's, as the oracle sees
+ * a jumped-to function's calls) */
 struct site { uint64_t rt; size_t object; };
 struct object { const char *name; size_t n_sites, n_calls; };
 struct move { uint64_t from, size, to; };
 
 static struct site *sites;
 static size_t n_sites, sites_cap;
+static uint64_t *jumps;
+static size_t n_jumps, jumps_cap;
 static struct object *objects;
 static size_t n_objects;
 static uint64_t *untraced;      /* runtime addresses of untraced calls */
@@ -253,6 +259,15 @@ static void read_sites(const char *path, uint64_t bias)
         exit(2);
     }
     while (fgets(line, sizeof line, f)) {
+        char kind[64] = "";
+        sscanf(line, "%*s %63s", kind);
+        size_t k = strlen(kind);
+        if (k >= 4 && strcmp(kind + k - 4, "jump") == 0) {
+            if (n_jumps == jumps_cap)
+                jumps = realloc(jumps, (jumps_cap = jumps_cap * 2 + 256) * sizeof *jumps);
+            jumps[n_jumps++] = (uint64_t)strtoull(line, NULL, 16) + bias;
+            continue;
+        }
         if (n_sites == sites_cap)
             sites = realloc(sites, (sites_cap = sites_cap * 2 + 1024) * sizeof *sites);
         sites[n_sites++] = (struct site){ (uint64_t)strtoull(line, NULL, 16) + bias, n_objects };
@@ -286,6 +301,11 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int is_jump_site(uint64_t rt)
+{
+    return n_jumps && bsearch(&rt, jumps, n_jumps, sizeof *jumps, cmp_u32);
+}
+
 /* --tree: a call the oracle logged, kept (at a rewritten site) or not */
 static void oracle_call(struct seq *q, uint64_t site, int kept)
 {
@@ -313,8 +333,9 @@ static void oracle_return(struct seq *q, uint64_t ra)
 }
 
 /* --tree: the depth of call `seq` of a thread from its row's last field
- * (parent: a seq, or "-" for none) */
-static uint32_t traced_depth(struct seq *q, unsigned long seq, const char *row)
+ * (parent: a seq, or "-" for none); a tail jump's row (`jump`) is no
+ * level of its own: its calls are its parent's children */
+static uint32_t traced_depth(struct seq *q, unsigned long seq, const char *row, int jump)
 {
     const char *last = strrchr(row, '\t');
     uint32_t depth = 0;
@@ -333,7 +354,7 @@ static uint32_t traced_depth(struct seq *q, unsigned long seq, const char *row)
         q->depth_of = realloc(q->depth_of, q->cap_depth * sizeof *q->depth_of);
         memset(q->depth_of + cap, 0, (q->cap_depth - cap) * sizeof *q->depth_of);
     }
-    q->depth_of[seq] = depth;
+    q->depth_of[seq] = depth - (uint32_t)jump;     /* (a root jump's: -1, so its callees 0) */
     return depth;
 }
 
@@ -409,7 +430,7 @@ static int compare_pairs(struct seqs *oracle, const char *trace_tsv, int counts)
         unsigned long long ns;
         uint64_t site, target;
         if (sscanf(line, "%lu\t%31[^\t]\t%llu\t%" SCNx64 "\t%" SCNx64, &pid, calls, &ns, &site,
-                   &target) != 5)
+                   &target) != 5 || is_jump_site(site))
             continue;
         if (nt == cap) {
             cap = cap * 2 + 1024;
@@ -563,6 +584,8 @@ int main(int argc, char **argv)
         }
     }
     qsort(sites, n_sites, sizeof *sites, cmp_site);
+    if (n_jumps)
+        qsort(jumps, n_jumps, sizeof *jumps, cmp_u32);
     if (n_untraced)
         qsort(untraced, n_untraced, sizeof *untraced, cmp_u32);
     for (size_t i = 1; i < n_sites; i++)
@@ -607,7 +630,10 @@ int main(int argc, char **argv)
         if (sscanf(line, "%lu\t%lu\t%lu\t%" SCNx64 "\t%" SCNx64, &pid, &tid, &seq, &site,
                    &target) == 5) {
             struct seq *q = seq_for(&traced, tid);
-            push(q, site, target, tree_mode ? traced_depth(q, seq, line) : 0);
+            int jump = is_jump_site(site);
+            uint32_t depth = tree_mode ? traced_depth(q, seq, line, jump) : 0;
+            if (!jump)
+                push(q, site, target, depth);
         }
     }
     fclose(f);

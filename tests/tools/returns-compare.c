@@ -162,10 +162,11 @@ static uint32_t frame_site(const struct infer_view *iv, const struct frame *f)
     return (uint32_t)(p->site_addr[f->call.site] + p->bias);   /* (32-bit targets) */
 }
 
+/* (a tail jump's frame is no call the oracle sees) */
 static void infer_push(struct view *v, struct callstack *s, struct frame *f)
 {
     (void)s;
-    if (frame_has_site(f))
+    if (frame_has_site(f) && !f->jump)
         push_event(((struct infer_view *)v)->q, 'C', frame_site((struct infer_view *)v, f));
 }
 
@@ -173,7 +174,7 @@ static void infer_pop(struct view *v, struct callstack *s, struct frame *f, uint
 {
     (void)s;
     (void)end_ns;
-    if (frame_has_site(f))
+    if (frame_has_site(f) && !f->jump)
         push_event(((struct infer_view *)v)->q, 'R', frame_site((struct infer_view *)v, f));
 }
 
@@ -218,6 +219,8 @@ static void read_trace(struct trace_file *t, size_t i, const struct program_set 
             }
             continue;
         }
+        if (trace_funcs_is_jump(tf, e))
+            continue;           /* a tail jump: no call the oracle sees, no return of its own */
         const struct program *p = &ps->v[e->object];
         uint32_t site = (uint32_t)(p->site_addr[e->site] + p->bias);
         push_open(q, site);

@@ -98,7 +98,7 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
     }
     site.addr = addr;
     uint32_t word_addr = 0x00800000;            /* the DB: after the code */
-    uint32_t w = rw->site_word(&site, word_addr);
+    uint32_t w = rw->site_word(&site, word_addr, 0);
     int got_fixed = w >= LITIFUT_DB_INDIRECT;
     uint32_t got = got_fixed ? word_addr + w : w;
     check(got_fixed == fixed && got == want, name,
@@ -354,8 +354,8 @@ static void test_thumb_pair(void)
           arm->kinds[kind].patch_offset == -2 && arm->kinds[kind].thunk_size == 12,
           "thumb pair: kind", "return address +%u, patch %d, thunk %u",
           arm->kinds[kind].ra_offset, arm->kinds[kind].patch_offset, arm->kinds[kind].thunk_size);
-    check(rw->site_word(&site, 0x20000) == 12, "thumb pair: site word", "0x%08" PRIx32,
-          rw->site_word(&site, 0x20000));
+    check(rw->site_word(&site, 0x20000, 0) == 12, "thumb pair: site word", "0x%08" PRIx32,
+          rw->site_word(&site, 0x20000, 0));
     int ok = rw->encode_redirect(&site, k, &sleds, thunk, &word, &bridged) == 0 &&
              rw->encode_thunk(&site, k, &sleds, thunk, t) == 0;
     /* bl from 0x8000 to 0xa002: offset 0x1ffe */
@@ -372,7 +372,7 @@ static void test_thumb_pair(void)
     struct call_site s32 = { 0x8004, 0x3004f8d3, (uint8_t)(kind + 1), 0x4798, 0 };
     uint8_t u[16];
     ok = strcmp(arm->kinds[kind + 1].name, "t_blx_pair32") == 0 &&
-         rw->site_word(&s32, 0x20000) == 12 &&
+         rw->site_word(&s32, 0x20000, 0) == 12 &&
          rw->encode_redirect(&s32, k, &sleds, thunk, &word, &bridged) == 0 &&
          rw->encode_thunk(&s32, k, &sleds, thunk, u) == 0;
     /* bl from 0x8000 to 0xa000: offset 0x1ffc */
@@ -400,7 +400,7 @@ static void test_db(void)
     };
     struct site_list sites = { v, 4 };
     struct db db;
-    if (db_build(arm, rw, &sites, 0x20000, 0, 0x30000, 0, &db) != 0) {
+    if (db_build(arm, rw, &sites, 0x20000, 0, 0x30000, 0x20000, 0, &db) != 0) {
         check(0, "db: build", "failed");
         return;
     }
@@ -423,15 +423,15 @@ static void test_db(void)
     struct call_site after = { 0x40000, 0xeb000000, 0, 0, 0 };
     struct site_list later = { &after, 1 };
     struct db db2;
-    check(db_build(arm, rw, &later, 0x20000, 0, 0x30000, 0, &db2) == 0 &&
+    check(db_build(arm, rw, &later, 0x20000, 0, 0x30000, 0x20000, 0, &db2) == 0 &&
           db_site_target(&db2, 0, &t) && t == 0x40008, "db: a target after the DB",
           "0x%08" PRIx32, t);
     db_free(&db2);
     struct call_site close = { 0x2fff0, 0xeb000012, 0, 0, 0 };  /* to 0x30040 */
     struct site_list bad = { &close, 1 };
-    check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, 0, &db2) != 0,
+    check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, 0x20000, 0, &db2) != 0,
           "db: a target right after its DB word is refused", "built");
-    check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, 1, &db2) == 0,
+    check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, 0x20000, 1, &db2) == 0,
           "db: but not in pass 1's provisional DB", "refused");
     db_free(&db2);
     db_free(&db);

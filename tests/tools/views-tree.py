@@ -180,6 +180,8 @@ def check_log(path, threads):
                 caller, callee, opens = None, text, True
             else:
                 caller, _, callee = text.partition(" -> ")
+                if caller.startswith("(jump) "):    # a tail jump's callee: a call of it
+                    caller = caller[len("(jump) "):]
                 opens = callee.endswith(" {") or callee.endswith(" { /* open when the ring's records start */")
                 callee = re.sub(r" \{( /\* open when the ring's records start \*/)?$", "", callee)
             call = caller not in ("(untraced)", "(jump)")
