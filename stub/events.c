@@ -376,15 +376,18 @@ __attribute__((constructor(101))) static void at_start(void)
     copy_sleds_ready();
     if (!thread_is_real(t))
         return;
-    /* Not busy: in a static program the C library is traced, and its
-     * pthread_atfork makes calls the trace must have (AArch64's glibc
-     * takes its lock through libgcc's outline atomics); it holds no
-     * lock of ours and calls none of our handlers now. */
-    register_fork_hooks_once();
     uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
     copyout_catch_signals();
     control_start();
     busy_leave(t, busy);
+    /* Not busy: in a static program the C library is traced, and its
+     * pthread_atfork makes calls the trace must have (AArch64's glibc
+     * takes its lock through libgcc's outline atomics; glibc's
+     * pthread_atfork, from libc_nonshared.a, is the program's code, its
+     * jump to __register_atfork traced); it holds no lock of ours and
+     * calls none of our handlers now.  After control_start: recording
+     * off at the start counts them as not recorded. */
+    register_fork_hooks_once();
 }
 
 /* Runs late in exit() (or in dlclose for a library): records made after

@@ -19,6 +19,17 @@
 #     call, are as many calls as the program counted, inside those
 #     functions (--graph), and (glibc) the atexit and on_exit handlers
 #     one call each, inside exit.
+# Tail jumps (tests/progs/jumps.c: functions entered by jumps only, a
+# chain of jumps, a conditional one, mutual recursion by jumps, a jump
+# into the C library, one after a call through a pointer), per arch
+# whose rewriter redirects them, pie and static:
+#   - the trace equals the oracle's calls and tree (the oracle sees no
+#     call at a jump: oracle-compare leaves the jump sites out and moves
+#     their callees' calls up, as the oracle's run has them);
+#   - every function is as many calls as the program counted
+#     (--summary), each jump's edge in --graph has its calls, and the
+#     log says "(jump) jumper -> to_leaf" once per jump;
+#   - every view draws the same tree (views-tree.py).
 
 entries_case() {    # entries_case ARCH MODE
     set_arch "$1"
@@ -106,11 +117,60 @@ entries_libpthread() {
               grep -q -- "--wrap=pthread_create" "$d/shared.litifut/pass1.args"'
 }
 
+# jumps_case ARCH MODE: tail jumps are calls (above)
+jumps_case() {
+    set_arch "$1"
+    local mode=$2 name=entries/$1/jumps/$2 d=$WORK/build/entries/$1-jumps-$2
+    mkdir -p "$d"
+    if ! build_pair "$d" jumps.c "$mode" 2> "$d/build.err"; then
+        fail "$name: build: $(head -c 300 "$d/build.err")"
+        return
+    fi
+    check_traced "$name" "$d/plain" "$d/prog"
+    local r=$WORK/runs/$name/traced summary graph log pair f n bad= edge
+    summary=$("$BIN/litifut-postproc" --summary --format=tsv "$r" 2> "$r/pp.err")
+    graph=$("$BIN/litifut-postproc" --graph --format=tsv "$r" 2>> "$r/pp.err")
+    log=$("$BIN/litifut-postproc" "$r" 2>> "$r/pp.err")
+    for pair in $(sed -n 's/^calls //p' "$r/out"); do
+        f=${pair%=*} n=${pair#*=}
+        local got
+        got=$(awk -F '\t' -v f="$f" '$2 == f { n = $1 } END { print n + 0 }' <<< "$summary")
+        [ "$got" = "$n" ] || bad="$bad $f: $got calls, the program's $n;"
+    done
+    check "$name: every function as many calls as the program counted (jumped to or called)${bad:+:$bad}" \
+        eval '[ -z "$bad" ] && [ ! -s "$r/pp.err" ] && grep -q "^calls to_leaf=16 " "$r/out"'
+    bad=
+    for edge in jumper:to_leaf:10 chain1:chain2:4 chain2:chain3:4 chain3:to_leaf:4 \
+                via_pointer:to_leaf:2 maybe_jump:odd_case:3; do
+        IFS=: read -r f pair n <<< "$edge"
+        awk -F '\t' -v c="$f" -v f="$pair" -v n="$n" '$1 == c && $3 == f && $5 == n { ok = 1 } END { exit !ok }' \
+            <<< "$graph" || bad="$bad $f -> $pair not $n calls;"
+    done
+    n=$(grep -cF -- '(jump) jumper -> to_leaf' <<< "$log")
+    check "$name: each jump an edge of its calls in --graph, and \"(jump) jumper -> to_leaf\" in the log ($n times)${bad:+:$bad}" \
+        eval '[ -z "$bad" ] && [ "$n" = 10 ]'
+    tree_views "$name" "$r"
+}
+
+# The test names of $ARCHES (default: $ARCH) whose rewriter redirects
+# tail jumps
+jump_arches() {
+    local a keep=${ARCH:-}
+    for a in ${1:-$ARCH}; do
+        set_arch "$a"
+        case $ARCH_DIR in arm) echo "$a" ;; esac
+    done
+    [ -n "$keep" ] && set_arch "$keep"
+}
+
 test_entries() {
     local arch mode
     for arch in $ARCHES; do
         for mode in pie static; do echo "$arch $mode"; done
     done | parallel entries_case
+    for arch in $(jump_arches "$ARCHES"); do
+        for mode in pie static; do echo "$arch $mode"; done
+    done | parallel jumps_case
     if [ "${LIBC:-glibc}" = glibc ]; then
         entries_libpthread "$(folder_arches | head -1)"
     fi
