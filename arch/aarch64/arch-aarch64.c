@@ -30,6 +30,8 @@
 static const struct call_kind a64_kinds[N_A64_KINDS] = {
     [KIND_BL] = { "bl", RA_OFFSET, 0, 0, 0 },
     [KIND_BLR] = { "blr", RA_OFFSET, 0, 0, 0 },
+    [KIND_B_JUMP] = { "b_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
+    [KIND_BCOND_JUMP] = { "bcond_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
 };
 /* (the big-endian ones, aarch64linuxb and aarch64elfb, are not
  * listed: the wrapper refuses them with one line) */
@@ -66,9 +68,13 @@ static int a64_disasm_open(const struct elf_image *img, unsigned isa, csh *handl
     return 0;
 }
 
+extern const struct arch_ops arch_aarch64;
+
 /* The scan's state: the image, to read the instructions around a call. */
 struct a64_scan {
     const struct elf_image *img;
+    struct function_index functions;
+    struct tail_targets tails;  /* where a tail jump may go (lib/sites.h) */
     uint64_t *tlsdesc;          /* the GOT slots of R_AARCH64_TLSDESC, sorted */
     size_t n_tlsdesc;
     int has_relocs;             /* the image has dynamic relocations */
@@ -86,6 +92,8 @@ static void *a64_scan_begin(const struct elf_image *img)
     struct elf_dynreloc *rel;
     size_t n_rel;
     sc->img = img;
+    function_index_build(img, &sc->functions);
+    tail_targets_build(img, &arch_aarch64, &sc->functions, &sc->tails);
     elf_dynamic_relocs(img, &rel, &n_rel);
     sc->has_relocs = n_rel > 0;
     sc->tlsdesc = xcalloc(n_rel + 1, sizeof *sc->tlsdesc);
@@ -97,13 +105,41 @@ static void *a64_scan_begin(const struct elf_image *img)
     return sc;
 }
 
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+/* Tail jumps whose thunk (in the thunk area after the code: within 1
+ * MB of the tracer's sled plus the area) or whose target from there is
+ * out of reach (b +-128 MB, b.cond +-1 MB) stay as they are.  (A
+ * rewritten jump, which the readers' scan finds, is in reach.) */
 static void a64_scan_end(void *state, const struct elf_image *img, struct site_list *sites,
                          struct scan_stats *st)
 {
-    (void)img;
-    (void)sites;
-    (void)st;
     struct a64_scan *sc = state;
+    const struct elf_symbol *sled_sym = elf_symbol_by_name(img, "litifut_sled");
+    uint64_t area = 0;
+    for (size_t i = 0; i < sites->n; i++)
+        area += a64_kinds[sites->v[i].kind].thunk_size;
+    uint64_t span = (UINT64_C(1) << 20) + area, far = UINT64_C(1) << 27;
+    size_t k = 0;
+    for (size_t i = 0; i < sites->n; i++) {
+        const struct call_site *s = &sites->v[i];
+        if (a64_kinds[s->kind].jump && sled_sym) {
+            uint64_t sled = sled_sym->value, to = a64_jump_target(s->addr, s->insn);
+            uint64_t reach = s->kind == KIND_B_JUMP ? far : UINT64_C(1) << 20;
+            if (distance(s->addr, sled) + span >= reach || distance(to, sled) + span >= far) {
+                st->sites_by_kind[s->kind]--;
+                stats_skip(st, "tail jumps beyond reach of the thunk area", 4);
+                continue;
+            }
+        }
+        sites->v[k++] = *s;
+    }
+    sites->n = k;
+    tail_targets_free(&sc->tails);
+    function_index_free(&sc->functions);
     free(sc->tlsdesc);
     free(sc);
 }
@@ -164,6 +200,9 @@ static int a64_classify_word(const struct a64_scan *sc, uint64_t addr, uint32_t 
     } else if (a64_is_blra(w)) {
         stats_untraced(st, addr, "blraa, blrab (pointer-authenticated calls)", 4);
         return 0;
+    } else if ((a64_is_b(w) || a64_is_bcond(w)) &&
+               tail_jump_at(&sc->tails, addr, a64_jump_target(addr, w)) != NOT_TAIL_JUMP) {
+        site->kind = a64_is_b(w) ? KIND_B_JUMP : KIND_BCOND_JUMP;
     } else {
         return 0;
     }

@@ -12,8 +12,69 @@
 #include "lib/arch.h"
 
 /* Call kinds (struct arch_ops.kinds): bl imm26 (the sled's first
- * half), blr Xn (its second). */
-enum { KIND_BL, KIND_BLR, N_A64_KINDS };
+ * half), blr Xn (its second); tail jumps (b imm26, b.cond imm19 to a
+ * function's first instruction or a PLT entry, through a thunk of
+ * their own to the jump half: docs/DESIGN.md "Tail jumps"). */
+enum { KIND_BL, KIND_BLR, KIND_B_JUMP, KIND_BCOND_JUMP, N_A64_KINDS };
+
+/* A tail jump's thunk, in litifut_thunks (sizes and offsets: sled.h):
+ *     +0  str x30, [sp, #-16]!     the jumper's x30 (the callee's return address)
+ *     +4  adrp x30, A + 4          x30 = the jump + 4: the DB keys the site by it
+ *     +8  add x30, x30, :lo12:A + 4
+ *     +12 b <the jump half's sled entry k>
+ *     +16 ldr x30, [sp], #16       the continuation: the site word's "target"
+ *     +20 b f                      (the original jump, moved)
+ *     +24 .word f - (thunk + 24)   the real target, for the tracer
+ *     +28 .word 0
+ * The callee gets every register, NZCV and sp as the jump left them
+ * (x16, x17: the veneers' registers, free at a branch to a function). */
+#define JUMP_THUNK_BRANCH 12
+#define JUMP_THUNK_JUMP   20
+#define A64_PUSH_X30      0xf81f0ffeu   /* str x30, [sp, #-16]! */
+#define A64_POP_X30       0xf84107feu   /* ldr x30, [sp], #16 */
+
+/* b imm26 (0 00101) and b.cond imm19 (0101010 0 imm19 0 cond; +-1 MB). */
+static inline int a64_is_b(uint32_t w)
+{
+    return (w & 0xfc000000u) == 0x14000000u;
+}
+
+static inline int a64_is_bcond(uint32_t w)
+{
+    return (w & 0xff000010u) == 0x54000000u;
+}
+
+/* Where a b or b.cond at addr goes. */
+static inline uint64_t a64_jump_target(uint64_t addr, uint32_t w)
+{
+    int64_t off = a64_is_b(w) ? (int64_t)((int32_t)(w << 6) >> 6) * 4
+                              : (int64_t)((int32_t)(w << 8) >> 13) * 4;
+    return addr + (uint64_t)off;
+}
+
+/* The same jump as `w` (b, or b.cond with its condition) from `from` to
+ * `to`; 0 if out of reach or `to` is not a word. */
+static inline uint32_t a64_jump_encode(uint64_t from, uint32_t w, uint64_t to)
+{
+    int64_t off = (int64_t)(to - from);
+    if (off & 3)
+        return 0;
+    if (a64_is_b(w))
+        return off < -(INT64_C(1) << 27) || off >= (INT64_C(1) << 27)
+                   ? 0 : 0x14000000u | ((uint32_t)(off >> 2) & 0x03ffffffu);
+    return off < -(INT64_C(1) << 20) || off >= (INT64_C(1) << 20)
+               ? 0 : (w & 0xff00001fu) | ((uint32_t)(off >> 2) & 0x7ffffu) << 5;
+}
+
+/* adrp Xd, the page of `to`, at `from`; 0 if beyond +-4 GB. */
+static inline uint32_t a64_adrp_encode(uint64_t from, uint64_t to, unsigned rd)
+{
+    int64_t pages = (int64_t)(to >> 12) - (int64_t)(from >> 12);
+    if (pages < -(INT64_C(1) << 20) || pages >= (INT64_C(1) << 20))
+        return 0;
+    uint32_t imm = (uint32_t)pages & 0x1fffff;
+    return 0x90000000u | (imm & 3) << 29 | (imm >> 2) << 5 | rd;
+}
 
 /* bl reaches +-128 MB from itself (imm26 * 4). */
 #define BL_REACH (INT64_C(1) << 27)

@@ -20,17 +20,53 @@
 
 static int a64_call_target(const struct call_site *site, uint64_t *target)
 {
+    if (site->kind == KIND_B_JUMP || site->kind == KIND_BCOND_JUMP) {
+        *target = a64_jump_target(site->addr, site->insn);
+        return 1;
+    }
     if (!a64_is_bl(site->insn))
         return 0;
     *target = site->addr + (uint64_t)a64_branch_offset(site->insn);
     return 1;
 }
 
-/* A redirect is a bl into the sled (either half). */
+/* A tail jump to its thunk (host-aarch64.h): the thunk's words as the
+ * rewriter writes them, its b to the jump half's entry k, its x30 this
+ * jump's return address; the original jump is its target word's. */
+static int jump_redirect(const struct elf_image *img, struct call_site *site,
+                         const struct sled_set *sleds, unsigned *k)
+{
+    uint64_t thunk = a64_jump_target(site->addr, site->insn);
+    uint32_t v[JUMP_THUNK_SIZE / 4];
+    if (!sleds->jump || (thunk & 3) || thunk - sleds->thunks >= sleds->thunks_size ||
+        sleds->thunks_size - (thunk - sleds->thunks) < JUMP_THUNK_SIZE)
+        return 0;
+    for (unsigned i = 0; i < JUMP_THUNK_SIZE / 4; i++)
+        if (elf_read32(img, thunk + 4 * i, &v[i]))
+            return 0;
+    uint64_t ra = a64_adrp_page(thunk + 4, v[1]) + (uint64_t)a64_add_imm(v[2], 30, 30);
+    uint64_t entry = a64_jump_target(thunk + JUMP_THUNK_BRANCH, v[JUMP_THUNK_BRANCH / 4]);
+    uint64_t f = thunk + JUMP_THUNK_TARGET + (uint64_t)(int64_t)(int32_t)v[JUMP_THUNK_TARGET / 4];
+    uint64_t d = entry - sleds->jump;
+    if (v[0] != A64_PUSH_X30 || !a64_is_adrp(v[1], 30) || a64_add_imm(v[2], 30, 30) < 0 ||
+        !a64_is_b(v[JUMP_THUNK_BRANCH / 4]) || v[JUMP_THUNK_CONT / 4] != A64_POP_X30 ||
+        ra != site->addr + RA_OFFSET || d >= SLED_ENTRIES * SLED_ENTRY_SIZE || d % SLED_ENTRY_SIZE)
+        return 0;
+    uint32_t original = a64_jump_encode(site->addr, site->insn, f);
+    if (!original)
+        return 0;
+    *k = (unsigned)(d / SLED_ENTRY_SIZE);
+    site->insn = original;
+    return 1;
+}
+
+/* A redirect is a bl into the sled (either half), or a tail jump to its
+ * thunk. */
 static int a64_decode_redirect(const struct elf_image *img, struct call_site *site,
                                const struct sled_set *sleds, unsigned *k)
 {
-    (void)img;
+    if (site->kind == KIND_B_JUMP || site->kind == KIND_BCOND_JUMP)
+        return jump_redirect(img, site, sleds, k);
     uint64_t target;
     if (!a64_call_target(site, &target))
         return 0;

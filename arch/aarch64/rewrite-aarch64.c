@@ -38,9 +38,14 @@ static int a64_encode_redirect(const struct call_site *site, unsigned k,
                                const struct sled_set *sleds, uint64_t thunk, uint32_t *word,
                                int *bridged)
 {
-    (void)thunk;
     uint64_t entry = sled_entry(site, k, sleds);
     *bridged = 0;
+    if (site->kind == KIND_B_JUMP || site->kind == KIND_BCOND_JUMP) {   /* to its thunk */
+        if (!(*word = a64_jump_encode(site->addr, site->insn, thunk)))
+            return error("tail jump at 0x%08" PRIx64 ": its thunk at 0x%08" PRIx64
+                         " is out of its reach", site->addr, thunk);
+        return 0;
+    }
     if (!(*word = a64_bl_encode(site->addr, entry)))
         return error("call at 0x%08" PRIx64 ": the nearest tracer sled, at 0x%08" PRIx64 ", is "
                      "out of bl range (+-128 MB)", site->addr, entry);
@@ -56,6 +61,8 @@ static int a64_check_reach(const struct site_list *sites, const struct sled_set 
 {
     for (size_t i = 0; i < sites->n; i++) {
         const struct call_site *s = &sites->v[i];
+        if (s->kind == KIND_B_JUMP || s->kind == KIND_BCOND_JUMP)
+            continue;                   /* (its thunk's, beside the sled) */
         uint64_t first = sled_entry(s, 0, sleds), last = sled_entry(s, SLED_ENTRIES - 1, sleds);
         if (!a64_bl_encode(s->addr, first) || !a64_bl_encode(s->addr, last))
             return error("%s: the call at 0x%08" PRIx64 " is out of bl's reach (+-128 MB) of "
@@ -69,10 +76,44 @@ static int a64_check_reach(const struct site_list *sites, const struct sled_set 
  * the code: the 32-bit difference is exact); blr Xn: Xn's word. */
 static uint32_t a64_site_word(const struct call_site *site, uint64_t word_addr, uint64_t thunk)
 {
-    (void)thunk;
+    if (site->kind == KIND_B_JUMP || site->kind == KIND_BCOND_JUMP)
+        return (uint32_t)(thunk + JUMP_THUNK_CONT - word_addr);     /* its continuation */
     if (site->kind == KIND_BLR)
         return SITE_REG_WORD(a64_rn(site->insn));
     return (uint32_t)(site->addr + (uint64_t)a64_branch_offset(site->insn) - word_addr);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A tail jump's thunk (host-aarch64.h), to entry k of the jump half. */
+static int a64_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                            uint64_t thunk, uint8_t *bytes)
+{
+    uint64_t ra = site->addr + RA_OFFSET, f = a64_jump_target(site->addr, site->insn);
+    uint32_t adrp = a64_adrp_encode(thunk + 4, ra, 30);
+    uint32_t b = sleds->jump ? a64_jump_encode(thunk + JUMP_THUNK_BRANCH, 0x14000000u,
+                                               sleds->jump + SLED_ENTRY_SIZE * k) : 0;
+    uint32_t jump = a64_jump_encode(thunk + JUMP_THUNK_JUMP, 0x14000000u, f);
+    int64_t off = (int64_t)(f - (thunk + JUMP_THUNK_TARGET));
+    if (!adrp || !b || (thunk & 3))
+        return error("thunk at 0x%08" PRIx64 ": the tracer's jump sled is out of its reach",
+                     thunk);
+    if (!jump || off < INT32_MIN || off > INT32_MAX)
+        return error("tail jump at 0x%08" PRIx64 ": its target 0x%08" PRIx64
+                     " is out of reach of its thunk at 0x%08" PRIx64, site->addr, f, thunk);
+    put32(bytes, A64_PUSH_X30);
+    put32(bytes + 4, adrp);
+    put32(bytes + 8, 0x91000000u | (uint32_t)(ra & 0xfff) << 10 | 30u << 5 | 30u);
+    put32(bytes + JUMP_THUNK_BRANCH, b);
+    put32(bytes + JUMP_THUNK_CONT, A64_POP_X30);
+    put32(bytes + JUMP_THUNK_JUMP, jump);
+    put32(bytes + JUMP_THUNK_TARGET, (uint32_t)off);
+    put32(bytes + JUMP_THUNK_TARGET + 4, 0);
+    return 0;
 }
 
 /* The DB object's GNU property note, as the tracer's (property.h): BTI
@@ -87,6 +128,7 @@ static const char a64_db_note[] =
 const struct arch_rewrite_ops arch_aarch64_rewrite = {
     .encode_redirect = a64_encode_redirect,
     .check_reach = a64_check_reach,
+    .encode_thunk = a64_encode_thunk,
     .site_word = a64_site_word,
     .db_asm = a64_db_note,
 };

@@ -43,7 +43,15 @@
 #define FRAME_NZCV        248
 #define FRAME_SIZE        256
 
-/* Tail jumps are not redirected here yet: no thunk pushes anything. */
-#define JUMP_PUSHED       0
+/* A tail jump's thunk (its layout: host-aarch64.h): its size, its
+ * continuation (the site word's target: x30 popped, then the jump),
+ * the word whose address plus itself is the jump's target; and what it
+ * pushed below the call's sp (the jumper's x30, 16 bytes: sp stays
+ * 16-aligned).  Tail jumps enter a third half, litifut_sled_jump, as
+ * calls from the jump (x30 = the jump + 4). */
+#define JUMP_THUNK_SIZE   32
+#define JUMP_THUNK_CONT   16
+#define JUMP_THUNK_TARGET 24
+#define JUMP_PUSHED       16
 
 #endif

@@ -48,6 +48,10 @@ extern const char litifut_a64_dedup[] HIDDEN, litifut_a64_dedup_reg[] HIDDEN, li
 extern const char litifut_a64_count[] HIDDEN, litifut_a64_count_reg[] HIDDEN, litifut_a64_count_bti[] HIDDEN;
 extern const char litifut_a64_paused[] HIDDEN, litifut_a64_paused_reg[] HIDDEN,
     litifut_a64_paused_bti[] HIDDEN;
+extern const char litifut_sled_jump[] HIDDEN;
+extern const char litifut_a64_jump_ret[] HIDDEN, litifut_a64_jump_ret_bti[] HIDDEN;
+extern const char litifut_a64_jump_ret_counter[] HIDDEN, litifut_a64_jump_ret_counter_bti[] HIDDEN;
+extern const char litifut_a64_jump_ret_counter0[] HIDDEN, litifut_a64_jump_ret_counter0_bti[] HIDDEN;
 extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
 
 /* Whether this object is BTI-marked (stub.S's slow path reads it): -1
@@ -96,15 +100,20 @@ int arch_sleds_select(enum sleds_mode mode)
      * register half's, the fixed half's in a BTI-marked object; the
      * counter's in ticks where the process's time_shift is 0 (most
      * counters run at 19.2 to 62.5 MHz), else in units of 2^shift ticks */
-    static const struct { enum sleds_mode mode; int only_shift0; const char *to[3]; } paths[] = {
-        { SLEDS_ON, 0, { litifut_a64_on, litifut_a64_on_reg, litifut_a64_on_bti } },
-        { SLEDS_ON_COUNTER, 1, { litifut_a64_counter0, litifut_a64_counter0_reg, litifut_a64_counter0_bti } },
-        { SLEDS_ON_COUNTER, 0, { litifut_a64_counter, litifut_a64_counter_reg, litifut_a64_counter_bti } },
-        { SLEDS_ON_RET, 0, { litifut_a64_ret, litifut_a64_ret_reg, litifut_a64_ret_bti } },
+    /* (and with exact returns, the jump half's, plain and BTI: stub.S;
+     * else the jump half takes the fixed half's path) */
+    static const struct { enum sleds_mode mode; int only_shift0; const char *to[5]; } paths[] = {
+        { SLEDS_ON, 0, { litifut_a64_on, litifut_a64_on_reg, litifut_a64_on_bti, 0, 0 } },
+        { SLEDS_ON_COUNTER, 1, { litifut_a64_counter0, litifut_a64_counter0_reg, litifut_a64_counter0_bti, 0, 0 } },
+        { SLEDS_ON_COUNTER, 0, { litifut_a64_counter, litifut_a64_counter_reg, litifut_a64_counter_bti, 0, 0 } },
+        { SLEDS_ON_RET, 0, { litifut_a64_ret, litifut_a64_ret_reg, litifut_a64_ret_bti,
+                             litifut_a64_jump_ret, litifut_a64_jump_ret_bti } },
         { SLEDS_ON_RET_COUNTER, 1, { litifut_a64_ret_counter0, litifut_a64_ret_counter0_reg,
-                                     litifut_a64_ret_counter0_bti } },
+                                     litifut_a64_ret_counter0_bti, litifut_a64_jump_ret_counter0,
+                                     litifut_a64_jump_ret_counter0_bti } },
         { SLEDS_ON_RET_COUNTER, 0, { litifut_a64_ret_counter, litifut_a64_ret_counter_reg,
-                                     litifut_a64_ret_counter_bti } },
+                                     litifut_a64_ret_counter_bti, litifut_a64_jump_ret_counter,
+                                     litifut_a64_jump_ret_counter_bti } },
         { SLEDS_OFF, 0, { litifut_a64_off, litifut_a64_off_reg, litifut_a64_off_bti } },
         { SLEDS_DEDUP, 0, { litifut_a64_dedup, litifut_a64_dedup_reg, litifut_a64_dedup_bti } },
         { SLEDS_COUNT, 0, { litifut_a64_count, litifut_a64_count_reg, litifut_a64_count_bti } },
@@ -113,11 +122,12 @@ int arch_sleds_select(enum sleds_mode mode)
     if (litifut_a64_bti < 0)
         litifut_a64_bti = bti_marked();
     int shift0 = litifut_copy.proc && litifut_copy.proc->time_shift == 0;
-    const char *to[2] = { litifut_a64_start, litifut_a64_start };  /* per half (sled.h) */
-    for (unsigned i = 0; i < sizeof paths / sizeof paths[0]; i++)
+    const char *to[3] = { litifut_a64_start, litifut_a64_start, litifut_a64_start };
+    for (unsigned i = 0; i < sizeof paths / sizeof paths[0]; i++)      /* per half (sled.h) */
         if (paths[i].mode == mode && (shift0 || !paths[i].only_shift0)) {
             to[0] = paths[i].to[litifut_a64_bti ? 2 : 0];   /* `ret x16` (stub.S) */
             to[1] = paths[i].to[1];
+            to[2] = paths[i].to[3] ? paths[i].to[litifut_a64_bti ? 4 : 3] : to[0];
             break;
         }
     static uintptr_t page;          /* the system's: 4, 16 or 64 KB on arm64 */
@@ -125,7 +135,7 @@ int arch_sleds_select(enum sleds_mode mode)
         page = 4096;
     /* the sled, then litifut_sled_far's two entries (far sleds come in there) */
     uintptr_t start = (uintptr_t)litifut_sled;
-    uintptr_t end = (uintptr_t)litifut_sled_far + 2 * SLED_ENTRY_SIZE;
+    uintptr_t end = (uintptr_t)litifut_sled_jump + SLED_ENTRIES * SLED_ENTRY_SIZE;
     uintptr_t lo = start & ~(page - 1);
     uintptr_t hi = ((uintptr_t)(litifut_sled_pages + 1) + page - 1) & ~(page - 1);
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
@@ -138,6 +148,10 @@ int arch_sleds_select(enum sleds_mode mode)
     for (unsigned half = 0; half < 2; half++) {
         uintptr_t b = (uintptr_t)litifut_sled_far + half * SLED_ENTRY_SIZE + 4;
         *(volatile uint32_t *)b = branch(b, to[half]);
+    }
+    for (unsigned i = 0; i < SLED_ENTRIES; i++) {
+        uintptr_t b = (uintptr_t)litifut_sled_jump + i * SLED_ENTRY_SIZE + 4;
+        *(volatile uint32_t *)b = branch(b, to[2]);
     }
     *(volatile uintptr_t *)litifut_sled_pages = litifut_copy.pages;     /* (made by now) */
     arch_flush_icache(start, end);

@@ -99,6 +99,16 @@ litifut_sled_far:
     b       litifut_a64_start
     .endr
     .size litifut_sled_far, . - litifut_sled_far
+    /* The tail jumps' half (sled.h): their thunks come here */
+    .global litifut_sled_jump
+    .hidden litifut_sled_jump
+litifut_sled_jump:
+    .set k, 0
+    .rept SLED_ENTRIES
+    movz    x16, #4 * k
+    b       litifut_a64_start
+    .set k, k + 1
+    .endr
 
 /* A jump table of 16-byte entries (a `br` to entry n needs `bti j` in a
  * BTI-marked object): entry n puts xn into x16, from the stack (sp + 8n)
@@ -323,6 +333,47 @@ litifut_sled_far:
     HOT_PATH litifut_a64_ret_counter_reg, 1, litifut_return_counter, 1, 0
     HOT_PATH litifut_a64_ret_counter0, 0, litifut_return_counter0, 2, 0
     HOT_PATH litifut_a64_ret_counter0_reg, 1, litifut_return_counter0, 2, 0
+
+/*
+ * Exact returns, a tail jump (the jump half: its thunk sent it here with
+ * x30 = the jump + 4 and the jumper's x30 pushed, JUMP_PUSHED bytes
+ * above the 32 of HOT_START): recorded as a call with a fixed target,
+ * not hooked (the callee returns where the jumper would have).  Frames
+ * that are gone go to the slow path first, which writes their returns:
+ * the top entry's sp below sp at the jump (at it: the jumper's own
+ * frame, live until its callee returns); no shadow stack yet (top 0):
+ * none.  The target is the thunk's continuation.  Without exact returns
+ * the jump half takes the fixed half's paths (sleds.c).
+ */
+    .macro JUMP_CHECK
+    ldr     x3, [x0, #THREAD_SHADOW_TOP]
+    cbz     x3, 1f
+    ldur    x17, [x3, #-16]             /* the top entry's sp */
+    add     x3, sp, #32 + JUMP_PUSHED   /* sp at the jump */
+    sub     x17, x17, x3
+    tbnz    x17, #63, .Lslow_word       /* < 0: its frame is gone */
+1:
+    .endm
+
+    .macro JUMP_PATH name, clock, jump=br
+    .p2align 4
+    .global \name
+    .hidden \name
+    .type \name, %function
+\name:
+    HOT_START
+    JUMP_CHECK
+    HOT_BODY 3, 0, \clock, 1, .Lslow_word, 0, \jump
+    HOT_END \jump
+    .size \name, . - \name
+    .endm
+
+    JUMP_PATH litifut_a64_jump_ret, 0
+    JUMP_PATH litifut_a64_jump_ret_counter, 1
+    JUMP_PATH litifut_a64_jump_ret_counter0, 2
+    JUMP_PATH litifut_a64_jump_ret_bti, 0, ret
+    JUMP_PATH litifut_a64_jump_ret_counter_bti, 1, ret
+    JUMP_PATH litifut_a64_jump_ret_counter0_bti, 2, ret
 
 /* A BTI-marked object's pages are guarded, and a fixed target need not
  * start with a landing pad (a static function, a PLT entry, a veneer):

@@ -193,11 +193,12 @@ static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
 /* The hot path's local-exec TLS: two adds of 12 bits reach 16 MB. */
 #define ARCH_HOT_TPOFF_OK(off) ((off) < (1ul << 24))
 
-/* A tail jump's thunk continuation: where the jump goes (no arch's
- * rewriter makes tail jump thunks here yet: never called). */
+/* A tail jump's thunk continuation (its site word's target, sled.h):
+ * where the jump goes. */
 static inline uintptr_t arch_jump_target(uintptr_t cont)
 {
-    return cont;
+    uintptr_t word = cont - JUMP_THUNK_CONT + JUMP_THUNK_TARGET;
+    return word + (uintptr_t)(intptr_t) * (const int32_t *)word;
 }
 
 #endif
