@@ -53,8 +53,11 @@ print(len(re.findall(r'class="bar"', d)), len(lanes), len(outer),
       "fn-rows" if fns and right and len(fns) == len(bars) else "fn-rows-wrong")
 EOF
 )
-    check "$ARCH/report/timeline: 30100 calls in two processes: $got (want 20000 bars, 2 lanes, outer's 2 bars, ended at the cut, an axis, labels, each bar its function's row)" \
-        eval '[ "$got" = "20000 2 2 outer-clipped ticks labels fn-rows" ] && [ ! -s "$m/html.err" ] &&
+    # (bars: 20000, less the frames that start at the cut's time: a
+    # counter clock's ticks may be equal, and ties all go)
+    check "$ARCH/report/timeline: 30100 calls in two processes: $got (want 20000 bars but ties at the cut, 2 lanes, outer's 2 bars, ended at the cut, an axis, labels, each bar its function's row)" \
+        eval '[ "${got%% *}" -le 20000 ] && [ "${got%% *}" -ge 19900 ] &&
+              [ "${got#* }" = "2 2 outer-clipped ticks labels fn-rows" ] && [ ! -s "$m/html.err" ] &&
               ! grep -q "Uncaught" "$m/browser.log" && grep -q "id=\"tl-cut\"" "$m/dom.html"'
     # #sort=function: the profile sorted as the column's first click sorts
     # it (A to Z); #fn=fork: a C library's function by its bare name
