@@ -57,7 +57,7 @@ POSTPROC_LDLIBS := -ldw -lz
 LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c lib/arch-read.c \
                 lib/db.c lib/sites.c \
                 $(foreach a,$(ARCH_DIRS),arch/$(a)/arch-$(a).c arch/$(a)/read-$(a).c)
-REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/rewrite.c src/rewriter.c \
+REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/rewrite.c src/entries.c src/rewriter.c \
                 src/arch-rewrite.c $(foreach a,$(ARCH_DIRS),arch/$(a)/rewrite-$(a).c)
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
                 wrapper/install.c wrapper/process.c wrapper/farsleds.c wrapper/libsearch.c

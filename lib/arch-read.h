@@ -18,6 +18,10 @@ struct plt_entry {
     char *name;                 /* "name@plt" ("name@veneer"); NULL for an IRELATIVE
                                    slot (a veneer to a nameless target): */
     uint64_t resolver;          /* then it is named after this function */
+    uint64_t to;                /* a linker's veneer (a stub on the way to code of the
+                                   same object: AArch64's long branch, ARM's Thumb-to-ARM
+                                   one): where it goes (a callee there is that code's);
+                                   0 for a PLT entry */
 };
 
 struct arch_read_ops {

@@ -30,6 +30,7 @@ const char *const arch_entry_wrapped[] = {
     "pthread_once", "dl_iterate_phdr",                  /* an init routine, a visitor */
     "__cxa_atexit", "on_exit",                          /* exit handlers (atexit: glibc's
                                                            calls __cxa_atexit) */
+    "__libc_start_main", "__uClibc_main",               /* main (uClibc-ng's name) */
     NULL
 };
 

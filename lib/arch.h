@@ -107,6 +107,10 @@ struct arch_ops {
      * them before ld runs (wrapper/farsleds.c): the reach of the
      * shortest redirect; 0: the arch has no far sleds (MIPS). */
     uint32_t far_sled_spacing;
+    /* The ELF relocation type of a word that holds a link-time address
+     * moved by the load bias (R_ARM_RELATIVE, R_AARCH64_RELATIVE,
+     * R_MIPS_REL32 without a symbol): the rewriter's (src/entries.c). */
+    uint32_t reloc_relative;
     /* More functions whose calls the wrapper links to the tracer's
      * __wrap_NAME (ld --wrap) than every arch's (wrapper/instrument.c),
      * NULL-terminated; NULL: none.  AArch64: glibc's swapcontext calls

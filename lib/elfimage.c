@@ -351,6 +351,8 @@ int elf_dynamic_relocs(const struct elf_image *img, struct elf_dynreloc **out, s
             }
             struct elf_dynreloc *e = &rel[n++];
             memset(e, 0, sizeof *e);
+            e->rela = sh.sh_type == SHT_RELA;
+            e->file_off = sh.sh_offset + i * sh.sh_entsize;
             e->offset = offset;
             e->type = (uint32_t)GELF_R_TYPE(info);
             e->addend = addend;

@@ -105,6 +105,8 @@ struct elf_dynreloc {
     const char *sym_name;       /* NULL if no symbol */
     uint64_t sym_value;
     uint8_t sym_type;
+    uint8_t rela;               /* from a SHT_RELA section */
+    uint64_t file_off;          /* where the relocation entry is in the file */
 };
 int elf_dynamic_relocs(const struct elf_image *img, struct elf_dynreloc **out, size_t *n);
 

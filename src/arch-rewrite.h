@@ -43,6 +43,14 @@ struct arch_rewrite_ops {
      * one error line if it cannot be read.  The wrapper uses a variant
      * only if every object of the program allows it. */
     const char *(*module_variant)(const char *object_path);
+    /* Optional (0: none): the bytes of a constructor's or destructor's
+     * entry thunk (src/entries.h), and its instruction words at
+     * `thunk` (the caller stores them in the object's byte order): it
+     * goes to `fn` (Thumb: bit 0 set) through the tracer's `common`
+     * (litifut_init_entry, litifut_fini_entry: arch/<arch>/stub.S);
+     * -1 with one error line if out of reach. */
+    unsigned entry_thunk_size;
+    int (*encode_entry_thunk)(uint64_t thunk, uint64_t fn, uint64_t common, uint32_t *words);
     /* Optional: assembly the DB object adds (pass 1's placeholder too):
      * AArch64's GNU property note, without which ld would take BTI and
      * PAC marking away from a program linked with the DB. */

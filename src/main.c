@@ -29,6 +29,8 @@ static void usage(FILE *f)
         "  --expect FILE         fail unless the sites equal those of this sites TSV\n"
         "  -o FILE               rewrite: PROGRAM must link the DB for its own sites\n"
         "                        (pass 2); the result goes to FILE\n"
+        "  --entries             the constructors and destructors get entry thunks\n"
+        "                        (a shared C library calls them; both passes)\n"
         "  --placeholder ARCH    write the empty DB for ARCH to the --db file and exit\n"
         "  -q, --quiet           no summary line\n"
         "  -h, --help            this help\n");
@@ -45,6 +47,7 @@ int main(int argc, char **argv)
         { "sites", required_argument, NULL, 's' },
         { "expect", required_argument, NULL, 'e' },
         { "placeholder", required_argument, NULL, 'P' },
+        { "entries", no_argument, NULL, 'E' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -53,7 +56,7 @@ int main(int argc, char **argv)
     const char **objects = xcalloc((size_t)argc + 1, sizeof *objects);
     size_t n_objects = 0;
     struct exclusions ex = { NULL, 0 };
-    struct rewriter_opts o = { &ex, stdout, NULL, NULL, NULL, NULL, NULL };
+    struct rewriter_opts o = { &ex, stdout, NULL, NULL, NULL, NULL, NULL, 0 };
     int c;
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (c) {
@@ -73,6 +76,7 @@ int main(int argc, char **argv)
         case 'e': expect = optarg; break;
         case 'o': out = optarg; break;
         case 'P': placeholder = optarg; break;
+        case 'E': o.entries = 1; break;
         case 'q': o.summary = NULL; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;

@@ -36,12 +36,13 @@ int plan_redirects(const struct arch_ops *arch, const struct site_list *sites,
 
 int rewrite_call_sites(const struct arch_ops *arch, struct elf_image *img,
                        const struct site_list *sites, const uint32_t *words,
-                       const struct sled_set *sleds, const uint8_t *thunks)
+                       const struct sled_set *sleds, const uint8_t *thunks,
+                       uint32_t thunk_bytes)
 {
-    uint32_t size = thunk_area_size(arch, sites);
+    uint32_t size = thunk_bytes;
     if (size != sleds->thunks_size)
-        return error("%s: its thunk area has %" PRIu64 " bytes, its sites need %" PRIu32,
-                     img->path, sleds->thunks_size, size);
+        return error("%s: its thunk area has %" PRIu64 " bytes, its sites and entries need %"
+                     PRIu32, img->path, sleds->thunks_size, size);
     if (size) {
         unsigned char *p = elf_bytes_at(img, sleds->thunks, size);
         if (!p)

@@ -19,9 +19,11 @@ int plan_redirects(const struct arch_ops *arch, const struct site_list *sites,
 
 /* Patches `img->data` in place: each site's word, which must still be
  * the original instruction, becomes words[i], and the thunk area (which
- * must have exactly the size the sites need) the thunks. */
+ * must have exactly `thunk_bytes`: what the sites need, and the entry
+ * thunks after them, src/entries.h) the thunks. */
 int rewrite_call_sites(const struct arch_ops *arch, struct elf_image *img,
                        const struct site_list *sites, const uint32_t *words,
-                       const struct sled_set *sleds, const uint8_t *thunks);
+                       const struct sled_set *sleds, const uint8_t *thunks,
+                       uint32_t thunk_bytes);
 
 #endif

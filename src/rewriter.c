@@ -5,6 +5,7 @@
 #include "src/rewriter.h"
 #include "src/rewrite.h"
 #include "src/site-report.h"
+#include "src/entries.h"
 #include "lib/error.h"
 #include "lib/files.h"
 #include "lib/arch-read.h"
@@ -91,9 +92,11 @@ static void plan_free(struct plan *pl)
 }
 
 /* Whether the DB names a bridge depends on the redirects.  `name`: the
- * program's, in messages. */
+ * program's, in messages.  `more_thunks`: bytes of the thunk area after
+ * the sites' (the entry thunks). */
 static int plan(const struct arch_ops *arch, const struct elf_image *img, const char *name,
-                const struct site_list *sites, int provisional, struct plan *pl)
+                const struct site_list *sites, uint32_t more_thunks, int provisional,
+                struct plan *pl)
 {
     int bridged;
     memset(pl, 0, sizeof *pl);
@@ -113,7 +116,8 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img, const 
                      "32-bit addresses", img->path);
     uint32_t db_vaddr = (uint32_t)dbsym->value, sled = (uint32_t)pl->sleds.base[0];
     pl->words = xcalloc(sites->n + 1, sizeof *pl->words);
-    pl->thunks = pl->sleds.thunks ? xcalloc(thunk_area_size(arch, sites) + 1, 1) : NULL;
+    pl->thunks = pl->sleds.thunks ? xcalloc(thunk_area_size(arch, sites) + more_thunks + 1, 1)
+                                  : NULL;
     uint64_t thunks = pl->sleds.thunks ? pl->sleds.thunks : pl->sleds.base[0];   /* (rewrite.c) */
     if (db_build(arch, rw, sites, sled, 0, db_vaddr, thunks, provisional, &pl->db) == 0 &&
         plan_redirects(arch, sites, &pl->db, &pl->sleds, pl->words, pl->thunks, &bridged) == 0) {
@@ -193,19 +197,23 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
     if (scan(binary, o, &img, &arch, sites) != 0)
         return -1;
     int rc = -1;
-    if (plan(arch, &img, o->name ? o->name : binary, sites, 1, &pl) == 0) {
+    struct entry_words ew = { NULL, 0 };
+    if (o->entries)
+        entry_words_find(arch, &img, o->excluded, &ew);
+    if (plan(arch, &img, o->name ? o->name : binary, sites, 0, 1, &pl) == 0) {
         char *rules = o->rules ? site_rules_text(o->rules) : NULL;
         size_t n_other = 0;
         uint32_t *other = other_code(o->excluded, &img, &n_other);
         uint32_t words = db_size_bytes(&pl.db) / 4;
         rc = db_c ? db_write_asm(&pl.db, img.big_endian, words + DB_ROOM_WORDS,
-                                 thunk_area_size(arch, sites), rules, other, n_other,
-                                 arch_rewrite_ops(arch)->db_asm, db_c)
+                                 thunk_area_size(arch, sites) + entry_thunks_size(arch, &ew),
+                                 rules, other, n_other, arch_rewrite_ops(arch)->db_asm, db_c)
                   : 0;
         free(other);
         free(rules);
         plan_free(&pl);
     }
+    entry_words_free(&ew);
     elf_image_close(&img);
     if (rc != 0)
         site_list_free(sites);
@@ -220,11 +228,14 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     struct site_list sites;
     struct stat st;
     struct plan pl;
+    struct entry_words ew = { NULL, 0 };
     if (stat(binary, &st) != 0)
         return error("%s: cannot stat", binary);
     if (scan(binary, o, &img, &arch, &sites) != 0)
         return -1;
     int rc = -1;
+    if (o->entries)
+        entry_words_find(arch, &img, o->excluded, &ew);
     if (expected && o->moved && !same_site_lists(expected, &sites)) {
         *o->moved = 1;
         goto out;
@@ -232,7 +243,8 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     if (expected && compare_site_lists(arch, expected, &sites,
                                        "pass 2 moved code (the two links differ)") != 0)
         goto out;
-    if (plan(arch, &img, o->name ? o->name : binary, &sites, 0, &pl) != 0)
+    uint32_t site_thunks = thunk_area_size(arch, &sites), more = entry_thunks_size(arch, &ew);
+    if (plan(arch, &img, o->name ? o->name : binary, &sites, more, 0, &pl) != 0)
         goto out;
     for (size_t i = 0; i < sites.n; i++) {
         struct call_site s = sites.v[i];
@@ -245,10 +257,14 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
         }
     }
     if (db_write_image(&pl.db, &img, expected != NULL) == 0 && write_other_code(o->excluded, &img) == 0 &&
-        rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks) == 0)
+        (!ew.n || (pl.thunks && entry_words_rewrite(arch, &img, &ew, pl.sleds.thunks + site_thunks,
+                                                    pl.thunks + site_thunks) == 0)) &&
+        rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks,
+                           site_thunks + more) == 0)
         rc = write_file_atomic(out, img.data, img.size, st.st_mode & 07777);
     plan_free(&pl);
 out:
+    entry_words_free(&ew);
     site_list_free(&sites);
     elf_image_close(&img);
     return rc;

@@ -22,6 +22,8 @@ struct rewriter_opts {
     struct site_rules *rules;   /* the user's (NULL: none); the file rules resolved */
     int *moved;                 /* rewrite: set to 1, with no message, if the sites are
                                  * not the expected ones (NULL: that is an error) */
+    int entries;                /* the constructors and destructors get entry thunks
+                                 * (src/entries.h): the C library is a shared one */
 };
 
 /* Pass 1.  On success *sites holds the sites found. */

@@ -364,7 +364,11 @@ static uint32_t *put_signal_record(struct litifut_thread *t, uint32_t *p, uint32
  * a signal's handler (type SIGNAL, how: the signal's number) or a
  * thread's start routine (ENTRY, LITIFUT_ENTRY_THREAD), called from
  * the tracer's entry (events.c) whose frame is at `sp`; entry_leave()
- * after it returned writes the END record.  Told for a signal below;
+ * after it returned writes the END record.  Or (`ra_slot` not NULL) a
+ * function the tracer jumps to with sp as its caller left it (main, a
+ * constructor: entries.c litifut_entry), its return address in
+ * *ra_slot: with exact returns that is hooked, and its RETURN ends the
+ * entry (no entry_leave).  Told for a signal below;
  * an entry is the same.  Recorded where a
  * call made at this moment would be (call.c's rules for a busy thread):
  * a thread that records (busy 0, inside backtrace(), a vfork parent),
@@ -389,7 +393,8 @@ static uint32_t *put_signal_record(struct litifut_thread *t, uint32_t *p, uint32
  * is closed by the RETURN that the next event at the jump's target
  * writes for this entry (returns.c), as for any frame a jump left.
  */
-void entry_enter(struct signal_mark *m, uint32_t type, uint32_t how, uintptr_t fn, uintptr_t sp)
+void entry_enter(struct signal_mark *m, uint32_t type, uint32_t how, uintptr_t fn, uintptr_t sp,
+                 uintptr_t *ra_slot)
 {
     m->t = NULL;
     struct litifut_process *proc = litifut_copy.proc;
@@ -444,7 +449,7 @@ void entry_enter(struct signal_mark *m, uint32_t type, uint32_t how, uintptr_t f
     int hooked = 0;
     if (litifut_copy.returns) {
         struct shadow_entry *top = t->shadow_top;
-        returns_hook(t, NULL, sp);
+        returns_hook(t, ra_slot, sp);
         hooked = t->shadow_top && t->shadow_top != top;
     }
     m->sp = sp;

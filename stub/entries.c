@@ -111,8 +111,38 @@ static int own_function(uintptr_t fn)
 
 #define ENTER(fn, how) \
     struct signal_mark mark; \
-    entry_enter(&mark, LITIFUT_REC_ENTRY, (how), (uintptr_t)(fn), FRAME_ADDRESS())
+    entry_enter(&mark, LITIFUT_REC_ENTRY, (how), (uintptr_t)(fn), FRAME_ADDRESS(), NULL)
 #define LEAVE() entry_leave(&mark)
+
+/* --- entries with no frame of the tracer's ---
+ *
+ * main (LITIFUT_ENTRY_START): the wrapper links the start files' call
+ * of __libc_start_main (musl's too; uClibc-ng's __uClibc_main) to
+ * __wrap___libc_start_main (arch/<arch>/stub.S), which keeps main in
+ * litifut_main and gives the C library litifut_main_entry instead; and
+ * the constructors and destructors that the dynamic linker or the C
+ * library call through .preinit_array, .init_array and .fini_array
+ * (LITIFUT_ENTRY_INIT, _FINI), whose words the rewriter points at
+ * thunks of their own (src/rewrite.c), which put the function in a
+ * register (arch_entry_function) and go to litifut_init_entry or
+ * litifut_fini_entry.  Those (stub.S) push a frame of every register,
+ * come here, and go on to the function with every register and sp as
+ * its caller left them: it runs as if called directly (its locals
+ * where they were untraced), and with exact returns its return,
+ * hooked here, ends the entry. */
+HIDDEN uintptr_t litifut_main;
+
+HIDDEN uintptr_t litifut_entry(struct arch_frame *frame, uint32_t how);
+HIDDEN uintptr_t litifut_entry(struct arch_frame *frame, uint32_t how)
+{
+    uintptr_t fn = how == LITIFUT_ENTRY_START ? litifut_main : arch_entry_function(frame);
+    if (recording()) {
+        struct signal_mark mark;
+        entry_enter(&mark, LITIFUT_REC_ENTRY, how, fn, (uintptr_t)(frame + 1),
+                    arch_return_address_slot(frame));
+    }
+    return fn;
+}
 
 /* --- thread starts --- */
 

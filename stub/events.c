@@ -102,6 +102,11 @@ static void after_fork_child(void)
     control_after_fork_child();
 }
 
+/* The C library's start, where the wrapper wraps it (a shared C
+ * library: stub/entries.c), else 0. */
+extern char __real___libc_start_main[] __attribute__((weak));
+extern char __real___uClibc_main[] __attribute__((weak));
+
 /* pthread_atfork needs an initialised C library: from our constructor. */
 static void register_fork_hooks_once(void)
 {
@@ -332,7 +337,7 @@ static void signal_entry(int sig, siginfo_t *info, void *uc)
     struct signal_mark m;
     /* (the entry's frame: below every frame the signal interrupted, above
      * every frame of the handler) */
-    entry_enter(&m, LITIFUT_REC_SIGNAL, (uint32_t)sig, h, FRAME_ADDRESS());
+    entry_enter(&m, LITIFUT_REC_SIGNAL, (uint32_t)sig, h, FRAME_ADDRESS(), NULL);
     if (flags & SA_SIGINFO)
         ((void (*)(int, siginfo_t *, void *))h)(sig, info, uc);
     else
@@ -380,14 +385,21 @@ __attribute__((constructor(101))) static void at_start(void)
     copyout_catch_signals();
     control_start();
     busy_leave(t, busy);
-    /* Not busy: in a static program the C library is traced, and its
-     * pthread_atfork makes calls the trace must have (AArch64's glibc
-     * takes its lock through libgcc's outline atomics; glibc's
-     * pthread_atfork, from libc_nonshared.a, is the program's code, its
-     * jump to __register_atfork traced); it holds no lock of ours and
-     * calls none of our handlers now.  After control_start: recording
-     * off at the start counts them as not recorded. */
+    /* Not busy where the C library is linked in (a static program: the
+     * wrapper then wraps no __libc_start_main): it is traced, and its
+     * pthread_atfork makes calls the trace must have, as the oracle sees
+     * them (AArch64's glibc takes its lock through libgcc's outline
+     * atomics); it holds no lock of ours and calls none of our handlers
+     * now.  After control_start: recording off at the start counts them
+     * as not recorded.  With a shared C library only glibc's own
+     * pthread_atfork, which libc_nonshared.a links into the object,
+     * runs here, and its jump to __register_atfork is no call of the
+     * program's: busy. */
+    if (__real___libc_start_main || __real___uClibc_main)
+        busy = busy_enter(t, FRAME_ADDRESS());
     register_fork_hooks_once();
+    if (__real___libc_start_main || __real___uClibc_main)
+        busy_leave(t, busy);
 }
 
 /* Runs late in exit() (or in dlclose for a library): records made after

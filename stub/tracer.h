@@ -659,7 +659,7 @@ struct signal_mark {
     int hooked;                 /* a shadow stack entry was pushed */
 };
 HIDDEN void entry_enter(struct signal_mark *m, uint32_t type, uint32_t how, uintptr_t fn,
-                        uintptr_t sp);
+                        uintptr_t sp, uintptr_t *ra_slot);
 HIDDEN void entry_leave(const struct signal_mark *m);
 /* The clock of every event (LITIFUT_CLOCK_*), decided on first use. */
 HIDDEN uint32_t tracefile_clock(void);

@@ -48,6 +48,8 @@ struct work {
     const char **wrapped;       /* the functions linked through the tracer (--wrap) */
     unsigned char *ask_for;     /* per wrapped function: --undefined (a static link
                                    whose archives define it: wrapper/libsearch.c) */
+    int entries;                /* the C library is a shared one (its start is wrapped):
+                                   the constructors and destructors get entry thunks */
 };
 
 static char *work_path(const struct work *w, const char *name)
@@ -343,7 +345,7 @@ static int rewrite_output(struct work *w, const char *linked, const struct exclu
     } else {
         char *prefix = xasprintf("%s: %s", program_name(), w->la->output);
         struct rewriter_opts rw_opts = { ex, summary_out, sites_tsv, prefix, untraced_tsv,
-                                         w->rules, moved };
+                                         w->rules, moved, w->entries };
         rc = rewriter_rewrite(linked, &rw_opts, expected, w->la->output);
         free(prefix);
         if (fclose(summary_out) != 0 && rc == 0)
@@ -414,7 +416,8 @@ static int run_passes(struct work *w, char **summary)
         goto out;
     phase_done(&pt, "pass 1");
 
-    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output, NULL, w->rules, NULL };
+    struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output, NULL, w->rules, NULL,
+                                       w->entries };
     if (rewriter_scan(pass1, &scan_opts, db_s, &sites) != 0)
         goto out;
     phase_done(&pt, "scan 1");
@@ -483,7 +486,7 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
 {
     const char *tmp = getenv("TMPDIR");
     struct work w = { la, tc, xasprintf("%s/litifut-XXXXXX", tmp && *tmp ? tmp : "/tmp"),
-                      rules, same_file(STDOUT_FILENO, STDERR_FILENO), NULL, 0, NULL, NULL };
+                      rules, same_file(STDOUT_FILENO, STDERR_FILENO), NULL, 0, NULL, NULL, 0 };
     if (!mkdtemp(w.dir)) {
         error("cannot create a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
               strerror(errno));
@@ -538,6 +541,10 @@ int instrument_link(const struct link_args *la, const struct toolchain *tc,
             f++;
         }
     }
+    /* a C library whose start the link does not bring in (a shared one)
+     * calls the constructors and destructors from outside: entries */
+    for (size_t f = 0; f < n_wrapped; f++)
+        w.entries |= strcmp(w.wrapped[f], "__libc_start_main") == 0;
     char *summary = NULL;
     int rc = run_passes(&w, &summary);
     if (pending_signal())

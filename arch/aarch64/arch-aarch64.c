@@ -250,6 +250,7 @@ const struct arch_ops arch_aarch64 = {
     .counter_clock_name = "the AArch64 generic timer",
     .counter_clock_info = "counter (AArch64 CNTVCT)",
     .far_sled_spacing = A64_FAR_SLED_SPACING,       /* far-sled.S */
+    .reloc_relative = R_AARCH64_RELATIVE,
     .wrapped = a64_wrapped,
     .check_image = a64_check_image,
     .code_ranges = a64_code_ranges,

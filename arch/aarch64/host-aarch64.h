@@ -33,6 +33,13 @@ enum { KIND_BL, KIND_BLR, KIND_B_JUMP, KIND_BCOND_JUMP, N_A64_KINDS };
 #define A64_PUSH_X30      0xf81f0ffeu   /* str x30, [sp, #-16]! */
 #define A64_POP_X30       0xf84107feu   /* ldr x30, [sp], #16 */
 
+/* A constructor's or destructor's entry thunk (src/entries.h):
+ *     +0  bti c                  (the C library calls it through a pointer)
+ *     +4  adrp x16, fn
+ *     +8  add x16, x16, :lo12:fn  x16 = the function
+ *     +12 b <litifut_init_entry or litifut_fini_entry> */
+#define ENTRY_THUNK_SIZE  16
+
 /* b imm26 (0 00101) and b.cond imm19 (0101010 0 imm19 0 cond; +-1 MB). */
 static inline int a64_is_b(uint32_t w)
 {

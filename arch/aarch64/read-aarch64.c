@@ -123,7 +123,7 @@ static int veneer_at(const struct elf_image *img, uint64_t a, struct plt_entry *
         return 0;
     const char *name = function_at(img, target);
     *e = (struct plt_entry){ a, 12, name ? xasprintf("%s@veneer", name) : NULL,
-                             name ? 0 : target };
+                             name ? 0 : target, target };
     return 1;
 }
 
@@ -192,7 +192,7 @@ static int a64_plt_entries(const struct elf_image *img, struct plt_entry **out, 
                 if (rel[j].offset != got ||
                     (rel[j].type != R_AARCH64_JUMP_SLOT && rel[j].type != R_AARCH64_IRELATIVE))
                     continue;
-                e = (struct plt_entry){ start, end - start, NULL, 0 };
+                e = (struct plt_entry){ start, end - start, NULL, 0, 0 };
                 if (rel[j].sym_name && *rel[j].sym_name)
                     e.name = xasprintf("%s@plt", rel[j].sym_name);
                 else

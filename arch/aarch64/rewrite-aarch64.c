@@ -125,7 +125,24 @@ static const char a64_db_note[] =
     "    .asciz \"GNU\"\n"
     "    .word 0xc0000000, 4, 3, 0\n";     /* FEATURE_1_AND: BTI | PAC */
 
+/* A constructor's or destructor's entry thunk (host-aarch64.h). */
+static int a64_encode_entry_thunk(uint64_t thunk, uint64_t fn, uint64_t common, uint32_t *w)
+{
+    uint32_t adrp = a64_adrp_encode(thunk + 4, fn, 16);
+    uint32_t b = a64_jump_encode(thunk + 12, 0x14000000u, common);
+    if (!adrp || !b || (thunk & 3))
+        return error("entry thunk at 0x%08" PRIx64 ": the tracer's entry at 0x%08" PRIx64
+                     " is out of its reach", thunk, common);
+    w[0] = A64_BTI_C;
+    w[1] = adrp;
+    w[2] = 0x91000000u | (uint32_t)(fn & 0xfff) << 10 | 16u << 5 | 16u;
+    w[3] = b;
+    return 0;
+}
+
 const struct arch_rewrite_ops arch_aarch64_rewrite = {
+    .entry_thunk_size = ENTRY_THUNK_SIZE,
+    .encode_entry_thunk = a64_encode_entry_thunk,
     .encode_redirect = a64_encode_redirect,
     .check_reach = a64_check_reach,
     .encode_thunk = a64_encode_thunk,

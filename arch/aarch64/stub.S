@@ -910,6 +910,72 @@ __wrap_\name:
     .size __wrap_\name, . - __wrap_\name
     .endm
 
+/*
+ * __wrap___libc_start_main, __wrap___uClibc_main: the start files' call
+ * (main, argc, argv, ...): main into litifut_main, litifut_main_entry
+ * in its place, every other argument as it came (stub/entries.c).
+ */
+    .macro START_WRAPPER name
+    WRAPPER_START \name
+    adrp    x16, litifut_main
+    str     x0, [x16, #:lo12:litifut_main]
+    adrp    x0, litifut_main_entry
+    add     x0, x0, #:lo12:litifut_main_entry
+    b       __real_\name
+    .cfi_endproc
+    .size __wrap_\name, . - __wrap_\name
+    .endm
+
+    START_WRAPPER __libc_start_main
+    START_WRAPPER __uClibc_main
+
+/*
+ * Entries with no frame of the tracer's (stub/entries.c litifut_entry):
+ * main (litifut_main_entry, above) and the constructors and destructors
+ * whose array words the rewriter points at thunks of their own (x16 =
+ * the function, then a b here: host-aarch64.h).  The slow path's frame,
+ * the return address hooked in it, every register back, and on to the
+ * function (br x16: its bti c takes it) with sp as its caller left it.
+ */
+    .macro ENTRY_PATH name, how
+    .text
+    .p2align 2
+    .global \name
+    .hidden \name
+    .type \name, %function
+\name:
+    bti     c                           /* (litifut_main_entry: a pointer to it is called) */
+    sub     sp, sp, #FRAME_SIZE
+    SAVE_ALL
+    mov     x0, sp                      /* arg 0: struct arch_frame * */
+    mov     w1, #\how
+    bl      litifut_entry               /* x0 = the function */
+    mov     x16, x0
+    ldp     x30, x17, [sp, #FRAME_X(30)]
+    msr     nzcv, x17
+    ldp     x0, x1, [sp, #FRAME_X(0)]
+    ldp     x2, x3, [sp, #FRAME_X(2)]
+    ldp     x4, x5, [sp, #FRAME_X(4)]
+    ldp     x6, x7, [sp, #FRAME_X(6)]
+    ldp     x8, x9, [sp, #FRAME_X(8)]
+    ldp     x10, x11, [sp, #FRAME_X(10)]
+    ldp     x12, x13, [sp, #FRAME_X(12)]
+    ldp     x14, x15, [sp, #FRAME_X(14)]
+    ldp     x18, x19, [sp, #FRAME_X(18)]
+    ldp     x20, x21, [sp, #FRAME_X(20)]
+    ldp     x22, x23, [sp, #FRAME_X(22)]
+    ldp     x24, x25, [sp, #FRAME_X(24)]
+    ldp     x26, x27, [sp, #FRAME_X(26)]
+    ldp     x28, x29, [sp, #FRAME_X(28)]
+    add     sp, sp, #FRAME_SIZE
+    br      x16
+    .size \name, . - \name
+    .endm
+
+    ENTRY_PATH litifut_main_entry, LITIFUT_ENTRY_START
+    ENTRY_PATH litifut_init_entry, LITIFUT_ENTRY_INIT
+    ENTRY_PATH litifut_fini_entry, LITIFUT_ENTRY_FINI
+
     UNHOOK_WRAPPER setjmp
     UNHOOK_WRAPPER _setjmp
     UNHOOK_WRAPPER __sigsetjmp

@@ -193,6 +193,12 @@ static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
 /* The hot path's local-exec TLS: two adds of 12 bits reach 16 MB. */
 #define ARCH_HOT_TPOFF_OK(off) ((off) < (1ul << 24))
 
+/* The function an entry thunk (stub/entries.c) names: in x16. */
+static inline uintptr_t arch_entry_function(const struct arch_frame *f)
+{
+    return f->x[16];
+}
+
 /* A tail jump's thunk continuation (its site word's target, sled.h):
  * where the jump goes. */
 static inline uintptr_t arch_jump_target(uintptr_t cont)

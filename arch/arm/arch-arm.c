@@ -810,6 +810,7 @@ const struct arch_ops arch_arm = {
     .counter_clock_name = "the ARM generic timer",
     .counter_clock_info = "counter (ARM CNTVCT)",
     .far_sled_spacing = (uint32_t)THUMB1_REACH,     /* far-sled.S */
+    .reloc_relative = R_ARM_RELATIVE,
     .check_image = arm_check_image,
     .code_ranges = arm_code_ranges,
     .disasm_open = arm_disasm_open,

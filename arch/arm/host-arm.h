@@ -222,6 +222,16 @@ static inline uint32_t arm_b_encode(uint32_t addr, uint32_t w, uint32_t dest)
     return (w & 0xF0000000u) | 0x0A000000 | ((uint32_t)(off >> 2) & 0xFFFFFF);
 }
 
+/* A constructor's or destructor's entry thunk (src/entries.h; ARM
+ * state: the C library calls it through a pointer, blx interworks):
+ *     +0  ldr ip, [pc, #4]       (the word at +12)
+ *     +4  add ip, pc, ip         ip = the function (Thumb: bit 0 set)
+ *     +8  b <litifut_init_entry or litifut_fini_entry>
+ *     +12 .word fn - (thunk + 12) */
+#define ENTRY_THUNK_SIZE    16
+#define A_LDR_IP_PC4        0xE59FC004u     /* ldr ip, [pc, #4] */
+#define A_ADD_IP_PC_IP      0xE08FC00Cu     /* add ip, pc, ip */
+
 /* 16-bit Thumb blx rM: 010001111 Rm 000. */
 static inline int is_t_blx_reg(uint32_t hw)
 {

@@ -155,7 +155,7 @@ static void add_plt_entry(struct plt_entry **out, size_t *n, uint32_t addr, uint
         if (rel[j].offset != got)
             continue;
         uint32_t resolver;
-        struct plt_entry e = { addr, size, NULL, (uint32_t)rel[j].addend };     /* ELF32 */
+        struct plt_entry e = { addr, size, NULL, (uint32_t)rel[j].addend, 0 };  /* ELF32 */
         if (rel[j].sym_name && *rel[j].sym_name)
             e.name = xasprintf("%s@plt", rel[j].sym_name);
         else if (!e.resolver && !elf_read32(img, got, &resolver))
@@ -163,6 +163,44 @@ static void add_plt_entry(struct plt_entry **out, size_t *n, uint32_t addr, uint
         *out = xrealloc(*out, (*n + 1) * sizeof **out);
         (*out)[(*n)++] = e;
         return;
+    }
+}
+
+/* ld's Thumb-to-ARM stubs (a Thumb b.w to ARM code goes there), its
+ * symbol "__<target>_from_thumb": bx pc; b.n (or nop), then ARM code:
+ * b target; ldr ip, [pc]; add pc, ip, pc; .word target - (stub + 16);
+ * or ldr pc, [pc, #-4]; .word target.  Its target, or 0. */
+static uint32_t thumb_stub_target(const struct elf_image *img, uint32_t a)
+{
+    uint32_t w[4];
+    for (int i = 0; i < 4; i++)
+        if (elf_read32(img, a + 4 * (uint32_t)i, &w[i]))
+            return 0;
+    if ((w[0] & 0xFFFF) != T_BX_PC)
+        return 0;
+    if ((w[1] & 0xFF000000) == 0xEA000000)
+        return a + 4 + 8 + (uint32_t)branch_offset(w[1]);
+    if (w[1] == 0xE59FC000 && w[2] == 0xE08CF00F)
+        return a + 16 + w[3];
+    if (w[1] == 0xE51FF004)
+        return w[2];
+    return 0;
+}
+
+/* The Thumb-to-ARM stubs, as veneers (struct plt_entry.to). */
+static void add_thumb_stubs(const struct elf_image *img, struct plt_entry **out, size_t *n)
+{
+    for (size_t i = 0; i < img->n_symbols; i++) {
+        const struct elf_symbol *y = &img->symbols[i];
+        size_t len = strlen(y->name);
+        uint32_t to;
+        if (y->type != STT_FUNC || y->shndx == SHN_UNDEF || len <= 11 ||
+            strcmp(y->name + len - 11, "_from_thumb") != 0 ||
+            !(to = thumb_stub_target(img, (uint32_t)y->value & ~1u)))
+            continue;
+        *out = xrealloc(*out, (*n + 1) * sizeof **out);
+        (*out)[(*n)++] = (struct plt_entry){ y->value & ~1u, y->size ? y->size : 16,
+                                             xasprintf("%s@veneer", y->name), 0, to };
     }
 }
 
@@ -205,6 +243,7 @@ static int arm_plt_entries(const struct elf_image *img, struct plt_entry **out, 
         }
     }
     free(rel);
+    add_thumb_stubs(img, out, n);
     return 0;
 }
 

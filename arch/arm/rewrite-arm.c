@@ -293,7 +293,24 @@ static const char *arm_module_variant(const char *object_path)
     return arch == 7 || arch == 8 || arch == 9 || arch == 10 || arch >= 14 ? "-v6k" : "";
 }
 
+/* A constructor's or destructor's entry thunk (host-arm.h). */
+static int arm_encode_entry_thunk(uint64_t thunk64, uint64_t fn, uint64_t common, uint32_t *w)
+{
+    uint32_t thunk = (uint32_t)thunk64;
+    uint32_t b = arm_b_encode(thunk + 8, 0xE0000000u, (uint32_t)common);
+    if (!b || (thunk & 3))
+        return error("entry thunk at 0x%08" PRIx32 ": the tracer's entry at 0x%08" PRIx32
+                     " is out of b range (+-32 MB)", thunk, (uint32_t)common);
+    w[0] = A_LDR_IP_PC4;
+    w[1] = A_ADD_IP_PC_IP;
+    w[2] = b;
+    w[3] = (uint32_t)fn - (thunk + 12);
+    return 0;
+}
+
 const struct arch_rewrite_ops arch_arm_rewrite = {
+    .entry_thunk_size = ENTRY_THUNK_SIZE,
+    .encode_entry_thunk = arm_encode_entry_thunk,
     .encode_redirect = arm_encode_redirect,
     .encode_thunk = arm_encode_thunk,
     .site_word = arm_site_word,

@@ -759,6 +759,39 @@ litifut_trampolines_end:
     .fnend
     .size litifut_return_unwind, . - litifut_return_unwind
 
+/*
+ * Entries with no frame of the tracer's (stub/entries.c litifut_entry):
+ * main, which __wrap___libc_start_main gives the C library's start as
+ * litifut_main_entry, and the constructors and destructors whose array
+ * words the rewriter points at thunks of their own (ip = the function,
+ * then a b here: src/rewrite.c, rewrite-arm.c).  The sled's frame; the
+ * return address hooked in it; every register back and on to the
+ * function (pop interworks) with sp as its caller left it.
+ */
+    .macro ENTRY_PATH name, how
+    .text
+    .global \name
+    .hidden \name
+    .type \name, %function
+\name:
+    push    {r0-r12, lr, pc}
+    mrs     r11, APSR
+    mov     r0, sp                  @ arg 0: struct arch_frame *
+    mov     r1, #\how
+    mov     r4, sp
+    bic     sp, sp, #7
+    bl      litifut_entry           @ r0 = the function
+    mov     sp, r4
+    str     r0, [sp, #FRAME_PC]
+    msr     APSR_nzcvq, r11
+    pop     {r0-r12, lr, pc}
+    .size \name, . - \name
+    .endm
+
+    ENTRY_PATH litifut_main_entry, LITIFUT_ENTRY_START
+    ENTRY_PATH litifut_init_entry, LITIFUT_ENTRY_INIT
+    ENTRY_PATH litifut_fini_entry, LITIFUT_ENTRY_FINI
+
 /* The start of __wrap_NAME, which goes on to __real_NAME (weak: only
  * what the program uses is linked in). */
     .macro WRAPPER_START name
@@ -822,6 +855,27 @@ __wrap_\name:
 1:  .word   litifut_trampolines - (2b + 8)
     .size __wrap_\name, . - __wrap_\name
     .endm
+
+/*
+ * __wrap___libc_start_main, __wrap___uClibc_main: the start files' call
+ * (main, argc, argv, ...): main into litifut_main, litifut_main_entry
+ * in its place, every other argument as it came (stub/entries.c).
+ */
+    .macro START_WRAPPER name
+    WRAPPER_START \name
+    ldr     ip, 1f
+2:  add     ip, pc, ip
+    str     r0, [ip]                @ litifut_main
+    ldr     r0, 3f
+4:  add     r0, pc, r0              @ litifut_main_entry
+    b       __real_\name
+1:  .word   litifut_main - (2b + 8)
+3:  .word   litifut_main_entry - (4b + 8)
+    .size __wrap_\name, . - __wrap_\name
+    .endm
+
+    START_WRAPPER __libc_start_main
+    START_WRAPPER __uClibc_main
 
     TWICE_WRAPPER setjmp
     TWICE_WRAPPER _setjmp

@@ -39,6 +39,12 @@ static inline uintptr_t arch_return_address(const struct arch_frame *f)
     return f->lr;
 }
 
+/* The function an entry thunk (stub/entries.c) names: in ip. */
+static inline uintptr_t arch_entry_function(const struct arch_frame *f)
+{
+    return f->r[12];
+}
+
 /* A tail jump's thunk continuation (its site word's target, sled.h):
  * where the jump goes. */
 static inline uintptr_t arch_jump_target(uintptr_t cont)

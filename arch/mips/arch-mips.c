@@ -618,6 +618,7 @@ const struct arch_ops arch_mips = {
     .counter_clock = LITIFUT_CLOCK_MIPS_CC,
     .counter_clock_name = "the MIPS cycle counter",
     .counter_clock_info = "counter (MIPS CC)",
+    .reloc_relative = R_MIPS_REL32,
     .check_image = mips_check_image,
     .code_ranges = mips_code_ranges,
     .disasm_open = mips_disasm_open,

@@ -63,7 +63,7 @@ static int mips_plt_entries(const struct elf_image *img, struct plt_entry **out,
         if (y->shndx != SHN_UNDEF || !y->value || y->type != STT_FUNC || !y->name[0])
             continue;
         *out = xrealloc(*out, (*n + 1) * sizeof **out);
-        (*out)[(*n)++] = (struct plt_entry){ y->value, 16, xasprintf("%s@plt", y->name), 0 };
+        (*out)[(*n)++] = (struct plt_entry){ y->value, 16, xasprintf("%s@plt", y->name), 0, 0 };
     }
     return 0;
 }

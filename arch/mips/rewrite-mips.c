@@ -79,7 +79,40 @@ static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr,
     return mips_branch_target(a, w) - word;
 }
 
+/* hi and lo of d for lui + addiu (addiu's immediate is signed) */
+static uint32_t hi16(uint32_t d)
+{
+    return (d + 0x8000) >> 16;
+}
+
+/* A constructor's or destructor's entry thunk (src/entries.h): at = the
+ * function, t9 = the tracer's entry, both from the thunk's own address
+ * (bal: ra kept in v1, free at a function's entry), then jr t9:
+ *     move v1, ra ; bal 1f ; nop
+ * 1:  lui at, hi ; addiu at, at, lo ; addu at, at, ra
+ *     lui t9, hi ; addiu t9, t9, lo ; addu t9, t9, ra
+ *     jr t9 ; move ra, v1 */
+static int mips_encode_entry_thunk(uint64_t thunk64, uint64_t fn, uint64_t common, uint32_t *w)
+{
+    uint32_t pc = (uint32_t)thunk64 + 12, f = (uint32_t)fn - pc, c = (uint32_t)common - pc;
+    w[0] = 0x03e01821u;                         /* move v1, ra */
+    w[1] = 0x04110001u;                         /* bal 1f */
+    w[2] = 0;
+    w[3] = 0x3c010000u | hi16(f);               /* lui at */
+    w[4] = 0x24210000u | (f & 0xffff);          /* addiu at, at */
+    w[5] = 0x003f0821u;                         /* addu at, at, ra */
+    w[6] = 0x3c190000u | hi16(c);               /* lui t9 */
+    w[7] = 0x27390000u | (c & 0xffff);          /* addiu t9, t9 */
+    w[8] = 0x033fc821u;                         /* addu t9, t9, ra */
+    w[9] = 0x03200008u;                         /* jr t9 */
+    w[10] = 0x0060f821u;                        /* move ra, v1 (delay slot) */
+    w[11] = 0;
+    return 0;
+}
+
 const struct arch_rewrite_ops arch_mips_rewrite = {
+    .entry_thunk_size = 48,
+    .encode_entry_thunk = mips_encode_entry_thunk,
     .encode_redirect = mips_encode_redirect,
     .site_word = mips_site_word,
 };

@@ -332,6 +332,108 @@ __wrap_\name:
     .size __wrap_\name, . - __wrap_\name
     .endm
 
+/*
+ * __wrap___libc_start_main, __wrap___uClibc_main: the start files' call
+ * (main, argc, argv, ...): main into litifut_main, litifut_main_entry
+ * in its place, every other argument as it came (stub/entries.c); t9 =
+ * the real function.
+ */
+    .macro START_WRAPPER name
+    WRAPPER_START \name
+    move    $at, $ra
+    bal     1f                      /* ra = the words below */
+    nop
+    .word   litifut_main - .
+    .word   litifut_main_entry - (. - 4)
+1:  lw      $t9, 0($ra)
+    addu    $t9, $t9, $ra           /* &litifut_main */
+    sw      $a0, 0($t9)
+    lw      $a0, 4($ra)
+    addu    $a0, $a0, $ra           /* litifut_main_entry */
+    OWN_GP
+    lw      $t9, %call16(__real_\name)($gp)
+    jr      $t9
+    move    $ra, $at                /* (delay slot) */
+    .size __wrap_\name, . - __wrap_\name
+    .endm
+
+    START_WRAPPER __libc_start_main
+    START_WRAPPER __uClibc_main
+
+/*
+ * Entries with no frame of the tracer's (stub/entries.c litifut_entry):
+ * main (litifut_main_entry, above) and the constructors and destructors
+ * whose array words the rewriter points at thunks of their own (at =
+ * the function).  The sled's frame (every register), the return
+ * address hooked in it, every register back, and on to the function
+ * through t9 (as PIC functions expect) with sp as its caller left it.
+ */
+    .macro ENTRY_PATH name, how
+    .abicalls
+    .set noreorder
+    .set noat
+    .set nomacro
+    .text
+    .global \name
+    .hidden \name
+    .type \name, @function
+\name:
+    addiu   $sp, $sp, -FRAME_SIZE
+    SAVE 2
+    SAVE 3
+    SAVE 4
+    SAVE 5
+    SAVE 6
+    TEMPS_SAVE
+    SAVE 16
+    SAVE 17
+    SAVE 18
+    SAVE 19
+    SAVE 20
+    SAVE 21
+    SAVE 22
+    SAVE 23
+    SAVE 25
+    SAVE 28
+    SAVE 30
+    SAVE 31
+    move    $s0, $sp                /* callee-saved: the frame across the call */
+    OWN_GP
+    lw      $t9, %call16(litifut_entry)($gp)
+    li      $at, -8
+    and     $sp, $sp, $at
+    addiu   $sp, $sp, -16           /* o32 argument area */
+    li      $a1, \how
+    jalr    $t9
+    move    $a0, $s0                /* (delay slot) arg 0: the frame */
+    move    $sp, $s0
+    move    $t9, $v0                /* the function */
+    TEMPS_RESTORE
+    RESTORE 2
+    RESTORE 3
+    RESTORE 4
+    RESTORE 5
+    RESTORE 6
+    RESTORE 16
+    RESTORE 17
+    RESTORE 18
+    RESTORE 19
+    RESTORE 20
+    RESTORE 21
+    RESTORE 22
+    RESTORE 23
+    RESTORE 28
+    RESTORE 30
+    RESTORE 31
+    jr      $t9
+    addiu   $sp, $sp, FRAME_SIZE    /* (delay slot) */
+    .size \name, . - \name
+    .endm
+
+    ENTRY_PATH litifut_main_entry, LITIFUT_ENTRY_START
+    ENTRY_PATH litifut_init_entry, LITIFUT_ENTRY_INIT
+    ENTRY_PATH litifut_fini_entry, LITIFUT_ENTRY_FINI
+
     TWICE_WRAPPER setjmp
     TWICE_WRAPPER _setjmp
     TWICE_WRAPPER __sigsetjmp

@@ -173,6 +173,12 @@ static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
  * entry point. */
 __attribute__((visibility("hidden"))) void bridges_retarget(uint32_t fixed, uint32_t reg);
 
+/* The function an entry thunk (stub/entries.c) names: in at. */
+static inline uintptr_t arch_entry_function(const struct arch_frame *f)
+{
+    return f->r[1];
+}
+
 /* A tail jump's thunk continuation: where the jump goes (no arch's
  * rewriter makes tail jump thunks here yet: never called). */
 static inline uintptr_t arch_jump_target(uintptr_t cont)

@@ -235,6 +235,10 @@
 #define LITIFUT_PAIR64_TARGET   8
 #define LITIFUT_PAIR64_NEXT     16
 #define LITIFUT_PAIR64_SIZE     32
+/* ENTRY records' how (below), the ones assembly names */
+#define LITIFUT_ENTRY_START     3       /* main, which the C library's start calls */
+#define LITIFUT_ENTRY_INIT      4       /* a constructor (.init_array, .preinit_array) */
+#define LITIFUT_ENTRY_FINI      5       /* a destructor (.fini_array) */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -279,6 +283,9 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_ENTRY_THREAD    1u      /* ENTRY how: a thread's start routine (pthread_create) */
 #define LITIFUT_ENTRY_CALLBACK  2u      /* ... a function the C library calls back: a comparator
                                            (qsort, bsearch), an exit handler */
+/* An entry's name in the views: "(thread)", "(callback)", ... */
+#define LITIFUT_ENTRY_NAMES { "entry", "thread", "callback", "start", "init", "fini" }
+#define LITIFUT_ENTRY_KINDS 6u
 #define LITIFUT_FROZEN_REC_WORDS 3u     /* ... its payload */
 #define LITIFUT_CHUNK_REC_WORDS 4u      /* ... its payload before the open frames */
 #define LITIFUT_STATE_AT_START  1u      /* LITIFUT_RECORD, LITIFUT_SIGNAL: the state at start */

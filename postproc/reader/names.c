@@ -271,12 +271,15 @@ uint32_t trace_funcs_by_name(struct trace_funcs *tf, struct object *o, const cha
 }
 
 /* The function at link-time address `link` of `o`, as a callee: a PLT
- * entry stands for the function it imports, the tracer's wrapper of a
- * function for that function. */
+ * entry stands for the function it imports, a linker's veneer for the
+ * code it goes to, the tracer's wrapper of a function for that
+ * function. */
 static uint32_t callee_in(struct trace_funcs *tf, struct object *o, uint64_t link)
 {
     uint64_t off;
     struct func_symbol *s = object_symbol(o, link, &off);
+    for (unsigned hops = 0; s && s->veneer_to && !off && hops < 4; hops++)
+        s = object_symbol(o, link = s->veneer_to, &off);    /* a linker's veneer: its target's */
     if (!s)
         return func_intern(tf, o, link, NULL);
     if (s->import)

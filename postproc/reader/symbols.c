@@ -194,7 +194,7 @@ static struct func_symbol *add_sym(struct object *o, size_t *cap, uint64_t addr,
         o->syms = xrealloc(o->syms, *cap * sizeof *o->syms);
     }
     struct func_symbol *f = &o->syms[o->n_syms++];
-    *f = (struct func_symbol){ addr, size, name, rank, NULL, 0, NULL };
+    *f = (struct func_symbol){ addr, size, name, rank, NULL, 0, NULL, 0 };
     return f;
 }
 
@@ -252,7 +252,9 @@ static void add_plt_symbols(struct object *o, size_t *cap)
                              : xasprintf("*ABS*+0x%" PRIx64 "@plt", e[i].resolver);
         }
         own_name(o, name);
-        add_sym(o, cap, e[i].addr, e[i].size, name, RANK_PLT)->import = import;
+        struct func_symbol *f = add_sym(o, cap, e[i].addr, e[i].size, name, RANK_PLT);
+        f->import = import;
+        f->veneer_to = arch_code_address(arch, e[i].to);
     }
     free(e);
 }

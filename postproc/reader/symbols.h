@@ -25,6 +25,7 @@ struct func_symbol {
     const char *import;         /* NULL if not a PLT entry of a named import */
     int import_looked_up;
     struct object *import_from;
+    uint64_t veneer_to;         /* a linker's veneer: where it goes (link-time), else 0 */
 };
 
 /* One ELF file, opened on first use. */

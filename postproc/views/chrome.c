@@ -220,8 +220,10 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
         }
         if (entry) {                    /* a call the C library made through the tracer's entry */
             ob_str(ob, sep);
-            ob_str(ob, f->call.site == LITIFUT_ENTRY_THREAD ? "\"entry\":\"thread\""
-                                                             : "\"entry\":\"callback\"");
+            static const char *const names[] = LITIFUT_ENTRY_NAMES;
+            ob_str(ob, "\"entry\":\"");
+            ob_str(ob, f->call.site < LITIFUT_ENTRY_KINDS ? names[f->call.site] : "entry");
+            ob_char(ob, '"');
         }
         if (f->jump) {                  /* a tail jump's callee */
             ob_str(ob, sep);

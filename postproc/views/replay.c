@@ -234,8 +234,12 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
         ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
         return;
     }
-    if (f->signal == FRAME_ENTRY && !below)    /* a thread's start routine, a callback */
-        ob_str(ob, f->call.site == LITIFUT_ENTRY_THREAD ? "(thread)" : "(callback)");
+    if (f->signal == FRAME_ENTRY && !below) {  /* a thread's start routine, a callback, main */
+        static const char *const names[] = LITIFUT_ENTRY_NAMES;
+        ob_char(ob, '(');
+        ob_str(ob, f->call.site < LITIFUT_ENTRY_KINDS ? names[f->call.site] : "entry");
+        ob_char(ob, ')');
+    }
     else if (f->synthetic || !below)    /* (an emulator sees every call: a jump entered it) */
         ob_str(ob, trace_is_emulated(r->v.trace->t) ? "(jump)" : "(untraced)");
     else {
