@@ -420,6 +420,23 @@ static int is_cold_part(const char *name)
     return c && (c[5] == 0 || c[5] == '.');
 }
 
+/* GNU ld's stubs between a branch and its target, by their symbols'
+ * names: long-branch veneers ("__f_veneer"), ARM's interworking stubs
+ * ("__f_from_thumb", "__f_from_arm"). */
+int is_linker_stub(const char *name)
+{
+    static const char *const suffixes[] = { "_veneer", "_from_thumb", "_from_arm" };
+    size_t n = strlen(name);
+    if (strncmp(name, "__", 2) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n > k && strcmp(name + n - k, suffixes[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* The length of f's name without a cold part's suffix. */
 static size_t base_name_len(const char *name)
 {
@@ -474,10 +491,13 @@ enum tail_jump tail_jump_at(const struct tail_targets *tt, uint64_t site, uint64
     if (!addr_set_has(&tt->starts, to))
         return NOT_TAIL_JUMP;
     /* not to its own function's start (a loop), nor from a cold part
-     * to its function (the same function's code) */
+     * to its function (the same function's code), nor from a linker's
+     * stub (its jump is the stub's way on) */
     const struct indexed_function *own = function_index_find(tt->functions, site);
     if (!own)
         return TAIL_JUMP;
+    if (is_linker_stub(own->sym->name))
+        return NOT_TAIL_JUMP;
     if (own->start == target)
         return NOT_TAIL_JUMP;
     const struct indexed_function *to_fn = function_index_find(tt->functions, target);

@@ -18,7 +18,12 @@
 #     lfind, pthread_once and dl_iterate_phdr call back, which make no
 #     call, are as many calls as the program counted, inside those
 #     functions (--graph), and (glibc) the atexit and on_exit handlers
-#     one call each, inside exit.
+#     one call each, inside exit;
+#   - pie: main is one call, "(start) -> main" (the C library's start
+#     calls it through the tracer's entry), the constructor ctor_one
+#     one call at the root ("(init) -> ctor_one"), the destructor
+#     dtor_one one call inside exit (the rewriter's entry thunks of the
+#     .init_array and .fini_array words).
 # Tail jumps (tests/progs/jumps.c: functions entered by jumps only, a
 # chain of jumps, a conditional one, mutual recursion by jumps, a jump
 # into the C library, one after a call through a pointer), per arch
@@ -73,7 +78,8 @@ entries_callbacks() {
     local name=$1 r=$2 graph=$3 info_entries=$4 summary pair f n bad= total=3 handlers=0
     summary=$("$BIN/litifut-postproc" --summary --format=tsv "$r" 2> /dev/null)
     local -A caller=([by_value]=qsort [search_key]=bsearch [by_value_r]=qsort_r [tree_visit]=twalk
-                     [list_cmp]=lfind [once_init]=pthread_once [phdr_visit]=dl_iterate_phdr)
+                     [list_cmp]=lfind [once_init]=pthread_once [phdr_visit]=dl_iterate_phdr
+                     [ctor_one]="(root)")
     for pair in $(sed -n 's/^calls //p' "$r/out"); do
         f=${pair%=*} n=${pair#*=}
         total=$((total + n))
@@ -93,8 +99,16 @@ entries_callbacks() {
         check "$name: the atexit and on_exit handlers: one call each, inside exit" \
             eval 'awk -F "\t" "\$1 == \"exit\" && (\$3 == \"at_exit_handler\" || \$3 == \"on_exit_handler\") && \$5 == 1 { n++ } END { exit n != 2 }" <<< "$graph"'
     fi
-    check "$name: --info entries=$info_entries: the thread starts, callbacks and exit handlers ($((total + handlers)))" \
-        [ "$info_entries" = $((total + handlers)) ]
+    local log mains
+    log=$("$BIN/litifut-postproc" "$r" 2> /dev/null)
+    mains=$(grep -cF -- '(start) -> main {' <<< "$log")
+    check "$name: main one call from the C library's start ($mains times \"(start) -> main\"), the destructor one call inside exit" \
+        eval '[ "$mains" = 1 ] && [ "$(awk -F "\t" "\$2 == \"main\" { print \$1 }" <<< "$summary")" = 1 ] &&
+              grep -qF -- "(init) -> ctor_one" <<< "$log" &&
+              awk -F "\t" "\$1 == \"exit\" && \$3 == \"dtor_one\" && \$5 == 1 { ok = 1 } END { exit !ok }" <<< "$graph"'
+    # (the entries: the callbacks counted, main, the destructor)
+    check "$name: --info entries=$info_entries: the thread starts, callbacks, exit handlers, main, constructor and destructor ($((total + handlers + 2)))" \
+        [ "$info_entries" = $((total + handlers + 2)) ]
 }
 
 # entries_libpthread ARCH: a libpthread.a that defines pthread_create in

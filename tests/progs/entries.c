@@ -21,7 +21,9 @@
  * dl_iterate_phdr call functions that make no call and count
  * themselves, and exit runs an atexit and (glibc) an on_exit handler;
  * stdout says ("calls name=N ...") how many times each ran and which
- * handlers were registered.  Exit status 0.
+ * handlers were registered.  A constructor (ctor_one, before main) and
+ * a destructor (dtor_one, run by exit) make no call either; main's
+ * line counts the constructor's runs.  Exit status 0.
  */
 #define _GNU_SOURCE            /* qsort_r, dl_iterate_phdr */
 #include <link.h>
@@ -46,6 +48,18 @@ static long long now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static volatile int ctor_calls;
+
+__attribute__((constructor, noinline)) static void ctor_one(void)
+{
+    ctor_calls++;
+}
+
+__attribute__((destructor, noinline)) static void dtor_one(void)
+{
+    sink += 7;
 }
 
 NOINLINE void step(unsigned x)
@@ -172,8 +186,9 @@ static void callbacks(void)
     printf("found %d %d %d, first %d\n", found ? *found : -1, hit ? *hit : -1,
            in_list ? *in_list : -1, v[0]);
     printf("calls by_value=%d search_key=%d by_value_r=%d tree_cmp=%d tree_visit=%d "
-           "list_cmp=%d once_init=%d phdr_visit=%d\n", compare_calls, search_calls,
-           compare_r_calls, tree_calls, visit_calls, list_calls, once_calls, phdr_calls);
+           "list_cmp=%d once_init=%d phdr_visit=%d ctor_one=%d\n", compare_calls, search_calls,
+           compare_r_calls, tree_calls, visit_calls, list_calls, once_calls, phdr_calls,
+           ctor_calls);
     atexit(at_exit_handler);
 #ifdef __GLIBC__
     on_exit(on_exit_handler, (void *)3L);
