@@ -291,7 +291,7 @@ views_percentiles() {
     [ "$(head -1 "$p" | cut -f 10-)" = "$(printf 'estimate\tp50_ns\tp90_ns\tp99_ns')" ] ||
         bad="$bad; TSV header: $(head -1 "$p")"
     while read -r f n e50 e90 e99; do
-        # (a thread's first frame, main's, is synthetic: no call)
+        # (a frame entered without a traced call is no call)
         [ "$(views_field "$p" "$f" calls)" = 0 ] && continue
         got="$(views_field "$p" "$f" p50_ns) $(views_field "$p" "$f" p90_ns) $(views_field "$p" "$f" p99_ns)"
         [ "$(views_field "$p" "$f" calls)" = "$n" ] || { bad="$bad; $f: $n calls in the log"; continue; }
@@ -319,12 +319,12 @@ views_log() {
     hot=$(sed -n 's/^ *[0-9.]* *~\([0-9.]*\) ms *[0-9]* *main -> hot$/\1/p' "$l")
     outer_at=$(grep -n ' main -> outer {$' "$l" | sed 's/:.*//')
     inner_at=$(grep -n ' outer -> inner$' "$l" | sed 's/:.*//')
-    check "$ARCH/views: log: main -> hot for $hot ms, outer's block holds inner indented, a synthetic frame for main, an entry for the thread's start" \
+    check "$ARCH/views: log: main -> hot for $hot ms, outer's block holds inner indented, main entered from the C library's start, an entry for the thread's start" \
         eval 'views_near "$hot" 80 10 && [ -n "$outer_at" ] && [ "$inner_at" = $((outer_at + 1)) ] &&
               [ $(sed -n "${inner_at}p" "$l" | sed "s/ outer -> inner//" | wc -c) = \
                 $(($(sed -n "${outer_at}p" "$l" | sed "s/ main -> outer {//" | wc -c) + 2)) ] &&
               grep -q " } /\* outer \*/$" "$l" && grep -q " (thread) -> worker {$" "$l" &&
-              grep -q " (untraced) -> main {$" "$l"'
+              grep -q " (start) -> main {$" "$l"'
 }
 
 views_graph() {
