@@ -369,6 +369,7 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
     sleds->thunks = t ? arch_code_address(arch, t->value) : 0;
     sleds->thunks_size = t ? t->size : 0;
     sleds->fixed_address = img->e_type == ET_EXEC;
+    sleds->big_endian = img->big_endian;
     sleds->bridge = arch->bridge_offset;
     return 0;
 }

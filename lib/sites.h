@@ -146,6 +146,7 @@ struct sled_set {
     uint32_t bridge;            /* offset of the bridge in a 256 MB region, or 0 */
     uint64_t thunks, thunks_size;   /* litifut_thunks: the sites' own thunks (or 0, 0) */
     uint64_t jump;              /* litifut_sled_jump: the tail jumps' half (or 0) */
+    int big_endian;             /* the image's byte order (thunks are code) */
 };
 
 /* The sled copies the tracer module put into `img` (litifut_sled, and

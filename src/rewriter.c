@@ -256,7 +256,10 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
             goto out;
         }
     }
-    if (db_write_image(&pl.db, &img, expected != NULL) == 0 && write_other_code(o->excluded, &img) == 0 &&
+    /* (a thunk area: the site words of tail jumps name their thunks, which
+     * pass 1 only guessed) */
+    if (db_write_image(&pl.db, &img, expected != NULL && !pl.sleds.thunks_size) == 0 &&
+        write_other_code(o->excluded, &img) == 0 &&
         (!ew.n || (pl.thunks && entry_words_rewrite(arch, &img, &ew, pl.sleds.thunks + site_thunks,
                                                     pl.thunks + site_thunks) == 0)) &&
         rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks,

@@ -172,7 +172,7 @@ jump_arches() {
     local a keep=${ARCH:-}
     for a in ${1:-$ARCH}; do
         set_arch "$a"
-        case $ARCH_DIR in arm|aarch64) echo "$a" ;; esac
+        case $ARCH_DIR in arm|aarch64|mips) echo "$a" ;; esac
     done
     [ -n "$keep" ] && set_arch "$keep"
 }

@@ -20,11 +20,16 @@
 #include "lib/error.h"
 #include "litifut/trace-format.h"
 
+extern const struct arch_ops arch_mips;
+
 static const struct call_kind mips_kinds[] = {
     { "jal", RA_OFFSET, 0, 0, 0 }, { "jalr", RA_OFFSET, 0, 0, 0 }, { "bal", RA_OFFSET, 0, 0, 0 },
     { "bgezal", RA_OFFSET, 0, 0, 0 }, { "bltzal", RA_OFFSET, 0, 0, 0 },
     { "bgezall", RA_OFFSET, 0, 0, 0 }, { "bltzall", RA_OFFSET, 0, 0, 0 },
     { "jalr-got", RA_OFFSET, 0, 0, 0 },
+    /* tail jumps: their thunks make them calls from the jump (host-mips.h) */
+    { "j_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 }, { "b_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
+    { "jr-got_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
 };
 static const struct ld_emulation mips_emulations[] = {
     { "elf32btsmip", "mips-linux-gnu" },
@@ -298,7 +303,14 @@ static unsigned mips_quick(void *state, unsigned isa, uint64_t link_addr, uint32
         id = MIPS_INS_BGEZALL;
     else if (op == 0 && (w & 63) == 9)
         return 0;                       /* an unusual jalr: capstone says */
-    else {
+    else if (is_j(w) || is_b(w) || is_jr_t9(w)) {
+        /* a tail jump, maybe: scan_end says (it knows the functions) */
+        site->insn = w;
+        site->kind = is_j(w) ? KIND_J_JUMP : is_b(w) ? KIND_B_JUMP : KIND_JR_GOT_JUMP;
+        site->addr = addr;
+        *found = 1;
+        return 4;
+    } else {
         *found = 0;
         return 4;
     }
@@ -554,29 +566,98 @@ static uint32_t got_call(const struct elf_image *img, struct mips_scan *m,
     return callee;
 }
 
+/* Where a tail jump candidate goes (jr $t9: its fixed GOT callee, or
+ * 0); a jump to the thunk area is one rewritten already. */
+static uint32_t jump_target(const struct elf_image *img, struct mips_scan *m,
+                            const struct call_site *s)
+{
+    uint32_t a = (uint32_t)s->addr;
+    if (s->kind == KIND_J_JUMP)
+        return mips_jal_target(a, s->insn);
+    if (s->kind == KIND_B_JUMP)
+        return mips_branch_target(a, s->insn);
+    const struct indexed_function *f = function_index_find(&m->fx, a);
+    return f ? got_call(img, m, f, a) : 0;
+}
+
+/* The end of the code before the thunk area (which the DB object, the
+ * link's last input, puts after every other code section): its start. */
+static uint32_t thunk_area_start(const struct elf_image *img)
+{
+    uint64_t end = 0;
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if ((s->flags & SHF_EXECINSTR) && (s->flags & SHF_ALLOC) &&
+            strcmp(s->name, ".litifut_thunks") != 0 && s->addr + s->size > end)
+            end = s->addr + s->size;
+    }
+    return (uint32_t)((end + 3) & ~UINT64_C(3));
+}
+
+/* A tail jump from `a` reaches every thunk in [lo, hi): b +-128 KB, or
+ * at a fixed address j in the 256 MB region of its delay slot. */
+static int jump_reaches(const struct elf_image *img, uint32_t a, uint32_t lo, uint32_t hi)
+{
+    int64_t d0 = (int64_t)lo - (int64_t)(a + 4), d1 = (int64_t)hi - (int64_t)(a + 4);
+    if (d0 >= -(INT64_C(1) << 17) && d1 < (INT64_C(1) << 17))
+        return 1;
+    return img->e_type == ET_EXEC && ((a + 4) & 0xf0000000u) == (lo & 0xf0000000u) &&
+           ((a + 4) & 0xf0000000u) == (hi & 0xf0000000u);
+}
+
 static void mips_scan_end(void *state, const struct elf_image *img, struct site_list *sites,
                           struct scan_stats *st)
 {
     (void)state;
     struct mips_scan scan, *m = NULL;
+    struct tail_targets tt;
+    size_t jumps = 0;
+    for (size_t i = 0; i < sites->n; i++)
+        jumps += mips_kinds[sites->v[i].kind].jump;
+    if (jumps) {
+        memset(&scan, 0, sizeof scan);
+        mips_scan_make(m = &scan, img);
+        tail_targets_build(img, &arch_mips, &m->fx, &tt);
+    }
+    /* every thunk lies in [area, area + the candidates' thunks) */
+    uint32_t area = thunk_area_start(img), area_end = area + (uint32_t)jumps * JUMP_THUNK_SIZE;
+    size_t k = 0;
     for (size_t i = 0; i < sites->n; i++) {
         struct call_site *s = &sites->v[i];
-        if (s->kind != KIND_JALR || rs_of(s->insn) != 25)
-            continue;
-        if (!m) {
-            memset(&scan, 0, sizeof scan);
-            mips_scan_make(m = &scan, img);
+        if (mips_kinds[s->kind].jump) {
+            uint32_t to = jump_target(img, m, s);
+            enum tail_jump tj = to ? tail_jump_at(&tt, s->addr, to) : NOT_TAIL_JUMP;
+            if (tj == NOT_TAIL_JUMP) {
+                st->sites_by_kind[s->kind]--;           /* a branch, or no fixed callee */
+                continue;
+            }
+            if (tj == TAIL_JUMP && !jump_reaches(img, (uint32_t)s->addr, area, area_end)) {
+                st->sites_by_kind[s->kind]--;
+                stats_skip(st, "tail jumps beyond reach of the thunk area", 4);
+                continue;
+            }
+            if (s->kind == KIND_JR_GOT_JUMP)
+                s->target = to;
+        } else if (s->kind == KIND_JALR && rs_of(s->insn) == 25) {
+            if (!m) {
+                memset(&scan, 0, sizeof scan);
+                mips_scan_make(m = &scan, img);
+                tail_targets_build(img, &arch_mips, &m->fx, &tt);
+            }
+            const struct indexed_function *f = function_index_find(&m->fx, s->addr);
+            uint32_t callee = f ? got_call(img, m, f, (uint32_t)s->addr) : 0;
+            if (callee) {
+                s->kind = KIND_JALR_GOT;
+                s->target = callee;
+                st->sites_by_kind[KIND_JALR]--;
+                st->sites_by_kind[KIND_JALR_GOT]++;
+            }
         }
-        const struct indexed_function *f = function_index_find(&m->fx, s->addr);
-        uint32_t callee = f ? got_call(img, m, f, (uint32_t)s->addr) : 0;
-        if (!callee)
-            continue;
-        s->kind = KIND_JALR_GOT;
-        s->target = callee;
-        st->sites_by_kind[KIND_JALR]--;
-        st->sites_by_kind[KIND_JALR_GOT]++;
+        sites->v[k++] = *s;
     }
+    sites->n = k;
     if (m) {
+        tail_targets_free(&tt);
         function_index_free(&m->fx);
         free(m->got.entries.v);
         free(m->targets.v);
@@ -606,7 +687,7 @@ const struct arch_ops arch_mips = {
     .trace_arch = LITIFUT_ARCH_MIPS,
     .ld_emulations = mips_emulations,
     .kinds = mips_kinds,
-    .n_kinds = 8,
+    .n_kinds = N_MIPS_KINDS,
     .insn_unit = { 4, 0 },
     .db_page_shift = DB_PAGE_SHIFT,
     .sled_entry_size = SLED_ENTRY_SIZE,

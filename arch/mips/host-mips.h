@@ -12,12 +12,35 @@
  * fixed (arch-mips.c, got_call): redirected as a call with a fixed
  * target, site->target. */
 enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KIND_BLTZALL,
-       KIND_JALR_GOT };
+       KIND_JALR_GOT, KIND_J_JUMP, KIND_B_JUMP, KIND_JR_GOT_JUMP, N_MIPS_KINDS };
+
+/* Tail jumps (docs/DESIGN.md "Tail jumps"): j f (KIND_J_JUMP), b f
+ * (beq $0, $0: KIND_B_JUMP) and jr $t9 after a GOT load the link fixed
+ * (KIND_JR_GOT_JUMP, site->target its callee), to another function's
+ * start; the jump (its delay slot stays and runs first) goes to a thunk
+ * of its own instead, b (+-128 KB) or, at a fixed address, j in its 256
+ * MB region, which makes it a call from the jump to the sled's jump
+ * half (offsets: sled.h):
+ *     +0  addiu sp, sp, -8
+ *     +4  sw ra, 4(sp)           the jumper's ra (the callee's return address)
+ *     +8  bal 1f ; +12 nop       ra = +16
+ * 1:  +16 lui at ; addiu at ; addu t9, ra, at     t9 = the jump half's entry k
+ *     +28 lui at ; addiu at ; addu ra, ra, at     ra = A + 8: the DB keys the site by it
+ *     +40 jr t9 ; +44 nop
+ *     +48 bal 2f ; nop           the continuation, the site word's "target"
+ * 2:  +56 lui at ; addiu at ; addu t9, ra, at     t9 = f (as PIC code expects)
+ *     +68 lw ra, 4(sp) ; +72 jr t9 ; +76 addiu sp, sp, 8
+ *     +80 .word f - (thunk + 80)
+ *     +84 the original jump's word
+ * at, t9 and ra are free at a jump to a function's start. */
 
 static inline unsigned op_of(uint32_t w) { return w >> 26; }
 static inline unsigned rs_of(uint32_t w) { return (w >> 21) & 31; }
 static inline unsigned rt_of(uint32_t w) { return (w >> 16) & 31; }
 static inline unsigned rd_of(uint32_t w) { return (w >> 11) & 31; }
+static inline int is_j(uint32_t w) { return op_of(w) == 2; }
+static inline int is_b(uint32_t w) { return (w & 0xffff0000u) == 0x10000000u; }   /* beq $0, $0 */
+static inline int is_jr_t9(uint32_t w) { return w == 0x03200008u; }
 
 /* REGIMM branches that link into ra: bltzal 16, bgezal 17, bltzall 18, bgezall 19 */
 static inline int is_regimm_link(uint32_t w)

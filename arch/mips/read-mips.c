@@ -26,11 +26,59 @@ static int sled_entry_of(const struct sled_set *sleds, uint32_t target, int via_
     return 0;
 }
 
+/* lui at, hi; addiu at, at, lo; addu dst, ra, at (rewrite-mips.c):
+ * the offset, or 0 with *ok = 0 if the words are not that. */
+static uint32_t offset_of(const uint32_t *w, unsigned dst, int *ok)
+{
+    if ((w[0] & 0xffff0000u) != 0x3c010000u || (w[1] & 0xffff0000u) != 0x24210000u ||
+        w[2] != (31u << 21 | 1u << 16 | dst << 11 | 0x21))
+        *ok = 0;
+    return (w[0] << 16) + (uint32_t)(int32_t)(int16_t)(w[1] & 0xffff);
+}
+
+/* A tail jump to its thunk (host-mips.h): the thunk's words as the
+ * rewriter writes them, its way to the jump half's entry k, its ra this
+ * jump's return address; the original jump its last word, its target
+ * the word before. */
+static int jump_redirect(const struct elf_image *img, struct call_site *site,
+                         const struct sled_set *sleds, unsigned *k)
+{
+    uint32_t a = (uint32_t)site->addr, w[JUMP_THUNK_SIZE / 4];
+    uint32_t t = is_j(site->insn) ? mips_jal_target(a, site->insn) : mips_branch_target(a, site->insn);
+    uint32_t thunks = (uint32_t)sleds->thunks, thunks_size = (uint32_t)sleds->thunks_size;
+    if (!sleds->jump || (t & 3) || t - thunks >= thunks_size ||
+        thunks_size - (t - thunks) < JUMP_THUNK_SIZE)
+        return 0;
+    for (unsigned i = 0; i < JUMP_THUNK_SIZE / 4; i++)
+        if (elf_read32(img, t + 4 * i, &w[i]))
+            return 0;
+    int ok = w[0] == 0x27bdfff8u && w[1] == 0xafbf0004u && w[2] == 0x04110001u &&
+             w[10] == 0x03200008u && w[12] == 0x04110001u && w[17] == 0x8fbf0004u;
+    uint32_t entry = t + 16 + offset_of(w + 4, 25, &ok), ra = t + 16 + offset_of(w + 7, 31, &ok);
+    uint32_t f = t + JUMP_THUNK_TARGET + w[JUMP_THUNK_TARGET / 4], orig = w[JUMP_THUNK_ORIGINAL / 4];
+    uint32_t d = entry - (uint32_t)sleds->jump;
+    if (!ok || ra != a + RA_OFFSET || d >= SLED_ENTRIES * SLED_ENTRY_SIZE || d % SLED_ENTRY_SIZE)
+        return 0;
+    if (is_jr_t9(orig)) {
+        site->kind = KIND_JR_GOT_JUMP;
+        site->target = f;
+    } else if ((is_j(orig) && mips_jal_target(a, orig) == f) ||
+               (is_b(orig) && mips_branch_target(a, orig) == f)) {
+        site->kind = is_j(orig) ? KIND_J_JUMP : KIND_B_JUMP;
+    } else {
+        return 0;
+    }
+    site->insn = orig;
+    *k = d / SLED_ENTRY_SIZE;
+    return 1;
+}
+
 static int mips_decode_redirect(const struct elf_image *img, struct call_site *site,
                                 const struct sled_set *sleds, unsigned *k)
 {
-    (void)img;
     uint32_t addr = (uint32_t)site->addr, w = site->insn;
+    if (site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP || site->kind == KIND_JR_GOT_JUMP)
+        return jump_redirect(img, site, sleds, k);
     if (is_regimm_link(w))
         return sled_entry_of(sleds, mips_branch_target(addr, w), 0, k);
     if (is_jal(w))
@@ -41,6 +89,14 @@ static int mips_decode_redirect(const struct elf_image *img, struct call_site *s
 static int mips_call_target(const struct call_site *site, uint64_t *target)
 {
     uint32_t addr = (uint32_t)site->addr, w = site->insn;   /* ELF32: arch_of_image */
+    if (site->kind == KIND_JR_GOT_JUMP) {       /* (the callee its thunk names) */
+        *target = site->target;
+        return site->target != 0;
+    }
+    if (site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP) {
+        *target = site->kind == KIND_J_JUMP ? mips_jal_target(addr, w) : mips_branch_target(addr, w);
+        return 1;
+    }
     if (is_regimm_link(w)) {
         *target = mips_branch_target(addr, w);
         return 1;

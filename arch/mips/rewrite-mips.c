@@ -29,9 +29,20 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
                                 const struct sled_set *sleds, uint64_t thunk, uint32_t *word,
                                 int *bridged)
 {
-    (void)thunk;
     uint32_t a = (uint32_t)site->addr;
     unsigned entry_k = k + (site->kind == KIND_JALR) * SLED_ENTRIES;    /* its half: sled.h */
+    if (site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP || site->kind == KIND_JR_GOT_JUMP) {
+        uint32_t t = (uint32_t)thunk;   /* to its thunk: b, else j (a fixed address) */
+        *bridged = 0;
+        if (in_branch_range(a, t))
+            *word = 0x10000000u | (((t - (a + 4)) >> 2) & 0xffff);
+        else if (sleds->fixed_address && (t & 0xf0000000u) == ((a + 4) & 0xf0000000u))
+            *word = 0x08000000u | (t & 0x0fffffffu) >> 2;
+        else
+            return error("tail jump at 0x%08" PRIx32 ": its thunk at 0x%08" PRIx32
+                         " is out of its reach", a, t);
+        return 0;
+    }
     int unconditional = site->kind == KIND_JAL || site->kind == KIND_JALR ||
                         site->kind == KIND_JALR_GOT || site->kind == KIND_BAL;
     *bridged = 0;
@@ -66,8 +77,9 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
  * frame, + 1 if the hot path does not save rs. */
 static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr, uint64_t thunk)
 {
-    (void)thunk;
     uint32_t w = site->insn, a = (uint32_t)site->addr, word = (uint32_t)word_addr;
+    if (site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP || site->kind == KIND_JR_GOT_JUMP)
+        return (uint32_t)thunk + JUMP_THUNK_CONT - word;    /* its continuation */
     if (site->kind == KIND_JALR) {
         unsigned rs = rs_of(w);
         return FRAME_R(rs) + ((HOT_SAVED_REGS >> rs) & 1u ? 0 : 1);
@@ -83,6 +95,57 @@ static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr,
 static uint32_t hi16(uint32_t d)
 {
     return (d + 0x8000) >> 16;
+}
+
+static void put_be(uint8_t *p, uint32_t v, int big)
+{
+    for (int i = 0; i < 4; i++)
+        p[big ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Where a tail jump goes: j, b from the instruction, jr $t9 its callee. */
+static uint32_t jump_target(const struct call_site *site)
+{
+    uint32_t a = (uint32_t)site->addr;
+    return site->kind == KIND_J_JUMP ? mips_jal_target(a, site->insn)
+         : site->kind == KIND_B_JUMP ? mips_branch_target(a, site->insn) : (uint32_t)site->target;
+}
+
+/* lui r, hi(d); addiu r, r, lo(d); addu dst, ra, r */
+static void put_offset(uint32_t *w, unsigned r, unsigned dst, uint32_t d)
+{
+    w[0] = 0x3c000000u | r << 16 | hi16(d);
+    w[1] = 0x24000000u | r << 21 | r << 16 | (d & 0xffff);
+    w[2] = 31u << 21 | r << 16 | dst << 11 | 0x21;
+}
+
+/* A tail jump's thunk (host-mips.h), to entry k of the jump half. */
+static int mips_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                             uint64_t thunk64, uint8_t *bytes)
+{
+    uint32_t t = (uint32_t)thunk64, w[JUMP_THUNK_SIZE / 4] = { 0 };
+    uint32_t entry = (uint32_t)sleds->jump + SLED_ENTRY_SIZE * k, f = jump_target(site);
+    if (!sleds->jump || (t & 3))
+        return error("thunk at 0x%08" PRIx32 ": no tracer jump sled", t);
+    w[0] = 0x27bdfff8u;                         /* addiu sp, sp, -8 */
+    w[1] = 0xafbf0004u;                         /* sw ra, 4(sp) */
+    w[2] = 0x04110001u;                         /* bal 1f */
+    w[3] = 0;
+    put_offset(w + 4, 1, 25, entry - (t + 16)); /* t9 = the entry */
+    put_offset(w + 7, 1, 31, (uint32_t)site->addr + RA_OFFSET - (t + 16));  /* ra = A + 8 */
+    w[10] = 0x03200008u;                        /* jr t9 */
+    w[11] = 0;
+    w[12] = 0x04110001u;                        /* the continuation: bal 2f */
+    w[13] = 0;
+    put_offset(w + 14, 1, 25, f - (t + 56));    /* t9 = f */
+    w[17] = 0x8fbf0004u;                        /* lw ra, 4(sp) */
+    w[18] = 0x03200008u;                        /* jr t9 */
+    w[19] = 0x27bd0008u;                        /* addiu sp, sp, 8 (delay slot) */
+    w[20] = f - (t + JUMP_THUNK_TARGET);
+    w[21] = site->insn;
+    for (unsigned i = 0; i < JUMP_THUNK_SIZE / 4; i++)
+        put_be(bytes + 4 * i, w[i], sleds->big_endian);
+    return 0;
 }
 
 /* A constructor's or destructor's entry thunk (src/entries.h): at = the
@@ -111,6 +174,7 @@ static int mips_encode_entry_thunk(uint64_t thunk64, uint64_t fn, uint64_t commo
 }
 
 const struct arch_rewrite_ops arch_mips_rewrite = {
+    .encode_thunk = mips_encode_thunk,
     .entry_thunk_size = 48,
     .encode_entry_thunk = mips_encode_entry_thunk,
     .encode_redirect = mips_encode_redirect,

@@ -370,7 +370,17 @@
     SAVE 9
     SAVE 10
     .endif
-    .if \hook
+    .if \hook == 2                  /* a tail jump: frames gone first (stub.S) */
+    lw      $a3, THREAD_SHADOW_TOP($a1)
+    beqz    $a3, 9f                 /* no shadow stack yet: nothing can be gone */
+    addiu   $t1, $sp, FRAME_SIZE + JUMP_PUSHED  /* (delay slot) sp at the jump */
+    lw      $t0, -8($a3)            /* the top entry's sp */
+    sltu    $t0, $t0, $t1
+    bnez    $t0, 8f                 /* below sp at the jump: its frame is gone */
+    nop
+9:
+    .endif
+    .if \hook == 1
     lw      $a3, THREAD_SHADOW_TOP($a1)     /* top (next free) */
     lw      $t0, THREAD_SHADOW_TOP + 4($a1) /* end */
     sltu    $t0, $a3, $t0
@@ -412,7 +422,7 @@
     sw      $a2, 0($v1)
     addiu   $v1, $v1, 4
     .endif
-    .if \hook
+    .if \hook == 1
     sw      $t1, 0($a3)             /* {sp at the call, ra} */
     sw      $ra, 4($a3)
     addiu   $a3, $a3, 8
@@ -450,6 +460,18 @@
     addu    $v0, $sp, $t9           /* (delay slot) its frame slot */
     lw      $t9, 0($v0)             /* the target */
     TIMED_CALL \p, \time, 1, \hook, \tramp
+    .endm
+
+/* LITIFUT_RETURNS, a tail jump (the jump half: its thunk sent it here
+ * with ra = the jump + 8 and the jumper's ra pushed, sled.h): recorded
+ * as a call with a fixed target, not hooked (the callee returns where
+ * the jumper would have); frames gone first (TIMED_CALL's hook 2).
+ * Without exact returns the jump half takes the fixed half's paths. */
+    .macro JUMP_PATHS p, name, time
+    HOT_PATH_START \p\()_jump_\name, \p, 0, TLS_REC_DELTA
+    addu    $t9, $v0, $t9           /* the thunk's continuation */
+    addu    $a2, $a2, $v0           /* the record word: (site id + 1) << 2 */
+    TIMED_CALL \p, \time, 0, 2, 0
     .endm
 
 /*

@@ -55,7 +55,17 @@
 #define BRIDGE_ENTRY      16
 #define BRIDGE_LANE_WORDS     (BRIDGE_TABLE - 8)
 
-/* Tail jumps are not redirected here yet: no thunk pushes anything. */
-#define JUMP_PUSHED       0
+/* A tail jump's thunk (its layout: host-mips.h): its size, its
+ * continuation (the site word's target: the jumper's ra popped, then
+ * the jump), the word whose address plus itself is the jump's target,
+ * the original jump's word; and what it pushed below the call's sp (8
+ * bytes: the jumper's ra, sp 8-aligned).  Tail jumps enter a third
+ * half, litifut_sled_jump (the module's copy only), as calls from the
+ * jump (ra = the jump + 8). */
+#define JUMP_THUNK_SIZE   88
+#define JUMP_THUNK_CONT   48
+#define JUMP_THUNK_TARGET 80
+#define JUMP_THUNK_ORIGINAL 84
+#define JUMP_PUSHED       8
 
 #endif

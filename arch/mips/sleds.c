@@ -36,7 +36,12 @@ extern const char litifut_island_sled[] WEAK;
 SLED_TARGETS(litifut_mips);
 SLED_TARGETS(litifut_island);
 
+extern const char litifut_sled_jump[] HIDDEN;
+extern const char litifut_mips_jump_ret_marks[] HIDDEN, litifut_mips_jump_ret_clock[] HIDDEN,
+    litifut_mips_jump_ret_counter[] HIDDEN;
+
 static enum sleds_mode sleds_mode = SLEDS_START;
+
 
 /* A sled copy's code for a mode and a half (sled.h); with `_t9`, where a
  * bridge's dispatcher goes instead (it saved t9). */
@@ -54,6 +59,28 @@ static enum sleds_mode sleds_mode = SLEDS_START;
      : (m) == SLEDS_PAUSED ? ((half) ? p##_paused_reg##t9 : p##_paused##t9)     \
      : p##_start##t9)
 #define PICK(p, m, half) PICK_AS(p, m, half, )
+
+/* The tail jumps' half (the module's copy): the fixed half's path, but
+ * with exact returns its own (not hooked: sled.S JUMP_PATHS). */
+static int retarget_jumps(enum sleds_mode mode)
+{
+    const char *to = mode == SLEDS_ON_RET ? litifut_mips_jump_ret_marks
+                   : mode == SLEDS_ON_RET_CLOCK ? litifut_mips_jump_ret_clock
+                   : mode == SLEDS_ON_RET_COUNTER ? litifut_mips_jump_ret_counter
+                   : PICK(litifut_mips, mode, 0);
+    uintptr_t start = (uintptr_t)litifut_sled_jump, end = start + SLED_ENTRIES * SLED_ENTRY_SIZE;
+    uintptr_t lo = start & ~4095u, hi = (end + 4095) & ~4095u;
+    if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
+                      PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
+        return 0;
+    for (unsigned i = 0; i < SLED_ENTRIES; i++) {         /* the third word: b */
+        uintptr_t b = start + i * SLED_ENTRY_SIZE + 8;
+        *(volatile uint32_t *)b = 0x10000000u | ((((uintptr_t)to - (b + 4)) >> 2) & 0xffffu);
+    }
+    arch_flush_icache(start, end);
+    arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo), PROT_READ | PROT_EXEC, 0, 0, 0);
+    return 1;
+}
 
 static int retarget(uintptr_t start, const char *fixed, const char *reg)
 {
@@ -78,6 +105,10 @@ int arch_sleds_select(enum sleds_mode mode)
     if (!retarget((uintptr_t)litifut_sled, PICK(litifut_mips, mode, 0),
                   PICK(litifut_mips, mode, 1)))
         return 0;
+    if (!retarget_jumps(mode)) {
+        retarget((uintptr_t)litifut_sled, PICK(litifut_mips, was, 0), PICK(litifut_mips, was, 1));
+        return 0;
+    }
     if (litifut_island_sled &&
         !retarget((uintptr_t)litifut_island_sled, PICK(litifut_island, mode, 0),
                   PICK(litifut_island, mode, 1))) {

@@ -5,6 +5,21 @@
 #include "sled.S"
 
     SLED_COPY .text.litifut_sled, litifut_sled, litifut_mips
+
+/* The tail jumps' half (sled.h; the module's copy only: thunks lie
+ * after the code) and its paths with exact returns. */
+    .section .text.litifut_sled, "ax", @progbits
+    .p2align 4
+    .global litifut_sled_jump
+    .hidden litifut_sled_jump
+    .type litifut_sled_jump, @function
+litifut_sled_jump:
+    SLED_HALF litifut_mips_start
+    .size litifut_sled_jump, . - litifut_sled_jump
+    JUMP_PATHS litifut_mips, ret_marks, CLOCK_NONE
+    JUMP_PATHS litifut_mips, ret_clock, CLOCK_SYSCALL
+    JUMP_PATHS litifut_mips, ret_counter, CLOCK_COUNTER
+
     BRIDGE_TEMPLATE litifut_bridge_template
 
 /*

@@ -179,11 +179,12 @@ static inline uintptr_t arch_entry_function(const struct arch_frame *f)
     return f->r[1];
 }
 
-/* A tail jump's thunk continuation: where the jump goes (no arch's
- * rewriter makes tail jump thunks here yet: never called). */
+/* A tail jump's thunk continuation (its site word's target, sled.h):
+ * where the jump goes. */
 static inline uintptr_t arch_jump_target(uintptr_t cont)
 {
-    return cont;
+    uintptr_t word = cont - JUMP_THUNK_CONT + JUMP_THUNK_TARGET;
+    return word + (uintptr_t)(intptr_t) * (const int32_t *)word;
 }
 
 #endif
