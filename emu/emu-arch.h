@@ -36,6 +36,8 @@ struct emu_end {
     uint8_t slot_next;          /* its delay slot (at site + 4) runs as a block of its own
                                    (MIPS: a page boundary split them): where it went is
                                    the block after that one */
+    uint8_t jump;               /* EMU_FALL: it ends in a direct jump or branch (site: the
+                                   jumping instruction) that goes to `target` when taken */
     uint64_t site, ra, target, fall;
 };
 

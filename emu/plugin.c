@@ -88,6 +88,7 @@
 #include "emu/qemu-plugin-api.h"
 #include "emu/emu-arch.h"
 #include "litifut/trace-format.h"
+#include "lib/funcnames.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -140,7 +141,19 @@ struct file {
     uint64_t thunks[2];                 /* its .litifut_thunks (link-time; empty: none) */
     uint8_t *sled;                      /* ... per range: it holds a sled or the thunks
                                            (a trampoline): SLED_RANGE, THUNK_RANGE */
+    struct func *funcs;                 /* its functions (.symtab, else .dynsym), by start */
+    size_t n_funcs, cap_funcs;
+    uint64_t plts[8][2];                /* its PLTs and stubs (.plt, .iplt, .MIPS.stubs) */
+    unsigned n_plts;
     struct file *next;
+};
+
+/* A function of a file (link-time): a jump to its start from another
+ * function's code is a tail jump (tail_jump_at). */
+struct func {
+    uint64_t start, size;
+    uint32_t base;                      /* a hash of its name without a cold part's suffix */
+    uint8_t cold, stub;                 /* a cold part "f.cold"; a linker's stub (funcnames.h) */
 };
 static struct file *files;
 
@@ -168,7 +181,7 @@ static uint32_t next_site_id;
 static int warned_sites;
 
 /* Sites by address (open addressing, at most half full). */
-struct site_slot { uint64_t addr; uint32_t id_plus1; };
+struct site_slot { uint64_t addr; uint32_t id_plus1; uint8_t jump; };
 static struct site_slot *sites;
 static size_t site_cap, n_sites;
 
@@ -200,6 +213,12 @@ struct block {
     atomic_int handler;                 /* the signal whose handler starts here (-1: none,
                                            0: more than one) */
     struct { struct emu_end e; uint32_t site_plus1; } end[2];
+    /* a direct jump that is a tail jump (emu_end.jump to a function's
+     * start: tail_jump_at, at translation): its site; an indirect jump's
+     * last target and whether that was one */
+    uint32_t jump_plus1[2];
+    _Atomic uint64_t last_pc;
+    atomic_uint last_plus1;
 };
 
 /* --- a thread --- */
@@ -210,7 +229,7 @@ struct frame {
     uint32_t epoch;                     /* off_epoch at its push */
     const struct block *pending;        /* signal: the block whose end was pending */
     const struct block *via;            /* ... and a rewritten call on its way (vcpu.via) */
-    int via_end;
+    int via_end, via_jump;
 };
 
 /* Return addresses returned to, and the depth their call was made at
@@ -237,6 +256,7 @@ struct vcpu {
     int via_end;                        /* (its reading) */
     const struct block *via_last;       /* the last block it went through */
     uint32_t via_site_plus1;            /* its site if not the block's (a thunk's call) */
+    int via_jump;                       /* it is a rewritten tail jump, into its thunk */
 };
 static struct vcpu *vcpus[MAX_VCPUS];
 
@@ -540,6 +560,16 @@ static void scan_symbols(int f, const uint8_t *sh, int be, int is64, uint64_t sh
                 continue;
             const char *name = strs + nm;
             if ((info & 0xf) == STT_FUNC) {
+                if (fl->n_funcs == fl->cap_funcs) {
+                    fl->cap_funcs = fl->cap_funcs * 2 + 256;
+                    fl->funcs = xrealloc(fl->funcs, fl->cap_funcs * sizeof *fl->funcs);
+                }
+                uint32_t h = 2166136261u;
+                for (size_t c = 0, n = base_name_len(name); c < n; c++)
+                    h = (h ^ (uint8_t)name[c]) * 16777619u;
+                uint64_t fsize = is64 ? rd(sy + 16, 8, be) : rd(sy + 8, 4, be);
+                fl->funcs[fl->n_funcs++] = (struct func){ value, fsize, h, (uint8_t)is_cold_part(name),
+                                                          (uint8_t)is_linker_stub(name) };
                 if (start_len && !fl->start_fn && !strcmp(name, start_at))
                     fl->start_fn = value;
                 if (stop_len && !fl->stop_fn && !strcmp(name, stop_at))
@@ -562,8 +592,37 @@ static void scan_symbols(int f, const uint8_t *sh, int be, int is64, uint64_t sh
     free(strs);
 }
 
+static int func_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const struct func *)a)->start, y = ((const struct func *)b)->start;
+    return x < y ? -1 : x > y;
+}
+
+/* The function of `fl` that starts at `link` (want_start) or holds it
+ * (the nearest start at or before it whose size covers it), or NULL. */
+static const struct func *func_at(const struct file *fl, uint64_t link, int want_start)
+{
+    size_t lo = 0, hi = fl->n_funcs;
+    while (lo < hi) {                   /* the first starting after link */
+        size_t mid = lo + (hi - lo) / 2;
+        if (fl->funcs[mid].start <= link)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, steps = 0; i > 0 && steps < 8; i--, steps++) {
+        const struct func *f = &fl->funcs[i - 1];
+        if (want_start ? f->start == link && !f->cold
+                       : link - f->start < (f->size ? f->size : 1))
+            return f;
+        if (want_start && f->start < link)
+            break;
+    }
+    return NULL;
+}
+
 /* Reads what the plugin needs of an ELF file: its machine, loads,
- * build-id and the trigger functions. */
+ * build-id, its functions and the trigger functions. */
 static void read_elf(struct file *fl)
 {
     int f = open(fl->path, O_RDONLY | O_CLOEXEC);
@@ -647,11 +706,15 @@ static void read_elf(struct file *fl)
                 continue;
             }
             if (name < names_size && (!strncmp(names + name, ".plt", 4) ||
-                                      !strcmp(names + name, ".iplt"))) {
-                /* a PLT: the link left it alone, calls go to it */
+                                      !strcmp(names + name, ".iplt") ||
+                                      !strcmp(names + name, ".MIPS.stubs"))) {
+                /* a PLT: the link left it alone, calls go to it (its
+                 * jumps are the way on, no tail jumps) */
                 uint64_t addr = rd(sh + (is64 ? 16 : 12), is64 ? 8 : 4, be);
                 if (n_plts < 8)
                     plts[n_plts][0] = addr, plts[n_plts++][1] = addr + size;
+                if (fl->n_plts < 8)
+                    fl->plts[fl->n_plts][0] = addr, fl->plts[fl->n_plts++][1] = addr + size;
                 continue;
             }
             if (name >= names_size || strcmp(names + name, ".litifut_other_code") != 0 ||
@@ -690,6 +753,8 @@ static void read_elf(struct file *fl)
                 break;
         }
     }
+    if (fl->n_funcs)
+        qsort(fl->funcs, fl->n_funcs, sizeof *fl->funcs, func_cmp);
     uint32_t n = 0;
     for (uint32_t k = 0; k < fl->n_left_alone; k++)
         if (!crt[k]) {
@@ -919,8 +984,9 @@ static void put_site_record(uint32_t id, uint64_t addr)
     put_addr(&proc_chunk, addr);
 }
 
-/* The site id + 1 of the call at `addr` (0: none to be had); under the lock. */
-static uint32_t site_of(uint64_t addr)
+/* The site id + 1 of the call (or, `jump`, the tail jump: its SITE_ADDR
+ * record says so) at `addr` (0: none to be had); under the lock. */
+static uint32_t site_of_kind(uint64_t addr, int jump)
 {
     if (n_sites * 2 >= site_cap) {
         size_t cap = site_cap ? site_cap * 2 : 4096;
@@ -943,10 +1009,39 @@ static uint32_t site_of(uint64_t addr)
     if (!o || (o->used == o->size && new_range(o) != 0) || !o->size)
         return 0;
     uint32_t id = o->base + o->used++;
-    sites[j] = (struct site_slot){ addr, id + 1 };
+    sites[j] = (struct site_slot){ addr, id + 1, (uint8_t)jump };
     n_sites++;
-    put_site_record(id, addr);
+    put_site_record(id | (jump ? LITIFUT_SITE_ADDR_JUMP : 0), addr);
     return id + 1;
+}
+
+static uint32_t site_of(uint64_t addr)
+{
+    return site_of_kind(addr, 0);
+}
+
+/* Whether a jump (no call) from `site` that reached `pc` is a tail jump
+ * (under the lock): `pc` starts a function (not a cold part) of a guest
+ * file, `site` lies in another function of one (not a linker's stub,
+ * not the same function's cold part), and in no PLT or stub section:
+ * their jumps are the way on to what was called. */
+static int tail_jump_at(uint64_t site, uint64_t pc)
+{
+    const struct mapping *ms = mapping_of(site), *mt = mapping_of(pc);
+    if (!ms || !mt) {
+        read_maps();
+        ms = mapping_of(site), mt = mapping_of(pc);
+    }
+    if (!ms || !mt || !ms->file->n_funcs || !mt->file->n_funcs)
+        return 0;
+    uint64_t ls = site - bias_of(ms), lt = pc - bias_of(mt);
+    const struct func *to = func_at(mt->file, lt, 1), *from = func_at(ms->file, ls, 0);
+    if (!to || !from || from->stub)
+        return 0;
+    for (unsigned i = 0; i < ms->file->n_plts; i++)
+        if (ls >= ms->file->plts[i][0] && ls < ms->file->plts[i][1])
+            return 0;
+    return !(ms->file == mt->file && (from->start == to->start || from->base == to->base));
 }
 
 /* Every object range and site again, with the same ids (the blocks
@@ -958,7 +1053,8 @@ static void put_all_sites(void)
             put_object_record(o, o->range_base[r], o->range_size[r]);
     for (size_t i = 0; i < site_cap; i++)
         if (sites[i].id_plus1)
-            put_site_record(sites[i].id_plus1 - 1, sites[i].addr);
+            put_site_record((sites[i].id_plus1 - 1) | (sites[i].jump ? LITIFUT_SITE_ADDR_JUMP : 0),
+                            sites[i].addr);
 }
 
 /* --- the header, the maps file --- */
@@ -1263,7 +1359,7 @@ static int pick_end(const struct block *p, uint64_t pc)
         const struct emu_end *x = &p->end[i].e;
         int score = x->kind == EMU_CALL && x->direct
                         ? (x->target == pc ? 2 : x->conditional && x->fall == pc ? 1 : -1)
-                    : x->kind == EMU_FALL ? (x->fall == pc ? 2 : 0)
+                    : x->kind == EMU_FALL ? (x->fall == pc || (x->jump && x->target == pc) ? 2 : 0)
                                           : 1;
         if (score > best_score)
             best = i, best_score = score;
@@ -1294,7 +1390,32 @@ static void signal_delivered(struct vcpu *v, const struct block *p, const struct
     push(v, 0, 1, rec, p);
     v->stack[v->depth - 1].via = v->via;
     v->stack[v->depth - 1].via_end = v->via_end;
+    v->stack[v->depth - 1].via_jump = v->via_jump;
     v->via = NULL;
+}
+
+/* p's jump (its reading i) that reached `pc`: recorded if it is a tail
+ * jump.  A direct one was looked at when p was translated; an indirect
+ * one's last target is kept in p (another thread's may replace it: the
+ * look is only made again). */
+static void settle_jump(struct vcpu *v, struct block *p, int i, uint64_t pc, uint64_t now)
+{
+    const struct emu_end *e = &p->end[i].e;
+    uint32_t site_plus1 = 0;
+    if (e->kind == EMU_FALL) {
+        if (!e->jump || pc != e->target || !(site_plus1 = p->jump_plus1[i]))
+            return;
+    } else if (atomic_load(&p->last_pc) == pc + 1) {
+        site_plus1 = atomic_load(&p->last_plus1);
+    } else if (!p->tracer) {
+        pthread_mutex_lock(&lock);
+        site_plus1 = tail_jump_at(e->site, pc) ? site_of_kind(e->site, 1) : 0;
+        pthread_mutex_unlock(&lock);
+        atomic_store(&p->last_plus1, site_plus1);
+        atomic_store(&p->last_pc, pc + 1);
+    }
+    if (site_plus1 && atomic_load(&recording))
+        record_call(v, site_plus1, pc, now);
 }
 
 /* The end of p (its reading `i`) now that the next block b starts;
@@ -1318,6 +1439,15 @@ static void settle_end(struct vcpu *v, const struct block *p, int i, const struc
             set_recording(0, LITIFUT_STATE_BY_FUNCTION, now + 1);
         return;
     }
+    if ((e->kind == EMU_FALL && (pc != e->fall || (e->jump && pc == e->target))) ||
+        (e->kind == EMU_JUMP && !p->helper)) {
+        /* a jump, direct or not, that entered another function: a tail
+         * jump, recorded as a call from its site with no frame (the
+         * callee returns where the jumper would have) */
+        settle_jump(v, (struct block *)p, i, pc, now);
+        if (e->kind == EMU_FALL)
+            return;
+    }
     if (e->kind != EMU_RETURN && e->kind != EMU_JUMP && !p->helper)
         return;
     /* a return: the innermost open call returning to pc (only the
@@ -1333,6 +1463,24 @@ static void settle_end(struct vcpu *v, const struct block *p, int i, const struc
         if (r && r->depth_plus1 - 1 < v->depth)
             pop_to(v, r->depth_plus1 - 1, now);
     }
+}
+
+/* A rewritten call or tail jump (v->via) reached b, out of the tracer's
+ * code: the call's end, or the jump's (a tail jump from its site). */
+static void settle_via(struct vcpu *v, const struct block *b, uint64_t now)
+{
+    if (v->via_jump) {
+        const struct emu_end *e = &v->via->end[v->via_end].e;
+        pthread_mutex_lock(&lock);
+        uint32_t site_plus1 = tail_jump_at(e->site, b->pc) ? site_of_kind(e->site, 1) : 0;
+        pthread_mutex_unlock(&lock);
+        if (site_plus1 && atomic_load(&recording))
+            record_call(v, site_plus1, b->pc, now);
+    } else {
+        settle_end(v, v->via, v->via_end, b, now, 1);
+    }
+    v->via = NULL;
+    v->via_jump = 0;
 }
 
 /* The previous block's end, now that block b starts. */
@@ -1382,10 +1530,10 @@ static void on_block(unsigned int idx, void *data)
      * trampoline into the tracer is its slow path, on the way) */
     const struct block *w = v->via_last;
     int sig, jumped = v->via && w && w->trampoline && b->tracer && !b->trampoline &&
-                 (w->end[0].e.kind == EMU_JUMP || w->end[0].e.kind == EMU_RETURN);
+                 (w->end[0].e.kind == EMU_JUMP || w->end[0].e.kind == EMU_RETURN ||
+                  (v->via_jump && w->thunk));       /* (a thunk's jump to a __wrap_ function) */
     if (jumped) {
-        settle_end(v, v->via, v->via_end, b, now, 1);
-        v->via = NULL;
+        settle_via(v, b, now);
         v->prev = b;
         v->in_tracer = 1;
     } else if (v->via) {
@@ -1397,18 +1545,28 @@ static void on_block(unsigned int idx, void *data)
             v->prev = b;
             v->in_tracer = 0;
         } else {
-            settle_end(v, v->via, v->via_end, b, now, 1);
-            v->via = NULL;
+            settle_via(v, b, now);
             v->prev = b;
             v->in_tracer = 0;
         }
     } else {
         int i;
-        if (b->trampoline && v->prev && v->prev->end[i = pick_end(v->prev, b->pc)].e.kind == EMU_CALL) {
+        const struct emu_end *pe = v->prev ? &v->prev->end[i = pick_end(v->prev, b->pc)].e : NULL;
+        if (b->thunk && pe && pe->kind == EMU_FALL && pe->jump && pe->target == b->pc &&
+            !v->prev->tracer) {
+            v->via = v->prev;           /* a rewritten tail jump, into its thunk */
+            v->via_end = i;
+            v->via_last = b;
+            v->via_site_plus1 = 0;
+            v->via_jump = 1;
+            v->prev = NULL;
+            v->in_tracer = 1;
+        } else if (b->trampoline && pe && pe->kind == EMU_CALL) {
             v->via = v->prev;           /* a rewritten call, into its sled */
             v->via_end = i;
             v->via_last = b;
             v->via_site_plus1 = 0;
+            v->via_jump = 0;
             if (b->thunk && A->thunk_site) {
                 pthread_mutex_lock(&lock);
                 v->via_site_plus1 = site_of(A->thunk_site(b->pc, v->prev->end[i].e.ra));
@@ -1479,6 +1637,11 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             pthread_mutex_lock(&lock);
             b->end[b->n_ends].site_plus1 = site_of(e->site);
             pthread_mutex_unlock(&lock);
+        } else if (e->kind == EMU_FALL && e->jump && !b->tracer) {
+            pthread_mutex_lock(&lock);
+            if (tail_jump_at(e->site, e->target))
+                b->jump_plus1[b->n_ends] = site_of_kind(e->site, 1);
+            pthread_mutex_unlock(&lock);
         }
         b->n_ends++;
     }
@@ -1528,6 +1691,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint6
             v->prev = f.pending;
             v->via = f.via;
             v->via_end = f.via_end;
+            v->via_jump = f.via_jump;
             break;
         }
     } else if (num == A->sys_clone || num == A->sys_clone3) {

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "lib/sites.h"
 #include "lib/error.h"
+#include "lib/funcnames.h"
 
 void stats_skip(struct scan_stats *st, const char *what, uint64_t bytes)
 {
@@ -411,38 +412,6 @@ size_t addr_set_lower_bound(const struct addr_set *s, uint32_t a)
             hi = mid;
     }
     return lo;
-}
-
-/* "f.cold" or "f.cold.N": a function's cold part, which GCC splits off
- * into a symbol of its own (still f's code). */
-static int is_cold_part(const char *name)
-{
-    const char *c = strstr(name, ".cold");
-    return c && (c[5] == 0 || c[5] == '.');
-}
-
-/* GNU ld's stubs between a branch and its target, by their symbols'
- * names: long-branch veneers ("__f_veneer"), ARM's interworking stubs
- * ("__f_from_thumb", "__f_from_arm"). */
-int is_linker_stub(const char *name)
-{
-    static const char *const suffixes[] = { "_veneer", "_from_thumb", "_from_arm" };
-    size_t n = strlen(name);
-    if (strncmp(name, "__", 2) != 0)
-        return 0;
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        size_t k = strlen(suffixes[i]);
-        if (n > k && strcmp(name + n - k, suffixes[i]) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* The length of f's name without a cold part's suffix. */
-static size_t base_name_len(const char *name)
-{
-    const char *c = strstr(name, ".cold");
-    return c && (c[5] == 0 || c[5] == '.') ? (size_t)(c - name) : strlen(name);
 }
 
 void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,

@@ -119,8 +119,6 @@ void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch
                         const struct function_index *functions, struct tail_targets *tt);
 void tail_targets_free(struct tail_targets *tt);
 enum tail_jump { NOT_TAIL_JUMP, TAIL_JUMP, TAIL_JUMP_REWRITTEN };
-/* A GNU ld stub's symbol name (a veneer, an interworking stub). */
-int is_linker_stub(const char *name);
 /* What a direct jump at `site` to `target` (code addresses, no
  * instruction-set bit) is: a tail jump (to a function's start other
  * than its own, or to a PLT entry), one already rewritten (into the

@@ -29,6 +29,12 @@ static void a64_block_end(unsigned isa, const struct emu_insn *in, size_t n, int
         e->kind = EMU_RETURN;                                       /* RET, RETAA, RETAB */
     } else if ((w & 0xfffffc1fu) == 0xd61f0000u || (w & 0xfefff800u) == 0xd61f0800u) {
         e->kind = EMU_JUMP;                                         /* BR, BRAA(Z), BRAB(Z) */
+    } else if ((w & 0xfc000000u) == 0x14000000u) {                  /* B */
+        e->jump = 1, e->target = a + (uint64_t)(emu_sext(w, 26) << 2);
+    } else if ((w & 0xff000010u) == 0x54000000u || (w & 0x7e000000u) == 0x34000000u) {
+        e->jump = 1, e->target = a + (uint64_t)(emu_sext(w >> 5, 19) << 2);   /* B.cond, CBZ, CBNZ */
+    } else if ((w & 0x7e000000u) == 0x36000000u) {                  /* TBZ, TBNZ */
+        e->jump = 1, e->target = a + (uint64_t)(emu_sext(w >> 5, 14) << 2);
     }
 }
 

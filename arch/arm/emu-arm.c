@@ -45,6 +45,9 @@ static void arm_state_end(uint32_t w, uint64_t a, struct emu_end *e)
         e->target = (uint32_t)(a + 8 + (emu_sext(w, 24) << 2) + ((w >> 23) & 2));
     } else if (cond != 0xf && (w & 0x0ffffff0) == 0x012fff30) {     /* BLX reg */
         e->kind = EMU_CALL, e->conditional = cond != 0xe;
+    } else if (cond != 0xf && (w & 0x0f000000) == 0x0a000000) {     /* B<c> */
+        e->jump = 1;
+        e->target = (uint32_t)(a + 8 + (emu_sext(w, 24) << 2));
     } else if (cond == 0xf) {
         return;
     } else if ((w & 0x0fffffff) == 0x012fff1e || (w & 0x0fffffff) == 0x01a0f00e ||
@@ -62,7 +65,11 @@ static void thumb_state_end(const struct emu_insn *in, struct emu_end *e)
     unsigned hw1 = in->bytes[0] | in->bytes[1] << 8;
     e->ra = e->fall = a + in->size;
     if (in->size == 2) {
-        if ((hw1 & 0xff87) == 0x4780)                               /* BLX reg */
+        if ((hw1 & 0xf800) == 0xe000)                               /* B (T2) */
+            e->jump = 1, e->target = (uint32_t)(a + 4 + (emu_sext(hw1, 11) << 1));
+        else if ((hw1 & 0xf000) == 0xd000 && (hw1 & 0x0e00) != 0x0e00)     /* B<c> (T1) */
+            e->jump = 1, e->target = (uint32_t)(a + 4 + (emu_sext(hw1, 8) << 1));
+        else if ((hw1 & 0xff87) == 0x4780)                          /* BLX reg */
             e->kind = EMU_CALL, e->conditional = 1;
         else if (hw1 == 0x4770 || (hw1 & 0xff00) == 0xbd00 || hw1 == 0x46f7)
             e->kind = EMU_RETURN;       /* bx lr, pop {..pc}, mov pc,lr */
@@ -80,6 +87,15 @@ static void thumb_state_end(const struct emu_insn *in, struct emu_end *e)
             base &= ~(uint64_t)3;
         e->kind = EMU_CALL, e->direct = 1, e->conditional = 1;
         e->target = (uint32_t)(base + emu_sext(imm, 25));
+    } else if ((hw1 & 0xf800) == 0xf000 && (hw2 & 0xd000) == 0x9000) {    /* B.W (T4) */
+        uint32_t s = (hw1 >> 10) & 1, j1 = (hw2 >> 13) & 1, j2 = (hw2 >> 11) & 1;
+        uint32_t i1 = !(j1 ^ s), i2 = !(j2 ^ s);
+        uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | (hw1 & 0x3ff) << 12 | (hw2 & 0x7ff) << 1;
+        e->jump = 1, e->target = (uint32_t)(a + 4 + emu_sext(imm, 25));
+    } else if ((hw1 & 0xf800) == 0xf000 && (hw2 & 0xd000) == 0x8000 && (hw1 & 0x0380) != 0x0380) {
+        uint32_t s = (hw1 >> 10) & 1, j1 = (hw2 >> 13) & 1, j2 = (hw2 >> 11) & 1;   /* B<c>.W (T3) */
+        uint32_t imm = s << 20 | j2 << 19 | j1 << 18 | (hw1 & 0x3f) << 12 | (hw2 & 0x7ff) << 1;
+        e->jump = 1, e->target = (uint32_t)(a + 4 + emu_sext(imm, 21));
     } else if (((hw1 & 0xfe50) == 0xe810 && (hw2 & 0x8000)) || (hw1 == 0xf85d && hw2 == 0xfb04)) {
         e->kind = EMU_RETURN;           /* ldm(db) {..pc}, ldr.w pc,[sp],#4 */
     } else if (((hw1 & 0xffd0) == 0xf850 || (hw1 & 0xfff0) == 0xf8d0) && (hw2 & 0xf000) == 0xf000) {

@@ -32,9 +32,14 @@ static int mips_end_of(uint32_t w, uint64_t a, struct emu_end *e)
         e->kind = EMU_CALL, e->direct = 1;
         e->conditional = !(rt == 0x11 && rs == 0);          /* BAL is always taken */
         e->target = (uint32_t)(a + 4 + (emu_sext(w, 16) << 2));
+    } else if (op == 2) {                                   /* J */
+        e->jump = 1;
+        e->target = ((a + 4) & 0xf0000000u) | (w & 0x3ffffffu) << 2;
+    } else if (op == 1 || (op >= 4 && op <= 7) || (op >= 20 && op <= 23)) {     /* branches */
+        e->jump = 1;
+        e->target = (uint32_t)(a + 4 + (emu_sext(w, 16) << 2));
     } else {                                                /* another jump or branch */
-        return op == 1 || op == 2 || (op >= 4 && op <= 7) || (op >= 20 && op <= 23) ||
-               (op == 17 && rs == 8);
+        return op == 17 && rs == 8;
     }
     return 1;
 }

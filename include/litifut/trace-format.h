@@ -284,6 +284,9 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_ENTRY_CALLBACK  2u      /* ... a function the C library calls back: a comparator
                                            (qsort, bsearch), an exit handler */
 /* An entry's name in the views: "(thread)", "(callback)", ... */
+/* SITE_ADDR's id word: bit 31 set, a tail jump's site (the emulator's:
+ * a jump, not a call, that entered another function's start) */
+#define LITIFUT_SITE_ADDR_JUMP  0x80000000u
 #define LITIFUT_ENTRY_NAMES { "entry", "thread", "callback", "start", "init", "fini" }
 #define LITIFUT_ENTRY_KINDS 6u
 #define LITIFUT_FROZEN_REC_WORDS 3u     /* ... its payload */

@@ -313,28 +313,33 @@ static uint32_t caller_frame(const struct callstack *s, uint32_t caller,
     return top;
 }
 
+/* An emulator's trace (litifut-emu) has every call and return: a call
+ * is made by the innermost traced call's code, or by a function it
+ * jumped to (a tail call, the dynamic linker's resolver): one of the
+ * synthetic frames above it, or a new one; no frame below is popped (a
+ * stripped library's symbols may name its code wrongly).  A call from
+ * code no symbol names is the top frame's. */
+static void emulated_caller(struct callstack *s, uint32_t caller, uint64_t t)
+{
+    uint32_t k = s->n;
+    while (k > 1 && (s->f[k - 1].synthetic || s->f[k - 1].jump) && s->f[k - 1].fid != caller)
+        k--;
+    if (s->f[k - 1].fid == caller || !s->ft->v[caller].symbol) {
+        if (s->f[k - 1].fid == caller)
+            while (s->n > k)
+                pop(s, t);
+    } else {
+        push(s, caller, t, NULL, FRAME_SYNTHETIC);
+    }
+}
+
 void callstack_call(struct callstack *s, uint32_t caller, uint32_t callee,
                     const struct trace_event *e)
 {
     uint64_t t = now(s, e->time_ns);
     s->calls++;
-    /* An emulator's trace (litifut-emu) has every call and return: a
-     * call is made by the innermost traced call's code, or by a function
-     * it jumped to (a tail call, the dynamic linker's resolver): one of
-     * the synthetic frames above it, or a new one; no frame below is
-     * popped (a stripped library's symbols may name its code wrongly).
-     * A call from code no symbol names is the top frame's. */
     if (trace_is_emulated(s->t) && s->n) {
-        uint32_t k = s->n;
-        while (k > 1 && s->f[k - 1].synthetic && s->f[k - 1].fid != caller)
-            k--;
-        if (s->f[k - 1].fid == caller || !s->ft->v[caller].symbol) {
-            if (s->f[k - 1].fid == caller)
-                while (s->n > k)
-                    pop(s, t);
-        } else {
-            push(s, caller, t, NULL, FRAME_SYNTHETIC);
-        }
+        emulated_caller(s, caller, t);
         s->f[s->n - 1].last_object = e->object;
         s->f[s->n - 1].last_site = e->site + 1;
         push(s, callee, t, e, FRAME_CALL);
@@ -370,7 +375,9 @@ void callstack_jump(struct callstack *s, uint32_t caller, uint32_t callee,
     int exact = (s->t->header.flags & LITIFUT_TRACE_RETURNS) && !s->returns_missing;
     s->returns_missing = 0;
     uint32_t k;
-    if (exact) {
+    if (trace_is_emulated(s->t) && s->n) {
+        emulated_caller(s, caller, t);
+    } else if (exact) {
         caller_on_top(s, caller, t);
     } else if ((k = caller_frame(s, caller, e)) > 0) {
         while (s->n > k)

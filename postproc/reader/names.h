@@ -145,7 +145,7 @@ static inline uint32_t trace_funcs_caller(const struct trace_funcs *tf, const st
 static inline int trace_funcs_is_jump(const struct trace_funcs *tf, const struct trace_event *e)
 {
     const struct program *p = &tf->ps->v[e->object];
-    return p->jump_to && e->site < p->db.header.n_sites && p->jump_to[e->site];
+    return p->jump && e->site < p->db.header.n_sites && p->jump[e->site];
 }
 
 /* --srcline: "file:line" of a call site (link-time address `addr` in

@@ -92,9 +92,12 @@ static int find_rewritten_sites(struct program *p)
         else {
             uint64_t to;
             if (arch->kinds[all.v[i].kind].jump && p->read_ops->call_target(&all.v[i], &to)) {
-                if (!p->jump_to)
+                if (!p->jump_to) {
                     p->jump_to = xcalloc(h->n_sites, sizeof *p->jump_to);
+                    p->jump = xcalloc(h->n_sites, 1);
+                }
                 p->jump_to[n] = to;
+                p->jump[n] = 1;
             }
             p->site_addr[n++] = all.v[i].addr;
         }
@@ -246,9 +249,15 @@ static void emulated_sites(struct program *p, const struct trace_file *t)
     p->db.header.checksum = rec->db_checksum;
     p->db.words = xcalloc(n + 1, sizeof *p->db.words);    /* 0: indirect */
     p->site_addr = xcalloc(n + 1, sizeof *p->site_addr);
-    for (size_t k = first; k < end; k++)
-        p->site_addr[t->site_addrs[k].id - rec->base] =
-            arch_code_address(p->arch, (t->site_addrs[k].addr - p->bias) & p->addr_mask);
+    for (size_t k = first; k < end; k++) {
+        uint32_t i = t->site_addrs[k].id - rec->base;
+        p->site_addr[i] = arch_code_address(p->arch, (t->site_addrs[k].addr - p->bias) & p->addr_mask);
+        if (t->site_addrs[k].jump) {                /* a tail jump: the record has its target */
+            if (!p->jump)
+                p->jump = xcalloc(n + 1, 1);
+            p->jump[i] = 1;
+        }
+    }
     p->owns_db = 1;
 }
 
@@ -291,6 +300,7 @@ void program_free(struct program *p)
         db_free(&p->db);
         free(p->site_addr);
         free(p->jump_to);
+        free(p->jump);
         free(p->untraced_fn);
     }
     memset(p, 0, sizeof *p);
@@ -316,6 +326,7 @@ static int program_share(struct program *p, const struct program *first,
     p->db = first->db;
     p->site_addr = first->site_addr;
     p->jump_to = first->jump_to;
+    p->jump = first->jump;
     p->n_untraced = first->n_untraced;
     p->untraced_fn = first->untraced_fn;
     p->n_untraced_fn = first->n_untraced_fn;

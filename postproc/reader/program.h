@@ -17,9 +17,11 @@ struct program {
     const struct arch_read_ops *read_ops;     /* arch_read_ops(arch) */
     struct db db;
     uint64_t *site_addr;        /* by DB index: link-time address of the call */
-    uint64_t *jump_to;          /* by DB index: a tail jump's link-time target (its
-                                   site word names its thunk), 0 for a call; NULL if
-                                   the object has no tail jump sites */
+    uint8_t *jump;              /* by DB index: 1 for a tail jump's site (it has no
+                                   return of its own); NULL if the object has none */
+    uint64_t *jump_to;          /* ... and its link-time target (its site word names
+                                   its thunk); NULL if not known (an emulated trace's:
+                                   the record has it) */
     size_t n_untraced;          /* call instructions in its code not redirected */
     struct untraced_function *untraced_fn;     /* them per function, most first */
     size_t n_untraced_fn;

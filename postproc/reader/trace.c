@@ -733,8 +733,10 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint6
             struct trace_file *t = r->t;
             t->site_addrs = grow_for_one(t->site_addrs, t->n_site_addrs, &r->cap_site_addrs,
                                          sizeof *t->site_addrs);
-            t->site_addrs[t->n_site_addrs++] = (struct trace_site_addr){ word(r, pos + 4),
-                                                                         addr_at(r, pos + 8) };
+            uint32_t id = word(r, pos + 4);
+            t->site_addrs[t->n_site_addrs++] = (struct trace_site_addr){
+                id & ~LITIFUT_SITE_ADDR_JUMP, addr_at(r, pos + 8),
+                (id & LITIFUT_SITE_ADDR_JUMP) != 0 };
         }
         break;
     case LITIFUT_REC_SIGNAL:

@@ -141,6 +141,7 @@ struct trace_fork {
 struct trace_site_addr {
     uint32_t id;
     uint64_t addr;              /* runtime, of the call instruction */
+    uint8_t jump;               /* a tail jump's site (LITIFUT_SITE_ADDR_JUMP) */
 };
 
 struct trace_file {
