@@ -68,6 +68,13 @@ struct emu_arch {
      * call at the address this gives (ARM: the 16-bit blx of a Thumb
      * pair, before ra or at it); NULL: the arch has no thunks. */
     uint64_t (*thunk_site)(uint64_t entry, uint64_t ra);
+    /* A thunk whose first `n` bytes are `bytes`, entered by a rewritten
+     * jump at `jump_site` (not a call: the thunk sets the return address
+     * itself), that stands for a call: 1, and the call's site and return
+     * address (ARM: a Thumb pair whose first instruction reads lr); 0: a
+     * tail jump's thunk.  NULL: no such thunks. */
+    int (*jump_thunk_call)(const uint8_t *bytes, size_t n, int big_endian, uint64_t jump_site,
+                           uint64_t *site, uint64_t *ra);
 };
 
 /* The arch QEMU names `target_name`; NULL if none. */

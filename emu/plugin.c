@@ -209,6 +209,9 @@ struct block {
     uint8_t trampoline;                 /* ... its sleds and what they run (or code no file
                                            holds: a MIPS bridge): a call there is on its way */
     uint8_t thunk;                      /* ... its thunks (arch thunk_site) */
+    uint8_t call_thunk;                 /* ... one a jump enters to call (jump_thunk_call): */
+    uint8_t call_site, call_ra;         /* ... the call's site and return address, past the
+                                           jump's site */
     atomic_uint gen;                    /* handler_gen when `handler` was worked out */
     atomic_int handler;                 /* the signal whose handler starts here (-1: none,
                                            0: more than one) */
@@ -230,6 +233,8 @@ struct frame {
     const struct block *pending;        /* signal: the block whose end was pending */
     const struct block *via;            /* ... and a rewritten call on its way (vcpu.via) */
     int via_end, via_jump;
+    uint32_t via_site_plus1;
+    uint64_t via_ra;
 };
 
 /* Return addresses returned to, and the depth their call was made at
@@ -257,6 +262,7 @@ struct vcpu {
     const struct block *via_last;       /* the last block it went through */
     uint32_t via_site_plus1;            /* its site if not the block's (a thunk's call) */
     int via_jump;                       /* it is a rewritten tail jump, into its thunk */
+    uint64_t via_ra;                    /* its return address if not its end's (a call thunk's) */
 };
 static struct vcpu *vcpus[MAX_VCPUS];
 
@@ -1391,6 +1397,8 @@ static void signal_delivered(struct vcpu *v, const struct block *p, const struct
     v->stack[v->depth - 1].via = v->via;
     v->stack[v->depth - 1].via_end = v->via_end;
     v->stack[v->depth - 1].via_jump = v->via_jump;
+    v->stack[v->depth - 1].via_site_plus1 = v->via_site_plus1;
+    v->stack[v->depth - 1].via_ra = v->via_ra;
     v->via = NULL;
 }
 
@@ -1426,6 +1434,7 @@ static void settle_end(struct vcpu *v, const struct block *p, int i, const struc
     uint64_t pc = b->pc;
     const struct emu_end *e = &p->end[i].e;
     uint32_t site_plus1 = taken && v->via_site_plus1 ? v->via_site_plus1 : p->end[i].site_plus1;
+    uint64_t ra = taken && v->via_ra ? v->via_ra : e->ra;
     int is_call = taken || call_taken(e, pc);
     if (is_call) {
         int trig = (start_at[0] || stop_at[0]) ? trigger_at(pc) : 0;
@@ -1434,13 +1443,13 @@ static void settle_end(struct vcpu *v, const struct block *p, int i, const struc
         int rec = atomic_load(&recording);
         if (rec)
             record_call(v, site_plus1, pc, now);
-        push(v, e->ra, 0, rec && site_plus1, NULL);
+        push(v, ra, 0, rec && site_plus1, NULL);
         if (trig == 2 && atomic_load(&recording))   /* (after the call: a unit later) */
             set_recording(0, LITIFUT_STATE_BY_FUNCTION, now + 1);
         return;
     }
-    if ((e->kind == EMU_FALL && (pc != e->fall || (e->jump && pc == e->target))) ||
-        (e->kind == EMU_JUMP && !p->helper)) {
+    if (!p->helper && ((e->kind == EMU_FALL && (pc != e->fall || (e->jump && pc == e->target))) ||
+                       e->kind == EMU_JUMP)) {
         /* a jump, direct or not, that entered another function: a tail
          * jump, recorded as a call from its site with no frame (the
          * callee returns where the jumper would have) */
@@ -1558,7 +1567,15 @@ static void on_block(unsigned int idx, void *data)
             v->via_end = i;
             v->via_last = b;
             v->via_site_plus1 = 0;
+            v->via_ra = 0;
             v->via_jump = 1;
+            if (b->call_thunk) {        /* ... or a call its thunk makes */
+                pthread_mutex_lock(&lock);
+                v->via_site_plus1 = site_of(pe->site + b->call_site);
+                pthread_mutex_unlock(&lock);
+                v->via_ra = pe->site + b->call_ra;
+                v->via_jump = 0;
+            }
             v->prev = NULL;
             v->in_tracer = 1;
         } else if (b->trampoline && pe && pe->kind == EMU_CALL) {
@@ -1566,6 +1583,7 @@ static void on_block(unsigned int idx, void *data)
             v->via_end = i;
             v->via_last = b;
             v->via_site_plus1 = 0;
+            v->via_ra = 0;
             v->via_jump = 0;
             if (b->thunk && A->thunk_site) {
                 pthread_mutex_lock(&lock);
@@ -1625,6 +1643,21 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     b->trampoline = kind == TRAMPOLINE || kind == THUNK;
     b->thunk = kind == THUNK;
     pthread_mutex_unlock(&lock);
+    if (b->thunk && A->jump_thunk_call && have_guest_base) {
+        /* (the thunk's words past the block's first instructions: read
+         * as the sigaction's handler is, a bad address an error) */
+        uint8_t bytes[32] = { 0 };
+        struct iovec here = { bytes, sizeof bytes };
+        struct iovec there = { (void *)(uintptr_t)(guest_base + b->pc), sizeof bytes };
+        uint64_t site, ra;
+        if (process_vm_readv(getpid(), &here, 1, &there, 1, 0) == (ssize_t)sizeof bytes &&
+            A->jump_thunk_call(bytes, sizeof bytes, A->big_endian, 0, &site, &ra) &&
+            site < 256 && ra < 256) {
+            b->call_thunk = 1;
+            b->call_site = (uint8_t)site;
+            b->call_ra = (uint8_t)ra;
+        }
+    }
     atomic_init(&b->gen, 0);
     atomic_init(&b->handler, -1);
     unsigned isas = A->block_isas(in, n, A->big_endian);
@@ -1692,6 +1725,8 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint6
             v->via = f.via;
             v->via_end = f.via_end;
             v->via_jump = f.via_jump;
+            v->via_site_plus1 = f.via_site_plus1;
+            v->via_ra = f.via_ra;
             break;
         }
     } else if (num == A->sys_clone || num == A->sys_clone3) {

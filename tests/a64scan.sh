@@ -134,14 +134,15 @@ EOF
     # the wrapper, with the stand-in sled as the tracer module: the crt
     # objects and the module are left alone (its 64-bit link map read),
     # and litifut-rewrite by hand redoes its rewrite, byte for byte
-    # (and the functions the wrapper links through the module, --wrap)
+    # (and the functions the wrapper links through the module, --wrap;
+    # the C library's start among them: the constructors are entries)
     local m=$d/modules/aarch64-linux-gnu f
     mkdir -p "$m"
     cp "$d/sled.S" "$d/module.S"
     for f in vfork clone __clone_internal setjmp _setjmp __sigsetjmp sigsetjmp getcontext backtrace __setcontext \
              sigaction signal bsd_signal ssignal sysv_signal __sysv_signal sigset \
              pthread_create qsort qsort_r bsearch lfind lsearch tsearch tfind tdelete twalk pthread_once \
-             dl_iterate_phdr __cxa_atexit on_exit; do
+             dl_iterate_phdr __cxa_atexit on_exit __libc_start_main __uClibc_main; do
         printf '%s\n' ".weak __real_$f" ".global __wrap_$f" "__wrap_$f: b __real_$f" >> "$d/module.S"
     done
     aarch64-linux-gnu-gcc -c -fPIC -o "$m/tracer.o" "$d/module.S" && cp "$m/tracer.o" "$m/tracer-shared.o"
@@ -154,7 +155,7 @@ EOF
         check "aarch64/scan/wrapper: the program's $own calls are its call sites (not the crt objects')" \
             [ "$(awk -F '\t' 'NR > 1 && $2 !~ /jump$/' "$d/kept.litifut/sites.tsv" | wc -l)" = "$own" ]
         check "aarch64/scan/wrapper: litifut-rewrite by hand redoes the wrapper's rewrite, byte for byte" \
-            eval '"$BIN/litifut-rewrite" -q --map "$d/kept.litifut/pass1.map" --exclude-object "$m/tracer.o" \
+            eval '"$BIN/litifut-rewrite" -q --entries --map "$d/kept.litifut/pass1.map" --exclude-object "$m/tracer.o" \
                       --expect "$d/kept.litifut/sites.tsv" -o "$d/by-hand" "$d/kept.litifut/unrewritten" &&
                   cmp -s "$d/by-hand" "$d/kept"'
     else

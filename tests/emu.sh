@@ -10,7 +10,9 @@
 # byte-identical profiles (the instruction clock); every view reads the
 # trace and --info says where it came from; signals are events; the
 # trace control (start at, stop at, the control file) works; a fork
-# child has its own trace.
+# child has its own trace.  Tail jumps (tests/progs/jumps.c): every
+# function as many calls as the program counted, under the emulator
+# (plain and instrumented) and on the device.
 
 # emu_run DIR PROG [OPTIONS...] -- ARGS...: PROG copied to DIR/prog and
 # run there under litifut-emu (stdout DIR/out, stderr DIR/err, exit
@@ -100,6 +102,7 @@ emu_case() {        # emu_case ARCH
     for src in calls threads pagecall; do
         [ -x "$d/$src/prog" ] && emu_device_case "$d/$src" "$src"
     done
+    emu_jumps
     local b=$d/calls
     [ -x "$b/prog" ] || return
     # the instruction clock: two runs, the same profile (in the same
@@ -221,6 +224,29 @@ emu_case() {        # emu_case ARCH
     check "$ARCH/emu/fork: each process its own trace ($n_traces), read together" \
         eval 'same_run "$d/forks/emu" "$d/forks/run" && [ "$n_traces" -gt 1 ] &&
               [ ! -s "$d/forks/err" ] && grep -q "forked from process" <("$pp" "$d/forks/emu" 2>&1)'
+}
+
+# emu_jumps: tests/progs/jumps.c's functions, entered by calls and tail
+# jumps: the emulator's counts of them (plain, instrumented) and the
+# device trace's equal the program's own
+emu_jumps() {
+    local j=$d/jumps bad= run f n pair got
+    emu_build "$j" jumps.c || return
+    emu_run "$j/emu-plain" "$j/plain" --
+    emu_run "$j/emu-prog" "$j/prog" --
+    run_target "$j/device" "$j/prog"
+    for run in emu-plain emu-prog device; do
+        local summary
+        summary=$("$pp" --summary --format=tsv "$j/$run" 2> "$j/$run.err")
+        [ -s "$j/$run.err" ] && bad="$bad $run: $(head -c 100 "$j/$run.err");"
+        for pair in $(sed -n 's/^calls //p' "$j/$run/out"); do
+            f=${pair%=*} n=${pair#*=}
+            got=$(awk -F '\t' -v f="$f" '$2 == f { n = $1 } END { print n + 0 }' <<< "$summary")
+            [ "$got" = "$n" ] || bad="$bad $run $f: $got, the program's $n;"
+        done
+    done
+    check "$ARCH/emu/jumps: functions entered by tail jumps as many calls as the program counted, under the emulator (plain, instrumented) and on the device${bad:+:$bad}" \
+        eval '[ -z "$bad" ] && grep -q "^calls to_leaf=16 " "$j/emu-plain/out"'
 }
 
 test_emu() {

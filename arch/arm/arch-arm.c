@@ -30,6 +30,9 @@ static const struct call_kind arm_kinds[N_ARM_KINDS] = {
      * sled (return address A + 4) */
     [KIND_B_JUMP] = { "b_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
     [KIND_T_B_JUMP] = { "t_b_jump", 4, 0, JUMP_THUNK_SIZE, 1 },
+    /* a pair whose P reads lr: a b.w to its thunk, which sets lr itself */
+    [KIND_T_BLX_PAIRB] = { "t_blx_pair_b", 2, -2, PAIRB_SIZE, 0 },
+    [KIND_T_BLX_PAIRB32] = { "t_blx_pair32_b", 2, -4, PAIRB32_SIZE, 0 },
 };
 /* Both float ABIs link with the same emulation; the first entry is
  * what the emulation alone implies. */
@@ -90,6 +93,7 @@ struct arm_scan {
     uint32_t prev_word;         /* it (a 32-bit one: first halfword low) */
     unsigned prev_size;
     int prev_usable;            /* it moves (and was not in an IT block) */
+    int prev_usable_lr;         /* ... if lr is as it was (it reads or writes lr, not pc) */
     unsigned it_left;           /* instructions of the IT block still to come */
     /* the last Thumb instructions before the current one, newest first,
      * in one straight run: the computed jumps' idioms (jump_idiom()) */
@@ -108,6 +112,7 @@ struct arm_scan {
     size_t n_exidx;
     int exidx_ok;
     struct tail_targets tails;  /* where a tail jump may go (lib/sites.h) */
+    int thumb2;                 /* the image runs on Thumb-2 cores only */
 };
 
 /* Where the rest of the function is reached by a computed jump (its
@@ -146,34 +151,42 @@ static int is_computed_jump(const cs_insn *insn)
 }
 
 /* A 16-bit Thumb instruction that does the same at any address, with
- * lr holding something else: it reads neither pc nor lr, writes
- * neither, and is not a branch, IT, a hint or an exception. */
-static int thumb16_movable(uint32_t hw)
+ * lr holding something else (allow_lr: with lr as it was): it reads
+ * neither pc nor lr, writes neither, and is not a branch, IT, a hint or
+ * an exception. */
+static int thumb16_movable_as(uint32_t hw, int allow_lr)
 {
     if (hw < 0x4400 || (hw >= 0x5000 && hw < 0xA000) || (hw >= 0xA800 && hw < 0xB100) ||
         (hw & 0xFF00) == 0xB200 || (hw & 0xFF00) == 0xBA00 || (hw & 0xF000) == 0xC000)
         return 1;                       /* low registers, sp, loads, stores, ldm, stm */
     if (hw < 0x4700) {                  /* add, cmp, mov with high registers */
-        unsigned rdn = (hw & 7) | (hw >> 4 & 8), rm = hw >> 3 & 15;
-        return rdn < 14 && rm < 14;
+        unsigned rdn = (hw & 7) | (hw >> 4 & 8), rm = hw >> 3 & 15, top = allow_lr ? 15 : 14;
+        return rdn < top && rm < top;
     }
     if ((hw & 0xFE00) == 0xB400)        /* push, without lr */
-        return !(hw & 0x100);
+        return allow_lr || !(hw & 0x100);
     if ((hw & 0xFE00) == 0xBC00)        /* pop, without pc */
         return !(hw & 0x100);
     return 0;
 }
 
-static int is_pc_or_lr(unsigned reg)
+static int thumb16_movable(uint32_t hw)
 {
-    return reg == ARM_REG_PC || reg == ARM_REG_LR;
+    return thumb16_movable_as(hw, 0);
+}
+
+/* pc, or (unless allow_lr) lr */
+static int is_pc_or_lr(unsigned reg, int allow_lr)
+{
+    return reg == ARM_REG_PC || (!allow_lr && reg == ARM_REG_LR);
 }
 
 /* A 32-bit Thumb instruction that does the same at any address, with
- * lr holding something else: no operand, and nothing capstone says it
- * reads or writes, is pc or lr; not a branch, table branch, adr (pc
- * relative without saying so), exception or IT. */
-static int thumb32_movable(const cs_insn *insn)
+ * lr holding something else (allow_lr: with lr as it was): no operand,
+ * and nothing capstone says it reads or writes, is pc or lr; not a
+ * branch, table branch, adr (pc relative without saying so), exception
+ * or IT. */
+static int thumb32_movable_as(const cs_insn *insn, int allow_lr)
 {
     const cs_detail *d = insn->detail;
     switch (insn->id) {
@@ -191,18 +204,23 @@ static int thumb32_movable(const cs_insn *insn)
             d->groups[i] == CS_GRP_BRANCH_RELATIVE)
             return 0;
     for (unsigned i = 0; i < d->regs_read_count; i++)
-        if (is_pc_or_lr(d->regs_read[i]))
+        if (is_pc_or_lr(d->regs_read[i], allow_lr))
             return 0;
     for (unsigned i = 0; i < d->regs_write_count; i++)
-        if (is_pc_or_lr(d->regs_write[i]))
+        if (is_pc_or_lr(d->regs_write[i], allow_lr))
             return 0;
     for (int i = 0; i < d->arm.op_count; i++) {
         const cs_arm_op *op = &d->arm.operands[i];
-        if ((op->type == ARM_OP_REG && is_pc_or_lr(op->reg)) ||
-            (op->type == ARM_OP_MEM && (is_pc_or_lr(op->mem.base) || is_pc_or_lr(op->mem.index))))
+        if ((op->type == ARM_OP_REG && is_pc_or_lr(op->reg, allow_lr)) ||
+            (op->type == ARM_OP_MEM && (is_pc_or_lr(op->mem.base, allow_lr) || is_pc_or_lr(op->mem.index, allow_lr))))
             return 0;
     }
     return 1;
+}
+
+static int thumb32_movable(const cs_insn *insn)
+{
+    return thumb32_movable_as(insn, 0);
 }
 
 /* One more Thumb instruction read (addr, w as the scan gives it, size). */
@@ -272,6 +290,70 @@ static enum jump_idiom jump_idiom(const struct arm_scan *sc, uint32_t at, unsign
     return JUMP_OFFSET_TABLE;
 }
 
+/* ULEB128 at *p (before end); 0 past the end. */
+static uint32_t uleb(const uint8_t **p, const uint8_t *end)
+{
+    uint32_t v = 0;
+    for (unsigned shift = 0; *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        if (shift < 32)
+            v |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+    }
+    return v;
+}
+
+long arm_attribute(const uint8_t *a, size_t size, uint32_t want)
+{
+    const uint8_t *end = a + size, *p = a + 1;
+    if (size < 1 || a[0] != 'A')
+        return 0;
+    while (end - p >= 4) {                      /* vendor subsections */
+        uint32_t len = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+        if (len < 4 || len > (size_t)(end - p))
+            return 0;
+        const uint8_t *sub_end = p + len, *q = p + 4;
+        const char *vendor = (const char *)q;
+        while (q < sub_end && *q)
+            q++;
+        if (q < sub_end && strcmp(vendor, "aeabi") == 0 && sub_end - ++q >= 5 && *q == 1) {
+            q += 5;                             /* Tag_File and its size */
+            while (q < sub_end) {
+                uint32_t tag = uleb(&q, sub_end);
+                if (tag == want)
+                    return uleb(&q, sub_end);
+                if (tag == 32)                  /* Tag_compatibility: ULEB, string */
+                    uleb(&q, sub_end);
+                if (tag == 4 || tag == 5 || tag == 67 || tag == 32 || (tag > 32 && tag % 2)) {
+                    while (q < sub_end && *q)   /* a string */
+                        q++;
+                    q++;
+                } else {
+                    uleb(&q, sub_end);
+                }
+            }
+        }
+        p = sub_end;
+    }
+    return 0;
+}
+
+/* Thumb-2 (a b.w, an ldr.w) runs where the image runs: its attributes
+ * say so (Tag_THUMB_ISA_use 2, or Tag_CPU_arch v6T2, v7, v8 or later). */
+static int image_has_thumb2(const struct elf_image *img)
+{
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (s->type == SHT_ARM_ATTRIBUTES && (uint64_t)s->offset + s->size <= img->size) {
+            long isa = arm_attribute(img->data + s->offset, s->size, TAG_THUMB_ISA_USE);
+            long arch = arm_attribute(img->data + s->offset, s->size, TAG_CPU_ARCH);
+            return isa == 2 || arch == 8 || arch == 10 || arch >= 14;
+        }
+    }
+    return 0;
+}
+
 static void *arm_scan_begin(const struct elf_image *img)
 {
     struct arm_scan *sc = xcalloc(1, sizeof *sc);
@@ -288,6 +370,7 @@ static void *arm_scan_begin(const struct elf_image *img)
     addr_set_sort(&sc->mappings);
     function_index_build(img, &sc->functions);
     tail_targets_build(img, &arch_arm, &sc->functions, &sc->tails);
+    sc->thumb2 = image_has_thumb2(img);
     sc->exidx_ok = 1;
     for (size_t si = 1; si < img->n_sections; si++) {
         const struct elf_section *s = &img->sections[si];
@@ -567,7 +650,7 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     size_t k = 0;
     for (size_t i = 0; i < sites->n; i++) {
         unsigned kind = sites->v[i].kind;
-        const char *why = kind == KIND_T_BLX_PAIR || kind == KIND_T_BLX_PAIR32
+        const char *why = is_pair_kind(kind)
                               ? pair_refusal(sc, img, (uint32_t)sites->v[i].addr, sled, reach)
                               : NULL;
         if (is_jump_kind(kind) && sled && !jump_in_reach(&sites->v[i], sled, thunk_span)) {
@@ -615,20 +698,22 @@ static int thumb_classify(struct arm_scan *sc, int in_it, const cs_insn *insn, u
         const char *why = "calls capstone decodes differently";
         if (insn->id == ARM_INS_BLX && is_t_blx_reg(w)) {
             unsigned rm = w >> 3 & 15;
+            /* (P that needs lr as it was: entered by b.w, PAIRB) */
+            int by_b = !sc->prev_usable && sc->prev_usable_lr && (sc->thumb2 || sc->prev_size == 4);
             why = in_it ? "Thumb blx rM (16-bit) in an IT block"
                 : rm > 12 ? "Thumb blx lr, sp or pc (16-bit)"
-                : !sc->prev_usable || sc->prev_end != addr
+                : (!sc->prev_usable && !by_b) || sc->prev_end != addr
                     ? "Thumb blx rM (16-bit) after an instruction that cannot move"
                     : NULL;
             if (!why && sc->prev_size == 2) {
                 site->insn = sc->prev_word | w << 16;
-                site->kind = KIND_T_BLX_PAIR;
+                site->kind = by_b ? KIND_T_BLX_PAIRB : KIND_T_BLX_PAIR;
                 return 1;
             }
             if (!why) {
                 site->insn = sc->prev_word;
                 site->insn2 = (uint16_t)w;
-                site->kind = KIND_T_BLX_PAIR32;
+                site->kind = by_b ? KIND_T_BLX_PAIRB32 : KIND_T_BLX_PAIR32;
                 return 1;
             }
         }
@@ -737,7 +822,7 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
         sc->prev_end = addr + 4;
         sc->prev_word = w;
         sc->prev_size = 4;
-        sc->prev_usable = 0;                            /* a call never moves */
+        sc->prev_usable = sc->prev_usable_lr = 0;       /* a call never moves */
         recent_push(sc, addr, w, 4);
         return 4;
     }
@@ -755,6 +840,7 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
     sc->prev_word = hw;
     sc->prev_size = 2;
     sc->prev_usable = !in_it && thumb16_movable(hw);
+    sc->prev_usable_lr = !in_it && thumb16_movable_as(hw, 1);
     recent_push(sc, addr, hw, 2);
     return 2;
 }
@@ -787,6 +873,8 @@ static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
         sc->prev_word = w;
         sc->prev_size = insn->size;
         sc->prev_usable = !in_it && (insn->size == 2 ? thumb16_movable(w) : thumb32_movable(insn));
+        sc->prev_usable_lr = !in_it && (insn->size == 2 ? thumb16_movable_as(w, 1)
+                                                        : thumb32_movable_as(insn, 1));
         recent_push(sc, (uint32_t)insn->address, w, insn->size);
     }
     return is_call;

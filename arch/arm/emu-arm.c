@@ -14,6 +14,7 @@
  * so every Thumb call is taken as conditional (not one when execution
  * goes on after it).
  */
+#include "arch/arm/thunks.h"
 #include "emu/emu-arch.h"
 #include "litifut/trace-format.h"
 
@@ -130,6 +131,31 @@ static uint64_t arm_thunk_site(uint64_t entry, uint64_t ra)
     return entry & 2 ? ra - 2 : ra;
 }
 
+/* The thunk of a Thumb pair whose P reads lr (thunks.h), entered by a
+ * b.w at P's address: the call is the blx after P, returning after it. */
+static int arm_jump_thunk_call(const uint8_t *b, size_t n, int big_endian, uint64_t jump_site,
+                               uint64_t *site, uint64_t *ra)
+{
+    if (big_endian || n < PAIRB32_SIZE)
+        return 0;                       /* (no big-endian ARM target) */
+    uint16_t h[PAIRB32_SIZE / 2];
+    for (unsigned i = 0; i < PAIRB32_SIZE / 2; i++)
+        h[i] = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
+    uint32_t ldr = T_LDR_LR_PC12;
+    unsigned p;
+    if (h[1] == (ldr & 0xFFFF) && h[2] == ldr >> 16 && h[3] == T_ADD_LR_PC && h[4] == T_BX_PC &&
+        (h[PAIRB_BLX / 2] & 0xFF87) == 0x4780)
+        p = 2;
+    else if (h[2] == (ldr & 0xFFFF) && h[3] == ldr >> 16 && h[4] == T_ADD_LR_PC && h[5] == T_NOP &&
+             h[6] == T_BX_PC && (h[PAIRB32_BLX / 2] & 0xFF87) == 0x4780)
+        p = 4;
+    else
+        return 0;                       /* (a tail jump's: push {lr} and a nop) */
+    *site = jump_site + p;
+    *ra = jump_site + p + 2;
+    return 1;
+}
+
 const struct emu_arch emu_arch_arm = {
     .target_name = "arm", .trace_arch = LITIFUT_ARCH_ARM, .word_size = 4, .big_endian = 0,
     .elf_machine = 40 /* EM_ARM */, .isa_bits = 1,
@@ -137,5 +163,5 @@ const struct emu_arch emu_arch_arm = {
     .sys_execve = 11, .sys_execveat = 387, .sys_exit_group = 248, .sys_clone = 120,
     .sys_clone3 = 435, .sigaction_handler_offset = 0,
     .block_isas = arm_block_isas, .block_end = arm_block_end, .helper_page = arm_helper_page,
-    .thunk_site = arm_thunk_site,
+    .thunk_site = arm_thunk_site, .jump_thunk_call = arm_jump_thunk_call,
 };

@@ -5,8 +5,10 @@
 #ifndef LITIFUT_HOST_ARM_H
 #define LITIFUT_HOST_ARM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "arch/arm/sled.h"
+#include "arch/arm/thunks.h"
 #include "lib/arch.h"
 
 /* Call kinds (struct arch_ops.kinds): ARM state, then Thumb. */
@@ -14,78 +16,24 @@
 enum { ISA_ARM = ISA_MAIN, ISA_THUMB = ISA_ALT };
 
 enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_B_JUMP, KIND_T_BL, KIND_T_BLX_IMM,
-       KIND_T_BLX_PAIR, KIND_T_BLX_PAIR32, KIND_T_B_JUMP, N_ARM_KINDS };
+       KIND_T_BLX_PAIR, KIND_T_BLX_PAIR32, KIND_T_B_JUMP, KIND_T_BLX_PAIRB, KIND_T_BLX_PAIRB32,
+       N_ARM_KINDS };
 
-/* Tail jumps (KIND_B_JUMP: ARM b<c> f; KIND_T_B_JUMP: Thumb b.w f, in
- * an IT block too, or b<c>.w f) to the first instruction of another
- * function or a PLT entry: the jump goes to its own thunk in
- * litifut_thunks instead (the same condition), which makes it look like
- * a call from the jump's address A to the jump half of the sled, and
- * the callee's return address what it was (docs/DESIGN.md "Tail
- * jumps").  ARM state:
- *     +0  str lr, [sp, #-4]!     the jumper's lr (the callee's return address)
- *     +4  ldr lr, [pc, #4]       (the word at +16)
- *     +8  add lr, pc, lr         lr = A + 4: the DB keys the site by it
- *     +12 b <the jump half's sled entry k>
- *     +16 .word A + 4 - (thunk + 16)
- *     +20 ldr lr, [sp], #4       the continuation: the site word's "target"
- *     +24 b f                    (the original jump, moved: kept for readers)
- *     +28 .word f - (thunk + 28) the real target, for the tracer
- * Thumb (entered in Thumb state):
- *     +0  push {lr}
- *     +2  ldr.w lr, [pc, #12]    (the word at +16)
- *     +6  add lr, pc             lr = A + 4
- *     +8  bx pc                  (to ARM state at +12)
- *     +10 nop
- *     +12 b <the jump half's sled entry k>   (ARM)
- *     +16 .word A + 4 - (thunk + 10)
- *     +20 ldr.w lr, [sp], #4     the continuation (Thumb)
- *     +24 b.w f
- *     +28 .word (f | 1) - (thunk + 28)
- * The callee starts with every register, sp and the flags as the jump
- * left them (the sled's path saves and restores them; ip too). */
-/* (JUMP_THUNK_SIZE, _CONT, _TARGET and JUMP_PUSHED: sled.h) */
-#define JUMP_THUNK_BRANCH   12      /* the ARM b to the sled */
-#define JUMP_THUNK_RA       16      /* the word giving lr */
-#define JUMP_THUNK_JUMP     24      /* the original jump, re-encoded */
-#define A_PUSH_LR           0xE52DE004u     /* str lr, [sp, #-4]! */
-#define A_LDR_LR_PC4        0xE59FE004u     /* ldr lr, [pc, #4] */
-#define A_ADD_LR_PC_LR      0xE08FE00Eu     /* add lr, pc, lr */
-#define A_POP_LR            0xE49DE004u     /* ldr lr, [sp], #4 */
-#define T_PUSH_LR           0xB500u         /* push {lr} */
-#define T_LDR_LR_PC12       0xE00CF8DFu     /* ldr.w lr, [pc, #12] */
-#define T_ADD_LR_PC         0x44FEu         /* add lr, pc */
-#define T_NOP               0xBF00u
-#define T_POP_LR            0xEB04F85Du     /* ldr.w lr, [sp], #4 */
+static inline int is_pair_kind(unsigned kind)
+{
+    return kind == KIND_T_BLX_PAIR || kind == KIND_T_BLX_PAIR32 || kind == KIND_T_BLX_PAIRB ||
+           kind == KIND_T_BLX_PAIRB32;
+}
 
-/* A Thumb 16-bit blx rM rewritten with the 16-bit instruction P before
- * it (KIND_T_BLX_PAIR; docs/DESIGN.md "16-bit blx rM"): the pair
- * becomes a Thumb bl to its thunk's entry (+2), in litifut_thunks:
- *     +0  nop            (never run: aligns what follows)
- *     +2  P, copied      (the entry; Thumb)
- *     +4  bx pc          (to ARM state at +8)
- *     +6  the blx rM     (never run: kept for readers)
- *     +8  b <the register half's sled entry>   (ARM)
- */
-#define THUNK_SIZE      12
-#define THUNK_ENTRY     2
-#define THUNK_BLX       6
-#define THUNK_BRANCH    8
+/* (the thunks' layouts: thunks.h) */
 
-/* The same after a 32-bit instruction P (KIND_T_BLX_PAIR32): P becomes
- * the bl (the blx stays, never reached again), and the thunk puts the
- * return address right:
- *     +0  P, copied      (the entry)
- *     +4  add.w lr, lr, #2   (lr: the blx's return address)
- *     +8  bx pc          (to ARM state at +12)
- *     +10 the blx rM     (never run: kept for readers)
- *     +12 b <the register half's sled entry>   (ARM)
- */
-#define THUNK32_SIZE    16
-#define THUNK32_BLX     10
-#define THUNK32_BRANCH  12
-#define T_ADD_LR_2      0x0e02f10eu     /* add.w lr, lr, #2 */
-#define T_BX_PC         0x4778
+/* The value of integer attribute `tag` in an object's "aeabi" build
+ * attributes (ARM IHI 0045, the SHT_ARM_ATTRIBUTES section's `size`
+ * bytes at `a`); 0 (every such attribute's default) if they do not say. */
+long arm_attribute(const uint8_t *a, size_t size, uint32_t tag);
+#define TAG_CPU_ARCH        6
+#define TAG_THUMB_ISA_USE   9
+#define TAG_ABI_VFP_ARGS    28
 
 /* How far a redirect reaches from the call: ARM bl +-32 MB; Thumb blx
  * +-16 MB, but only +-4 MB on a Thumb-1 core (armv5te), so a Thumb

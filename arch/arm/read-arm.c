@@ -15,7 +15,7 @@
 static int arm_call_target(const struct call_site *site, uint64_t *target)
 {
     uint32_t w = site->insn, addr = (uint32_t)site->addr;   /* ELF32: arch_of_image */
-    if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32)
+    if (is_pair_kind(site->kind))
         return 0;
     if (site->kind == KIND_T_B_JUMP) {
         *target = t_jump_target(addr, w);
@@ -125,12 +125,62 @@ static int jump_redirect(const struct elf_image *img, struct call_site *site,
     return 1;
 }
 
+/* A Thumb b.w to the thunk of a pair whose P reads lr (host-arm.h):
+ * its words as the rewriter writes them, its ARM b giving k, its word
+ * of lr the blx's return address. */
+static int pairb_redirect(const struct elf_image *img, struct call_site *site,
+                          const struct sled_set *sleds, unsigned *k)
+{
+    uint32_t a = (uint32_t)site->addr, t = t_jump_target(a, site->insn), v[PAIRB32_SIZE / 4];
+    uint32_t thunks = (uint32_t)sleds->thunks, thunks_size = (uint32_t)sleds->thunks_size;
+    if ((t & 3) || t - thunks >= thunks_size || thunks_size - (t - thunks) < PAIRB_SIZE)
+        return 0;
+    for (unsigned i = 0; i < PAIRB32_SIZE / 4; i++)
+        if (elf_read32(img, t + 4 * i, &v[i]))
+            v[i] = 0;
+    int p32;
+    if ((half_at(v, 2) | (uint32_t)half_at(v, 4) << 16) == T_LDR_LR_PC12 &&
+        half_at(v, 6) == T_ADD_LR_PC && half_at(v, 8) == T_BX_PC && is_t_blx_reg(half_at(v, PAIRB_BLX)))
+        p32 = 0;
+    else if (thunks_size - (t - thunks) >= PAIRB32_SIZE && v[1] == T_LDR_LR_PC12 &&
+             half_at(v, 8) == T_ADD_LR_PC && half_at(v, 10) == T_NOP && half_at(v, 12) == T_BX_PC &&
+             is_t_blx_reg(half_at(v, PAIRB32_BLX)))
+        p32 = 1;
+    else
+        return 0;
+    uint32_t b = v[(p32 ? PAIRB32_BRANCH : PAIRB_BRANCH) / 4];
+    uint32_t ra = v[(p32 ? PAIRB32_RA : PAIRB_RA) / 4] + t + (p32 ? 12 : 10);
+    uint32_t blx = a + (p32 ? 4 : 2);
+    if ((b & 0xFF000000) != 0xEA000000 || ra != blx + 2 + 1 ||
+        !sled_entry_of(t + (p32 ? PAIRB32_BRANCH : PAIRB_BRANCH) + 8 + (uint32_t)branch_offset(b),
+                       sleds, k))
+        return 0;
+    site->addr = blx;
+    if (p32) {
+        site->kind = KIND_T_BLX_PAIRB32;
+        site->insn = v[0];
+        site->insn2 = half_at(v, PAIRB32_BLX);
+    } else {
+        site->kind = KIND_T_BLX_PAIRB;
+        site->insn = half_at(v, 0) | (uint32_t)half_at(v, PAIRB_BLX) << 16;
+    }
+    return 1;
+}
+
 /* A redirect is an ARM bl or a Thumb blx into the sled (either half),
- * a Thumb bl to a thunk, or a tail jump to its thunk. */
+ * a Thumb bl to a thunk, or a Thumb b.w or an ARM b to a thunk: a tail
+ * jump's, or a pair's whose P reads lr. */
 static int arm_decode_redirect(const struct elf_image *img, struct call_site *site,
                                const struct sled_set *sleds, unsigned *k)
 {
     uint64_t target;
+    if (site->kind == KIND_T_B_JUMP && is_t_b_w(site->insn) && sleds->thunks) {
+        struct call_site pair = *site;
+        if (pairb_redirect(img, &pair, sleds, k)) {
+            *site = pair;
+            return 1;
+        }
+    }
     if (is_jump_kind(site->kind))
         return jump_redirect(img, site, sleds, k);
     if (site->kind == KIND_T_BL && sleds->thunks)

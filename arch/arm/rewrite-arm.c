@@ -42,8 +42,7 @@ static int64_t distance(uint32_t from, uint32_t to)
 static uint32_t sled_entry(const struct call_site *site, unsigned k, const struct sled_set *sleds,
                            int from_thunk)
 {
-    unsigned half = site->kind == KIND_BLX_REG || site->kind == KIND_T_BLX_PAIR ||
-                    site->kind == KIND_T_BLX_PAIR32;                                /* sled.h */
+    unsigned half = site->kind == KIND_BLX_REG || is_pair_kind(site->kind);    /* sled.h */
     uint32_t base = (uint32_t)sleds->base[0], addr = (uint32_t)site->addr;
     int64_t reach = is_thumb_kind(site->kind) ? THUMB1_REACH : ARM_REACH - 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
     if (!from_thunk && distance(addr, base) >= reach)
@@ -71,6 +70,14 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
         return 0;
     }
     uint32_t entry = sled_entry(site, k, sleds, 0);
+    if (site->kind == KIND_T_BLX_PAIRB || site->kind == KIND_T_BLX_PAIRB32) {
+        /* b.w (no link: P reads lr) over P, to the thunk's start */
+        int p32 = site->kind == KIND_T_BLX_PAIRB32;
+        if (!(*word = t_jump_encode(addr - (p32 ? 4 : 2), 0x9000F000u, thunk)))
+            return error("Thumb call at 0x%08" PRIx32 ": its thunk at 0x%08" PRIx32
+                         " is out of b.w range (+-16 MB)", addr, thunk);
+        return 0;
+    }
     if (site->kind == KIND_T_BLX_PAIR || site->kind == KIND_T_BLX_PAIR32) {
         int p32 = site->kind == KIND_T_BLX_PAIR32;
         if (!(*word = t_bl_encode(addr - (p32 ? 4 : 2), thunk + (p32 ? 0 : THUNK_ENTRY))))
@@ -147,12 +154,46 @@ static int jump_thunk(const struct call_site *site, unsigned k, const struct sle
     return 0;
 }
 
+/* A pair whose P reads lr: its thunk (host-arm.h), entered by b.w. */
+static int pairb_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                       uint32_t thunk, uint8_t *bytes)
+{
+    int p32 = site->kind == KIND_T_BLX_PAIRB32;
+    uint32_t entry = sled_entry(site, k, sleds, 1), ra = (uint32_t)site->addr + 2 + 1;
+    uint32_t b_at = thunk + (p32 ? PAIRB32_BRANCH : PAIRB_BRANCH);
+    uint32_t b = arm_b_encode(b_at, 0xE0000000u, entry);
+    if (!b || (thunk & 3))
+        return error("thunk at 0x%08" PRIx32 ": the tracer sled at 0x%08" PRIx32
+                     " is out of b range (+-32 MB)", thunk, entry);
+    if (p32) {
+        put32(bytes, site->insn);
+        put32(bytes + 4, T_LDR_LR_PC12);
+        put16(bytes + 8, T_ADD_LR_PC);
+        put16(bytes + 10, T_NOP);
+        put16(bytes + 12, T_BX_PC);
+        put16(bytes + PAIRB32_BLX, site->insn2);
+        put32(bytes + PAIRB32_BRANCH, b);
+        put32(bytes + PAIRB32_RA, ra - (thunk + 12));
+    } else {
+        put16(bytes, site->insn);
+        put32(bytes + 2, T_LDR_LR_PC12);
+        put16(bytes + 6, T_ADD_LR_PC);
+        put16(bytes + 8, T_BX_PC);
+        put16(bytes + PAIRB_BLX, site->insn >> 16);
+        put32(bytes + PAIRB_BRANCH, b);
+        put32(bytes + PAIRB_RA, ra - (thunk + 10));
+    }
+    return 0;
+}
+
 static int arm_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
                             uint64_t thunk64, uint8_t *bytes)
 {
     uint32_t thunk = (uint32_t)thunk64;
     if (is_jump_kind(site->kind))
         return jump_thunk(site, k, sleds, thunk, bytes);
+    if (site->kind == KIND_T_BLX_PAIRB || site->kind == KIND_T_BLX_PAIRB32)
+        return pairb_thunk(site, k, sleds, thunk, bytes);
     int p32 = site->kind == KIND_T_BLX_PAIR32;
     uint32_t entry = sled_entry(site, k, sleds, 1), b_at = thunk + (p32 ? THUNK32_BRANCH : THUNK_BRANCH);
     int64_t off = (int64_t)entry - ((int64_t)b_at + 8);
@@ -189,66 +230,14 @@ static uint32_t arm_site_word(const struct call_site *site, uint64_t word_addr64
     case KIND_BLX_IMM: return (pc + (uint32_t)branch_offset(w) + ((w >> 23) & 2)) + 1 - word_addr;
     case KIND_T_BL: return t_call_target(addr, w) + 1 - word_addr;
     case KIND_T_BLX_IMM: return t_call_target(addr, w) - word_addr;
-    case KIND_T_BLX_PAIR: return FRAME_R(w >> 19 & 15);    /* the blx: second halfword */
-    case KIND_T_BLX_PAIR32: return FRAME_R(site->insn2 >> 3 & 15);
+    case KIND_T_BLX_PAIR: case KIND_T_BLX_PAIRB:
+        return FRAME_R(w >> 19 & 15);                       /* the blx: second halfword */
+    case KIND_T_BLX_PAIR32: case KIND_T_BLX_PAIRB32:
+        return FRAME_R(site->insn2 >> 3 & 15);
     default: return FRAME_R(w & 15);
     }
 }
 
-/* ULEB128 at *p (before end); 0 past the end. */
-static uint32_t uleb(const uint8_t **p, const uint8_t *end)
-{
-    uint32_t v = 0;
-    for (unsigned shift = 0; *p < end; shift += 7) {
-        uint8_t b = *(*p)++;
-        if (shift < 32)
-            v |= (uint32_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            break;
-    }
-    return v;
-}
-
-/* The value of integer attribute `want` in an object's "aeabi" file
- * attributes (ARM IHI 0045); 0 (every such attribute's default) if they
- * do not say. */
-static long aeabi_attribute(const uint8_t *a, size_t size, uint32_t want)
-{
-    const uint8_t *end = a + size, *p = a + 1;
-    if (size < 1 || a[0] != 'A')
-        return 0;
-    while (end - p >= 4) {                      /* vendor subsections */
-        uint32_t len = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-        if (len < 4 || len > (size_t)(end - p))
-            return 0;
-        const uint8_t *sub_end = p + len, *q = p + 4;
-        const char *vendor = (const char *)q;
-        while (q < sub_end && *q)
-            q++;
-        if (q < sub_end && strcmp(vendor, "aeabi") == 0 && sub_end - ++q >= 5 && *q == 1) {
-            q += 5;                             /* Tag_File and its size */
-            while (q < sub_end) {
-                uint32_t tag = uleb(&q, sub_end);
-                if (tag == want)
-                    return uleb(&q, sub_end);
-                if (tag == 32)                  /* Tag_compatibility: ULEB, string */
-                    uleb(&q, sub_end);
-                if (tag == 4 || tag == 5 || tag == 67 || tag == 32 || (tag > 32 && tag % 2)) {
-                    while (q < sub_end && *q)   /* a string */
-                        q++;
-                    q++;
-                } else {
-                    uleb(&q, sub_end);
-                }
-            }
-        }
-        p = sub_end;
-    }
-    return 0;
-}
-
-#define TAG_CPU_ARCH      6
-#define TAG_ABI_VFP_ARGS  28
 
 /* An object's attribute `tag`; -1 if it has no attributes section, -2
  * (one error line) if it cannot be read. */
@@ -261,7 +250,7 @@ static long object_attribute(const char *object_path, uint32_t tag)
     for (size_t si = 1; si < obj.n_sections; si++) {
         const struct elf_section *s = &obj.sections[si];
         if (s->type == SHT_ARM_ATTRIBUTES && (uint64_t)s->offset + s->size <= obj.size) {
-            v = aeabi_attribute(obj.data + s->offset, s->size, tag);
+            v = arm_attribute(obj.data + s->offset, s->size, tag);
             break;
         }
     }

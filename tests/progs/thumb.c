@@ -5,7 +5,8 @@
  * also conditionally, inside IT blocks, and through pointers (16-bit
  * blx rM).  On Thumb-2, the 16-bit blx rM of functions with computed
  * jumps GCC makes: a switch over a table of word offsets (its cases
- * before it: no tbb) and a sibling call through a register.  Exit
+ * before it: no tbb) and a sibling call through a register; and after
+ * an instruction that reads lr.  Exit
  * status 0.
  */
 #include <stdio.h>
@@ -51,7 +52,10 @@ THUMB unsigned thumb_via_pointer(unsigned x) { return table[x % 3](x) + 1; }
  * f(x + 7) for odd, its switch an adr, ldr.w, add, bx over a table of
  * words (target - table, Thumb bit set); sibling(x, f, g) is
  * g(f(x + 1) + 2), g by a jump after lr comes back from the stack.
- * Each has a 16-bit blx rM after an instruction that can move. */
+ * Each has a 16-bit blx rM after an instruction that can move.
+ * lr_scratch(x, fns) is fns[0](x) + fns[1](fns[0](x)), its blx rM after
+ * an instruction that reads lr (GCC's scratch register), a 32-bit one
+ * and a 16-bit one. */
 unsigned switch_words(unsigned x, unsigned (*f)(unsigned));
 unsigned sibling(unsigned x, unsigned (*f)(unsigned), unsigned (*g)(unsigned));
 __asm__(".pushsection .text\n"
@@ -97,8 +101,29 @@ __asm__(".pushsection .text\n"
         "    ldmia.w sp!, {r4, r5, lr}\n"
         "    bx      ip\n"
         ".size sibling, . - sibling\n"
+        ".global lr_scratch\n"
+        ".type lr_scratch, %function\n"
+        ".thumb_func\n"
+        "lr_scratch:\n"
+        "    push    {r4, r5, lr}\n"
+        "    sub     sp, #4\n"
+        "    mov     r5, r1\n"
+        "    mov     lr, r1\n"
+        "    ldr.w   r3, [lr, #0]\n"
+        "    blx     r3\n"
+        "    mov     r4, r0\n"
+        "    ldr.w   lr, [r5, #4]\n"
+        "    mov     r3, lr\n"
+        "    blx     r3\n"
+        "    add     r0, r4\n"
+        "    add     sp, #4\n"
+        "    pop     {r4, r5, pc}\n"
+        ".size lr_scratch, . - lr_scratch\n"
         ".popsection\n");
-#define THUMB2_FORMS(i) (switch_words(i, thumb_leaf) + sibling(i, thumb_leaf, arm_leaf))
+unsigned lr_scratch(unsigned x, unsigned (*const *fns)(unsigned));
+static unsigned (*const scratch_fns[2])(unsigned) = { thumb_leaf, arm_leaf };
+#define THUMB2_FORMS(i) (switch_words(i, thumb_leaf) + sibling(i, thumb_leaf, arm_leaf) + \
+                         lr_scratch(i, scratch_fns))
 #else
 #define THUMB2_FORMS(i) 0u
 #endif
