@@ -255,9 +255,12 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     if (triggers)
         control_before_call(callee);    /* LITIFUT_START_AT */
     if (proc && proc->recording_off) {  /* LITIFUT_SIGNAL, LITIFUT_RECORD, ... (control.c) */
+        /* counted if it would have been recorded (not the tracer's own
+         * calls: a full run records them neither) */
+        int counted = !busy || busy == (uintptr_t)frame || busy_after_record(t, frame) != BUSY_OFF;
         if (busy == (uintptr_t)frame)
             t->busy = 0;            /* (the hot path's, begun before it went off) */
-        if (proc->trace == TRACE_ON)
+        if (proc->trace == TRACE_ON && counted)
             unrecorded_call(proc);
         return target;
     }

@@ -107,12 +107,26 @@ static void after_fork_child(void)
 extern char __real___libc_start_main[] __attribute__((weak));
 extern char __real___uClibc_main[] __attribute__((weak));
 
+/* glibc's pthread_atfork is libc_nonshared.a's call of the shared
+ * library's __register_atfork: linked into the object, so instrumented
+ * (its jump is a call site), and the tracer's own call of it would be
+ * counted as a call of the program's while recording is off.  Called
+ * directly where it is there (weak: a static program's libc.a is not
+ * linked in for it). */
+extern int __register_atfork(void (*)(void), void (*)(void), void (*)(void), void *)
+    __attribute__((weak));
+extern void *__dso_handle __attribute__((weak));
+
 /* pthread_atfork needs an initialised C library: from our constructor. */
 static void register_fork_hooks_once(void)
 {
     if (!litifut_copy.atfork_done) {
         litifut_copy.atfork_done = 1;
-        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+        if (__register_atfork && (__real___libc_start_main || __real___uClibc_main))
+            __register_atfork(before_fork, after_fork_parent, after_fork_child,
+                              &__dso_handle ? __dso_handle : NULL);
+        else
+            pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     }
 }
 
