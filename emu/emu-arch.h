@@ -68,14 +68,17 @@ struct emu_arch {
      * call at the address this gives (ARM: the 16-bit blx of a Thumb
      * pair, before ra or at it); NULL: the arch has no thunks. */
     uint64_t (*thunk_site)(uint64_t entry, uint64_t ra);
-    /* A thunk whose first `n` bytes are `bytes`, entered by a rewritten
-     * jump at `jump_site` (not a call: the thunk sets the return address
-     * itself), that stands for a call: 1, and the call's site and return
-     * address (ARM: a Thumb pair whose first instruction reads lr); 0: a
-     * tail jump's thunk.  NULL: no such thunks. */
-    int (*jump_thunk_call)(const uint8_t *bytes, size_t n, int big_endian, uint64_t jump_site,
-                           uint64_t *site, uint64_t *ra);
+    /* What a thunk whose first `n` bytes are `bytes`, entered by a
+     * rewritten jump at `jump_site`, stands for: EMU_THUNK_CALL, a call
+     * at *site returning to *ra (ARM: a Thumb pair whose first
+     * instruction reads lr: the thunk sets lr itself); EMU_THUNK_JUMP, a
+     * tail jump at *site (ARM: a Thumb bx rM rewritten with the
+     * instruction before it, where the b.w is); 0: a tail jump at the
+     * jump's own site.  NULL: only the last. */
+    int (*jump_thunk)(const uint8_t *bytes, size_t n, int big_endian, uint64_t jump_site,
+                      uint64_t *site, uint64_t *ra);
 };
+enum { EMU_THUNK_CALL = 1, EMU_THUNK_JUMP };
 
 /* The arch QEMU names `target_name`; NULL if none. */
 const struct emu_arch *emu_arch_by_target(const char *target_name);

@@ -209,8 +209,9 @@ struct block {
     uint8_t trampoline;                 /* ... its sleds and what they run (or code no file
                                            holds: a MIPS bridge): a call there is on its way */
     uint8_t thunk;                      /* ... its thunks (arch thunk_site) */
-    uint8_t call_thunk;                 /* ... one a jump enters to call (jump_thunk_call): */
-    uint8_t call_site, call_ra;         /* ... the call's site and return address, past the
+    uint8_t call_thunk;                 /* ... one a jump enters (jump_thunk): a call, or
+                                           a jump from another site (EMU_THUNK_*) */
+    uint8_t call_site, call_ra;         /* ... its site and return address, past the
                                            jump's site */
     atomic_uint gen;                    /* handler_gen when `handler` was worked out */
     atomic_int handler;                 /* the signal whose handler starts here (-1: none,
@@ -1480,8 +1481,9 @@ static void settle_via(struct vcpu *v, const struct block *b, uint64_t now)
 {
     if (v->via_jump) {
         const struct emu_end *e = &v->via->end[v->via_end].e;
+        uint64_t site = v->via_ra ? v->via_ra : e->site;    /* (a jump thunk's other site) */
         pthread_mutex_lock(&lock);
-        uint32_t site_plus1 = tail_jump_at(e->site, b->pc) ? site_of_kind(e->site, 1) : 0;
+        uint32_t site_plus1 = tail_jump_at(site, b->pc) ? site_of_kind(site, 1) : 0;
         pthread_mutex_unlock(&lock);
         if (site_plus1 && atomic_load(&recording))
             record_call(v, site_plus1, b->pc, now);
@@ -1569,12 +1571,14 @@ static void on_block(unsigned int idx, void *data)
             v->via_site_plus1 = 0;
             v->via_ra = 0;
             v->via_jump = 1;
-            if (b->call_thunk) {        /* ... or a call its thunk makes */
+            if (b->call_thunk == EMU_THUNK_CALL) {  /* ... or a call its thunk makes */
                 pthread_mutex_lock(&lock);
                 v->via_site_plus1 = site_of(pe->site + b->call_site);
                 pthread_mutex_unlock(&lock);
                 v->via_ra = pe->site + b->call_ra;
                 v->via_jump = 0;
+            } else if (b->call_thunk == EMU_THUNK_JUMP) {   /* ... a jump from its site */
+                v->via_ra = pe->site + b->call_site;        /* (via_jump: the site) */
             }
             v->prev = NULL;
             v->in_tracer = 1;
@@ -1643,17 +1647,18 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     b->trampoline = kind == TRAMPOLINE || kind == THUNK;
     b->thunk = kind == THUNK;
     pthread_mutex_unlock(&lock);
-    if (b->thunk && A->jump_thunk_call && have_guest_base) {
+    if (b->thunk && A->jump_thunk && have_guest_base) {
         /* (the thunk's words past the block's first instructions: read
          * as the sigaction's handler is, a bad address an error) */
         uint8_t bytes[32] = { 0 };
         struct iovec here = { bytes, sizeof bytes };
         struct iovec there = { (void *)(uintptr_t)(guest_base + b->pc), sizeof bytes };
-        uint64_t site, ra;
+        uint64_t site = 0, ra = 0;
+        int what;
         if (process_vm_readv(getpid(), &here, 1, &there, 1, 0) == (ssize_t)sizeof bytes &&
-            A->jump_thunk_call(bytes, sizeof bytes, A->big_endian, 0, &site, &ra) &&
+            (what = A->jump_thunk(bytes, sizeof bytes, A->big_endian, 0, &site, &ra)) &&
             site < 256 && ra < 256) {
-            b->call_thunk = 1;
+            b->call_thunk = (uint8_t)what;
             b->call_site = (uint8_t)site;
             b->call_ra = (uint8_t)ra;
         }

@@ -341,6 +341,18 @@ static int compare_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+uint64_t image_code_end(const struct elf_image *img)
+{
+    uint64_t end = 0;
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if ((s->flags & SHF_EXECINSTR) && (s->flags & SHF_ALLOC) &&
+            strcmp(s->name, ".litifut_thunks") != 0 && s->addr + s->size > end)
+            end = s->addr + s->size;
+    }
+    return (end + 3) & ~UINT64_C(3);
+}
+
 int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
                struct sled_set *sleds)
 {
@@ -367,8 +379,10 @@ int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
     const struct elf_symbol *j = elf_symbol_by_name(img, "litifut_sled_jump");
     sleds->jump = j ? arch_code_address(arch, j->value) : 0;
     const struct elf_symbol *t = elf_symbol_by_name(img, "litifut_thunks");
-    sleds->thunks = t ? arch_code_address(arch, t->value) : 0;
-    sleds->thunks_size = t ? t->size : 0;
+    /* (a DB object without thunks still has the symbol, at the DB: none) */
+    sleds->thunks = t && t->size ? arch_code_address(arch, t->value) : 0;
+    sleds->thunks_size = t && t->size ? t->size : 0;
+    sleds->code_end = image_code_end(img);
     sleds->fixed_address = img->e_type == ET_EXEC;
     sleds->big_endian = img->big_endian;
     sleds->bridge = arch->bridge_offset;
@@ -414,6 +428,17 @@ size_t addr_set_lower_bound(const struct addr_set *s, uint32_t a)
     return lo;
 }
 
+/* v, if it is an address inside a function (not its start), to tt->inner */
+static void add_inner(struct tail_targets *tt, const struct arch_ops *arch, uint64_t v)
+{
+    v = arch_code_address(arch, v);
+    if (v > UINT32_MAX)
+        return;
+    const struct indexed_function *f = function_index_find(tt->functions, v);
+    if (f && f->start != v)
+        addr_set_add(&tt->inner, (uint32_t)v);
+}
+
 void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,
                         const struct function_index *functions, struct tail_targets *tt)
 {
@@ -440,12 +465,50 @@ void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch
         tt->thunks_lo = (uint32_t)arch_code_address(arch, t->value);
         tt->thunks_hi = tt->thunks_lo + (uint32_t)t->size;
     }
+    /* the words of allocated data (not the instruction DB's: pass 1's is
+     * a placeholder) and the RELA addends that name a function's inside */
+    const struct elf_symbol *db = elf_symbol_by_name(img, "litifut_db");
+    uint64_t db_lo = db ? db->value : 0, db_size = db ? db->size : 0;
+    unsigned ws = img->word_size == 8 ? 8 : 4;
+    for (size_t si = 1; si < img->n_sections; si++) {
+        const struct elf_section *s = &img->sections[si];
+        if (!(s->flags & SHF_ALLOC) || (s->flags & SHF_EXECINSTR) || s->type != SHT_PROGBITS)
+            continue;
+        const unsigned char *p = s->size >= ws ? elf_bytes_at(img, s->addr, s->size) : NULL;
+        for (uint64_t o = 0; p && o + ws <= s->size; o += ws) {
+            if (s->addr + o - db_lo < db_size)
+                continue;
+            uint64_t v = elf_get32(img, p + o);
+            if (ws == 8)
+                v = img->big_endian ? v << 32 | elf_get32(img, p + o + 4)
+                                    : v | (uint64_t)elf_get32(img, p + o + 4) << 32;
+            add_inner(tt, arch, v);
+        }
+    }
+    struct elf_dynreloc *rel = NULL;
+    size_t n_rel = 0;
+    if (elf_dynamic_relocs(img, &rel, &n_rel) == 0)
+        for (size_t i = 0; i < n_rel; i++)
+            if (rel[i].rela)
+                add_inner(tt, arch, rel[i].addend);
+    free(rel);
+    addr_set_sort(&tt->inner);
 }
 
 void tail_targets_free(struct tail_targets *tt)
 {
     free(tt->starts.v);
+    free(tt->inner.v);
     memset(tt, 0, sizeof *tt);
+}
+
+int register_jump_at(const struct tail_targets *tt, uint64_t site)
+{
+    const struct indexed_function *own = function_index_find(tt->functions, site);
+    if (!own || is_linker_stub(own->sym->name))
+        return 0;
+    size_t i = addr_set_lower_bound(&tt->inner, (uint32_t)own->start + 1);
+    return !(i < tt->inner.n && tt->inner.v[i] - own->start < own->size);
 }
 
 enum tail_jump tail_jump_at(const struct tail_targets *tt, uint64_t site, uint64_t target)

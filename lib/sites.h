@@ -114,6 +114,10 @@ struct tail_targets {
     uint32_t plt_lo[2], plt_hi[2];
     uint32_t thunks_lo, thunks_hi;
     const struct function_index *functions;     /* the scan's, to find a jump's own function */
+    /* addresses inside a function's code that allocated data names (a
+     * word, a RELA addend): a computed goto's labels, whose jump
+     * through a register stays inside its function */
+    struct addr_set inner;
 };
 void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,
                         const struct function_index *functions, struct tail_targets *tt);
@@ -124,6 +128,14 @@ enum tail_jump { NOT_TAIL_JUMP, TAIL_JUMP, TAIL_JUMP_REWRITTEN };
  * than its own, or to a PLT entry), one already rewritten (into the
  * thunk area), or neither (a branch within its function). */
 enum tail_jump tail_jump_at(const struct tail_targets *tt, uint64_t site, uint64_t target);
+/* Whether a jump through a register at `site` may be a tail jump: it
+ * is in a function's code, not a linker's stub's (a veneer's bx ip is
+ * its way on), and no data names a place inside that function (as a
+ * computed goto's table does; a switch's table of offsets, which names
+ * none, the arch scans tell by its idiom).  Its target is known only when it runs: the reader
+ * takes a traced one as a call where it lands at a function's start
+ * (postproc/reader/names.c). */
+int register_jump_at(const struct tail_targets *tt, uint64_t site);
 
 /* Every call instruction in the image's code outside `excluded` (NULL:
  * none), in address order.  Fills `st` with what was scanned and
@@ -143,6 +155,8 @@ struct sled_set {
     int fixed_address;          /* ET_EXEC: link-time addresses are run-time ones */
     uint32_t bridge;            /* offset of the bridge in a 256 MB region, or 0 */
     uint64_t thunks, thunks_size;   /* litifut_thunks: the sites' own thunks (or 0, 0) */
+    uint64_t code_end;          /* the end of the other code: where the thunk area goes
+                                   (the DB object puts it after it: image_code_end) */
     uint64_t jump;              /* litifut_sled_jump: the tail jumps' half (or 0) */
     int big_endian;             /* the image's byte order (thunks are code) */
 };
@@ -153,5 +167,10 @@ struct sled_set {
  * the DB object has if any site needs a thunk. */
 int find_sleds(const struct arch_ops *arch, const struct elf_image *img,
                struct sled_set *sleds);
+/* The end of the image's code but the thunk area (the executable
+ * sections', 4-aligned): where the thunk area starts at the latest (the
+ * DB object, the link's last input, puts it after every other code
+ * section; pass 1, which has none yet, stands in with this). */
+uint64_t image_code_end(const struct elf_image *img);
 
 #endif

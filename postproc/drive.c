@@ -170,6 +170,8 @@ static void pairs(struct drive *d, struct trace_file *t, const struct program_se
             continue;                   /* (said when its object was loaded) */
         struct trace_event e = { .kind = TRACE_CALL, .has_target = 1, .object = p->object,
                                  .site = p->site, .target = p->target, .time_ns = p->ns };
+        if (trace_funcs_is_jump(d->view->trace->tf, &e) && !trace_funcs_jump_lands(d->view->trace->tf, &e))
+            continue;                   /* a jump inside its function: no call */
         v->ops->pair(v, &e, p->count);
     }
     progress(d, t->n_pairs);

@@ -22,8 +22,8 @@ int plan_redirects(const struct arch_ops *arch, const struct site_list *sites,
     for (size_t i = 0; i < sites->n; i++) {
         const struct call_site *s = &sites->v[i];
         unsigned k = db_sled_index(arch, db, sites, i), size = arch->kinds[s->kind].thunk_size;
-        /* pass 1 has no thunk area yet: it will follow the tracer's sled */
-        uint64_t thunk = size ? (sleds->thunks ? sleds->thunks : sleds->base[0]) + off : 0;
+        /* pass 1 has no thunk area yet: it will follow the code */
+        uint64_t thunk = size ? (sleds->thunks ? sleds->thunks : sleds->code_end) + off : 0;
         int bridged;
         if (rw->encode_redirect(s, k, sleds, thunk, &words[i], &bridged) != 0 ||
             (size && thunks && rw->encode_thunk(s, k, sleds, thunk, thunks + off) != 0))

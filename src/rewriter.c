@@ -118,7 +118,7 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img, const 
     pl->words = xcalloc(sites->n + 1, sizeof *pl->words);
     pl->thunks = pl->sleds.thunks ? xcalloc(thunk_area_size(arch, sites) + more_thunks + 1, 1)
                                   : NULL;
-    uint64_t thunks = pl->sleds.thunks ? pl->sleds.thunks : pl->sleds.base[0];   /* (rewrite.c) */
+    uint64_t thunks = pl->sleds.thunks ? pl->sleds.thunks : pl->sleds.code_end;  /* (rewrite.c) */
     if (db_build(arch, rw, sites, sled, 0, db_vaddr, thunks, provisional, &pl->db) == 0 &&
         plan_redirects(arch, sites, &pl->db, &pl->sleds, pl->words, pl->thunks, &bridged) == 0) {
         if (!bridged)

@@ -229,15 +229,20 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     int indirect = w < LITIFUT_DB_INDIRECT;
     uintptr_t target = indirect ? arch_frame_register(frame, w)
                                 : word_addr + (uintptr_t)(intptr_t)(int32_t)w;   /* (signed) */
+    /* a tail jump through a register: the target is rM's, and the way
+     * on its continuation, which pops the jumper's return address that
+     * the thunk pushed (db-format.h); every return below goes there */
+    int jump_reg = indirect && (w & LITIFUT_DB_JUMP_REG);
+    uintptr_t go = jump_reg ? arch_jump_reg_continuation(w) : target;
 
     uint32_t site = litifut_copy.base + index;
     if (litifut_copy.mode != LITIFUT_MODE_FULL && mode_call(index, site, target))
-        return target;
-    /* a tail jump: its target is its thunk's continuation, which goes
-     * on to the callee (the pairs above keep the continuation: the
+        return go;
+    /* a direct tail jump: its target is its thunk's continuation, which
+     * goes on to the callee (the pairs above keep the continuation: the
      * mode paths compare that) */
-    int jump = !indirect && is_jump_continuation(target);
-    uintptr_t callee = jump ? arch_jump_target(target) : target;
+    int jump = jump_reg || (!indirect && is_jump_continuation(target));
+    uintptr_t callee = jump && !jump_reg ? arch_jump_target(target) : target;
 
     struct litifut_thread *t = thread_self();
     uintptr_t busy = t->busy;
@@ -246,7 +251,7 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     if (litifut_copy.returns < 0)
         litifut_copy.returns = tracefile_returns();
     if (litifut_copy.returns && target == (uintptr_t)litifut_return_personality)
-        return target;      /* an unwinder linked into the program calls the tracer's own code */
+        return go;      /* an unwinder linked into the program calls the tracer's own code */
     /* function triggers: only for a call the thread may record (not a
      * vfork child's, not one made inside the tracer) */
     struct litifut_process *proc = litifut_copy.proc;
@@ -262,7 +267,7 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
             t->busy = 0;            /* (the hot path's, begun before it went off) */
         if (proc->trace == TRACE_ON && counted)
             unrecorded_call(proc);
-        return target;
+        return go;
     }
     struct arch_frame *hook =
         litifut_copy.returns && busy != BUSY_UNHOOKED && !jump && returns_hookable(target) ? frame
@@ -277,7 +282,7 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     }
     if (triggers)
         control_after_call(callee);     /* LITIFUT_STOP_AT */
-    return target;
+    return go;
 }
 
 /*

@@ -155,7 +155,7 @@ jumps_case() {
         eval '[ -z "$bad" ] && [ ! -s "$r/pp.err" ] && grep -q "^calls to_leaf=16 " "$r/out"'
     bad=
     for edge in jumper:to_leaf:10 chain1:chain2:4 chain2:chain3:4 chain3:to_leaf:4 \
-                via_pointer:to_leaf:2 maybe_jump:odd_case:3; do
+                via_pointer:to_leaf:2 maybe_jump:odd_case:3 by_register:reg_target:5; do
         IFS=: read -r f pair n <<< "$edge"
         awk -F '\t' -v c="$f" -v f="$pair" -v n="$n" '$1 == c && $3 == f && $5 == n { ok = 1 } END { exit !ok }' \
             <<< "$graph" || bad="$bad $f -> $pair not $n calls;"

@@ -83,8 +83,9 @@ EOF
 
 # stream_calls LOG: "tid caller -> callee" of each call line of a log
 # (not its '#' lines, nor "(untraced)" frames; durations, braces dropped)
-stream_calls() {    # (a call open at a window's end is so marked there: not in the final log)
-    grep -v '^#' "$1" | grep -- ' -> ' | grep -v '(untraced) -> ' |
+stream_calls() {    # (a call open at a window's end is so marked there: not in the final log;
+                    # an entry, "(start) -> main", is no TSV row)
+    grep -v '^#' "$1" | grep -- ' -> ' | grep -vE '\((untraced|start|init|fini|thread)\) -> ' |
         sed -E 's/^ *[0-9]+\.[0-9]+ +(~?[0-9.]+ [a-z]+ +)?([0-9]+) +/\2 /; s/ \(still open at the end\)$//; s/ \{$//'
 }
 

@@ -32,6 +32,7 @@ static const struct call_kind a64_kinds[N_A64_KINDS] = {
     [KIND_BLR] = { "blr", RA_OFFSET, 0, 0, 0 },
     [KIND_B_JUMP] = { "b_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
     [KIND_BCOND_JUMP] = { "bcond_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
+    [KIND_BR_JUMP] = { "br_jump", RA_OFFSET, 0, REGJUMP_SIZE, 1 },
 };
 /* (the big-endian ones, aarch64linuxb and aarch64elfb, are not
  * listed: the wrapper refuses them with one line) */
@@ -126,7 +127,13 @@ static void a64_scan_end(void *state, const struct elf_image *img, struct site_l
     size_t k = 0;
     for (size_t i = 0; i < sites->n; i++) {
         const struct call_site *s = &sites->v[i];
-        if (a64_kinds[s->kind].jump && sled_sym) {
+        if (s->kind == KIND_BR_JUMP && sled_sym) {
+            if (distance(s->addr, sled_sym->value) + span >= far) {
+                st->sites_by_kind[s->kind]--;
+                stats_skip(st, "tail jumps beyond reach of the thunk area", 4);
+                continue;
+            }
+        } else if (a64_kinds[s->kind].jump && sled_sym) {
             uint64_t sled = sled_sym->value, to = a64_jump_target(s->addr, s->insn);
             uint64_t reach = s->kind == KIND_B_JUMP ? far : UINT64_C(1) << 20;
             if (distance(s->addr, sled) + span >= reach || distance(to, sled) + span >= far) {
@@ -203,6 +210,17 @@ static int a64_classify_word(const struct a64_scan *sc, uint64_t addr, uint32_t 
     } else if ((a64_is_b(w) || a64_is_bcond(w)) &&
                tail_jump_at(&sc->tails, addr, a64_jump_target(addr, w)) != NOT_TAIL_JUMP) {
         site->kind = a64_is_b(w) ? KIND_B_JUMP : KIND_BCOND_JUMP;
+    } else if (a64_is_br_any(w)) {
+        /* maybe a tail jump through a register (its target known when it
+         * runs: the reader keeps it where it enters a function), not a
+         * switch's (add, extended, into the table first), not through
+         * the sled's registers or x30 */
+        unsigned rn = a64_rn(w);
+        uint32_t prev;
+        if (rn == 30 || !register_jump_at(&sc->tails, addr) ||
+            (addr >= 4 && !elf_read32(sc->img, addr - 4, &prev) && a64_is_add_ext(prev)))
+            return 0;
+        site->kind = KIND_BR_JUMP;
     } else {
         return 0;
     }

@@ -15,7 +15,25 @@
  * half), blr Xn (its second); tail jumps (b imm26, b.cond imm19 to a
  * function's first instruction or a PLT entry, through a thunk of
  * their own to the jump half: docs/DESIGN.md "Tail jumps"). */
-enum { KIND_BL, KIND_BLR, KIND_B_JUMP, KIND_BCOND_JUMP, N_A64_KINDS };
+enum { KIND_BL, KIND_BLR, KIND_B_JUMP, KIND_BCOND_JUMP, KIND_BR_JUMP, N_A64_KINDS };
+
+/* A tail jump through a register (KIND_BR_JUMP: br Xn, n not 30), in
+ * litifut_thunks, entered by `b` from the br's place:
+ *     +0  mov x15, Xn (n 16 or 17: the sled's registers), else nop
+ *     +4  str x30, [sp, #-16]!
+ *     +8  adrp x30, A + 4          x30 = the br + 4: the DB keys the site by it
+ *     +12 add x30, x30, :lo12:A + 4
+ *     +16 b <the jump half's sled entry k>
+ *     +20 the original br Xn (never run: kept for readers)
+ * Its site word is SITE_REG_WORD(n) | LITIFUT_DB_JUMP_REG: the tracer
+ * reads x16 and x17 from x15 (dead at a jump to a function: neither an
+ * argument nor kept), and goes on through Xn's way in
+ * litifut_a64_jump_cont (stub.S), which pops x30 and jumps through Xn
+ * as it was (x16 and x17 again from x15: a `bti c` landing pad takes a
+ * br through them only). */
+#define REGJUMP_SIZE      24
+#define REGJUMP_BR        20
+#define A64_MOV_X15(n)    (0xaa0003efu | (uint32_t)(n) << 16)    /* orr x15, xzr, Xn */
 
 /* A tail jump's thunk, in litifut_thunks (sizes and offsets: sled.h):
  *     +0  str x30, [sp, #-16]!     the jumper's x30 (the callee's return address)
@@ -167,6 +185,19 @@ static inline int32_t a64_ldr_imm(uint32_t w, unsigned rt, unsigned rn)
 static inline int a64_is_br(uint32_t w, unsigned rn)
 {
     return w == (0xd61f0000u | rn << 5);
+}
+
+static inline int a64_is_br_any(uint32_t w)
+{
+    return (w & 0xfffffc1fu) == 0xd61f0000u;
+}
+
+/* add Xd, Xn, Wm, <extend> #amount (add, extended register, 64-bit):
+ * a switch's jump into its table of offsets (GCC: add x1, x2, w1,
+ * sxtb #2; br x1) */
+static inline int a64_is_add_ext(uint32_t w)
+{
+    return (w & 0xffe00000u) == 0x8b200000u;
 }
 
 /*

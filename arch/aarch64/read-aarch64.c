@@ -60,11 +60,44 @@ static int jump_redirect(const struct elf_image *img, struct call_site *site,
     return 1;
 }
 
+/* A b to the thunk of a tail jump through a register (host-aarch64.h):
+ * its words as the rewriter writes them, its key this place's; the site
+ * becomes the original br. */
+static int reg_jump_redirect(const struct elf_image *img, struct call_site *site,
+                             const struct sled_set *sleds, unsigned *k)
+{
+    uint64_t thunk = a64_jump_target(site->addr, site->insn);
+    uint32_t v[REGJUMP_SIZE / 4];
+    if (!sleds->jump || site->kind != KIND_B_JUMP || (thunk & 3) ||
+        thunk - sleds->thunks >= sleds->thunks_size ||
+        sleds->thunks_size - (thunk - sleds->thunks) < REGJUMP_SIZE)
+        return 0;
+    for (unsigned i = 0; i < REGJUMP_SIZE / 4; i++)
+        if (elf_read32(img, thunk + 4 * i, &v[i]))
+            return 0;
+    uint32_t br = v[REGJUMP_BR / 4];
+    unsigned rn = a64_rn(br);
+    if (v[0] != (rn == 16 || rn == 17 ? A64_MOV_X15(rn) : A64_NOP) || v[1] != A64_PUSH_X30 ||
+        !a64_is_adrp(v[2], 30) || a64_add_imm(v[3], 30, 30) < 0 || !a64_is_b(v[4]) ||
+        !a64_is_br_any(br) || rn == 30)
+        return 0;
+    uint64_t key = a64_adrp_page(thunk + 8, v[2]) + (uint64_t)a64_add_imm(v[3], 30, 30);
+    uint64_t d = a64_jump_target(thunk + 16, v[4]) - sleds->jump;
+    if (key != site->addr + RA_OFFSET || d >= SLED_ENTRIES * SLED_ENTRY_SIZE || d % SLED_ENTRY_SIZE)
+        return 0;
+    *k = (unsigned)(d / SLED_ENTRY_SIZE);
+    site->kind = KIND_BR_JUMP;
+    site->insn = br;
+    return 1;
+}
+
 /* A redirect is a bl into the sled (either half), or a tail jump to its
- * thunk. */
+ * thunk (direct, or through a register). */
 static int a64_decode_redirect(const struct elf_image *img, struct call_site *site,
                                const struct sled_set *sleds, unsigned *k)
 {
+    if (site->kind == KIND_B_JUMP && reg_jump_redirect(img, site, sleds, k))
+        return 1;
     if (site->kind == KIND_B_JUMP || site->kind == KIND_BCOND_JUMP)
         return jump_redirect(img, site, sleds, k);
     uint64_t target;

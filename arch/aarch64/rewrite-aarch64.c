@@ -11,6 +11,7 @@
 #include "arch/aarch64/host-aarch64.h"
 #include "src/arch-rewrite.h"
 #include "lib/error.h"
+#include "litifut/db-format.h"
 
 static uint64_t distance(uint64_t a, uint64_t b)
 {
@@ -40,8 +41,10 @@ static int a64_encode_redirect(const struct call_site *site, unsigned k,
 {
     uint64_t entry = sled_entry(site, k, sleds);
     *bridged = 0;
-    if (site->kind == KIND_B_JUMP || site->kind == KIND_BCOND_JUMP) {   /* to its thunk */
-        if (!(*word = a64_jump_encode(site->addr, site->insn, thunk)))
+    if (site->kind == KIND_B_JUMP || site->kind == KIND_BCOND_JUMP ||
+        site->kind == KIND_BR_JUMP) {                                   /* to its thunk */
+        uint32_t as = site->kind == KIND_BR_JUMP ? 0x14000000u : site->insn;   /* (b) */
+        if (!(*word = a64_jump_encode(site->addr, as, thunk)))
             return error("tail jump at 0x%08" PRIx64 ": its thunk at 0x%08" PRIx64
                          " is out of its reach", site->addr, thunk);
         return 0;
@@ -61,7 +64,7 @@ static int a64_check_reach(const struct site_list *sites, const struct sled_set 
 {
     for (size_t i = 0; i < sites->n; i++) {
         const struct call_site *s = &sites->v[i];
-        if (s->kind == KIND_B_JUMP || s->kind == KIND_BCOND_JUMP)
+        if (s->kind == KIND_B_JUMP || s->kind == KIND_BCOND_JUMP || s->kind == KIND_BR_JUMP)
             continue;                   /* (its thunk's, beside the sled) */
         uint64_t first = sled_entry(s, 0, sleds), last = sled_entry(s, SLED_ENTRIES - 1, sleds);
         if (!a64_bl_encode(s->addr, first) || !a64_bl_encode(s->addr, last))
@@ -80,6 +83,8 @@ static uint32_t a64_site_word(const struct call_site *site, uint64_t word_addr, 
         return (uint32_t)(thunk + JUMP_THUNK_CONT - word_addr);     /* its continuation */
     if (site->kind == KIND_BLR)
         return SITE_REG_WORD(a64_rn(site->insn));
+    if (site->kind == KIND_BR_JUMP)
+        return SITE_REG_WORD(a64_rn(site->insn)) | LITIFUT_DB_JUMP_REG;
     return (uint32_t)(site->addr + (uint64_t)a64_branch_offset(site->insn) - word_addr);
 }
 
@@ -93,6 +98,23 @@ static void put32(uint8_t *p, uint32_t v)
 static int a64_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
                             uint64_t thunk, uint8_t *bytes)
 {
+    if (site->kind == KIND_BR_JUMP) {   /* through a register (host-aarch64.h) */
+        uint64_t key = site->addr + RA_OFFSET;
+        unsigned rn = a64_rn(site->insn);
+        uint32_t adrp = a64_adrp_encode(thunk + 8, key, 30);
+        uint32_t b = sleds->jump ? a64_jump_encode(thunk + 16, 0x14000000u,
+                                                   sleds->jump + SLED_ENTRY_SIZE * k) : 0;
+        if (!adrp || !b || (thunk & 3))
+            return error("thunk at 0x%08" PRIx64 ": the tracer's jump sled is out of its reach",
+                         thunk);
+        put32(bytes, rn == 16 || rn == 17 ? A64_MOV_X15(rn) : A64_NOP);
+        put32(bytes + 4, A64_PUSH_X30);
+        put32(bytes + 8, adrp);
+        put32(bytes + 12, 0x91000000u | (uint32_t)(key & 0xfff) << 10 | 30u << 5 | 30u);
+        put32(bytes + 16, b);
+        put32(bytes + REGJUMP_BR, site->insn);
+        return 0;
+    }
     uint64_t ra = site->addr + RA_OFFSET, f = a64_jump_target(site->addr, site->insn);
     uint32_t adrp = a64_adrp_encode(thunk + 4, ra, 30);
     uint32_t b = sleds->jump ? a64_jump_encode(thunk + JUMP_THUNK_BRANCH, 0x14000000u,

@@ -52,6 +52,8 @@ extern const char litifut_sled_jump[] HIDDEN;
 extern const char litifut_a64_jump_ret[] HIDDEN, litifut_a64_jump_ret_bti[] HIDDEN;
 extern const char litifut_a64_jump_ret_counter[] HIDDEN, litifut_a64_jump_ret_counter_bti[] HIDDEN;
 extern const char litifut_a64_jump_ret_counter0[] HIDDEN, litifut_a64_jump_ret_counter0_bti[] HIDDEN;
+extern const char litifut_a64_jump_any[] HIDDEN;
+extern uintptr_t litifut_a64_jump_paths[2] HIDDEN;   /* litifut_a64_jump_any's (stub.S) */
 extern const char __ehdr_start[] __attribute__((weak, visibility("hidden")));
 
 /* Whether this object is BTI-marked (stub.S's slow path reads it): -1
@@ -100,12 +102,15 @@ int arch_sleds_select(enum sleds_mode mode)
      * register half's, the fixed half's in a BTI-marked object; the
      * counter's in ticks where the process's time_shift is 0 (most
      * counters run at 19.2 to 62.5 MHz), else in units of 2^shift ticks */
-    /* (and with exact returns, the jump half's, plain and BTI: stub.S;
-     * else the jump half takes the fixed half's path) */
+    /* (and in the full modes the jump half's, plain and BTI: stub.S;
+     * the others' goes through litifut_a64_jump_any) */
     static const struct { enum sleds_mode mode; int only_shift0; const char *to[5]; } paths[] = {
-        { SLEDS_ON, 0, { litifut_a64_on, litifut_a64_on_reg, litifut_a64_on_bti, 0, 0 } },
-        { SLEDS_ON_COUNTER, 1, { litifut_a64_counter0, litifut_a64_counter0_reg, litifut_a64_counter0_bti, 0, 0 } },
-        { SLEDS_ON_COUNTER, 0, { litifut_a64_counter, litifut_a64_counter_reg, litifut_a64_counter_bti, 0, 0 } },
+        { SLEDS_ON, 0, { litifut_a64_on, litifut_a64_on_reg, litifut_a64_on_bti,
+                         litifut_a64_jump_ret, litifut_a64_jump_ret_bti } },
+        { SLEDS_ON_COUNTER, 1, { litifut_a64_counter0, litifut_a64_counter0_reg, litifut_a64_counter0_bti,
+                                 litifut_a64_jump_ret_counter0, litifut_a64_jump_ret_counter0_bti } },
+        { SLEDS_ON_COUNTER, 0, { litifut_a64_counter, litifut_a64_counter_reg, litifut_a64_counter_bti,
+                                 litifut_a64_jump_ret_counter, litifut_a64_jump_ret_counter_bti } },
         { SLEDS_ON_RET, 0, { litifut_a64_ret, litifut_a64_ret_reg, litifut_a64_ret_bti,
                              litifut_a64_jump_ret, litifut_a64_jump_ret_bti } },
         { SLEDS_ON_RET_COUNTER, 1, { litifut_a64_ret_counter0, litifut_a64_ret_counter0_reg,
@@ -127,7 +132,7 @@ int arch_sleds_select(enum sleds_mode mode)
         if (paths[i].mode == mode && (shift0 || !paths[i].only_shift0)) {
             to[0] = paths[i].to[litifut_a64_bti ? 2 : 0];   /* `ret x16` (stub.S) */
             to[1] = paths[i].to[1];
-            to[2] = paths[i].to[3] ? paths[i].to[litifut_a64_bti ? 4 : 3] : to[0];
+            to[2] = paths[i].to[3] ? paths[i].to[litifut_a64_bti ? 4 : 3] : litifut_a64_jump_any;
             break;
         }
     static uintptr_t page;          /* the system's: 4, 16 or 64 KB on arm64 */
@@ -137,10 +142,14 @@ int arch_sleds_select(enum sleds_mode mode)
     uintptr_t start = (uintptr_t)litifut_sled;
     uintptr_t end = (uintptr_t)litifut_sled_jump + SLED_ENTRIES * SLED_ENTRY_SIZE;
     uintptr_t lo = start & ~(page - 1);
-    uintptr_t hi = ((uintptr_t)(litifut_sled_pages + 1) + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)(litifut_a64_jump_paths + 2) + page - 1) & ~(page - 1);
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
         return 0;
+    /* (before any entry goes there; a thread there meanwhile takes the
+     * old path or the new one: both are right) */
+    ((volatile uintptr_t *)litifut_a64_jump_paths)[0] = (uintptr_t)to[0];
+    ((volatile uintptr_t *)litifut_a64_jump_paths)[1] = (uintptr_t)litifut_a64_start;
     for (unsigned i = 0; i < 2 * SLED_ENTRIES; i++) {
         uintptr_t b = start + i * SLED_ENTRY_SIZE + 4;
         *(volatile uint32_t *)b = branch(b, to[i / SLED_ENTRIES]);

@@ -113,13 +113,16 @@ litifut_sled_jump:
 /* A jump table of 16-byte entries (a `br` to entry n needs `bti j` in a
  * BTI-marked object): entry n puts xn into x16, from the stack (sp + 8n)
  * for the first `pushed`, then `next` (the way back, or `br x16`).
- * x16, x17 and x30 are never such sites (sled.h). */
+ * x30 is never such a site (sled.h), x16 and x17 a tail jump's only,
+ * whose thunk moved them to x15. */
     .macro REG_TABLE pushed, next:vararg
     .irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
     bti     j
     .if \n < \pushed
     ldr     x16, [sp, #8 * \n]
-    .elseif \n == 16 || \n == 17 || \n >= 30
+    .elseif \n == 16 || \n == 17      /* (only a jump's: its thunk moved it to x15) */
+    mov     x16, x15
+    .elseif \n >= 30
     udf     #0
     .else
     mov     x16, x\n
@@ -202,8 +205,10 @@ litifut_sled_jump:
  * registers GCC calls through most) from the push; any other through
  * a table whose entry n (16 bytes, out of line) puts xn into x16.  x16,
  * x17 and x30 are never such sites (sled.h).  xt: a free register. */
-    .macro TARGET_REG t
+    .macro TARGET_REG t, load=1
+    .if \load
     ldr     w17, [x16]
+    .endif
     lsr     x\t, x17, #4
     cbnz    x\t, 7f                     /* not x0-x3 */
     add     x17, sp, x17, uxtx #1       /* x<n>'s slot */
@@ -335,15 +340,20 @@ litifut_sled_jump:
     HOT_PATH litifut_a64_ret_counter0_reg, 1, litifut_return_counter0, 2, 0
 
 /*
- * Exact returns, a tail jump (the jump half: its thunk sent it here with
- * x30 = the jump + 4 and the jumper's x30 pushed, JUMP_PUSHED bytes
- * above the 32 of HOT_START): recorded as a call with a fixed target,
- * not hooked (the callee returns where the jumper would have).  Frames
- * that are gone go to the slow path first, which writes their returns:
- * the top entry's sp below sp at the jump (at it: the jumper's own
- * frame, live until its callee returns); no shadow stack yet (top 0):
- * none.  The target is the thunk's continuation.  Without exact returns
- * the jump half takes the fixed half's paths (sleds.c).
+ * A tail jump (the jump half: its thunk sent it here with x30 = the
+ * jump + 4 and the jumper's x30 pushed, JUMP_PUSHED bytes above the 32
+ * of HOT_START): recorded as a call, not hooked (the callee returns
+ * where the jumper would have).  Frames that are gone go to the slow
+ * path first, which writes their returns: the top entry's sp below sp
+ * at the jump (at it: the jumper's own frame, live until its callee
+ * returns); no shadow stack (top 0: none yet, or no exact returns):
+ * none.  A direct jump's target is its thunk's continuation; one
+ * through a register (its site word SITE_REG_WORD(n) |
+ * LITIFUT_DB_JUMP_REG) is recorded as a call through xn and goes on
+ * through xn's way in litifut_a64_jump_cont (x30, which the
+ * continuation pops, holds it meanwhile).  These paths serve the full
+ * modes with and without exact returns (sleds.c); the others' jump half
+ * goes through litifut_a64_jump_any.
  */
     .macro JUMP_CHECK
     ldr     x3, [x0, #THREAD_SHADOW_TOP]
@@ -355,7 +365,17 @@ litifut_sled_jump:
 1:
     .endm
 
-    .macro JUMP_PATH name, clock, jump=br
+/* The way on of a jump through a register: xn's continuation, in x30. */
+    .macro CONT_BR reg
+    mov     \reg, x30
+    br      \reg
+    .endm
+    .macro CONT_RET reg
+    mov     \reg, x30
+    ret     \reg
+    .endm
+
+    .macro JUMP_PATH name, clock, jump=br, cont=CONT_BR
     .p2align 4
     .global \name
     .hidden \name
@@ -363,17 +383,36 @@ litifut_sled_jump:
 \name:
     HOT_START
     JUMP_CHECK
+    ldr     w17, [x16]
+    lsr     x3, x17, #7                 /* < LITIFUT_DB_INDIRECT: through a register */
+    cbz     x3, 5f
     HOT_BODY 3, 0, \clock, 1, .Lslow_word, 0, \jump
     HOT_END \jump
+5:
+    .if \clock
+    TIME_COUNTER 3, 17, 2-\clock, .Lslow_word      /* (x30 the key until here) */
+    .endif
+    ldr     w17, [x16]
+    and     w17, w17, #~LITIFUT_DB_JUMP_REG
+    adrp    x30, litifut_a64_jump_cont
+    add     x30, x30, :lo12:litifut_a64_jump_cont
+    add     x30, x30, x17, lsl #2       /* xn's way on (16 bytes each) */
+    TARGET_REG 3, 0
+    .if \clock
+    RECORD_REG 3, 0, 0, \cont
+    .else
+    RECORD_REG 3, 1, 0, \cont
+    .endif
+    HOT_END \cont
     .size \name, . - \name
     .endm
 
     JUMP_PATH litifut_a64_jump_ret, 0
     JUMP_PATH litifut_a64_jump_ret_counter, 1
     JUMP_PATH litifut_a64_jump_ret_counter0, 2
-    JUMP_PATH litifut_a64_jump_ret_bti, 0, ret
-    JUMP_PATH litifut_a64_jump_ret_counter_bti, 1, ret
-    JUMP_PATH litifut_a64_jump_ret_counter0_bti, 2, ret
+    JUMP_PATH litifut_a64_jump_ret_bti, 0, ret, CONT_RET
+    JUMP_PATH litifut_a64_jump_ret_counter_bti, 1, ret, CONT_RET
+    JUMP_PATH litifut_a64_jump_ret_counter0_bti, 2, ret, CONT_RET
 
 /* A BTI-marked object's pages are guarded, and a fixed target need not
  * start with a landing pad (a static function, a PLT entry, a veneer):
@@ -508,6 +547,34 @@ litifut_a64_start:
     .hidden litifut_sled_pages
 litifut_sled_pages:
     .quad   0                           /* litifut_copy.pages */
+    .global litifut_a64_jump_paths
+    .hidden litifut_a64_jump_paths
+litifut_a64_jump_paths:                 /* (litifut_a64_jump_any's: sleds.c writes them) */
+    .quad   0                           /* the mode's fixed-target path */
+    .quad   0                           /* the slow path */
+
+/* The tail jumps' half in the modes with no jump paths of their own
+ * (off, dedup, count, paused): a direct jump's site word gives its
+ * thunk's continuation, which the mode's fixed-target path takes as a
+ * call's target; a jump through a register (LITIFUT_DB_JUMP_REG) goes to
+ * the slow path.  x16 stays 4k; `ret` needs no landing pad. */
+    .p2align 4
+    .global litifut_a64_jump_any
+    .hidden litifut_a64_jump_any
+    .type litifut_a64_jump_any, %function
+litifut_a64_jump_any:
+    ldr     x17, litifut_sled_pages
+    add     x17, x17, x30, lsr #DB_PAGE_SHIFT - 3
+    and     x17, x17, #~7
+    ldr     x17, [x17]                  /* &sites[first site of the page] */
+    ldr     w17, [x17, x16]             /* the site word */
+    lsr     x17, x17, #7
+    cbz     x17, 1f
+    ldr     x17, litifut_a64_jump_paths
+    ret     x17
+1:  ldr     x17, litifut_a64_jump_paths + 8
+    ret     x17
+    .size litifut_a64_jump_any, . - litifut_a64_jump_any
 
     .p2align 4
     .global litifut_a64_off
@@ -1032,5 +1099,29 @@ litifut_calibrate:
     ret
     .cfi_endproc
     .size litifut_calibrate, . - litifut_calibrate
+
+/* A tail jump through a register goes on here (LITIFUT_DB_JUMP_REG;
+ * stub/call.c, the jump paths): one way per register x0-x30, 16 bytes
+ * each (x30 is never such a site): the jumper's x30, which its thunk
+ * pushed, back, and the jump, xn as the jump left it (x16 and x17 from
+ * x15, where the thunk moved them).  Reached by the paths' own jump
+ * (`br x16`, or `ret x16` where BTI guards: no landing pad needed). */
+    .section .text.litifut_sled, "ax", %progbits   /* (with the sled: litifut-emu's trampolines) */
+    .p2align 4
+    .global litifut_a64_jump_cont
+    .hidden litifut_a64_jump_cont
+    .type litifut_a64_jump_cont, %function
+litifut_a64_jump_cont:
+    .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30
+    ldr     x30, [sp], #16
+    .if \n == 16 || \n == 17
+    mov     x\n, x15
+    .else
+    nop
+    .endif
+    br      x\n
+    udf     #0
+    .endr
+    .size litifut_a64_jump_cont, . - litifut_a64_jump_cont
 
     .section .note.GNU-stack, "", %progbits

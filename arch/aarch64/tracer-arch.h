@@ -53,6 +53,8 @@ static inline uintptr_t *arch_return_address_slot(struct arch_frame *f)
 static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t w)
 {
     uint32_t i = SITE_WORD_REG(w);
+    if (i == 16 || i == 17)
+        i = 15;                         /* (a jump's thunk moved them there: host-aarch64.h) */
     return i < 31 ? f->x[i] : 0;
 }
 
@@ -197,6 +199,15 @@ static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
 static inline uintptr_t arch_entry_function(const struct arch_frame *f)
 {
     return f->x[16];
+}
+
+/* A tail jump through a register (a site word of its register's, with
+ * LITIFUT_DB_JUMP_REG) goes on here: the jumper's return address
+ * popped, then the jump through the register (stub.S, 16 bytes per register). */
+extern const char litifut_a64_jump_cont[] __attribute__((visibility("hidden")));
+static inline uintptr_t arch_jump_reg_continuation(uint32_t w)
+{
+    return (uintptr_t)litifut_a64_jump_cont + 4 * (w & ~(uint32_t)3);
 }
 
 /* A tail jump's thunk continuation (its site word's target, sled.h):

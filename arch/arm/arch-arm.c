@@ -33,6 +33,10 @@ static const struct call_kind arm_kinds[N_ARM_KINDS] = {
     /* a pair whose P reads lr: a b.w to its thunk, which sets lr itself */
     [KIND_T_BLX_PAIRB] = { "t_blx_pair_b", 2, -2, PAIRB_SIZE, 0 },
     [KIND_T_BLX_PAIRB32] = { "t_blx_pair32_b", 2, -4, PAIRB32_SIZE, 0 },
+    /* tail jumps through a register: the jump half, its site word rM's */
+    [KIND_BX_JUMP] = { "bx_jump", RA_OFFSET, 0, REGJUMP_SIZE, 1 },
+    [KIND_T_BX_JUMP] = { "t_bx_pair_jump", 2, -2, REGJUMP_SIZE, 1 },
+    [KIND_T_BX_JUMP32] = { "t_bx_pair32_jump", 2, -4, REGJUMP_SIZE, 1 },
 };
 /* Both float ABIs link with the same emulation; the first entry is
  * what the emulation alone implies. */
@@ -113,6 +117,7 @@ struct arm_scan {
     int exidx_ok;
     struct tail_targets tails;  /* where a tail jump may go (lib/sites.h) */
     int thumb2;                 /* the image runs on Thumb-2 cores only */
+    const struct elf_image *img;
 };
 
 /* Where the rest of the function is reached by a computed jump (its
@@ -245,6 +250,16 @@ static int pops_lr(const struct thumb_insn *i)
 
 enum jump_idiom { JUMP_UNKNOWN, JUMP_TAIL, JUMP_OFFSET_TABLE };
 
+/* Whether lr was just restored from the stack by r0 (the instruction
+ * right before a bx) with r1 (the one before it, or NULL): pop.w {...,
+ * lr}, ldr.w lr, [sp], #N, or ldr.w lr, [sp, #N] then add sp, #N. */
+static int lr_restored(const struct thumb_insn *r0, const struct thumb_insn *r1)
+{
+    return pops_lr(r0) ||
+           (r1 && r0->size == 2 && (r0->w & 0xFF80) == 0xB000 &&             /* add sp, #N */
+            r1->size == 4 && (r1->w & 0xFFFF) == 0xF8DD && r1->w >> 28 == 14); /* ldr.w lr, [sp, #N] */
+}
+
 /*
  * What a Thumb bx rM (rM not lr, not in an IT block) at `at` does, from
  * the instructions right before it (sc->recent):
@@ -263,9 +278,7 @@ static enum jump_idiom jump_idiom(const struct arm_scan *sc, uint32_t at, unsign
     const struct thumb_insn *r = sc->recent;
     if (sc->n_recent < 1 || r[0].addr + r[0].size != at)
         return JUMP_UNKNOWN;
-    if (pops_lr(&r[0]) ||
-        (sc->n_recent >= 2 && r[0].size == 2 && (r[0].w & 0xFF80) == 0xB000 &&   /* add sp, #N */
-         r[1].size == 4 && (r[1].w & 0xFFFF) == 0xF8DD && r[1].w >> 28 == 14))  /* ldr.w lr, [sp, #N] */
+    if (lr_restored(&r[0], sc->n_recent >= 2 ? &r[1] : NULL))
         return JUMP_TAIL;
     if (sc->n_recent < 3 || r[0].size != 2 || (r[0].w & 0xFF00) != 0x4400 || r[1].size != 4)
         return JUMP_UNKNOWN;
@@ -371,6 +384,7 @@ static void *arm_scan_begin(const struct elf_image *img)
     function_index_build(img, &sc->functions);
     tail_targets_build(img, &arch_arm, &sc->functions, &sc->tails);
     sc->thumb2 = image_has_thumb2(img);
+    sc->img = img;
     sc->exidx_ok = 1;
     for (size_t si = 1; si < img->n_sections; si++) {
         const struct elf_section *s = &img->sections[si];
@@ -547,9 +561,11 @@ static const char *pair_refusal(const struct arm_scan *sc, const struct elf_imag
     if (!f)
         return "Thumb blx rM (16-bit) outside any function";
     uint32_t f_start = (uint32_t)f->start;
-    size_t j = addr_set_lower_bound(&sc->jumps, f_start);
-    if (j < sc->jumps.n && sc->jumps.v[j] - f_start < f->size)
-        return "Thumb blx rM (16-bit) in a function with computed jumps";
+    /* (a bx rM rewritten with its P is a jump of its own: not counted) */
+    for (size_t j = addr_set_lower_bound(&sc->jumps, f_start);
+         j < sc->jumps.n && sc->jumps.v[j] - f_start < f->size; j++)
+        if (sc->jumps.v[j] != blx)
+            return "Thumb blx rM (16-bit) in a function with computed jumps";
     struct addr_set pads = { NULL, 0, 0 };
     int known = add_landing_pads(sc, img, f_start, &pads) == 0;
     int pad = 0;
@@ -614,6 +630,9 @@ static uint32_t distance32(uint32_t a, uint32_t b)
 static int jump_in_reach(const struct call_site *site, uint32_t sled, uint32_t span)
 {
     uint32_t addr = (uint32_t)site->addr, w = site->insn, target, reach;
+    if (is_reg_jump_kind(site->kind))       /* ARM b +-32 MB, Thumb b.w +-16 MB; any target */
+        return distance32(addr, sled) + span <
+               (UINT32_C(1) << (site->kind == KIND_BX_JUMP ? 25 : 24));
     if (site->kind == KIND_B_JUMP) {
         target = addr + 8 + (uint32_t)branch_offset(w);
         reach = UINT32_C(1) << 25;
@@ -650,12 +669,18 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     size_t k = 0;
     for (size_t i = 0; i < sites->n; i++) {
         unsigned kind = sites->v[i].kind;
-        const char *why = is_pair_kind(kind)
+        const char *why = is_thumb_pair_kind(kind)
                               ? pair_refusal(sc, img, (uint32_t)sites->v[i].addr, sled, reach)
                               : NULL;
-        if (is_jump_kind(kind) && sled && !jump_in_reach(&sites->v[i], sled, thunk_span)) {
+        if ((is_jump_kind(kind) || is_reg_jump_kind(kind)) && sled &&
+            !jump_in_reach(&sites->v[i], sled, thunk_span)) {
             st->sites_by_kind[kind]--;
             stats_skip(st, "tail jumps beyond reach of the thunk area", 4);
+            continue;
+        }
+        if (why && is_reg_jump_kind(kind)) {    /* (no call: not an untraced one) */
+            st->sites_by_kind[kind]--;
+            stats_skip(st, "tail jumps through a register (Thumb) that cannot be rewritten", 2);
             continue;
         }
         if (why) {
@@ -729,6 +754,34 @@ static int thumb_classify(struct arm_scan *sc, int in_it, const cs_insn *insn, u
     return 1;
 }
 
+/* Thumb bx rM (16-bit; rM not lr, sp or pc), not a known switch:
+ * maybe a tail jump through a register, rewritten with the instruction
+ * before it if that can move (lr it may read and write: the thunk runs
+ * it first) and the jump is no IT block's (arm_scan_end may still
+ * refuse it, as a pair).  A b.w reaches the thunk: Thumb-2 only. */
+static int thumb_bx_classify(struct arm_scan *sc, int in_it, const cs_insn *insn, uint32_t w,
+                             struct call_site *site, struct scan_stats *st)
+{
+    uint32_t addr = (uint32_t)insn->address, table;
+    unsigned rm = w >> 3 & 15;
+    if (!is_t_bx_reg(w) || rm > 12 || !register_jump_at(&sc->tails, addr) ||
+        jump_idiom(sc, addr, rm, &table) == JUMP_OFFSET_TABLE)
+        return 0;
+    if (in_it || !sc->prev_usable_lr || sc->prev_end != addr || !(sc->thumb2 || sc->prev_size == 4)) {
+        stats_skip(st, "tail jumps through a register (Thumb) that cannot be rewritten", 2);
+        return 0;
+    }
+    if (sc->prev_size == 2) {
+        site->insn = sc->prev_word | w << 16;
+        site->kind = KIND_T_BX_JUMP;
+    } else {
+        site->insn = sc->prev_word;
+        site->insn2 = (uint16_t)w;
+        site->kind = KIND_T_BX_JUMP32;
+    }
+    return 1;
+}
+
 static int arm_state_classify(const cs_insn *insn, uint32_t w, struct call_site *site,
                               struct scan_stats *st)
 {
@@ -790,6 +843,13 @@ static unsigned arm_quick(void *state, unsigned isa, uint64_t link_addr, uint32_
                 site->addr = addr;
                 *found = 1;
             }
+            return 4;
+        }
+        if (is_bx_reg(w) && (w & 15) <= 12 && register_jump_at(&sc->tails, addr)) {
+            site->insn = w;                             /* bx rM: a tail jump, maybe */
+            site->kind = KIND_BX_JUMP;
+            site->addr = addr;
+            *found = 1;
             return 4;
         }
         if ((w & 0x0FFFFFF0) == 0x012FFF30) {          /* blx rM */
@@ -856,17 +916,33 @@ static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
     if (insn->id == ARM_INS_BL || insn->id == ARM_INS_BLX)
         is_call = isa == ISA_THUMB ? thumb_classify(sc, in_it, insn, w, site, st)
                                    : arm_state_classify(insn, w, site, st);
+    else if (insn->id == ARM_INS_BX && isa == ISA_THUMB && insn->size == 2)
+        is_call = thumb_bx_classify(sc, in_it, insn, w, site, st);
     else if (insn->id == ARM_INS_B && isa == ISA_THUMB && insn->size == 4 &&
              (is_t_b_w(w) || is_t_bcond_w(w))) {
         /* Thumb b.w (in an IT block too, as its last: so is the
          * redirect) or b<c>.w to a function: a tail jump */
         uint32_t target = t_jump_target((uint32_t)insn->address, w);
-        if (capstone_agrees(insn, target) &&
-            tail_jump_at(&sc->tails, insn->address, target) != NOT_TAIL_JUMP) {
+        enum tail_jump tj = capstone_agrees(insn, target)
+                                ? tail_jump_at(&sc->tails, insn->address, target) : NOT_TAIL_JUMP;
+        if (tj != NOT_TAIL_JUMP) {
             site->insn = w;
             site->kind = KIND_T_B_JUMP;
             is_call = 1;
         }
+        /* a rewritten bx rM is the computed jump it was (the thunk's bx:
+         * both passes' and the readers' scans find the same pairs) */
+        uint16_t h[REGJUMP_SIZE / 2];
+        const unsigned char *p = tj == TAIL_JUMP_REWRITTEN && is_t_b_w(w)
+                                     ? elf_bytes_at(sc->img, target, REGJUMP_SIZE) : NULL;
+        for (unsigned i = 0; p && i < REGJUMP_SIZE / 2; i++)
+            h[i] = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
+        unsigned psize = p ? regjump_t_thunk_p(h) : 0;
+        struct thumb_insn pi = { (uint32_t)insn->address, psize == 2 ? h[0] : h[0] | (uint32_t)h[1] << 16,
+                                 psize };
+        int before = sc->n_recent >= 1 && sc->recent[0].addr + sc->recent[0].size == insn->address;
+        if (psize && !lr_restored(&pi, before ? &sc->recent[0] : NULL))
+            addr_set_add(&sc->jumps, (uint32_t)insn->address + psize);
     }
     if (isa == ISA_THUMB) {
         sc->prev_end = (uint32_t)insn->address + insn->size;

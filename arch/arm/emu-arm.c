@@ -131,29 +131,36 @@ static uint64_t arm_thunk_site(uint64_t entry, uint64_t ra)
     return entry & 2 ? ra - 2 : ra;
 }
 
-/* The thunk of a Thumb pair whose P reads lr (thunks.h), entered by a
- * b.w at P's address: the call is the blx after P, returning after it. */
-static int arm_jump_thunk_call(const uint8_t *b, size_t n, int big_endian, uint64_t jump_site,
-                               uint64_t *site, uint64_t *ra)
+/* A thunk entered by a Thumb b.w at P's address (thunks.h): a pair's
+ * whose P reads lr (the call is the blx after P, returning after it),
+ * or a tail jump's through a register (the jump is the bx after P); a
+ * direct tail jump's starts with push {lr}, ldr.w lr, add lr, pc too,
+ * but has no bx or blx in its next halfwords. */
+static int arm_jump_thunk(const uint8_t *b, size_t n, int big_endian, uint64_t jump_site,
+                          uint64_t *site, uint64_t *ra)
 {
-    if (big_endian || n < PAIRB32_SIZE)
+    if (big_endian || n < REGJUMP_SIZE || n < PAIRB32_SIZE)
         return 0;                       /* (no big-endian ARM target) */
-    uint16_t h[PAIRB32_SIZE / 2];
-    for (unsigned i = 0; i < PAIRB32_SIZE / 2; i++)
+    uint16_t h[REGJUMP_SIZE / 2];
+    for (unsigned i = 0; i < REGJUMP_SIZE / 2; i++)
         h[i] = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
-    uint32_t ldr = T_LDR_LR_PC12;
+    uint16_t ldr_lo = T_LDR_LR_PC12 & 0xFFFF, ldr_hi = T_LDR_LR_PC12 >> 16;
     unsigned p;
-    if (h[1] == (ldr & 0xFFFF) && h[2] == ldr >> 16 && h[3] == T_ADD_LR_PC && h[4] == T_BX_PC &&
-        (h[PAIRB_BLX / 2] & 0xFF87) == 0x4780)
-        p = 2;
-    else if (h[2] == (ldr & 0xFFFF) && h[3] == ldr >> 16 && h[4] == T_ADD_LR_PC && h[5] == T_NOP &&
-             h[6] == T_BX_PC && (h[PAIRB32_BLX / 2] & 0xFF87) == 0x4780)
-        p = 4;
-    else
-        return 0;                       /* (a tail jump's: push {lr} and a nop) */
+    if (h[1] == ldr_lo && h[2] == ldr_hi && h[3] == T_ADD_LR_PC && h[4] == T_BX_PC &&
+        (h[PAIRB_BLX / 2] & 0xFF87) == 0x4780) {
+        p = 2;                          /* a pair's, P 16-bit */
+    } else if (h[2] == ldr_lo && h[3] == ldr_hi && h[4] == T_ADD_LR_PC && h[5] == T_NOP &&
+               h[6] == T_BX_PC && (h[PAIRB32_BLX / 2] & 0xFF87) == 0x4780) {
+        p = 4;                          /* ... P 32-bit */
+    } else if ((p = regjump_t_thunk_p(h))) {
+        *site = jump_site + p;          /* a jump through a register */
+        return EMU_THUNK_JUMP;
+    } else {
+        return 0;                       /* (a direct tail jump's: push {lr} and a nop) */
+    }
     *site = jump_site + p;
     *ra = jump_site + p + 2;
-    return 1;
+    return EMU_THUNK_CALL;
 }
 
 const struct emu_arch emu_arch_arm = {
@@ -163,5 +170,5 @@ const struct emu_arch emu_arch_arm = {
     .sys_execve = 11, .sys_execveat = 387, .sys_exit_group = 248, .sys_clone = 120,
     .sys_clone3 = 435, .sigaction_handler_offset = 0,
     .block_isas = arm_block_isas, .block_end = arm_block_end, .helper_page = arm_helper_page,
-    .thunk_site = arm_thunk_site, .jump_thunk_call = arm_jump_thunk_call,
+    .thunk_site = arm_thunk_site, .jump_thunk = arm_jump_thunk,
 };

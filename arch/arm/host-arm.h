@@ -15,9 +15,9 @@
 /* ARM's instruction sets (lib/arch.h) */
 enum { ISA_ARM = ISA_MAIN, ISA_THUMB = ISA_ALT };
 
-enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_B_JUMP, KIND_T_BL, KIND_T_BLX_IMM,
-       KIND_T_BLX_PAIR, KIND_T_BLX_PAIR32, KIND_T_B_JUMP, KIND_T_BLX_PAIRB, KIND_T_BLX_PAIRB32,
-       N_ARM_KINDS };
+enum { KIND_BL, KIND_BLX_IMM, KIND_BLX_REG, KIND_B_JUMP, KIND_BX_JUMP, KIND_T_BL,
+       KIND_T_BLX_IMM, KIND_T_BLX_PAIR, KIND_T_BLX_PAIR32, KIND_T_B_JUMP, KIND_T_BLX_PAIRB,
+       KIND_T_BLX_PAIRB32, KIND_T_BX_JUMP, KIND_T_BX_JUMP32, N_ARM_KINDS };
 
 static inline int is_pair_kind(unsigned kind)
 {
@@ -47,9 +47,29 @@ static inline int is_thumb_kind(unsigned kind)
     return kind >= KIND_T_BL;
 }
 
+/* A direct tail jump (b, b.w: its target fixed) */
 static inline int is_jump_kind(unsigned kind)
 {
     return kind == KIND_B_JUMP || kind == KIND_T_B_JUMP;
+}
+
+/* A tail jump through a register (ARM bx rM; Thumb bx rM with the
+ * instruction before it) */
+static inline int is_reg_jump_kind(unsigned kind)
+{
+    return kind == KIND_BX_JUMP || kind == KIND_T_BX_JUMP || kind == KIND_T_BX_JUMP32;
+}
+
+/* Rewritten with the Thumb instruction before the site (a thunk runs it) */
+static inline int is_thumb_pair_kind(unsigned kind)
+{
+    return is_pair_kind(kind) || kind == KIND_T_BX_JUMP || kind == KIND_T_BX_JUMP32;
+}
+
+/* ARM bx<c> rM (not blx) */
+static inline int is_bx_reg(uint32_t w)
+{
+    return (w >> 28) != 0xF && (w & 0x0FFFFFF0) == 0x012FFF10;
 }
 
 static inline int32_t branch_offset(uint32_t w)
@@ -184,6 +204,11 @@ static inline uint32_t arm_b_encode(uint32_t addr, uint32_t w, uint32_t dest)
 static inline int is_t_blx_reg(uint32_t hw)
 {
     return (hw & 0xFF87) == 0x4780;
+}
+
+static inline int is_t_bx_reg(uint32_t hw)
+{
+    return (hw & 0xFF87) == 0x4700;
 }
 
 /* Thumb 32-bit bl (T1) from addr to dest (Thumb code); 0 if out of

@@ -15,7 +15,7 @@
 static int arm_call_target(const struct call_site *site, uint64_t *target)
 {
     uint32_t w = site->insn, addr = (uint32_t)site->addr;   /* ELF32: arch_of_image */
-    if (is_pair_kind(site->kind))
+    if (is_thumb_pair_kind(site->kind) || is_reg_jump_kind(site->kind))
         return 0;
     if (site->kind == KIND_T_B_JUMP) {
         *target = t_jump_target(addr, w);
@@ -167,9 +167,63 @@ static int pairb_redirect(const struct elf_image *img, struct call_site *site,
     return 1;
 }
 
+/* A jump (ARM b<c>, Thumb b.w) to the thunk of a tail jump through a
+ * register (thunks.h): its words as the rewriter writes them, its ARM b
+ * to the jump half's entry k, its key the bx's; the site becomes the
+ * original bx (Thumb: after its P). */
+static int reg_jump_redirect(const struct elf_image *img, struct call_site *site,
+                             const struct sled_set *sleds, unsigned *k)
+{
+    uint32_t a = (uint32_t)site->addr, v[REGJUMP_SIZE / 4];
+    int arm = site->kind == KIND_B_JUMP;
+    uint32_t t = arm ? a + 8 + (uint32_t)branch_offset(site->insn) : t_jump_target(a, site->insn);
+    uint32_t thunks = (uint32_t)sleds->thunks, thunks_size = (uint32_t)sleds->thunks_size;
+    if (!sleds->jump || (t & 3) || t - thunks >= thunks_size ||
+        thunks_size - (t - thunks) < REGJUMP_SIZE || (!arm && !is_t_b_w(site->insn)))
+        return 0;
+    for (unsigned i = 0; i < REGJUMP_SIZE / 4; i++)
+        if (elf_read32(img, t + 4 * i, &v[i]))
+            return 0;
+    struct call_site r = *site;
+    uint32_t b_off, key;
+    if (arm) {
+        uint32_t bx = v[REGJUMP_BX / 4];
+        if (v[0] != A_PUSH_LR || v[1] != A_LDR_LR_PC4 || v[2] != A_ADD_LR_PC_LR ||
+            !is_bx_reg(bx) || (bx & 15) > 12 || bx >> 28 != site->insn >> 28)
+            return 0;
+        r.kind = KIND_BX_JUMP;
+        r.insn = bx;
+        b_off = REGJUMP_BRANCH;
+        key = v[REGJUMP_KEY / 4] + t + 16;
+        if (key != a + RA_OFFSET)
+            return 0;
+    } else {
+        uint16_t h[REGJUMP_SIZE / 2];
+        for (unsigned i = 0; i < REGJUMP_SIZE / 2; i++)
+            h[i] = half_at(v, 2 * i);
+        unsigned p = regjump_t_thunk_p(h);
+        if (!p)
+            return 0;
+        r.kind = p == 2 ? KIND_T_BX_JUMP : KIND_T_BX_JUMP32;
+        r.addr = a + p;                         /* the bx */
+        r.insn = p == 2 ? half_at(v, 0) | (uint32_t)half_at(v, REGJUMP_T_BX) << 16 : v[0];
+        r.insn2 = p == 2 ? 0 : half_at(v, REGJUMP_T_BX);
+        b_off = REGJUMP_T_BRANCH;
+        key = v[REGJUMP_T_KEY / 4] + t + 10 + p;
+    }
+    uint32_t b = v[b_off / 4], entry = t + b_off + 8 + (uint32_t)branch_offset(b);
+    uint32_t d = entry - (uint32_t)sleds->jump;
+    if ((b & 0xFF000000) != 0xEA000000 || d >= SLED_ENTRIES * SLED_ENTRY_SIZE ||
+        d % SLED_ENTRY_SIZE || (!arm && key != (uint32_t)r.addr + 2))
+        return 0;
+    *k = d / SLED_ENTRY_SIZE;
+    *site = r;
+    return 1;
+}
+
 /* A redirect is an ARM bl or a Thumb blx into the sled (either half),
  * a Thumb bl to a thunk, or a Thumb b.w or an ARM b to a thunk: a tail
- * jump's, or a pair's whose P reads lr. */
+ * jump's (direct or through a register), or a pair's whose P reads lr. */
 static int arm_decode_redirect(const struct elf_image *img, struct call_site *site,
                                const struct sled_set *sleds, unsigned *k)
 {
@@ -181,6 +235,8 @@ static int arm_decode_redirect(const struct elf_image *img, struct call_site *si
             return 1;
         }
     }
+    if (is_jump_kind(site->kind) && sleds->thunks && reg_jump_redirect(img, site, sleds, k))
+        return 1;
     if (is_jump_kind(site->kind))
         return jump_redirect(img, site, sleds, k);
     if (site->kind == KIND_T_BL && sleds->thunks)

@@ -8,6 +8,7 @@
 #include "arch/arm/host-arm.h"
 #include "src/arch-rewrite.h"
 #include "lib/error.h"
+#include "litifut/db-format.h"
 
 /* Thumb: blx (into ARM state) to the sled entry; its condition, in an
  * IT block, stays the IT block's. */
@@ -64,6 +65,16 @@ static int arm_encode_redirect(const struct call_site *site, unsigned k,
     if (is_jump_kind(site->kind)) {         /* the same jump, to its thunk */
         *word = site->kind == KIND_B_JUMP ? arm_b_encode(addr, site->insn, thunk)
                                           : t_jump_encode(addr, site->insn, thunk);
+        if (!*word)
+            return error("tail jump at 0x%08" PRIx32 ": its thunk at 0x%08" PRIx32
+                         " is out of its reach", addr, thunk);
+        return 0;
+    }
+    if (is_reg_jump_kind(site->kind)) {     /* b<c> (ARM), b.w over P (Thumb), to its thunk */
+        int p32 = site->kind == KIND_T_BX_JUMP32;
+        *word = site->kind == KIND_BX_JUMP
+                    ? arm_b_encode(addr, (site->insn & 0xF0000000u) | 0x0A000000u, thunk)
+                    : t_jump_encode(addr - (p32 ? 4 : 2), 0x9000F000u, thunk);
         if (!*word)
             return error("tail jump at 0x%08" PRIx32 ": its thunk at 0x%08" PRIx32
                          " is out of its reach", addr, thunk);
@@ -186,12 +197,54 @@ static int pairb_thunk(const struct call_site *site, unsigned k, const struct sl
     return 0;
 }
 
+/* A tail jump through a register's thunk (thunks.h), to entry k of the
+ * jump half. */
+static int reg_jump_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
+                          uint32_t thunk, uint8_t *bytes)
+{
+    uint32_t addr = (uint32_t)site->addr, entry = (uint32_t)sleds->jump + SLED_ENTRY_SIZE * k;
+    int arm = site->kind == KIND_BX_JUMP, p32 = site->kind == KIND_T_BX_JUMP32;
+    uint32_t b_at = thunk + (arm ? REGJUMP_BRANCH : REGJUMP_T_BRANCH);
+    uint32_t b = arm_b_encode(b_at, 0xE0000000u, entry);
+    if (!sleds->jump || !b || (thunk & 3))
+        return error("thunk at 0x%08" PRIx32 ": the tracer's jump sled at 0x%08" PRIx32
+                     " is out of b range (+-32 MB)", thunk, entry);
+    if (arm) {
+        put32(bytes, A_PUSH_LR);
+        put32(bytes + 4, A_LDR_LR_PC4);
+        put32(bytes + 8, A_ADD_LR_PC_LR);
+        put32(bytes + REGJUMP_KEY, addr + RA_OFFSET - (thunk + 16));
+        put32(bytes + REGJUMP_BX, site->insn);
+    } else if (!p32) {
+        put16(bytes, site->insn);
+        put16(bytes + 2, T_PUSH_LR);
+        put32(bytes + 4, T_LDR_LR_PC12);
+        put16(bytes + 8, T_ADD_LR_PC);
+        put16(bytes + 10, T_NOP);
+        put16(bytes + 12, T_BX_PC);
+        put16(bytes + REGJUMP_T_BX, site->insn >> 16);
+        put32(bytes + REGJUMP_T_KEY, addr + 2 - (thunk + 12));
+    } else {
+        put32(bytes, site->insn);
+        put16(bytes + 4, T_PUSH_LR);
+        put32(bytes + 6, T_LDR_LR_PC12);
+        put16(bytes + 10, T_ADD_LR_PC);
+        put16(bytes + 12, T_BX_PC);
+        put16(bytes + REGJUMP_T_BX, site->insn2);
+        put32(bytes + REGJUMP_T_KEY, addr + 2 - (thunk + 14));
+    }
+    put32(bytes + (arm ? REGJUMP_BRANCH : REGJUMP_T_BRANCH), b);
+    return 0;
+}
+
 static int arm_encode_thunk(const struct call_site *site, unsigned k, const struct sled_set *sleds,
                             uint64_t thunk64, uint8_t *bytes)
 {
     uint32_t thunk = (uint32_t)thunk64;
     if (is_jump_kind(site->kind))
         return jump_thunk(site, k, sleds, thunk, bytes);
+    if (is_reg_jump_kind(site->kind))
+        return reg_jump_thunk(site, k, sleds, thunk, bytes);
     if (site->kind == KIND_T_BLX_PAIRB || site->kind == KIND_T_BLX_PAIRB32)
         return pairb_thunk(site, k, sleds, thunk, bytes);
     int p32 = site->kind == KIND_T_BLX_PAIR32;
@@ -234,6 +287,9 @@ static uint32_t arm_site_word(const struct call_site *site, uint64_t word_addr64
         return FRAME_R(w >> 19 & 15);                       /* the blx: second halfword */
     case KIND_T_BLX_PAIR32: case KIND_T_BLX_PAIRB32:
         return FRAME_R(site->insn2 >> 3 & 15);
+    case KIND_BX_JUMP: return FRAME_R(w & 15) | LITIFUT_DB_JUMP_REG;
+    case KIND_T_BX_JUMP: return FRAME_R(w >> 19 & 15) | LITIFUT_DB_JUMP_REG;
+    case KIND_T_BX_JUMP32: return FRAME_R(site->insn2 >> 3 & 15) | LITIFUT_DB_JUMP_REG;
     default: return FRAME_R(w & 15);
     }
 }

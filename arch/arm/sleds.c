@@ -7,8 +7,8 @@
  * (which counts the call), or, while the process records nothing, to
  * litifut_arm_off, which only finds the target; and the two branches
  * that the far sleds (far-sled.S) go through, one per half, with them;
- * and the tail jumps' half (litifut_sled_jump), as the fixed half but
- * with exact returns.
+ * and the tail jumps' half (litifut_sled_jump): the full modes' jump
+ * paths, the others' through litifut_arm_jump_any.
  * The sled's pages are
  * made writable while the branches change; a thread running through an
  * entry meanwhile takes the old branch or the new one: both are right.
@@ -34,7 +34,8 @@ extern const char litifut_arm_ret_clock[] HIDDEN, litifut_arm_ret_reg_clock[] HI
 extern const char litifut_arm_ret_counter[] HIDDEN, litifut_arm_ret_reg_counter[] HIDDEN;
 extern const char litifut_sled_jump[] HIDDEN;
 extern const char litifut_arm_jump_marks[] HIDDEN, litifut_arm_jump_clock[] HIDDEN;
-extern const char litifut_arm_jump_counter[] HIDDEN;
+extern const char litifut_arm_jump_counter[] HIDDEN, litifut_arm_jump_any[] HIDDEN;
+extern uint32_t litifut_arm_jump_paths[2] HIDDEN;     /* litifut_arm_jump_any's (stub.S) */
 
 /* The branch word of entry `b`'s third instruction to `to`. */
 static uint32_t branch(uintptr_t b, const char *to)
@@ -58,18 +59,25 @@ int arch_sleds_select(enum sleds_mode mode)
     case SLEDS_ON_RET_COUNTER: to[0] = litifut_arm_ret_counter; to[1] = litifut_arm_ret_reg_counter; break;
     default:               to[0] = to[1] = litifut_arm_start; break;
     }
-    /* a tail jump is a fixed-target call but for its hook (stub.S) */
-    to[2] = mode == SLEDS_ON_RET ? litifut_arm_jump_marks
-          : mode == SLEDS_ON_RET_CLOCK ? litifut_arm_jump_clock
-          : mode == SLEDS_ON_RET_COUNTER ? litifut_arm_jump_counter : to[0];
+    /* tail jumps: the full modes' jump paths (stub.S), with exact
+     * returns or without; else the dispatcher, to the mode's path of a
+     * fixed target or (through a register) the slow path */
+    to[2] = mode == SLEDS_ON_RET || mode == SLEDS_ON ? litifut_arm_jump_marks
+          : mode == SLEDS_ON_RET_CLOCK || mode == SLEDS_ON_CLOCK ? litifut_arm_jump_clock
+          : mode == SLEDS_ON_RET_COUNTER || mode == SLEDS_ON_COUNTER ? litifut_arm_jump_counter
+          : to[0] == litifut_arm_start ? litifut_arm_start : litifut_arm_jump_any;
     /* the entries, then the far sleds' way in: one branch per half
      * (stub.S, far-sled.S) */
     uintptr_t start = (uintptr_t)litifut_sled, far = start + 2 * SLED_ENTRIES * SLED_ENTRY_SIZE;
     uintptr_t end = (uintptr_t)litifut_sled_jump + SLED_ENTRIES * SLED_ENTRY_SIZE;
-    uintptr_t lo = start & ~4095u, hi = ((uintptr_t)(litifut_sled_pages + 1) + 4095) & ~4095u;
+    uintptr_t lo = start & ~4095u, hi = ((uintptr_t)(litifut_arm_jump_paths + 2) + 4095) & ~4095u;
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0))
         return 0;
+    /* (before any entry goes there; a thread there meanwhile takes the
+     * old path or the new one: both are right) */
+    ((volatile uint32_t *)litifut_arm_jump_paths)[0] = (uint32_t)(uintptr_t)to[0];
+    ((volatile uint32_t *)litifut_arm_jump_paths)[1] = (uint32_t)(uintptr_t)litifut_arm_start;
     for (unsigned i = 0; i < 2 * SLED_ENTRIES; i++) {
         uintptr_t b = start + i * SLED_ENTRY_SIZE + 8;
         *(volatile uint32_t *)b = branch(b, to[i / SLED_ENTRIES]);

@@ -114,6 +114,11 @@ litifut_sled_end:
     .hidden litifut_sled_pages
 litifut_sled_pages:
     .word   0                       @ litifut_copy.pages
+    .global litifut_arm_jump_paths
+    .hidden litifut_arm_jump_paths
+litifut_arm_jump_paths:             @ (litifut_arm_jump_any's: sleds.c writes them)
+    .word   0                       @ the mode's fixed-target path
+    .word   0                       @ the slow path
 
     .macro SLED_OFF_START
     ldr     r4, litifut_sled_pages
@@ -139,6 +144,40 @@ litifut_arm_off_reg:                @ a call through a register
     ldr     r9, [sp, r9]            @ rM as the call left it
     str     r9, [sp, #FRAME_PC]
     pop     {r0-r12, lr, pc}
+
+/*
+ * The tail jumps' half in the modes with no jump paths of their own
+ * (off, dedup, count, paused): a direct jump's site word gives its
+ * thunk's continuation, which the mode's fixed-target path takes as a
+ * call's target; a jump through a register (LITIFUT_DB_JUMP_REG) goes
+ * to the slow path.  The flags as they came.
+ */
+    .global litifut_arm_jump_any
+    .hidden litifut_arm_jump_any
+    .type litifut_arm_jump_any, %function
+litifut_arm_jump_any:
+    mrs     r11, APSR
+    SLED_OFF_START
+    cmp     r9, #LITIFUT_DB_INDIRECT
+    ldrhs   r10, litifut_arm_jump_paths
+    ldrlo   r10, litifut_arm_jump_paths + 4
+    msr     APSR_nzcvq, r11
+    bx      r10
+
+/* A tail jump through a register goes on here (LITIFUT_DB_JUMP_REG;
+ * stub/call.c, the jump paths): one way per register r0-r12, 8 bytes
+ * each: the jumper's lr, which its thunk pushed, back, and the jump,
+ * rM as the jump left it. */
+    .p2align 3
+    .global litifut_arm_jump_cont
+    .hidden litifut_arm_jump_cont
+    .type litifut_arm_jump_cont, %function
+litifut_arm_jump_cont:
+    .irp r, r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12
+    ldr     lr, [sp], #4
+    bx      \r
+    .endr
+    .size litifut_arm_jump_cont, . - litifut_arm_jump_cont
 
 
 /*
@@ -423,16 +462,21 @@ litifut_arm_ret_reg_\suffix:
     RETURNS_HOT_PATHS counter, HOT_PATH_COUNTER, .Lrfixedcnt, .Lrregcnt, 0, litifut_return_counter
 
 /*
- * LITIFUT_RETURNS: a tail jump (the jump half: its thunk sent it here
- * with lr = the jump + 4 and the jumper's lr pushed, sled.h) is
- * recorded as a call is, but not hooked: the callee returns where the
- * jumper would have, through the jumper's hook if it had one.  Frames
- * that are gone go to the slow path first, which writes their returns:
- * the top entry's sp below sp at the jump (at it: the jumper's own
- * frame, live until its callee returns).  Without exact returns the
- * jump half takes the fixed half's paths (sleds.c).  The target is the
- * thunk's continuation, which pops the jumper's lr and jumps on.  The
- * frame's pc slot keeps the entry's pc until the record is sure.
+ * A tail jump (the jump half: its thunk sent it here with lr = the jump
+ * + 4, or the bx + 2 in Thumb code, and the jumper's lr pushed, sled.h)
+ * is recorded as a call is, but not hooked: the callee returns where
+ * the jumper would have, through the jumper's hook if it had one
+ * (LITIFUT_RETURNS).  Frames that are gone go to the slow path first,
+ * which writes their returns: the top entry's sp below sp at the jump
+ * (at it: the jumper's own frame, live until its callee returns; no
+ * shadow stack, as without exact returns: none).  A direct jump's
+ * target is its thunk's continuation, which pops the jumper's lr and
+ * jumps on; one through a register (its site word rM's, with
+ * LITIFUT_DB_JUMP_REG) is recorded as a call through rM, and goes on
+ * through rM's way in litifut_arm_jump_cont.  These paths serve the
+ * full modes with and without exact returns (sleds.c); the others go
+ * through litifut_arm_jump_any.  The frame's pc slot keeps the entry's
+ * pc until the record is sure.
  */
     .macro JUMP_CHECK
     ldr     r4, [r2, #THREAD_SHADOW_TOP]
@@ -449,12 +493,33 @@ litifut_arm_ret_reg_\suffix:
     .type litifut_arm_jump_\suffix, %function
 litifut_arm_jump_\suffix:
     HOT_PATH_START \name
+    cmp     r9, #LITIFUT_DB_INDIRECT
+    blo     \name\()_reg
     add     r9, r5, r9              @ the continuation
     JUMP_CHECK
     \time \name
     str     r9, [sp, #FRAME_PC]
     str     r3, [r6], #4
     HOT_PATH_END
+\name\()_reg:                      @ through a register: its word rM's | LITIFUT_DB_JUMP_REG
+    bic     r9, r9, #LITIFUT_DB_JUMP_REG
+    JUMP_CHECK
+    mov     r5, r9                  @ rM's frame slot
+    ldr     r9, [sp, r9]            @ the target: rM as the jump left it
+    \time \name
+    ldr     r4, \name\()_cont
+\name\()_cpc:
+    add     r4, pc, r4              @ litifut_arm_jump_cont
+    add     r4, r4, r5, lsl #1      @ rM's way on (8 bytes each)
+    str     r4, [sp, #FRAME_PC]
+    .ifc \suffix, marks
+    RECORD_REG_BY_TARGET
+    .else
+    RECORD_REG_BY_SITE
+    .endif
+    HOT_PATH_END
+\name\()_cont:
+    .word   litifut_arm_jump_cont - (\name\()_cpc + 8)
     HOT_PATH_FULL \name, \literals
     .endm
 

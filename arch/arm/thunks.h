@@ -7,6 +7,8 @@
 #ifndef LITIFUT_ARCH_ARM_THUNKS_H
 #define LITIFUT_ARCH_ARM_THUNKS_H
 
+#include <stdint.h>
+
 /* Tail jumps (KIND_B_JUMP: ARM b<c> f; KIND_T_B_JUMP: Thumb b.w f, in
  * an IT block too, or b<c>.w f) to the first instruction of another
  * function or a PLT entry: the jump goes to its own thunk in
@@ -100,5 +102,54 @@
 #define PAIRB32_BLX     14
 #define PAIRB32_BRANCH  16
 #define PAIRB32_RA      20
+
+/* A tail jump through a register (KIND_BX_JUMP: ARM bx<c> rM;
+ * KIND_T_BX_JUMP: Thumb P; bx rM, 16-bit P; KIND_T_BX_JUMP32: after a
+ * 32-bit P): the jump (ARM: b<c>; Thumb: b.w over P and the bx, or over
+ * P alone) goes to its thunk, which makes it a call from the site (the
+ * bx) to the jump half with the jumper's lr pushed, as a direct jump's
+ * thunk does; the site word names rM (LITIFUT_DB_JUMP_REG), and the
+ * tracer goes on through its continuation for rM (stub.S:
+ * `ldr lr, [sp], #4; bx rM`).  ARM state (key: the bx + 4):
+ *     +0  str lr, [sp, #-4]!
+ *     +4  ldr lr, [pc, #4]
+ *     +8  add lr, pc, lr        lr = the key
+ *     +12 b <the jump half's entry k>
+ *     +16 .word key - (thunk + 16)
+ *     +20 the original bx<c> rM (never run: kept for readers)
+ * Thumb, P 16-bit (key: the bx + 2)   Thumb, P 32-bit (key: the bx + 2)
+ *     +0  P                            +0  P
+ *     +2  push {lr}                    +4  push {lr}
+ *     +4  ldr.w lr, [pc, #12]          +6  ldr.w lr, [pc, #12]
+ *     +8  add lr, pc                   +10 add lr, pc
+ *     +10 nop                          
+ *     +12 bx pc (word-aligned: to ARM state at +16)
+ *     +14 the original bx rM (never run: kept for readers)
+ *     +16 b <the jump half's entry k>  (ARM)
+ *     +20 .word key - (thunk + 12)     +20 .word key - (thunk + 14)
+ * P runs with lr as it was (an epilogue's pop.w {..., lr} restores it)
+ * and pushes nothing the continuation does not pop. */
+#define REGJUMP_SIZE        24
+#define REGJUMP_BRANCH      12      /* ARM state */
+#define REGJUMP_KEY         16      /* ARM state: the key's word */
+#define REGJUMP_BX          20      /* ARM state: the original bx */
+#define REGJUMP_T_BX        14      /* Thumb: the original bx */
+#define REGJUMP_T_BRANCH    16      /* Thumb: the ARM b */
+#define REGJUMP_T_KEY       20      /* Thumb: the key's word */
+
+/* A Thumb tail jump through a register's thunk, from its first
+ * REGJUMP_SIZE / 2 halfwords: the size of its P (the bx was that far
+ * after the b.w), or 0 if it is none. */
+static inline unsigned regjump_t_thunk_p(const uint16_t *h)
+{
+    uint16_t lo = T_LDR_LR_PC12 & 0xFFFF, hi = T_LDR_LR_PC12 >> 16;
+    if ((h[REGJUMP_T_BX / 2] & 0xFF87) != 0x4700 || h[6] != T_BX_PC)
+        return 0;
+    if (h[1] == T_PUSH_LR && h[2] == lo && h[3] == hi && h[4] == T_ADD_LR_PC && h[5] == T_NOP)
+        return 2;
+    if (h[2] == T_PUSH_LR && h[3] == lo && h[4] == hi && h[5] == T_ADD_LR_PC)
+        return 4;
+    return 0;
+}
 
 #endif

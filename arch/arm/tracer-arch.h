@@ -53,6 +53,15 @@ static inline uintptr_t arch_jump_target(uintptr_t cont)
     return word + (uintptr_t)(intptr_t) * (const int32_t *)word;
 }
 
+/* A tail jump through a register (a site word rM's, with
+ * LITIFUT_DB_JUMP_REG) goes on here: the jumper's lr popped, then bx rM
+ * (stub.S, 8 bytes per register). */
+extern const char litifut_arm_jump_cont[] __attribute__((visibility("hidden")));
+static inline uintptr_t arch_jump_reg_continuation(uint32_t w)
+{
+    return (uintptr_t)litifut_arm_jump_cont + 2 * (w & ~(uint32_t)3);
+}
+
 /* Where the frame keeps it: the callee gets what is there. */
 static inline uint32_t *arch_return_address_slot(struct arch_frame *f)
 {

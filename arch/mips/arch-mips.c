@@ -30,6 +30,7 @@ static const struct call_kind mips_kinds[] = {
     /* tail jumps: their thunks make them calls from the jump (host-mips.h) */
     { "j_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 }, { "b_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
     { "jr-got_jump", RA_OFFSET, 0, JUMP_THUNK_SIZE, 1 },
+    { "jr_jump", RA_OFFSET, 0, REGJUMP_SIZE, 1 },     /* through a register */
 };
 static const struct ld_emulation mips_emulations[] = {
     { "elf32btsmip", "mips-linux-gnu" },
@@ -303,10 +304,11 @@ static unsigned mips_quick(void *state, unsigned isa, uint64_t link_addr, uint32
         id = MIPS_INS_BGEZALL;
     else if (op == 0 && (w & 63) == 9)
         return 0;                       /* an unusual jalr: capstone says */
-    else if (is_j(w) || is_b(w) || is_jr_t9(w)) {
+    else if (is_j(w) || is_b(w) || (is_jr(w) && rs_of(w) != 31 && rs_of(w) != 0)) {
         /* a tail jump, maybe: scan_end says (it knows the functions) */
         site->insn = w;
-        site->kind = is_j(w) ? KIND_J_JUMP : is_b(w) ? KIND_B_JUMP : KIND_JR_GOT_JUMP;
+        site->kind = is_j(w) ? KIND_J_JUMP : is_b(w) ? KIND_B_JUMP
+                   : is_jr_t9(w) ? KIND_JR_GOT_JUMP : KIND_JR_JUMP;
         site->addr = addr;
         *found = 1;
         return 4;
@@ -580,18 +582,24 @@ static uint32_t jump_target(const struct elf_image *img, struct mips_scan *m,
     return f ? got_call(img, m, f, a) : 0;
 }
 
-/* The end of the code before the thunk area (which the DB object, the
- * link's last input, puts after every other code section): its start. */
-static uint32_t thunk_area_start(const struct elf_image *img)
+
+/* Whether jr rs (`w` at `a`, no fixed callee) may be a tail jump
+ * through a register: register_jump_at's rules; not a switch of PIC
+ * code (its table's gp-relative word added to gp right before: addu rs,
+ * rX, gp); its delay slot writes no rs (the thunk reads rs after it
+ * ran). */
+static int register_jump_through(const struct elf_image *img, const struct tail_targets *tt,
+                                 uint32_t a, uint32_t w)
 {
-    uint64_t end = 0;
-    for (size_t si = 1; si < img->n_sections; si++) {
-        const struct elf_section *s = &img->sections[si];
-        if ((s->flags & SHF_EXECINSTR) && (s->flags & SHF_ALLOC) &&
-            strcmp(s->name, ".litifut_thunks") != 0 && s->addr + s->size > end)
-            end = s->addr + s->size;
-    }
-    return (uint32_t)((end + 3) & ~UINT64_C(3));
+    uint32_t prev, next;
+    unsigned rs = rs_of(w);
+    if (!register_jump_at(tt, a) || elf_read32(img, a + 4, &next) || gpr_written(next) < 0 ||
+        gpr_written(next) == (int)rs)
+        return 0;
+    if (a >= 4 && !elf_read32(img, a - 4, &prev) && op_of(prev) == 0 && (prev & 63) == 0x21 &&
+        rd_of(prev) == rs && (rs_of(prev) == 28 || rt_of(prev) == 28))
+        return 0;
+    return 1;
 }
 
 /* A tail jump from `a` reaches every thunk in [lo, hi): b +-128 KB, or
@@ -620,13 +628,23 @@ static void mips_scan_end(void *state, const struct elf_image *img, struct site_
         tail_targets_build(img, &arch_mips, &m->fx, &tt);
     }
     /* every thunk lies in [area, area + the candidates' thunks) */
-    uint32_t area = thunk_area_start(img), area_end = area + (uint32_t)jumps * JUMP_THUNK_SIZE;
+    uint32_t area = (uint32_t)image_code_end(img), area_end = area + (uint32_t)jumps * JUMP_THUNK_SIZE;
     size_t k = 0;
     for (size_t i = 0; i < sites->n; i++) {
         struct call_site *s = &sites->v[i];
         if (mips_kinds[s->kind].jump) {
-            uint32_t to = jump_target(img, m, s);
+            uint32_t to = s->kind == KIND_JR_JUMP ? 0 : jump_target(img, m, s);
             enum tail_jump tj = to ? tail_jump_at(&tt, s->addr, to) : NOT_TAIL_JUMP;
+            if (!to && is_jr(s->insn)) {
+                /* jr rs with no fixed callee: through a register */
+                if (!register_jump_through(img, &tt, (uint32_t)s->addr, s->insn)) {
+                    st->sites_by_kind[s->kind]--;
+                    continue;
+                }
+                st->sites_by_kind[s->kind]--;
+                st->sites_by_kind[s->kind = KIND_JR_JUMP]++;
+                tj = TAIL_JUMP;
+            }
             if (tj == NOT_TAIL_JUMP) {
                 st->sites_by_kind[s->kind]--;           /* a branch, or no fixed callee */
                 continue;

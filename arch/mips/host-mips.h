@@ -12,7 +12,7 @@
  * fixed (arch-mips.c, got_call): redirected as a call with a fixed
  * target, site->target. */
 enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KIND_BLTZALL,
-       KIND_JALR_GOT, KIND_J_JUMP, KIND_B_JUMP, KIND_JR_GOT_JUMP, N_MIPS_KINDS };
+       KIND_JALR_GOT, KIND_J_JUMP, KIND_B_JUMP, KIND_JR_GOT_JUMP, KIND_JR_JUMP, N_MIPS_KINDS };
 
 /* Tail jumps (docs/DESIGN.md "Tail jumps"): j f (KIND_J_JUMP), b f
  * (beq $0, $0: KIND_B_JUMP) and jr $t9 after a GOT load the link fixed
@@ -33,6 +33,23 @@ enum { KIND_JAL, KIND_JALR, KIND_BAL, KIND_BGEZAL, KIND_BLTZAL, KIND_BGEZALL, KI
  *     +80 .word f - (thunk + 80)
  *     +84 the original jump's word
  * at, t9 and ra are free at a jump to a function's start. */
+
+/* A tail jump through a register (KIND_JR_JUMP: jr rs, rs not ra, its
+ * target known only when it runs; its delay slot writes no rs): its
+ * thunk (b or j to it, as above) copies the target into v1 (free at a
+ * jump to a function: no argument, not kept) and goes on as a direct
+ * jump's does; the site word is FRAME_R(3) | LITIFUT_DB_JUMP_REG, and
+ * the tracer goes on through litifut_mips_jump_cont (stub.S: ra popped,
+ * jr t9 = v1):
+ *     +0  or v1, rs, zero
+ *     +4  addiu sp, sp, -8 ; +8 sw ra, 4(sp)
+ *     +12 bal 1f ; +16 nop
+ * 1:  +20 lui at ; addiu at ; addu t9, ra, at     t9 = the jump half's entry k
+ *     +32 lui at ; addiu at ; addu ra, ra, at     ra = A + 8
+ *     +44 jr t9 ; +48 nop
+ *     +52 the original jr rs */
+#define REGJUMP_SIZE 56
+static inline int is_jr(uint32_t w) { return (w & 0xfc1fffffu) == 0x00000008u; }
 
 static inline unsigned op_of(uint32_t w) { return w >> 26; }
 static inline unsigned rs_of(uint32_t w) { return (w >> 21) & 31; }

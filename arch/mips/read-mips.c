@@ -73,10 +73,41 @@ static int jump_redirect(const struct elf_image *img, struct call_site *site,
     return 1;
 }
 
+/* A jump to the thunk of a tail jump through a register (host-mips.h):
+ * its words as the rewriter writes them; the site keeps its place, its
+ * instruction the original jr. */
+static int reg_jump_redirect(const struct elf_image *img, struct call_site *site,
+                             const struct sled_set *sleds, unsigned *k)
+{
+    uint32_t a = (uint32_t)site->addr, w[REGJUMP_SIZE / 4];
+    uint32_t t = is_j(site->insn) ? mips_jal_target(a, site->insn) : mips_branch_target(a, site->insn);
+    uint32_t thunks = (uint32_t)sleds->thunks, thunks_size = (uint32_t)sleds->thunks_size;
+    if (!sleds->jump || (t & 3) || t - thunks >= thunks_size ||
+        thunks_size - (t - thunks) < REGJUMP_SIZE)
+        return 0;
+    for (unsigned i = 0; i < REGJUMP_SIZE / 4; i++)
+        if (elf_read32(img, t + 4 * i, &w[i]))
+            return 0;
+    uint32_t orig = w[13];
+    int ok = is_jr(orig) && rs_of(orig) != 31 && w[0] == (rs_of(orig) << 21 | 3u << 11 | 0x25) &&
+             w[1] == 0x27bdfff8u && w[2] == 0xafbf0004u && w[3] == 0x04110001u &&
+             w[11] == 0x03200008u;
+    uint32_t entry = t + 20 + offset_of(w + 5, 25, &ok), ra = t + 20 + offset_of(w + 8, 31, &ok);
+    uint32_t d = entry - (uint32_t)sleds->jump;
+    if (!ok || ra != a + RA_OFFSET || d >= SLED_ENTRIES * SLED_ENTRY_SIZE || d % SLED_ENTRY_SIZE)
+        return 0;
+    site->kind = KIND_JR_JUMP;
+    site->insn = orig;
+    *k = d / SLED_ENTRY_SIZE;
+    return 1;
+}
+
 static int mips_decode_redirect(const struct elf_image *img, struct call_site *site,
                                 const struct sled_set *sleds, unsigned *k)
 {
     uint32_t addr = (uint32_t)site->addr, w = site->insn;
+    if ((site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP) && reg_jump_redirect(img, site, sleds, k))
+        return 1;
     if (site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP || site->kind == KIND_JR_GOT_JUMP)
         return jump_redirect(img, site, sleds, k);
     if (is_regimm_link(w))

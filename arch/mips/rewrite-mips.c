@@ -16,6 +16,7 @@
 #include "arch/mips/host-mips.h"
 #include "src/arch-rewrite.h"
 #include "lib/error.h"
+#include "litifut/db-format.h"
 
 /* MIPS here is 32-bit (word_size 4): its images are ELF32 (arch_of_image),
  * their addresses fit 32 bits and are computed with in 32 bits. */
@@ -31,7 +32,8 @@ static int mips_encode_redirect(const struct call_site *site, unsigned k,
 {
     uint32_t a = (uint32_t)site->addr;
     unsigned entry_k = k + (site->kind == KIND_JALR) * SLED_ENTRIES;    /* its half: sled.h */
-    if (site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP || site->kind == KIND_JR_GOT_JUMP) {
+    if (site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP || site->kind == KIND_JR_GOT_JUMP ||
+        site->kind == KIND_JR_JUMP) {
         uint32_t t = (uint32_t)thunk;   /* to its thunk: b, else j (a fixed address) */
         *bridged = 0;
         if (in_branch_range(a, t))
@@ -80,6 +82,8 @@ static uint32_t mips_site_word(const struct call_site *site, uint64_t word_addr,
     uint32_t w = site->insn, a = (uint32_t)site->addr, word = (uint32_t)word_addr;
     if (site->kind == KIND_J_JUMP || site->kind == KIND_B_JUMP || site->kind == KIND_JR_GOT_JUMP)
         return (uint32_t)thunk + JUMP_THUNK_CONT - word;    /* its continuation */
+    if (site->kind == KIND_JR_JUMP)
+        return FRAME_R(3) | LITIFUT_DB_JUMP_REG;            /* the thunk's v1 */
     if (site->kind == KIND_JALR) {
         unsigned rs = rs_of(w);
         return FRAME_R(rs) + ((HOT_SAVED_REGS >> rs) & 1u ? 0 : 1);
@@ -127,6 +131,19 @@ static int mips_encode_thunk(const struct call_site *site, unsigned k, const str
     uint32_t entry = (uint32_t)sleds->jump + SLED_ENTRY_SIZE * k, f = jump_target(site);
     if (!sleds->jump || (t & 3))
         return error("thunk at 0x%08" PRIx32 ": no tracer jump sled", t);
+    if (site->kind == KIND_JR_JUMP) {           /* through a register (host-mips.h) */
+        w[0] = rs_of(site->insn) << 21 | 3u << 11 | 0x25;      /* or v1, rs, zero */
+        w[1] = 0x27bdfff8u;                     /* addiu sp, sp, -8 */
+        w[2] = 0xafbf0004u;                     /* sw ra, 4(sp) */
+        w[3] = 0x04110001u;                     /* bal 1f */
+        put_offset(w + 5, 1, 25, entry - (t + 20));
+        put_offset(w + 8, 1, 31, (uint32_t)site->addr + RA_OFFSET - (t + 20));
+        w[11] = 0x03200008u;                    /* jr t9 */
+        w[13] = site->insn;
+        for (unsigned i = 0; i < REGJUMP_SIZE / 4; i++)
+            put_be(bytes + 4 * i, w[i], sleds->big_endian);
+        return 0;
+    }
     w[0] = 0x27bdfff8u;                         /* addiu sp, sp, -8 */
     w[1] = 0xafbf0004u;                         /* sw ra, 4(sp) */
     w[2] = 0x04110001u;                         /* bal 1f */

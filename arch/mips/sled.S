@@ -360,7 +360,7 @@
  * a2): one word if the thread's target cache has the target, else two.
  * Clock marks key the cache by target (its entry into the word's top
  * bits), a clock per event by site (the delta is there). */
-    .macro TIMED_CALL p, time, reg, hook, tramp
+    .macro TIMED_CALL p, time, reg, hook, tramp, cont=0
     .ifnc \time, CLOCK_NONE
     \time
     .endif
@@ -433,6 +433,13 @@
 1:  lw      $t0, 0($ra)
     addu    $ra, $ra, $t0           /* the callee returns to the trampoline */
     .endif
+    .if \cont                       /* a jump through a register: on through its way */
+    bal     1f                      /* (ra: the continuation pops the jumper's) */
+    nop
+    .word   litifut_mips_jump_cont - .
+1:  lw      $t9, 0($ra)
+    addu    $t9, $t9, $ra
+    .endif
     RESTORE 7
     RESTORE 8
     RESTORE 9
@@ -462,16 +469,29 @@
     TIMED_CALL \p, \time, 1, \hook, \tramp
     .endm
 
-/* LITIFUT_RETURNS, a tail jump (the jump half: its thunk sent it here
- * with ra = the jump + 8 and the jumper's ra pushed, sled.h): recorded
- * as a call with a fixed target, not hooked (the callee returns where
- * the jumper would have); frames gone first (TIMED_CALL's hook 2).
- * Without exact returns the jump half takes the fixed half's paths. */
+/* A tail jump (the jump half: its thunk sent it here with ra = the jump
+ * + 8 and the jumper's ra pushed, sled.h): recorded as a call, not
+ * hooked (the callee returns where the jumper would have); frames gone
+ * first (TIMED_CALL's hook 2; none without a shadow stack, as without
+ * exact returns).  A direct jump's target is its thunk's continuation;
+ * one through a register (its site word FRAME_R(3) |
+ * LITIFUT_DB_JUMP_REG: the thunk put the target in v1) is recorded as a
+ * call through v1 and goes on through litifut_mips_jump_cont.  These
+ * paths serve the full modes with and without exact returns (sleds.c);
+ * the others' jump half goes through litifut_mips_jump_any. */
     .macro JUMP_PATHS p, name, time
     HOT_PATH_START \p\()_jump_\name, \p, 0, TLS_REC_DELTA
+    SAVE 7
+    sltiu   $a3, $t9, LITIFUT_DB_INDIRECT
+    bnez    $a3, 5f
+    RESTORE 7                       /* (delay slot) */
     addu    $t9, $v0, $t9           /* the thunk's continuation */
     addu    $a2, $a2, $v0           /* the record word: (site id + 1) << 2 */
     TIMED_CALL \p, \time, 0, 2, 0
+5:  addu    $a2, $a2, $v0
+    addiu   $a2, $a2, LITIFUT_REC_CALL_CACHED   /* tag 2 (cached), the register half's */
+    lw      $t9, FRAME_R(3)($sp)    /* the target */
+    TIMED_CALL \p, \time, 1, 2, 0, 1
     .endm
 
 /*

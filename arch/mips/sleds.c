@@ -38,7 +38,8 @@ SLED_TARGETS(litifut_island);
 
 extern const char litifut_sled_jump[] HIDDEN;
 extern const char litifut_mips_jump_ret_marks[] HIDDEN, litifut_mips_jump_ret_clock[] HIDDEN,
-    litifut_mips_jump_ret_counter[] HIDDEN;
+    litifut_mips_jump_ret_counter[] HIDDEN, litifut_mips_jump_any[] HIDDEN;
+extern uint32_t litifut_mips_jump_paths[3] HIDDEN;   /* litifut_mips_jump_any's (stub.S) */
 
 static enum sleds_mode sleds_mode = SLEDS_START;
 
@@ -60,14 +61,21 @@ static enum sleds_mode sleds_mode = SLEDS_START;
      : p##_start##t9)
 #define PICK(p, m, half) PICK_AS(p, m, half, )
 
-/* The tail jumps' half (the module's copy): the fixed half's path, but
- * with exact returns its own (not hooked: sled.S JUMP_PATHS). */
+/* The tail jumps' half (the module's copy): in the full modes its own
+ * paths (not hooked: sled.S JUMP_PATHS), in the others through
+ * litifut_mips_jump_any (stub.S). */
 static int retarget_jumps(enum sleds_mode mode)
 {
-    const char *to = mode == SLEDS_ON_RET ? litifut_mips_jump_ret_marks
-                   : mode == SLEDS_ON_RET_CLOCK ? litifut_mips_jump_ret_clock
-                   : mode == SLEDS_ON_RET_COUNTER ? litifut_mips_jump_ret_counter
-                   : PICK(litifut_mips, mode, 0);
+    const char *to = mode == SLEDS_ON_RET || mode == SLEDS_ON ? litifut_mips_jump_ret_marks
+                   : mode == SLEDS_ON_RET_CLOCK || mode == SLEDS_ON_CLOCK ? litifut_mips_jump_ret_clock
+                   : mode == SLEDS_ON_RET_COUNTER || mode == SLEDS_ON_COUNTER
+                       ? litifut_mips_jump_ret_counter
+                   : mode == SLEDS_START ? PICK(litifut_mips, mode, 0) : litifut_mips_jump_any;
+    /* (litifut_mips_jump_any's words, before any entry goes there) */
+    litifut_mips_jump_paths[0] = (uint32_t)(uintptr_t)PICK_AS(litifut_mips, mode, 0, _t9);
+    litifut_mips_jump_paths[1] = (uint32_t)(uintptr_t)litifut_mips_start_t9;
+    litifut_mips_jump_paths[2] = (uint32_t)litifut_copy.pages;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     uintptr_t start = (uintptr_t)litifut_sled_jump, end = start + SLED_ENTRIES * SLED_ENTRY_SIZE;
     uintptr_t lo = start & ~4095u, hi = (end + 4095) & ~4095u;
     if (arch_syscall6(__NR_mprotect, (long)lo, (long)(hi - lo),

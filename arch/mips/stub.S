@@ -20,6 +20,51 @@ litifut_sled_jump:
     JUMP_PATHS litifut_mips, ret_clock, CLOCK_SYSCALL
     JUMP_PATHS litifut_mips, ret_counter, CLOCK_COUNTER
 
+/* The tail jumps' half in the modes with no jump paths of their own
+ * (off, dedup, count, paused): a direct jump's site word gives its
+ * thunk's continuation, which the mode's fixed-target path takes as a
+ * call's target; a jump through a register (LITIFUT_DB_JUMP_REG) goes to
+ * the slow path.  As a sled entry left it (a0 = 4k); both ways on are
+ * the paths' _t9 entries (t9 saved here); litifut_mips_jump_paths:
+ * sleds.c's words (the two ways, this copy's page table). */
+    .global litifut_mips_jump_any
+    .hidden litifut_mips_jump_any
+    .type litifut_mips_jump_any, @function
+litifut_mips_jump_any:
+    SAVE 25
+    SAVE 2
+    SAVE 3
+    sw      $ra, FRAME_R(31)($sp)
+    bal     1f                      /* ra = the word below */
+    nop
+    .word   litifut_mips_jump_paths - .
+1:  lw      $v0, 0($ra)
+    addu    $v0, $v0, $ra           /* &litifut_mips_jump_paths */
+    lw      $ra, FRAME_R(31)($sp)
+    lw      $v1, 8($v0)             /* the page table */
+    srl     $t9, $ra, DB_PAGE_SHIFT
+    sll     $t9, $t9, 2
+    addu    $t9, $t9, $v1
+    lw      $t9, 0($t9)             /* &sites[first site of the page] */
+    addu    $t9, $t9, $a0
+    lw      $t9, 0($t9)             /* the site word */
+    sltiu   $t9, $t9, LITIFUT_DB_INDIRECT
+    sll     $t9, $t9, 2
+    addu    $v0, $v0, $t9
+    lw      $t9, 0($v0)             /* the way on */
+    RESTORE 2
+    jr      $t9
+    RESTORE 3                       /* (delay slot) */
+    .size litifut_mips_jump_any, . - litifut_mips_jump_any
+
+    .data
+    .p2align 2
+    .global litifut_mips_jump_paths
+    .hidden litifut_mips_jump_paths
+litifut_mips_jump_paths:
+    .word   0, 0, 0
+    .section .text.litifut_sled, "ax", @progbits
+
     BRIDGE_TEMPLATE litifut_bridge_template
 
 /*
@@ -518,5 +563,23 @@ litifut_calibrate:
     jr      $ra
     nop
     .size litifut_calibrate, . - litifut_calibrate
+
+/* A tail jump through a register goes on here (LITIFUT_DB_JUMP_REG;
+ * stub/call.c, the jump paths): the jumper's ra, which its thunk pushed
+ * (8 bytes), back, and the jump to the target, which the thunk put in
+ * v1 (through t9, as PIC callees expect; rs still has it). */
+    .section .text.litifut_sled, "ax", @progbits  /* (with the sled: litifut-emu's trampolines) */
+    .set noreorder
+    .p2align 4
+    .global litifut_mips_jump_cont
+    .hidden litifut_mips_jump_cont
+    .type litifut_mips_jump_cont, @function
+litifut_mips_jump_cont:
+    lw      $ra, 4($sp)
+    or      $t9, $v1, $zero
+    jr      $t9
+    addiu   $sp, $sp, 8
+    .size litifut_mips_jump_cont, . - litifut_mips_jump_cont
+    .set reorder
 
     .section .note.GNU-stack, "", @progbits

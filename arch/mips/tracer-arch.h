@@ -179,6 +179,16 @@ static inline uintptr_t arch_entry_function(const struct arch_frame *f)
     return f->r[1];
 }
 
+/* A tail jump through a register (a site word of its register's, with
+ * LITIFUT_DB_JUMP_REG) goes on here: the jumper's return address
+ * popped, then the jump through the register (stub.S). */
+extern const char litifut_mips_jump_cont[] __attribute__((visibility("hidden")));
+static inline uintptr_t arch_jump_reg_continuation(uint32_t w)
+{
+    (void)w;                            /* (the thunk put the target in v1: one way) */
+    return (uintptr_t)litifut_mips_jump_cont;
+}
+
 /* A tail jump's thunk continuation (its site word's target, sled.h):
  * where the jump goes. */
 static inline uintptr_t arch_jump_target(uintptr_t cont)

@@ -29,7 +29,11 @@
  * tracer least:
  *   w < LITIFUT_DB_INDIRECT   a call through a register: w names it (an
  *                             offset into the arch's register frame,
- *                             arch/<arch>/sled.h)
+ *                             arch/<arch>/sled.h); with LITIFUT_DB_JUMP_REG
+ *                             set, a tail jump through it (its thunk
+ *                             pushed the jumper's return address: the
+ *                             tracer goes on through the arch's
+ *                             continuation for that register)
  *   otherwise                 a call with a fixed target: the target is
  *                             &word + w (link time and run time alike;
  *                             bit 0 set: a Thumb target)
@@ -49,6 +53,7 @@
 #define LITIFUT_DB_MAGIC      0x4244544cu   /* "LTDB" read as a little-endian word */
 #define LITIFUT_DB_VERSION    3u
 #define LITIFUT_DB_INDIRECT   128     /* (no suffix: assembly includes this) */
+#define LITIFUT_DB_JUMP_REG   2       /* (a bit no register's word has) */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>

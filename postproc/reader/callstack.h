@@ -138,8 +138,10 @@ static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
                                   const struct trace_event *e)
 {
     s->own_ns += e->own_ns;             /* (before the event: the callee's start is after) */
-    if (e->kind == TRACE_CALL && trace_funcs_is_jump(tf, e))
-        callstack_jump(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
+    if (e->kind == TRACE_CALL && trace_funcs_is_jump(tf, e)) {
+        if (trace_funcs_jump_lands(tf, e))  /* (else a jump inside its function) */
+            callstack_jump(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
+    }
     else if (e->kind == TRACE_CALL)
         callstack_call(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
     else if (e->kind == TRACE_RETURN)

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty/demangle.h>
+#include "litifut/db-format.h"
 #include "postproc/util/grow.h"
 #include "postproc/reader/jumps.h"
 #include "postproc/reader/names.h"
@@ -324,6 +325,38 @@ uint32_t trace_funcs_at_runtime(struct trace_funcs *tf, uint64_t rt)
     return fid;
 }
 
+/* Whether runtime address rt is the first instruction of a function (a
+ * symbol's, a PLT entry's) of a known file: not code no file holds (the
+ * kernel's helpers, ARM's kuser page: litifut-emu passes over them too;
+ * a JIT's). */
+static int function_starts_at(struct trace_funcs *tf, const struct program *p, uint64_t rt)
+{
+    uint32_t known = u64map_get(&tf->starts, rt);
+    if (known != U64MAP_NONE)
+        return (int)known - 1;
+    struct object *o;
+    uint64_t link, off = 1;
+    int starts = 0;
+    if (resolve_address(tf->as, rt, &o, &link) == 0) {
+        struct func_symbol *s = object_symbol(o, arch_code_address(p->arch, link), &off);
+        starts = s && off == 0;
+    }
+    u64map_put(&tf->starts, rt, 1 + (uint32_t)starts);
+    return starts;
+}
+
+int trace_funcs_jump_lands(struct trace_funcs *tf, const struct trace_event *e)
+{
+    const struct program *p = &tf->ps->v[e->object];
+    if (e->site >= p->db.header.n_sites || p->db.words[e->site] >= LITIFUT_DB_INDIRECT)
+        return 1;                       /* a direct jump: to a function's start */
+    int direct;
+    uint64_t link;
+    uint64_t rt = call_target(p, e, &direct, &link);
+    uint32_t callee = trace_funcs_callee(tf, e);
+    return function_starts_at(tf, p, rt) && callee != trace_funcs_caller(tf, e);
+}
+
 uint32_t trace_funcs_callee_at(struct trace_funcs *tf, struct object *o, uint64_t link)
 {
     return callee_in(tf, o, link);
@@ -413,6 +446,7 @@ void trace_funcs_init(struct trace_funcs *tf, struct func_table *ft, struct addr
     tf->ps = ps;
     u64map_init(&tf->targets);
     u64map_init(&tf->imports);
+    u64map_init(&tf->starts);
     tf->lines = srclines_new();
     tf->caller = xcalloc(t->n_objects + 1, sizeof *tf->caller);
     tf->callee = xcalloc(t->n_objects + 1, sizeof *tf->callee);
@@ -451,6 +485,7 @@ void trace_funcs_free(struct trace_funcs *tf)
     free(tf->callee);
     u64map_free(&tf->targets);
     u64map_free(&tf->imports);
+    u64map_free(&tf->starts);
     srclines_free(tf->lines);
     memset(tf, 0, sizeof *tf);
 }

@@ -88,6 +88,7 @@ struct trace_funcs {
     uint32_t **callee;          /* [object][site]: a direct call's callee, else FUNC_NONE */
     struct u64map targets;      /* runtime target -> function (calls through registers) */
     struct u64map imports;      /* PLT entry (its symbol) -> function it imports */
+    struct u64map starts;       /* runtime address -> 1 + whether a function starts there */
     struct srclines *lines;     /* --srcline */
 };
 
@@ -147,6 +148,13 @@ static inline int trace_funcs_is_jump(const struct trace_funcs *tf, const struct
     const struct program *p = &tf->ps->v[e->object];
     return p->jump && e->site < p->db.header.n_sites && p->jump[e->site];
 }
+
+/* Whether tail jump event `e` (trace_funcs_is_jump) enters a function:
+ * a jump through a register is recorded wherever it went, and it is a
+ * call only where it lands at a function's first instruction (or a PLT
+ * entry), not its own function's (a computed jump inside a function is
+ * none); a direct one's target was found so at link time. */
+int trace_funcs_jump_lands(struct trace_funcs *tf, const struct trace_event *e);
 
 /* --srcline: "file:line" of a call site (link-time address `addr` in
  * object `o`), or NULL.  Valid until trace_funcs_free. */

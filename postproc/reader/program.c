@@ -90,8 +90,11 @@ static int find_rewritten_sites(struct program *p)
             rc = error("%s: its rewritten call sites do not match its instruction DB "
                        "(at 0x%08" PRIx64 ")", img->path, all.v[i].addr);
         else {
-            uint64_t to;
-            if (arch->kinds[all.v[i].kind].jump && p->read_ops->call_target(&all.v[i], &to)) {
+            /* a tail jump: a direct one's target (its site word names its
+             * thunk); one through a register has it in its records */
+            uint64_t to = 0;
+            if (arch->kinds[all.v[i].kind].jump &&
+                (p->read_ops->call_target(&all.v[i], &to) || p->db.words[n] < LITIFUT_DB_INDIRECT)) {
                 if (!p->jump_to) {
                     p->jump_to = xcalloc(h->n_sites, sizeof *p->jump_to);
                     p->jump = xcalloc(h->n_sites, 1);

@@ -10,6 +10,9 @@
  *     200 deep, then return;
  *   - a jump into the C library (strlen, through the PLT);
  *   - a function called through a pointer that jumps on (via_pointer);
+ *   - a jump through a register (by_register jumps to what it is
+ *     given: reg_target), and computed gotos inside a function
+ *     (computed: no call);
  *   - a loop in main that calls jumper 10 times.
  * Prints "calls name=N ..." (as entries.c does) and one line of results;
  * exit status 0.
@@ -20,10 +23,12 @@
 #define NOINLINE __attribute__((noinline, noclone))
 
 enum { F_TO_LEAF, F_JUMPER, F_CHAIN1, F_CHAIN2, F_CHAIN3, F_LEAF, F_MAYBE, F_ODD, F_EVEN,
-       F_IS_EVEN, F_IS_ODD, F_VIA_POINTER, F_LENGTH, N_F };
+       F_IS_EVEN, F_IS_ODD, F_VIA_POINTER, F_LENGTH, F_REG_TARGET, F_BY_REGISTER, F_COMPUTED,
+       N_F };
 static const char *const names[N_F] = { "to_leaf", "jumper", "chain1", "chain2", "chain3", "leaf",
                                         "maybe_jump", "odd_case", "even_case", "is_even", "is_odd",
-                                        "via_pointer", "length" };
+                                        "via_pointer", "length", "reg_target", "by_register",
+                                        "computed" };
 static volatile unsigned counts[N_F];
 static volatile int acc;
 static char text[] = "tail jumps are calls too";
@@ -51,6 +56,23 @@ NOINLINE int via_pointer(int x) { counts[F_VIA_POINTER]++; return to_leaf(x + 7)
 
 static int (*volatile indirect)(int) = via_pointer;
 
+NOINLINE int reg_target(int x) { counts[F_REG_TARGET]++; acc += x; return x - 3; }
+NOINLINE int by_register(int x, int (*f)(int)) { counts[F_BY_REGISTER]++; return f(x * 2); }
+static int (*volatile reg_fn)(int) = reg_target;
+NOINLINE int computed(int x)
+{
+    static void *const labels[] = { &&one, &&two, &&three };
+    counts[F_COMPUTED]++;
+    goto *labels[x % 3];
+one:
+    return x + 1;
+two:
+    acc += x;
+    return x + 2;
+three:
+    return x * 5;
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
@@ -64,6 +86,10 @@ int main(int argc, char **argv)
     r += is_even(200) + is_even(17);
     r += (int)length(text);
     r += indirect(3) + indirect(4);
+    for (int i = 0; i < 5; i++)
+        r += by_register(i, reg_fn);
+    for (int i = 0; i < 6; i++)
+        r += computed(i + argc);
     fputs("calls", stdout);
     for (int i = 0; i < N_F; i++)
         printf(" %s=%u", names[i], counts[i]);

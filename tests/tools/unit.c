@@ -386,6 +386,86 @@ static void test_thumb_pair(void)
           "b at +12 reaches 0x%08" PRIx32 ", want 0x%08" PRIx32, reached, entry);
 }
 
+/* The kind of `arch` named `name` (n_kinds if none). */
+static unsigned kind_named(const struct arch_ops *arch, const char *name)
+{
+    unsigned k = 0;
+    while (k < arch->n_kinds && strcmp(arch->kinds[k].name, name))
+        k++;
+    return k;
+}
+
+/* A tail jump through a register (`kind`, the original words at
+ * `site`) is rewritten to a jump to its thunk at 0x10000, whose bytes
+ * go into an image with that thunk area: its site word names register
+ * `reg` with LITIFUT_DB_JUMP_REG, and the reader's scan's kind
+ * `scanned` of the redirect word decodes back to the site, its kind
+ * and words, and entry k of the jump half (at 0x20000). */
+static void reg_jump_case(const struct arch_ops *arch, int big_endian, const char *name,
+                          struct call_site site, unsigned reg_word, const char *scanned)
+{
+    const struct arch_rewrite_ops *rw = arch_rewrite_ops(arch);
+    const struct arch_read_ops *rd = arch_read_ops(arch);
+    unsigned kind = site.kind, size = arch->kinds[kind].thunk_size, k = 7;
+    uint64_t thunk = 0x10000;
+    uint8_t bytes[64] = { 0 };
+    struct sled_set sleds = { .base = { 0x30000 }, .n = 1, .fixed_address = 1, .thunks = thunk,
+                              .thunks_size = size, .jump = 0x20000, .big_endian = big_endian };
+    uint32_t word;
+    int bridged;
+    int ok = arch->kinds[kind].jump && size && size <= sizeof bytes &&
+             rw->encode_redirect(&site, k, &sleds, thunk, &word, &bridged) == 0 &&
+             rw->encode_thunk(&site, k, &sleds, thunk, bytes) == 0;
+    uint32_t w = rw->site_word(&site, 0x40000, thunk);
+    check(ok && w == (reg_word | LITIFUT_DB_JUMP_REG), name, "site word 0x%08" PRIx32, w);
+    struct elf_section secs[2] = { { 0 }, { ".litifut_thunks", 1, SHT_PROGBITS,
+                                            SHF_ALLOC | SHF_EXECINSTR, thunk, size, 0, 0, 0, 0 } };
+    struct elf_image img;
+    memset(&img, 0, sizeof img);
+    img.machine = arch->elf_machine;
+    img.big_endian = big_endian;
+    img.word_size = arch->word_size;
+    img.data = bytes;
+    img.size = size;
+    img.sections = secs;
+    img.n_sections = 2;
+    struct call_site got = { site.addr + (uint64_t)(int64_t)arch->kinds[kind].patch_offset, word,
+                             (uint8_t)kind_named(arch, scanned), 0, 0 };
+    unsigned got_k = ~0u;
+    char dname[128];
+    snprintf(dname, sizeof dname, "%s, decoded", name);
+    ok = ok && got.kind < arch->n_kinds && rd->decode_redirect(&img, &got, &sleds, &got_k);
+    uint64_t target;
+    check(ok && got.addr == site.addr && got.kind == kind && got.insn == site.insn &&
+          got.insn2 == site.insn2 && got_k == k && !rd->call_target(&got, &target), dname,
+          "0x%08" PRIx32 " decodes as %s at 0x%" PRIx64 ", insn 0x%08" PRIx32 ", entry %u", word,
+          got.kind < arch->n_kinds ? arch->kinds[got.kind].name : "?", got.addr, got.insn, got_k);
+}
+
+static void test_register_jumps(void)
+{
+    const struct arch_ops *arm = arch_by_name("arm"), *a64 = arch_by_name("aarch64");
+    const struct arch_ops *mips = arch_by_name("mips");
+    /* ARM bxne r1 */
+    reg_jump_case(arm, 0, "register jump: arm bx", (struct call_site){ 0x8000, 0x112fff11,
+                  (uint8_t)kind_named(arm, "bx_jump"), 0, 0 }, 4, "b_jump");
+    /* Thumb str r2, [r3, #56]; bx r1 */
+    reg_jump_case(arm, 0, "register jump: thumb pair", (struct call_site){ 0x8002,
+                  0x639a | 0x4708u << 16, (uint8_t)kind_named(arm, "t_bx_pair_jump"), 0, 0 }, 4,
+                  "t_b_jump");
+    /* Thumb orr.w r3, r3, #1; bx r3 */
+    reg_jump_case(arm, 0, "register jump: thumb pair32", (struct call_site){ 0x8004, 0x0301f043,
+                  (uint8_t)kind_named(arm, "t_bx_pair32_jump"), 0x4718, 0 }, 12, "t_b_jump");
+    /* br x16, br x3 */
+    reg_jump_case(a64, 0, "register jump: aarch64 br x16", (struct call_site){ 0x8000, 0xd61f0200,
+                  (uint8_t)kind_named(a64, "br_jump"), 0, 0 }, 64, "b_jump");
+    reg_jump_case(a64, 0, "register jump: aarch64 br x3", (struct call_site){ 0x8000, 0xd61f0060,
+                  (uint8_t)kind_named(a64, "br_jump"), 0, 0 }, 12, "b_jump");
+    /* jr t9, big endian: the site word names v1 (the thunk's copy) */
+    reg_jump_case(mips, 1, "register jump: mips jr t9", (struct call_site){ 0x8000, 0x03200008,
+                  (uint8_t)kind_named(mips, "jr_jump"), 0, 0 }, 12, "b_jump");
+}
+
 /* The DB of four ARM sites over three pages: page table (by return
  * address), sled entries, checksum, and the C text the rewriter writes. */
 static void test_db(void)
@@ -1156,6 +1236,7 @@ int main(void)
     test_word_sizes();
     test_site_words();
     test_thumb_pair();
+    test_register_jumps();
     test_aarch64_scan();
     test_aarch64_bti();
     test_aarch64_decoders();
