@@ -27,6 +27,10 @@ const char *const arch_entry_wrapped[] = {
     "pthread_create",                                   /* the start routine */
     "qsort", "qsort_r", "bsearch", "lfind", "lsearch",  /* comparators */
     "tsearch", "tfind", "tdelete", "twalk",             /* ... and a tree's visitor */
+    "twalk_r", "tdestroy",                              /* (glibc's, with a closure; a freer) */
+    "ftw", "nftw", "ftw64", "nftw64",                   /* a file tree's visitor */
+    "scandir", "scandir64",                             /* a filter and a comparator */
+    "thrd_create",                                      /* a C11 thread's start */
     "pthread_once", "dl_iterate_phdr",                  /* an init routine, a visitor */
     "__cxa_atexit", "on_exit",                          /* exit handlers (atexit: glibc's
                                                            calls __cxa_atexit) */

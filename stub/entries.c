@@ -13,10 +13,12 @@
  *   pthread_create   the start routine (LITIFUT_ENTRY_THREAD), at its
  *                    thread's root, ending when it returns (before the
  *                    thread's TSD destructors);
+ *   thrd_create      the same for a C11 thread (its start returns int);
  *   qsort, qsort_r, bsearch, lfind, lsearch, tsearch, tfind, tdelete,
- *   twalk, pthread_once, dl_iterate_phdr  each call of the comparator,
- *                    visitor or init routine (LITIFUT_ENTRY_CALLBACK),
- *                    inside "qsort" and so on;
+ *   twalk, twalk_r, tdestroy, ftw, nftw, scandir (and the 64-bit file
+ *   offset names), pthread_once, dl_iterate_phdr  each call of the
+ *                    comparator, visitor, filter, freer or init routine
+ *                    (LITIFUT_ENTRY_CALLBACK), inside "qsort" and so on;
  *   __cxa_atexit, on_exit  each exit handler and C++ static destructor
  *                    (glibc's atexit calls __cxa_atexit), inside "exit".
  * What an entry needs beside the function goes where it can be found
@@ -55,6 +57,24 @@ extern void *__real_bsearch(const void *, const void *, size_t, size_t, compare_
     __attribute__((weak));
 extern int __real___cxa_atexit(void (*)(void *), void *, void *) __attribute__((weak));
 typedef void (*walk_t)(const void *, VISIT, int);
+typedef void (*walk_r_t)(const void *, VISIT, void *);
+typedef void (*free_t)(void *);
+/* (the stat and dirent structures only passed on: any of their sizes) */
+typedef int (*ftw_t)(const char *, const void *, int);
+typedef int (*nftw_t)(const char *, const void *, int, void *);
+typedef int (*filter_t)(const void *);
+typedef int (*dirent_compare_t)(const void *, const void *);
+typedef int (*thrd_start_t)(void *);
+extern void __real_twalk_r(const void *, walk_r_t, void *) __attribute__((weak));
+extern void __real_tdestroy(void *, free_t) __attribute__((weak));
+extern int __real_ftw(const char *, ftw_t, int) __attribute__((weak));
+extern int __real_ftw64(const char *, ftw_t, int) __attribute__((weak));
+extern int __real_nftw(const char *, nftw_t, int, int) __attribute__((weak));
+extern int __real_nftw64(const char *, nftw_t, int, int) __attribute__((weak));
+extern int __real_scandir(const char *, void *, filter_t, dirent_compare_t) __attribute__((weak));
+extern int __real_scandir64(const char *, void *, filter_t, dirent_compare_t)
+    __attribute__((weak));
+extern int __real_thrd_create(void *, thrd_start_t, void *) __attribute__((weak));
 typedef int (*phdr_visit_t)(struct dl_phdr_info *, size_t, void *);
 extern int __real_pthread_once(pthread_once_t *, void (*)(void)) __attribute__((weak));
 extern void *__real_tsearch(const void *, void **, compare_t) __attribute__((weak));
@@ -182,6 +202,38 @@ int __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*sta
     ts->arg = arg;
     int r = __real_pthread_create(th, attr, thread_entry, ts);
     if (r != 0)
+        sys_munmap(ts, THREAD_START_BYTES);
+    return r;
+}
+
+/* A C11 thread's start (its thread's state as a POSIX one's). */
+static int thrd_entry(void *page)
+{
+    struct thread_start *ts = page;
+    thrd_start_t start = (thrd_start_t)(uintptr_t)ts->start;
+    void *arg = ts->arg;
+    sys_munmap(page, THREAD_START_BYTES);
+    ENTER(start, LITIFUT_ENTRY_THREAD);
+    int r = start(arg);
+    LEAVE();
+    return r;
+}
+
+int __wrap_thrd_create(void *thr, thrd_start_t start, void *arg);
+int __wrap_thrd_create(void *thr, thrd_start_t start, void *arg)
+{
+    if (!__real_thrd_create)
+        return 2;                   /* (thrd_error; never: no thrd_create, no call of it) */
+    struct thread_start *ts = recording() && own_function((uintptr_t)start)
+                                  ? sys_mmap(0, THREAD_START_BYTES, PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                  : NULL;
+    if (!ts || sys_mmap_failed(ts))
+        return __real_thrd_create(thr, start, arg);
+    ts->start = (void *(*)(void *))(uintptr_t)start;
+    ts->arg = arg;
+    int r = __real_thrd_create(thr, thrd_entry, ts);
+    if (r != 0)                     /* (thrd_success is 0) */
         sys_munmap(ts, THREAD_START_BYTES);
     return r;
 }
@@ -315,6 +367,149 @@ void __wrap_twalk(const void *root, walk_t action)
     callback_done(outer);
 }
 
+static void free_entry(void *node)
+{
+    free_t fn = (free_t)thread_self()->callback;
+    ENTER(fn, LITIFUT_ENTRY_CALLBACK);
+    fn(node);
+    LEAVE();
+}
+
+void __wrap_tdestroy(void *root, free_t free_node);
+void __wrap_tdestroy(void *root, free_t free_node)
+{
+    uintptr_t outer;
+    if (!__real_tdestroy)
+        return;
+    if (!callback_begin((uintptr_t)free_node, &outer)) {
+        __real_tdestroy(root, free_node);
+        return;
+    }
+    __real_tdestroy(root, free_entry);
+    callback_done(outer);
+}
+
+static int ftw_entry(const char *path, const void *st, int flag)
+{
+    ftw_t fn = (ftw_t)thread_self()->callback;
+    ENTER(fn, LITIFUT_ENTRY_CALLBACK);
+    int r = fn(path, st, flag);
+    LEAVE();
+    return r;
+}
+
+static int nftw_entry(const char *path, const void *st, int flag, void *ftw)
+{
+    nftw_t fn = (nftw_t)thread_self()->callback;
+    ENTER(fn, LITIFUT_ENTRY_CALLBACK);
+    int r = fn(path, st, flag, ftw);
+    LEAVE();
+    return r;
+}
+
+/* ftw and nftw (and their 64-bit file offsets' names, the same code
+ * with other structures) with the visitor through ftw_entry or
+ * nftw_entry, or as given. */
+static int ftw_as(int (*real)(const char *, ftw_t, int), const char *dir, ftw_t fn, int fds)
+{
+    uintptr_t outer;
+    if (!real)
+        return -1;
+    if (!callback_begin((uintptr_t)fn, &outer))
+        return real(dir, fn, fds);
+    int r = real(dir, ftw_entry, fds);
+    callback_done(outer);
+    return r;
+}
+
+static int nftw_as(int (*real)(const char *, nftw_t, int, int), const char *dir, nftw_t fn,
+                   int fds, int flags)
+{
+    uintptr_t outer;
+    if (!real)
+        return -1;
+    if (!callback_begin((uintptr_t)fn, &outer))
+        return real(dir, fn, fds, flags);
+    int r = real(dir, nftw_entry, fds, flags);
+    callback_done(outer);
+    return r;
+}
+
+int __wrap_ftw(const char *dir, ftw_t fn, int fds);
+int __wrap_ftw(const char *dir, ftw_t fn, int fds)
+{
+    return ftw_as(__real_ftw, dir, fn, fds);
+}
+
+int __wrap_ftw64(const char *dir, ftw_t fn, int fds);
+int __wrap_ftw64(const char *dir, ftw_t fn, int fds)
+{
+    return ftw_as(__real_ftw64, dir, fn, fds);
+}
+
+int __wrap_nftw(const char *dir, nftw_t fn, int fds, int flags);
+int __wrap_nftw(const char *dir, nftw_t fn, int fds, int flags)
+{
+    return nftw_as(__real_nftw, dir, fn, fds, flags);
+}
+
+int __wrap_nftw64(const char *dir, nftw_t fn, int fds, int flags);
+int __wrap_nftw64(const char *dir, nftw_t fn, int fds, int flags)
+{
+    return nftw_as(__real_nftw64, dir, fn, fds, flags);
+}
+
+/* scandir's two: the thread's callback is a pair of them */
+struct scandir_calls {
+    filter_t filter;
+    dirent_compare_t compare;
+};
+
+static int scandir_filter_entry(const void *d)
+{
+    const struct scandir_calls *c = (const struct scandir_calls *)thread_self()->callback;
+    ENTER(c->filter, LITIFUT_ENTRY_CALLBACK);
+    int r = c->filter(d);
+    LEAVE();
+    return r;
+}
+
+static int scandir_compare_entry(const void *a, const void *b)
+{
+    const struct scandir_calls *c = (const struct scandir_calls *)thread_self()->callback;
+    ENTER(c->compare, LITIFUT_ENTRY_CALLBACK);
+    int r = c->compare(a, b);
+    LEAVE();
+    return r;
+}
+
+static int scandir_as(int (*real)(const char *, void *, filter_t, dirent_compare_t),
+                      const char *dir, void *list, filter_t filter, dirent_compare_t compare)
+{
+    uintptr_t outer;
+    struct scandir_calls c = { filter, compare };
+    if (!real)
+        return -1;
+    if (!callback_begin((uintptr_t)&c, &outer))
+        return real(dir, list, filter, compare);
+    int r = real(dir, list, filter ? scandir_filter_entry : NULL,
+                 compare ? scandir_compare_entry : NULL);
+    callback_done(outer);
+    return r;
+}
+
+int __wrap_scandir(const char *dir, void *list, filter_t filter, dirent_compare_t compare);
+int __wrap_scandir(const char *dir, void *list, filter_t filter, dirent_compare_t compare)
+{
+    return scandir_as(__real_scandir, dir, list, filter, compare);
+}
+
+int __wrap_scandir64(const char *dir, void *list, filter_t filter, dirent_compare_t compare);
+int __wrap_scandir64(const char *dir, void *list, filter_t filter, dirent_compare_t compare)
+{
+    return scandir_as(__real_scandir64, dir, list, filter, compare);
+}
+
 static void once_entry(void)
 {
     void (*init)(void) = (void (*)(void))thread_self()->callback;
@@ -375,6 +570,32 @@ static int compare_r_entry(const void *a, const void *b, void *cr)
     int r = c->compare(a, b, c->arg);
     LEAVE();
     return r;
+}
+
+struct walk_r {
+    walk_r_t action;
+    void *closure;
+};
+
+static void walk_r_entry(const void *node, VISIT visit, void *wr)
+{
+    const struct walk_r *w = wr;
+    ENTER(w->action, LITIFUT_ENTRY_CALLBACK);
+    w->action(node, visit, w->closure);
+    LEAVE();
+}
+
+void __wrap_twalk_r(const void *root, walk_r_t action, void *closure);
+void __wrap_twalk_r(const void *root, walk_r_t action, void *closure)
+{
+    if (!__real_twalk_r)
+        return;
+    if (!recording()) {
+        __real_twalk_r(root, action, closure);
+        return;
+    }
+    struct walk_r w = { action, closure };
+    __real_twalk_r(root, walk_r_entry, &w);
 }
 
 void __wrap_qsort_r(void *base, size_t n, size_t size, compare_r_t compare, void *arg);

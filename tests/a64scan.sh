@@ -142,7 +142,8 @@ EOF
     for f in vfork clone __clone_internal setjmp _setjmp __sigsetjmp sigsetjmp getcontext backtrace __setcontext \
              sigaction signal bsd_signal ssignal sysv_signal __sysv_signal sigset \
              pthread_create qsort qsort_r bsearch lfind lsearch tsearch tfind tdelete twalk pthread_once \
-             dl_iterate_phdr __cxa_atexit on_exit __libc_start_main __uClibc_main; do
+             dl_iterate_phdr __cxa_atexit on_exit __libc_start_main __uClibc_main \
+             twalk_r tdestroy ftw nftw ftw64 nftw64 scandir scandir64 thrd_create; do
         printf '%s\n' ".weak __real_$f" ".global __wrap_$f" "__wrap_$f: b __real_$f" >> "$d/module.S"
     done
     aarch64-linux-gnu-gcc -c -fPIC -o "$m/tracer.o" "$d/module.S" && cp "$m/tracer.o" "$m/tracer-shared.o"

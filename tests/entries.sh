@@ -79,7 +79,7 @@ entries_callbacks() {
     summary=$("$BIN/litifut-postproc" --summary --format=tsv "$r" 2> /dev/null)
     local -A caller=([by_value]=qsort [search_key]=bsearch [by_value_r]=qsort_r [tree_visit]=twalk
                      [list_cmp]=lfind [once_init]=pthread_once [phdr_visit]=dl_iterate_phdr
-                     [ctor_one]="(root)")
+                     [ctor_one]="(root)" [tree_free]=tdestroy [tree_visit_r]=twalk_r)
     for pair in $(sed -n 's/^calls //p' "$r/out"); do
         f=${pair%=*} n=${pair#*=}
         total=$((total + n))

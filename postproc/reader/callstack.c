@@ -438,11 +438,13 @@ void callstack_entry(struct callstack *s, uint32_t fid, const struct trace_event
     if (!(s->t->header.flags & LITIFUT_TRACE_RETURNS))
         for (uint32_t k = entered_from(s, fid, 0); s->n > k;)
             pop(s, t);
-    else if (e->site == LITIFUT_ENTRY_START || e->site == LITIFUT_ENTRY_INIT)
-        /* main, a constructor: the C library's start or the dynamic
-         * linker calls them from its own code, where no frame of the
-         * trace's runs but the traced calls still open: a synthetic or
-         * a jump's frame above them has returned unseen */
+    else if (e->site == LITIFUT_ENTRY_START || e->site == LITIFUT_ENTRY_INIT ||
+             e->site == LITIFUT_ENTRY_FINI)
+        /* main, a constructor, a destructor: the C library's start, the
+         * dynamic linker or exit calls them from its own code, where no
+         * frame of the trace's runs but the traced calls still open: a
+         * synthetic or a jump's frame above them has returned unseen
+         * (musl's atexit handler, entered untraced, that jumped on) */
         while (s->n > innermost_traced(s))
             pop(s, t);
     push(s, fid, t, e, FRAME_ENTRY_CALL);
