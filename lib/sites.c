@@ -428,15 +428,15 @@ size_t addr_set_lower_bound(const struct addr_set *s, uint32_t a)
     return lo;
 }
 
-/* v, if it is an address inside a function (not its start), to tt->inner */
-static void add_inner(struct tail_targets *tt, const struct arch_ops *arch, uint64_t v)
+/* The function whose inside (not its start) v names, or NULL. */
+static const struct indexed_function *inner_of(const struct tail_targets *tt,
+                                               const struct arch_ops *arch, uint64_t v)
 {
     v = arch_code_address(arch, v);
     if (v > UINT32_MAX)
-        return;
+        return NULL;
     const struct indexed_function *f = function_index_find(tt->functions, v);
-    if (f && f->start != v)
-        addr_set_add(&tt->inner, (uint32_t)v);
+    return f && f->start != v ? f : NULL;
 }
 
 void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,
@@ -466,7 +466,11 @@ void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch
         tt->thunks_hi = tt->thunks_lo + (uint32_t)t->size;
     }
     /* the words of allocated data (not the instruction DB's: pass 1's is
-     * a placeholder) and the RELA addends that name a function's inside */
+     * a placeholder) that name a function's inside next to a word that
+     * names the same function's (a table: a lone word is as likely a
+     * string's four bytes, "\0ECH" is 0x00454348 on big-endian MIPS,
+     * and its place in the code moves between links), and the RELA
+     * addends that name one (a relocation is no chance) */
     const struct elf_symbol *db = elf_symbol_by_name(img, "litifut_db");
     uint64_t db_lo = db ? db->value : 0, db_size = db ? db->size : 0;
     unsigned ws = img->word_size == 8 ? 8 : 4;
@@ -475,22 +479,32 @@ void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch
         if (!(s->flags & SHF_ALLOC) || (s->flags & SHF_EXECINSTR) || s->type != SHT_PROGBITS)
             continue;
         const unsigned char *p = s->size >= ws ? elf_bytes_at(img, s->addr, s->size) : NULL;
+        const struct indexed_function *prev_f = NULL;
+        uint64_t prev_v = 0;
         for (uint64_t o = 0; p && o + ws <= s->size; o += ws) {
-            if (s->addr + o - db_lo < db_size)
+            if (s->addr + o - db_lo < db_size) {
+                prev_f = NULL;
                 continue;
+            }
             uint64_t v = elf_get32(img, p + o);
             if (ws == 8)
                 v = img->big_endian ? v << 32 | elf_get32(img, p + o + 4)
                                     : v | (uint64_t)elf_get32(img, p + o + 4) << 32;
-            add_inner(tt, arch, v);
+            const struct indexed_function *f = inner_of(tt, arch, v);
+            if (f && f == prev_f) {
+                addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, prev_v));
+                addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, v));
+            }
+            prev_f = f;
+            prev_v = v;
         }
     }
     struct elf_dynreloc *rel = NULL;
     size_t n_rel = 0;
     if (elf_dynamic_relocs(img, &rel, &n_rel) == 0)
         for (size_t i = 0; i < n_rel; i++)
-            if (rel[i].rela)
-                add_inner(tt, arch, rel[i].addend);
+            if (rel[i].rela && inner_of(tt, arch, rel[i].addend))
+                addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, rel[i].addend));
     free(rel);
     addr_set_sort(&tt->inner);
 }

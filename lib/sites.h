@@ -115,8 +115,8 @@ struct tail_targets {
     uint32_t thunks_lo, thunks_hi;
     const struct function_index *functions;     /* the scan's, to find a jump's own function */
     /* addresses inside a function's code that allocated data names (a
-     * word, a RELA addend): a computed goto's labels, whose jump
-     * through a register stays inside its function */
+     * table's neighbouring words, a RELA addend): a computed goto's
+     * labels, whose jump through a register stays inside its function */
     struct addr_set inner;
 };
 void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,

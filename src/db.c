@@ -183,8 +183,9 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
     return 0;
 }
 
-int db_write_image(const struct db *db, struct elf_image *img, int same_code)
+int db_write_image(const struct db *db, struct elf_image *img, int how)
 {
+    int same_code = how & DB_SAME_CODE;
     const struct litifut_db_header *h = &db->header;
     uint32_t n = LITIFUT_DB_HEADER_WORDS + h->n_pages + h->n_sites;
     const struct elf_symbol *s = elf_symbol_by_name(img, "litifut_db");
@@ -196,7 +197,8 @@ int db_write_image(const struct db *db, struct elf_image *img, int same_code)
     for (uint32_t i = 0; i < LITIFUT_DB_HEADER_WORDS; i++)
         ((uint32_t *)&linked)[i] = elf_get32(img, p + 4 * i);
     if (linked.magic != h->magic || linked.version != h->version ||
-        linked.n_sites != h->n_sites || (same_code && linked.n_pages != h->n_pages))
+        (!(how & DB_RELINKED) && linked.n_sites != h->n_sites) ||
+        (same_code && linked.n_pages != h->n_pages))
         return error("%s: the linked instruction DB is not the one generated for it",
                      img->path);
     /* Where nothing moved it (no thunk area), it is exactly this DB:

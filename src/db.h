@@ -41,9 +41,13 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
  * DB for the same sites sized (its room may be larger: zeros follow;
  * pass 2's addresses may differ from pass 1's where a thunk area moved
  * the DB, or pass 3's where pass 2 moved code: its words are this
- * DB's), and reads it back; else one error line.  `same_code`: the
- * sites are where pass 1 had them (else the linked DB was made for
- * other addresses: only its size and site count are checked). */
-int db_write_image(const struct db *db, struct elf_image *img, int same_code);
+ * DB's), and reads it back; else one error line.  `how`: DB_SAME_CODE,
+ * the sites are where pass 1 had them (else the linked DB was made for
+ * other addresses: only its size and site count are checked);
+ * DB_RELINKED, a third link's, whose sites may be a few more or fewer
+ * than pass 1's (what a data word names moved with the code): only its
+ * size is. */
+enum { DB_SAME_CODE = 1, DB_RELINKED = 2 };
+int db_write_image(const struct db *db, struct elf_image *img, int how);
 
 #endif

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     const char **objects = xcalloc((size_t)argc + 1, sizeof *objects);
     size_t n_objects = 0;
     struct exclusions ex = { NULL, 0 };
-    struct rewriter_opts o = { &ex, stdout, NULL, NULL, NULL, NULL, NULL, 0 };
+    struct rewriter_opts o = { &ex, stdout, NULL, NULL, NULL, NULL, NULL, 0, 0 };
     int c;
     while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
         switch (c) {

@@ -17,6 +17,15 @@
  * LITIFUT_DB_INDIRECT bytes from any site word (src/db.c). */
 #define DB_ROOM_WORDS (LITIFUT_DB_INDIRECT / 4)
 
+/* A third link's thunk area, for pass 1's sites that need `bytes`:
+ * where the code moved, a pair of data words may name a function's
+ * inside in one link and not in the other (lib/sites.c), so that link
+ * may rewrite a few more jumps through registers than pass 1 found. */
+static uint32_t relink_thunk_room(uint32_t bytes)
+{
+    return bytes + (bytes / 8 & ~7u) + 4096;
+}
+
 static int open_program(const char *path, struct elf_image *img, const struct arch_ops **arch)
 {
     if (elf_image_open(img, path) != 0)
@@ -116,7 +125,10 @@ static int plan(const struct arch_ops *arch, const struct elf_image *img, const 
                      "32-bit addresses", img->path);
     uint32_t db_vaddr = (uint32_t)dbsym->value, sled = (uint32_t)pl->sleds.base[0];
     pl->words = xcalloc(sites->n + 1, sizeof *pl->words);
-    pl->thunks = pl->sleds.thunks ? xcalloc(thunk_area_size(arch, sites) + more_thunks + 1, 1)
+    uint32_t need = thunk_area_size(arch, sites) + more_thunks;
+    /* (zeros after the thunks where a third link's area has room) */
+    pl->thunks = pl->sleds.thunks ? xcalloc((need > pl->sleds.thunks_size ? need
+                                                                          : pl->sleds.thunks_size) + 1, 1)
                                   : NULL;
     uint64_t thunks = pl->sleds.thunks ? pl->sleds.thunks : pl->sleds.code_end;  /* (rewrite.c) */
     if (db_build(arch, rw, sites, sled, 0, db_vaddr, thunks, provisional, &pl->db) == 0 &&
@@ -205,8 +217,10 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
         size_t n_other = 0;
         uint32_t *other = other_code(o->excluded, &img, &n_other);
         uint32_t words = db_size_bytes(&pl.db) / 4;
-        rc = db_c ? db_write_asm(&pl.db, img.big_endian, words + DB_ROOM_WORDS,
-                                 thunk_area_size(arch, sites) + entry_thunks_size(arch, &ew),
+        uint32_t thunk_bytes = thunk_area_size(arch, sites) + entry_thunks_size(arch, &ew);
+        if (o->relink)
+            thunk_bytes = relink_thunk_room(thunk_bytes);
+        rc = db_c ? db_write_asm(&pl.db, img.big_endian, words + DB_ROOM_WORDS, thunk_bytes,
                                  rules, other, n_other, arch_rewrite_ops(arch)->db_asm, db_c)
                   : 0;
         free(other);
@@ -258,12 +272,15 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     }
     /* (a thunk area: the site words of tail jumps name their thunks, which
      * pass 1 only guessed) */
-    if (db_write_image(&pl.db, &img, expected != NULL && !pl.sleds.thunks_size) == 0 &&
+    uint32_t thunk_bytes = site_thunks + more;
+    if (o->relink && thunk_bytes <= pl.sleds.thunks_size)
+        thunk_bytes = (uint32_t)pl.sleds.thunks_size;
+    if (db_write_image(&pl.db, &img, (expected != NULL && !pl.sleds.thunks_size ? DB_SAME_CODE : 0) |
+                                     (o->relink ? DB_RELINKED : 0)) == 0 &&
         write_other_code(o->excluded, &img) == 0 &&
         (!ew.n || (pl.thunks && entry_words_rewrite(arch, &img, &ew, pl.sleds.thunks + site_thunks,
                                                     pl.thunks + site_thunks) == 0)) &&
-        rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks,
-                           site_thunks + more) == 0)
+        rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks, thunk_bytes) == 0)
         rc = write_file_atomic(out, img.data, img.size, st.st_mode & 07777);
     plan_free(&pl);
 out:

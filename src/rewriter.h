@@ -24,6 +24,10 @@ struct rewriter_opts {
                                  * not the expected ones (NULL: that is an error) */
     int entries;                /* the constructors and destructors get entry thunks
                                  * (src/entries.h): the C library is a shared one */
+    int relink;                 /* for a third link of the same inputs, whose code pass 2
+                                 * moved: scan, its thunk area gets room for more
+                                 * (src/rewriter.c); rewrite, its sites may be a few
+                                 * more or fewer than the linked DB's, within its room */
 };
 
 /* Pass 1.  On success *sites holds the sites found. */

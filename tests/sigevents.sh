@@ -25,7 +25,7 @@ test_sigevents() {
 # (sigrecords' lines) against the program's own counts (ERR's
 # "deliveries NAME N" lines), the functions (NM: `nm -S` of the program)
 # and the call sites (SITES: its sites.tsv).  `returns` 1: exact returns
-# (every call is a frame, a jump's signal ends with a RETURN).  Prints
+# (every call but a tail jump is a frame, a siglongjmp's signal ends with a RETURN).  Prints
 # what is wrong, nothing if all is right.
 sigevents_check_records() {
     local recs=$1 err=$2 nm=$3 sites=$4 returns=$5 addr size name
@@ -33,7 +33,7 @@ sigevents_check_records() {
     while read -r addr size _ name; do
         echo "F $((0x$addr)) $((0x$size)) $name"
     done < <(grep -E ' [tT] ' "$nm" | awk 'NF == 4') > "$recs.funcs"
-    tail -n +2 "$sites" | while read -r addr _; do echo "A $((addr))"; done > "$recs.sites"
+    tail -n +2 "$sites" | while read -r addr kind _; do echo "A $((addr)) $kind"; done > "$recs.sites"
     awk '$1 == "O" || $2 == "O" { print "B", $(NF-2) + 0; exit }' "$recs" > "$recs.base"
     local bias
     bias=$(awk '$2 == "O" { print $5; exit }' "$recs")
@@ -51,7 +51,7 @@ sigevents_check_records() {
             return "?"
         }
         $1 == "F" { fa[nf] = $2; fs[nf] = $3; fn[nf] = $4; nf++; next }
-        $1 == "A" { site[ns++] = $2; next }
+        $1 == "A" { site[ns] = $2; jump[ns++] = $3 ~ /_jump$/; next }
         $1 == "B" { base = $2; next }
         $1 == "D" { want[$2] = $3; next }
         $2 == "O" { next }
@@ -67,7 +67,9 @@ sigevents_check_records() {
                                           f, i ? stack[t, i] : "none")
                     }
                 }
-                if (returns) stack[t, ++depth[t]] = "C " f
+                # (a tail jump opens no frame: the RETURN of the call it
+                # ends closes both, as in the reader; longjmp jumps too)
+                if (returns && !jump[$3 - base]) stack[t, ++depth[t]] = "C " f
             } else if ($2 == "S") {
                 h = func_of($4)
                 signals[h]++

@@ -328,9 +328,11 @@ static int read_exclusions(struct work *w, const char *map, struct exclusions *e
 }
 
 /* The last step: rewrite `linked` into the output.  *moved (if not
- * NULL) is set, with no message, if its sites are not `expected`. */
+ * NULL) is set, with no message, if its sites are not `expected`.
+ * `relink`: `linked` is a third link (run_passes). */
 static int rewrite_output(struct work *w, const char *linked, const struct exclusions *ex,
-                          const struct site_list *expected, int *moved, char **summary)
+                          const struct site_list *expected, int *moved, int relink,
+                          char **summary)
 {
     char *sites_tsv = work_path(w, "sites.tsv"), *untraced_tsv = work_path(w, "untraced.tsv");
     size_t summary_len = 0;
@@ -345,7 +347,7 @@ static int rewrite_output(struct work *w, const char *linked, const struct exclu
     } else {
         char *prefix = xasprintf("%s: %s", program_name(), w->la->output);
         struct rewriter_opts rw_opts = { ex, summary_out, sites_tsv, prefix, untraced_tsv,
-                                         w->rules, moved, w->entries };
+                                         w->rules, moved, w->entries, relink };
         rc = rewriter_rewrite(linked, &rw_opts, expected, w->la->output);
         free(prefix);
         if (fclose(summary_out) != 0 && rc == 0)
@@ -364,8 +366,9 @@ static int rewrite_output(struct work *w, const char *linked, const struct exclu
  * layout makes it move code anyway (a linker script with .rodata before
  * .text, MIPS multi-GOT links whose split the DB's size changes), a
  * third link with pass 2's inputs and a map of its own is rewritten
- * instead: its DB has room for a few pages more (src/rewriter.c), and
- * the rewriter computes everything from that link itself. */
+ * instead: its DB has room for a few pages more, its thunk area (pass
+ * 1's DB written again) for a few thunks more (src/rewriter.c), and the
+ * rewriter computes everything from that link itself. */
 /* Where a link's time goes (LITIFUT_VERBOSE=1: one line after the
  * summary; `make bench` tabulates it). */
 struct phase_times {
@@ -417,7 +420,7 @@ static int run_passes(struct work *w, char **summary)
     phase_done(&pt, "pass 1");
 
     struct rewriter_opts scan_opts = { &ex, NULL, NULL, w->la->output, NULL, w->rules, NULL,
-                                       w->entries };
+                                       w->entries, 0 };
     if (rewriter_scan(pass1, &scan_opts, db_s, &sites) != 0)
         goto out;
     phase_done(&pt, "scan 1");
@@ -428,17 +431,22 @@ static int run_passes(struct work *w, char **summary)
         goto out;
     phase_done(&pt, "pass 2");
     const char *linked = pass2;
-    rc = rewrite_output(w, pass2, &ex, &sites, &moved, summary);
+    rc = rewrite_output(w, pass2, &ex, &sites, &moved, 0, summary);
     phase_done(&pt, "rewrite");
     if (rc != 0 && moved) {
+        /* pass 1's DB again, its thunk area with room (src/rewriter.c) */
+        struct site_list again = { NULL, 0 };
         linked = pass3;
         rc = -1;
-        if (link_pass(w, db_o, pass3, map3, 3) == 0 &&
+        scan_opts.relink = 1;
+        if (rewriter_scan(pass1, &scan_opts, db_s, &again) == 0 &&
+            compile_db(w, db_s, db_o) == 0 && link_pass(w, db_o, pass3, map3, 3) == 0 &&
             read_exclusions(w, map3, &ex) == 0) {
             phase_done(&pt, "pass 3 (pass 2 moved code)");
-            rc = rewrite_output(w, pass3, &ex, NULL, NULL, summary);
+            rc = rewrite_output(w, pass3, &ex, NULL, NULL, 1, summary);
             phase_done(&pt, "rewrite 3");
         }
+        site_list_free(&again);
     }
     if (rc == 0) {
         /* at the end of the summary line (before its newline) */
