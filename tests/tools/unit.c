@@ -22,6 +22,7 @@
 #include "lib/arch.h"
 #include "lib/arch-read.h"
 #include "lib/db.h"
+#include "lib/sites.h"
 #include "src/arch-rewrite.h"
 #include "src/db.h"
 #include "src/rules.h"
@@ -464,6 +465,56 @@ static void test_register_jumps(void)
     /* jr t9, big endian: the site word names v1 (the thunk's copy) */
     reg_jump_case(mips, 1, "register jump: mips jr t9", (struct call_site){ 0x8000, 0x03200008,
                   (uint8_t)kind_named(mips, "jr_jump"), 0, 0 }, 12, "b_jump");
+}
+
+/* Which functions keep their jumps through a register (a computed
+ * goto's): the ones two neighbouring data words name places inside; a
+ * lone word that happens to (a string's bytes) does not count. */
+static int jumps_kept(const uint32_t *words, size_t n)
+{
+    const struct arch_ops *mips = arch_by_name("mips");
+    unsigned char data[64] = { 0 };
+    struct elf_section secs[3] = {
+        { 0 }, { ".text", 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, 0x100, 0, 0, 0, 0 },
+        { ".rodata", 2, SHT_PROGBITS, SHF_ALLOC, 0x2000, sizeof data, 0, 0, 0, 0 },
+    };
+    struct elf_symbol f = { "f", 0x1000, 0x100, 1, STT_FUNC, STB_GLOBAL, 0 };
+    struct elf_image img;
+    memset(&img, 0, sizeof img);
+    img.machine = mips->elf_machine;
+    img.big_endian = 1;
+    img.word_size = 4;
+    img.data = data;
+    img.size = sizeof data;
+    img.sections = secs;
+    img.n_sections = 3;
+    img.symbols = &f;
+    img.n_symbols = 1;
+    for (size_t i = 0; i < n && i < sizeof data / 4; i++)
+        elf_put32(&img, data + 4 * i, words[i]);
+    struct function_index fx;
+    struct tail_targets tt;
+    function_index_build(&img, &fx);
+    tail_targets_build(&img, mips, &fx, &tt);
+    int kept = !register_jump_at(&tt, 0x1080);
+    tail_targets_free(&tt);
+    function_index_free(&fx);
+    return kept;
+}
+
+static void test_jumps_kept(void)
+{
+    static const uint32_t lone[] = { 0x00454348, 0x494c4400, 0x1010 },
+                          table[] = { 7, 0x1010, 0x1040, 0x1010, 0 },
+                          apart[] = { 0x1010, 0, 0x1040 },
+                          starts[] = { 0x1000, 0x1000 };
+    check(!jumps_kept(lone, 3), "jumps kept: a lone word naming a function's inside",
+          "its register jumps were kept");
+    check(jumps_kept(table, 5), "jumps kept: a table of a function's labels",
+          "its register jumps were taken as tail jumps");
+    check(!jumps_kept(apart, 3), "jumps kept: two words apart", "its register jumps were kept");
+    check(!jumps_kept(starts, 2), "jumps kept: words naming the function's start",
+          "its register jumps were kept");
 }
 
 /* The DB of four ARM sites over three pages: page table (by return
@@ -1237,6 +1288,7 @@ int main(void)
     test_site_words();
     test_thumb_pair();
     test_register_jumps();
+    test_jumps_kept();
     test_aarch64_scan();
     test_aarch64_bti();
     test_aarch64_decoders();
