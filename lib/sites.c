@@ -491,6 +491,8 @@ void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch
                 v = img->big_endian ? v << 32 | elf_get32(img, p + o + 4)
                                     : v | (uint64_t)elf_get32(img, p + o + 4) << 32;
             const struct indexed_function *f = inner_of(tt, arch, v);
+            if (f)
+                addr_set_add(&tt->named, (uint32_t)arch_code_address(arch, v));
             if (f && f == prev_f) {
                 addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, prev_v));
                 addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, v));
@@ -503,16 +505,20 @@ void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch
     size_t n_rel = 0;
     if (elf_dynamic_relocs(img, &rel, &n_rel) == 0)
         for (size_t i = 0; i < n_rel; i++)
-            if (rel[i].rela && inner_of(tt, arch, rel[i].addend))
+            if (rel[i].rela && inner_of(tt, arch, rel[i].addend)) {
                 addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, rel[i].addend));
+                addr_set_add(&tt->named, (uint32_t)arch_code_address(arch, rel[i].addend));
+            }
     free(rel);
     addr_set_sort(&tt->inner);
+    addr_set_sort(&tt->named);
 }
 
 void tail_targets_free(struct tail_targets *tt)
 {
     free(tt->starts.v);
     free(tt->inner.v);
+    free(tt->named.v);
     memset(tt, 0, sizeof *tt);
 }
 

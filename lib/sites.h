@@ -118,6 +118,10 @@ struct tail_targets {
      * table's neighbouring words, a RELA addend): a computed goto's
      * labels, whose jump through a register stays inside its function */
     struct addr_set inner;
+    /* every place inside a function that a word of allocated data or a
+     * RELA addend names, lone words too: where a jump through a table
+     * of labels may land (a superset) */
+    struct addr_set named;
 };
 void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,
                         const struct function_index *functions, struct tail_targets *tt);

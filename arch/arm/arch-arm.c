@@ -106,6 +106,7 @@ struct arm_scan {
     struct addr_set targets, jumps;
     struct addr_set tables;     /* tbb, tbh (bit 0 set): their tables are decoded */
     struct addr_set offset_tables;      /* adr, ldr, add, bx: the word tables' addresses */
+    struct addr_set adrs;       /* where each adr (add rD, pc, #N) points */
     /* the image's symbols, sorted: every defined one's address (bit 0
      * dropped), the mapping symbols (address | 1 for $d), functions */
     struct addr_set symbols, mappings;
@@ -406,11 +407,39 @@ static void *arm_scan_begin(const struct elf_image *img)
     return sc;
 }
 
+/* Where an adr at `at` points (its pc-relative address), or 0 if the
+ * instruction is none: Thumb adr, adr.w (add and sub forms), ARM add
+ * and sub rD, pc, #imm. */
+static uint32_t adr_address(unsigned isa, uint32_t at, uint32_t w, unsigned size)
+{
+    if (isa != ISA_THUMB) {
+        uint32_t imm = w & 0xFF, rot = 2 * (w >> 8 & 15);
+        imm = rot ? imm >> rot | imm << (32 - rot) : imm;
+        if ((w & 0x0FFF0000u) == 0x028F0000u)
+            return at + 8 + imm;
+        return (w & 0x0FFF0000u) == 0x024F0000u ? at + 8 - imm : 0;
+    }
+    uint32_t base = (at + 4) & ~3u;
+    if (size == 2)
+        return (w & 0xF800) == 0xA000 ? base + 4 * (w & 0xFF) : 0;
+    uint32_t hw1 = w & 0xFFFF, hw2 = w >> 16, imm = (hw1 >> 10 & 1) << 11 | (hw2 >> 12 & 7) << 8 |
+                                                    (hw2 & 0xFF);
+    if (hw2 & 0x8000)
+        return 0;
+    if ((hw1 & 0xFBFF) == 0xF20F)
+        return base + imm;
+    return (hw1 & 0xFBFF) == 0xF2AF ? base - imm : 0;
+}
+
 /* Every instruction: its direct branch target, computed jumps, IT
- * blocks.  Returns whether `insn` is in an IT block. */
+ * blocks, where an adr points.  Returns whether `insn` is in an IT
+ * block. */
 static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, uint32_t w)
 {
     const cs_arm *a = &insn->detail->arm;
+    uint32_t adr = adr_address(isa, (uint32_t)insn->address, w, insn->size);
+    if (adr)
+        addr_set_add(&sc->adrs, adr & ~1u);
     switch (insn->id) {
     case ARM_INS_B: case ARM_INS_BL: case ARM_INS_BLX: case ARM_INS_CBZ: case ARM_INS_CBNZ:
         for (int i = 0; i < a->op_count; i++)
@@ -579,6 +608,67 @@ static const char *pair_refusal(const struct arm_scan *sc, const struct elf_imag
     return NULL;
 }
 
+/* Whether `s` (sorted) holds a place inside f (not its start). */
+static int set_has_inside(const struct addr_set *s, const struct indexed_function *f)
+{
+    size_t i = addr_set_lower_bound(s, (uint32_t)f->start + 1);
+    return i < s->n && s->v[i] - f->start < f->size;
+}
+
+/* The places inside f that `s` holds, to sc->targets. */
+static void targets_inside(struct arm_scan *sc, const struct addr_set *s,
+                           const struct indexed_function *f)
+{
+    for (size_t i = addr_set_lower_bound(s, (uint32_t)f->start + 1);
+         i < s->n && s->v[i] - f->start < f->size; i++)
+        addr_set_add(&sc->targets, s->v[i]);
+}
+
+/*
+ * A function whose labels data tabulates (two neighbouring words name
+ * places inside it: sc->tails.inner) jumps through that table: glibc's
+ * vfprintf in a static link, `goto *step0_jumps[c]`, a bx of a word
+ * loaded from it.  Its computed jumps land at its labels, and what
+ * names a label is data (sc->tails.named, lone words too), a literal
+ * pool in its own code, or an adr: those places are its branch
+ * targets, and its jumps no longer unknown, so a pair whose blx none
+ * of them is may be rewritten.  (A label materialised by movw and movt
+ * would be missed: GCC's position-independent code, Debian's default,
+ * uses adr and literal pools.)
+ */
+static void resolve_label_jumps(struct arm_scan *sc, const struct elf_image *img)
+{
+    addr_set_sort(&sc->jumps);
+    addr_set_sort(&sc->adrs);
+    const struct indexed_function *last = NULL;
+    size_t k = 0;
+    for (size_t j = 0; j < sc->jumps.n; j++) {
+        const struct indexed_function *f = function_index_find(&sc->functions, sc->jumps.v[j]);
+        if (!f || !set_has_inside(&sc->tails.inner, f)) {
+            sc->jumps.v[k++] = sc->jumps.v[j];
+            continue;
+        }
+        if (f == last)
+            continue;
+        last = f;
+        targets_inside(sc, &sc->tails.named, f);
+        targets_inside(sc, &sc->adrs, f);
+        /* its literal pools: the $d ranges inside it */
+        uint32_t lo = (uint32_t)f->start, hi = lo + (uint32_t)f->size;
+        for (size_t m = addr_set_lower_bound(&sc->mappings, lo);
+             m < sc->mappings.n && (sc->mappings.v[m] & ~1u) < hi; m++) {
+            if (!(sc->mappings.v[m] & 1))
+                continue;
+            uint32_t end = m + 1 < sc->mappings.n ? sc->mappings.v[m + 1] & ~1u : hi, v;
+            for (uint32_t at = ((sc->mappings.v[m] & ~1u) + 3) & ~3u;
+                 at + 4 <= end && at + 4 <= hi && !elf_read32(img, at, &v); at += 4)
+                if ((v & ~1u) > lo && (v & ~1u) < hi)
+                    addr_set_add(&sc->targets, v & ~1u);
+        }
+    }
+    sc->jumps.n = k;
+}
+
 /* The end of the table at `table` (the next mapping symbol after the
  * $d that must mark it), or 0 if it is not marked so. */
 static uint32_t marked_table_end(const struct arm_scan *sc, uint32_t table)
@@ -648,6 +738,7 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
                          struct scan_stats *st)
 {
     struct arm_scan *sc = state;
+    resolve_label_jumps(sc, img);
     decode_tables(sc, img);
     addr_set_sort(&sc->targets);
     addr_set_sort(&sc->jumps);
@@ -696,6 +787,7 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     free(sc->jumps.v);
     free(sc->tables.v);
     free(sc->offset_tables.v);
+    free(sc->adrs.v);
     free(sc->symbols.v);
     free(sc->mappings.v);
     free(sc->exidx);

@@ -5,8 +5,9 @@
  * also conditionally, inside IT blocks, and through pointers (16-bit
  * blx rM).  On Thumb-2, the 16-bit blx rM of functions with computed
  * jumps GCC makes: a switch over a table of word offsets (its cases
- * before it: no tbb) and a sibling call through a register; and after
- * an instruction that reads lr.  Exit
+ * before it: no tbb) and a sibling call through a register; in a
+ * function that jumps through a table of its labels' addresses (glibc's
+ * vfprintf); and after an instruction that reads lr.  Exit
  * status 0.
  */
 #include <stdio.h>
@@ -55,7 +56,9 @@ THUMB unsigned thumb_via_pointer(unsigned x) { return table[x % 3](x) + 1; }
  * Each has a 16-bit blx rM after an instruction that can move.
  * lr_scratch(x, fns) is fns[0](x) + fns[1](fns[0](x)), its blx rM after
  * an instruction that reads lr (GCC's scratch register), a 32-bit one
- * and a 16-bit one. */
+ * and a 16-bit one.  label_table(x, f) is switch_words' sum by a
+ * computed goto: bx of a word from a table of its labels' addresses in
+ * .data.rel.ro (relocated in a PIE), reached position-independently. */
 unsigned switch_words(unsigned x, unsigned (*f)(unsigned));
 unsigned sibling(unsigned x, unsigned (*f)(unsigned), unsigned (*g)(unsigned));
 __asm__(".pushsection .text\n"
@@ -119,11 +122,39 @@ __asm__(".pushsection .text\n"
         "    add     sp, #4\n"
         "    pop     {r4, r5, pc}\n"
         ".size lr_scratch, . - lr_scratch\n"
+        ".global label_table\n"
+        ".type label_table, %function\n"
+        ".thumb_func\n"
+        "label_table:\n"
+        "    push    {r4, lr}\n"
+        "    mov     r4, r1\n"
+        "    and     r3, r0, #1\n"
+        "    ldr     r2, 6f\n"
+        "7:  add     r2, pc\n"
+        "    ldr.w   r2, [r2, r3, lsl #2]\n"
+        "    orr.w   r2, r2, #1\n"
+        "    bx      r2\n"
+        "1:  adds    r0, r0, #5\n"
+        "    b       4f\n"
+        "2:  adds    r0, r0, #7\n"
+        "4:  mov     r1, r4\n"
+        "    blx     r1\n"
+        "    pop     {r4, pc}\n"
+        "    .p2align 2\n"
+        "6:  .word   label_words - (7b + 4)\n"
+        ".size label_table, . - label_table\n"
+        ".pushsection .data.rel.ro, \"aw\"\n"
+        "    .p2align 2\n"
+        "label_words:\n"
+        "    .word   1b\n"
+        "    .word   2b\n"
+        ".popsection\n"
         ".popsection\n");
+unsigned label_table(unsigned x, unsigned (*f)(unsigned));
 unsigned lr_scratch(unsigned x, unsigned (*const *fns)(unsigned));
 static unsigned (*const scratch_fns[2])(unsigned) = { thumb_leaf, arm_leaf };
 #define THUMB2_FORMS(i) (switch_words(i, thumb_leaf) + sibling(i, thumb_leaf, arm_leaf) + \
-                         lr_scratch(i, scratch_fns))
+                         lr_scratch(i, scratch_fns) + label_table(i, thumb_leaf))
 #else
 #define THUMB2_FORMS(i) 0u
 #endif
