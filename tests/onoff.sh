@@ -145,15 +145,20 @@ onoff_case() {      # onoff_case ARCH
         "$BIN/litifut-postproc" "$r" > "$r/log"
         # main's frame, open when recording went off, stays open (the
         # trace has returns: a frame ends at its RETURN, or at the
-        # thread's end, not when recording goes off)
-        local off main_end
+        # thread's end, not when recording goes off): its end comes
+        # after the call that turned recording off.  (By the log's
+        # order: a frame's end leaves out the tracer's own time inside
+        # it, which may take it before a late child's.)
+        local off main_end done_line end_line
         off=$(sed -n 's/^# recording .*, off at *\([0-9.]*\) (function)$/\1/p' "$r/log")
         main_end=$(sed -n 's/^ *\([0-9.]*\) .*} \/\* main \*\/$/\1/p' "$r/log")
+        done_line=$(grep -nE ' main -> boot_done( \{)?$' "$r/log" | head -1 | cut -d: -f1)
+        end_line=$(grep -n '} /\* main \*/$' "$r/log" | tail -1 | cut -d: -f1)
         check "$name: from the call of LITIFUT_START_AT to that of LITIFUT_STOP_AT (a, start, b, done, c: $got; main ends at $main_end, after recording went off at $off)" \
             eval '[ "$(cat "$r/rc")" = 0 ] && [ "$got" = "0 1 200 1 0" ] &&
                   grep -q "^# recording off at .* (start), on at .* (function), off at .* (function)$" "$r/log" &&
-                  [ -n "$off" ] && [ -n "$main_end" ] &&
-                  [ "$(echo "$main_end > $off" | bc)" = 1 ]'
+                  [ -n "$off" ] && [ -n "$main_end" ] && [ -n "$done_line" ] && [ -n "$end_line" ] &&
+                  [ "$end_line" -gt "$done_line" ]'
     done
     r=$d/nosuch
     LITIFUT_START_AT=no_such_function run_target "$r" "$d/prog" functions

@@ -261,11 +261,24 @@ static int lr_restored(const struct thumb_insn *r0, const struct thumb_insn *r1)
             r1->size == 4 && (r1->w & 0xFFFF) == 0xF8DD && r1->w >> 28 == 14); /* ldr.w lr, [sp, #N] */
 }
 
+/* Whether a bx follows an epilogue: lr_restored() by r0, the instruction
+ * right before the bx (with r1), or by r1 (with r2) where r0 is a
+ * 16-bit one that touches neither lr nor pc (SQLite's `pop.w {..., lr};
+ * ldr r3, [r3, #32]; bx r3`).  r1, r2: the ones before, in one straight
+ * run, or NULL. */
+static int epilogue_before(const struct thumb_insn *r0, const struct thumb_insn *r1,
+                           const struct thumb_insn *r2)
+{
+    return lr_restored(r0, r1) ||
+           (r1 && r0->size == 2 && thumb16_movable(r0->w) && lr_restored(r1, r2));
+}
+
 /*
  * What a Thumb bx rM (rM not lr, not in an IT block) at `at` does, from
  * the instructions right before it (sc->recent):
  * - JUMP_TAIL, a sibling call: lr was just restored from the stack
- *   (pop.w {..., lr}, or ldr.w lr, [sp, #N] then add sp, #N).  GCC
+ *   (pop.w {..., lr}, or ldr.w lr, [sp, #N] then add sp, #N; one
+ *   16-bit instruction may follow: epilogue_before()).  GCC
  *   restores lr only in an epilogue; a function that made a call and
  *   jumps on has to.  The jump leaves the function.
  * - JUMP_OFFSET_TABLE, GCC's switch of position-independent Thumb-2
@@ -279,7 +292,7 @@ static enum jump_idiom jump_idiom(const struct arm_scan *sc, uint32_t at, unsign
     const struct thumb_insn *r = sc->recent;
     if (sc->n_recent < 1 || r[0].addr + r[0].size != at)
         return JUMP_UNKNOWN;
-    if (lr_restored(&r[0], sc->n_recent >= 2 ? &r[1] : NULL))
+    if (epilogue_before(&r[0], sc->n_recent >= 2 ? &r[1] : NULL, sc->n_recent >= 3 ? &r[2] : NULL))
         return JUMP_TAIL;
     if (sc->n_recent < 3 || r[0].size != 2 || (r[0].w & 0xFF00) != 0x4400 || r[1].size != 4)
         return JUMP_UNKNOWN;
@@ -1033,7 +1046,8 @@ static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
         struct thumb_insn pi = { (uint32_t)insn->address, psize == 2 ? h[0] : h[0] | (uint32_t)h[1] << 16,
                                  psize };
         int before = sc->n_recent >= 1 && sc->recent[0].addr + sc->recent[0].size == insn->address;
-        if (psize && !lr_restored(&pi, before ? &sc->recent[0] : NULL))
+        if (psize && !epilogue_before(&pi, before ? &sc->recent[0] : NULL,
+                                      before && sc->n_recent >= 2 ? &sc->recent[1] : NULL))
             addr_set_add(&sc->jumps, (uint32_t)insn->address + psize);
     }
     if (isa == ISA_THUMB) {

@@ -52,7 +52,8 @@ THUMB unsigned thumb_via_pointer(unsigned x) { return table[x % 3](x) + 1; }
 /* GCC's forms, by hand: switch_words(x, f) is f(x + 5) for even x,
  * f(x + 7) for odd, its switch an adr, ldr.w, add, bx over a table of
  * words (target - table, Thumb bit set); sibling(x, f, g) is
- * g(f(x + 1) + 2), g by a jump after lr comes back from the stack.
+ * g(f(x + 1) + 2), g by a jump after lr comes back from the stack
+ * (sibling_late: the same, one instruction between).
  * Each has a 16-bit blx rM after an instruction that can move.
  * lr_scratch(x, fns) is fns[0](x) + fns[1](fns[0](x)), its blx rM after
  * an instruction that reads lr (GCC's scratch register), a 32-bit one
@@ -61,6 +62,7 @@ THUMB unsigned thumb_via_pointer(unsigned x) { return table[x % 3](x) + 1; }
  * .data.rel.ro (relocated in a PIE), reached position-independently. */
 unsigned switch_words(unsigned x, unsigned (*f)(unsigned));
 unsigned sibling(unsigned x, unsigned (*f)(unsigned), unsigned (*g)(unsigned));
+unsigned sibling_late(unsigned x, unsigned (*f)(unsigned), unsigned (*g)(unsigned));
 __asm__(".pushsection .text\n"
         ".syntax unified\n"
         ".thumb\n"
@@ -104,6 +106,23 @@ __asm__(".pushsection .text\n"
         "    ldmia.w sp!, {r4, r5, lr}\n"
         "    bx      ip\n"
         ".size sibling, . - sibling\n"
+        ".global sibling_late\n"
+        ".type sibling_late, %function\n"
+        ".thumb_func\n"
+        "sibling_late:\n"
+        "    push    {r4, r5, lr}\n"
+        "    sub     sp, #4\n"
+        "    mov     r4, r2\n"
+        "    mov     r3, r1\n"
+        "    adds    r0, r0, #1\n"
+        "    blx     r3\n"
+        "    adds    r0, r0, #2\n"
+        "    mov     r3, r4\n"
+        "    add     sp, #4\n"
+        "    ldmia.w sp!, {r4, r5, lr}\n"
+        "    mov     ip, r3\n"
+        "    bx      ip\n"
+        ".size sibling_late, . - sibling_late\n"
         ".global lr_scratch\n"
         ".type lr_scratch, %function\n"
         ".thumb_func\n"
@@ -154,7 +173,8 @@ unsigned label_table(unsigned x, unsigned (*f)(unsigned));
 unsigned lr_scratch(unsigned x, unsigned (*const *fns)(unsigned));
 static unsigned (*const scratch_fns[2])(unsigned) = { thumb_leaf, arm_leaf };
 #define THUMB2_FORMS(i) (switch_words(i, thumb_leaf) + sibling(i, thumb_leaf, arm_leaf) + \
-                         lr_scratch(i, scratch_fns) + label_table(i, thumb_leaf))
+                         lr_scratch(i, scratch_fns) + label_table(i, thumb_leaf) + \
+                         sibling_late(i, arm_leaf, thumb_leaf))
 #else
 #define THUMB2_FORMS(i) 0u
 #endif
