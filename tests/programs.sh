@@ -71,11 +71,11 @@ program_case() {    # program_case ARCH SOURCE OPT MODE
                   [ "$(sed -n "s/^untraced_in=\([0-9]*\) .*/\1/p" "$info" | paste -sd+ | bc)" = "$(sed -n "s/^untraced=//p" "$info")" ]'
     fi
     if [ "$ARCH" = armhf ] && [ "$base" = thumb ]; then
-        # GCC's switch over a table of words, its sibling call through a
+        # GCC's switch over a table of words, its sibling calls through a
         # register and a jump through a table of labels are known jumps:
         # their functions' 16-bit blx rM go
         check "$name: 16-bit blx rM in functions with a word-table switch, a sibling call or a table of labels traced" \
-            eval '! grep -E "^# [0-9]+	(switch_words|sibling|sibling_late|label_table)$" "$d/prog.litifut/untraced.tsv"'
+            eval '! grep -E "^# [0-9]+	(switch_words|sibling|sibling_late|loaded_sibling|label_table)$" "$d/prog.litifut/untraced.tsv"'
     fi
     if [ "${ARCH#mips}" != "$ARCH" ] && [ "$mode" = pie ]; then
         VIA_LDSO=1 check_traced "$name/ld.so" "$d/plain" "$d/prog"

@@ -107,6 +107,7 @@ struct arm_scan {
     struct addr_set tables;     /* tbb, tbh (bit 0 set): their tables are decoded */
     struct addr_set offset_tables;      /* adr, ldr, add, bx: the word tables' addresses */
     struct addr_set adrs;       /* where each adr (add rD, pc, #N) points */
+    struct addr_set loaded_jumps;       /* computed jumps: a bx of a register just loaded */
     /* the image's symbols, sorted: every defined one's address (bit 0
      * dropped), the mapping symbols (address | 1 for $d), functions */
     struct addr_set symbols, mappings;
@@ -259,6 +260,18 @@ static int lr_restored(const struct thumb_insn *r0, const struct thumb_insn *r1)
     return pops_lr(r0) ||
            (r1 && r0->size == 2 && (r0->w & 0xFF80) == 0xB000 &&             /* add sp, #N */
             r1->size == 4 && (r1->w & 0xFFFF) == 0xF8DD && r1->w >> 28 == 14); /* ldr.w lr, [sp, #N] */
+}
+
+/* Whether `i` is an ldr of register rm from memory (a function
+ * pointer, a label's address): 16-bit ldr rM, [rN, #imm], [rN, rI] or
+ * [sp, #imm]; ldr.w rM, [...]. */
+static int loads_reg(const struct thumb_insn *i, unsigned rm)
+{
+    uint32_t w = i->w, hw1 = w & 0xFFFF;
+    if (i->size == 2)
+        return (((w & 0xF800) == 0x6800 || (w & 0xFE00) == 0x5800) && (w & 7) == rm) ||
+               ((w & 0xF800) == 0x9800 && (w >> 8 & 7) == rm);
+    return ((hw1 & 0xFFF0) == 0xF8D0 || (hw1 & 0xFFF0) == 0xF850) && (w >> 28) == rm;
 }
 
 /* Whether a bx follows an epilogue: lr_restored() by r0, the instruction
@@ -474,6 +487,10 @@ static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, u
             addr_set_add(&sc->offset_tables, table);
         else if (idiom == JUMP_UNKNOWN)
             addr_set_add(&sc->jumps, (uint32_t)insn->address);
+        if (idiom == JUMP_UNKNOWN && insn->id == ARM_INS_BX && insn->size == 2 && sc->n_recent &&
+            sc->recent[0].addr + sc->recent[0].size == insn->address &&
+            loads_reg(&sc->recent[0], w >> 3 & 15))
+            addr_set_add(&sc->loaded_jumps, (uint32_t)insn->address);
     }
     if (insn->id == ARM_INS_TBB || insn->id == ARM_INS_TBH)
         addr_set_add(&sc->tables, (uint32_t)insn->address | (insn->id == ARM_INS_TBH));
@@ -641,23 +658,39 @@ static void targets_inside(struct arm_scan *sc, const struct addr_set *s,
  * A function whose labels data tabulates (two neighbouring words name
  * places inside it: sc->tails.inner) jumps through that table: glibc's
  * vfprintf in a static link, `goto *step0_jumps[c]`, a bx of a word
- * loaded from it.  Its computed jumps land at its labels, and what
- * names a label is data (sc->tails.named, lone words too), a literal
- * pool in its own code, or an adr: those places are its branch
+ * loaded from it.  So does one whose every computed jump is a bx of a
+ * register loaded right before (a sibling call through a function
+ * pointer where lr was never saved: SQLite's sqlite3_free, `ldr r3,
+ * [r3, #36]; bx r3`; or a goto through a label's address kept in
+ * memory).  Such jumps leave the function or land at its labels, and
+ * what names a label is data (sc->tails.named, lone words too), a
+ * literal pool in its own code, or an adr: those places are its branch
  * targets, and its jumps no longer unknown, so a pair whose blx none
  * of them is may be rewritten.  (A label materialised by movw and movt
  * would be missed: GCC's position-independent code, Debian's default,
- * uses adr and literal pools.)
+ * uses adr and literal pools.  Jumps computed by arithmetic, add pc or
+ * an adr plus an offset, stay unknown.)
  */
 static void resolve_label_jumps(struct arm_scan *sc, const struct elf_image *img)
 {
     addr_set_sort(&sc->jumps);
     addr_set_sort(&sc->adrs);
-    const struct indexed_function *last = NULL;
+    addr_set_sort(&sc->loaded_jumps);
+    const struct indexed_function *last = NULL, *unknown = NULL;
+    /* the functions with a computed jump that is no loaded bx */
+    struct addr_set other = { NULL, 0, 0 };
+    for (size_t j = 0; j < sc->jumps.n; j++) {
+        const struct indexed_function *f = function_index_find(&sc->functions, sc->jumps.v[j]);
+        if (f && f != unknown && !addr_set_has(&sc->loaded_jumps, sc->jumps.v[j])) {
+            addr_set_add(&other, (uint32_t)f->start);
+            unknown = f;
+        }
+    }
+    addr_set_sort(&other);
     size_t k = 0;
     for (size_t j = 0; j < sc->jumps.n; j++) {
         const struct indexed_function *f = function_index_find(&sc->functions, sc->jumps.v[j]);
-        if (!f || !set_has_inside(&sc->tails.inner, f)) {
+        if (!f || (!set_has_inside(&sc->tails.inner, f) && addr_set_has(&other, (uint32_t)f->start))) {
             sc->jumps.v[k++] = sc->jumps.v[j];
             continue;
         }
@@ -680,6 +713,7 @@ static void resolve_label_jumps(struct arm_scan *sc, const struct elf_image *img
         }
     }
     sc->jumps.n = k;
+    free(other.v);
 }
 
 /* The end of the table at `table` (the next mapping symbol after the
@@ -801,6 +835,7 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     free(sc->tables.v);
     free(sc->offset_tables.v);
     free(sc->adrs.v);
+    free(sc->loaded_jumps.v);
     free(sc->symbols.v);
     free(sc->mappings.v);
     free(sc->exidx);
@@ -1047,8 +1082,11 @@ static int arm_classify(void *state, const cs_insn *insn, unsigned isa, uint32_t
                                  psize };
         int before = sc->n_recent >= 1 && sc->recent[0].addr + sc->recent[0].size == insn->address;
         if (psize && !epilogue_before(&pi, before ? &sc->recent[0] : NULL,
-                                      before && sc->n_recent >= 2 ? &sc->recent[1] : NULL))
+                                      before && sc->n_recent >= 2 ? &sc->recent[1] : NULL)) {
             addr_set_add(&sc->jumps, (uint32_t)insn->address + psize);
+            if (loads_reg(&pi, h[REGJUMP_T_BX / 2] >> 3 & 15))
+                addr_set_add(&sc->loaded_jumps, (uint32_t)insn->address + psize);
+        }
     }
     if (isa == ISA_THUMB) {
         sc->prev_end = (uint32_t)insn->address + insn->size;

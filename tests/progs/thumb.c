@@ -59,7 +59,10 @@ THUMB unsigned thumb_via_pointer(unsigned x) { return table[x % 3](x) + 1; }
  * an instruction that reads lr (GCC's scratch register), a 32-bit one
  * and a 16-bit one.  label_table(x, f) is switch_words' sum by a
  * computed goto: bx of a word from a table of its labels' addresses in
- * .data.rel.ro (relocated in a PIE), reached position-independently. */
+ * .data.rel.ro (relocated in a PIE), reached position-independently.
+ * loaded_sibling(x, fns) is fns[1](x) for odd x, by a jump through the
+ * pointer just loaded before anything is saved (a sibling call where
+ * lr was never pushed), else fns[0](x + 1) + 2. */
 unsigned switch_words(unsigned x, unsigned (*f)(unsigned));
 unsigned sibling(unsigned x, unsigned (*f)(unsigned), unsigned (*g)(unsigned));
 unsigned sibling_late(unsigned x, unsigned (*f)(unsigned), unsigned (*g)(unsigned));
@@ -141,6 +144,21 @@ __asm__(".pushsection .text\n"
         "    add     sp, #4\n"
         "    pop     {r4, r5, pc}\n"
         ".size lr_scratch, . - lr_scratch\n"
+        ".global loaded_sibling\n"
+        ".type loaded_sibling, %function\n"
+        ".thumb_func\n"
+        "loaded_sibling:\n"
+        "    lsls    r3, r0, #31\n"
+        "    bpl     1f\n"
+        "    ldr     r3, [r1, #4]\n"
+        "    bx      r3\n"
+        "1:  push    {r4, lr}\n"
+        "    adds    r0, r0, #1\n"
+        "    ldr     r3, [r1]\n"
+        "    blx     r3\n"
+        "    adds    r0, r0, #2\n"
+        "    pop     {r4, pc}\n"
+        ".size loaded_sibling, . - loaded_sibling\n"
         ".global label_table\n"
         ".type label_table, %function\n"
         ".thumb_func\n"
@@ -170,11 +188,12 @@ __asm__(".pushsection .text\n"
         ".popsection\n"
         ".popsection\n");
 unsigned label_table(unsigned x, unsigned (*f)(unsigned));
+unsigned loaded_sibling(unsigned x, unsigned (*const *fns)(unsigned));
 unsigned lr_scratch(unsigned x, unsigned (*const *fns)(unsigned));
 static unsigned (*const scratch_fns[2])(unsigned) = { thumb_leaf, arm_leaf };
 #define THUMB2_FORMS(i) (switch_words(i, thumb_leaf) + sibling(i, thumb_leaf, arm_leaf) + \
                          lr_scratch(i, scratch_fns) + label_table(i, thumb_leaf) + \
-                         sibling_late(i, arm_leaf, thumb_leaf))
+                         sibling_late(i, arm_leaf, thumb_leaf) + loaded_sibling(i, scratch_fns))
 #else
 #define THUMB2_FORMS(i) 0u
 #endif
