@@ -108,6 +108,7 @@ struct arm_scan {
     struct addr_set offset_tables;      /* adr, ldr, add, bx: the word tables' addresses */
     struct addr_set adrs;       /* where each adr (add rD, pc, #N) points */
     struct addr_set loaded_jumps;       /* computed jumps: a bx of a register just loaded */
+    struct addr_set arith_jumps;        /* ... that write pc (add, mov, ldm): any target */
     /* the image's symbols, sorted: every defined one's address (bit 0
      * dropped), the mapping symbols (address | 1 for $d), functions */
     struct addr_set symbols, mappings;
@@ -487,6 +488,8 @@ static int thumb_track(struct arm_scan *sc, const cs_insn *insn, unsigned isa, u
             addr_set_add(&sc->offset_tables, table);
         else if (idiom == JUMP_UNKNOWN)
             addr_set_add(&sc->jumps, (uint32_t)insn->address);
+        if (insn->id != ARM_INS_BX && insn->id != ARM_INS_LDR)
+            addr_set_add(&sc->arith_jumps, (uint32_t)insn->address);
         if (idiom == JUMP_UNKNOWN && insn->id == ARM_INS_BX && insn->size == 2 && sc->n_recent &&
             sc->recent[0].addr + sc->recent[0].size == insn->address &&
             loads_reg(&sc->recent[0], w >> 3 & 15))
@@ -668,14 +671,16 @@ static void targets_inside(struct arm_scan *sc, const struct addr_set *s,
  * targets, and its jumps no longer unknown, so a pair whose blx none
  * of them is may be rewritten.  (A label materialised by movw and movt
  * would be missed: GCC's position-independent code, Debian's default,
- * uses adr and literal pools.  Jumps computed by arithmetic, add pc or
- * an adr plus an offset, stay unknown.)
+ * uses adr and literal pools.  A function with a jump computed by
+ * arithmetic, an add or mov to pc, keeps its jumps unknown; so does an
+ * adr plus an offset where no table names the labels.)
  */
 static void resolve_label_jumps(struct arm_scan *sc, const struct elf_image *img)
 {
     addr_set_sort(&sc->jumps);
     addr_set_sort(&sc->adrs);
     addr_set_sort(&sc->loaded_jumps);
+    addr_set_sort(&sc->arith_jumps);
     const struct indexed_function *last = NULL, *unknown = NULL;
     /* the functions with a computed jump that is no loaded bx */
     struct addr_set other = { NULL, 0, 0 };
@@ -690,7 +695,10 @@ static void resolve_label_jumps(struct arm_scan *sc, const struct elf_image *img
     size_t k = 0;
     for (size_t j = 0; j < sc->jumps.n; j++) {
         const struct indexed_function *f = function_index_find(&sc->functions, sc->jumps.v[j]);
-        if (!f || (!set_has_inside(&sc->tails.inner, f) && addr_set_has(&other, (uint32_t)f->start))) {
+        size_t a = f ? addr_set_lower_bound(&sc->arith_jumps, (uint32_t)f->start) : 0;
+        int arith = f && a < sc->arith_jumps.n && sc->arith_jumps.v[a] - f->start < f->size;
+        if (!f || arith ||
+            (!set_has_inside(&sc->tails.inner, f) && addr_set_has(&other, (uint32_t)f->start))) {
             sc->jumps.v[k++] = sc->jumps.v[j];
             continue;
         }
@@ -836,6 +844,7 @@ static void arm_scan_end(void *state, const struct elf_image *img, struct site_l
     free(sc->offset_tables.v);
     free(sc->adrs.v);
     free(sc->loaded_jumps.v);
+    free(sc->arith_jumps.v);
     free(sc->symbols.v);
     free(sc->mappings.v);
     free(sc->exidx);
