@@ -402,8 +402,8 @@ done
 
 mkdir -p "$OUT"
 # BENCH_SECTIONS: which tables (default all): targets (the per-program
-# tables), postproc, link, budget, ring, emu
-SECTIONS=" ${BENCH_SECTIONS:-targets postproc link budget ring emu} "
+# tables), postproc, link, budget, ring, jumps, emu
+SECTIONS=" ${BENCH_SECTIONS:-targets postproc link budget ring jumps emu} "
 section() { [[ $SECTIONS == *" $1 "* ]]; }
 for arch in $ARCHES; do
     section targets || break
@@ -646,6 +646,44 @@ ring_cost() {
 }
 ! section ring || ring_cost
 
+# jump_cost: what a traced tail jump costs next to a traced call (see
+# the legend): tests/bench/jumpcost.c, default settings, guest
+# instructions (insncount)
+jump_cost() {
+    local d=$W/jumps arch m k n
+    echo
+    echo "== Tail jumps: tests/bench/jumpcost.c, extra guest instructions per traced call or jump (default settings)"
+    printf '%-7s %10s %14s %14s\n' arch call "direct jump" "register jump"
+    printf '# arch\tmode\tplain_0\tplain_n\tlitifut_0\tlitifut_n\tn\n' > "$OUT/bench-jumps.tsv"
+    for arch in $ARCHES; do
+        set_bench_arch "$arch"
+        mkdir -p "$d/$arch"
+        "$TCC" $XFLAGS -O2 -o "$d/$arch/plain" "$ROOT/tests/bench/jumpcost.c" &&
+            LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$d/$arch/prog" "$ROOT/tests/bench/jumpcost.c" ||
+            die "cannot build tests/bench/jumpcost.c for $arch"
+        local -A per=()
+        for m in 0 1 2; do
+            local v=()
+            for k in plain prog; do
+                for n in 0 20000; do
+                    local RUN_ARGS=("$n" "$m") RUN_STDIN=/dev/null
+                    run_insns "$d/$arch/$k-$m-$n" "$d/$arch/$k" "" 1 "${DEFAULT_CONFIG[@]}"
+                    v+=("$(cat "$d/$arch/$k-$m-$n/insns")")
+                done
+            done
+            cmp -s "$d/$arch/plain-$m-20000/out" "$d/$arch/prog-$m-20000/out" ||
+                die "jumpcost $arch $m: the traced output differs from the plain one"
+            per[$m]=$(echo "((${v[3]} - ${v[2]}) - (${v[1]} - ${v[0]})) / 20000" | bc -l)
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t20000\n' "$arch" "$m" "${v[@]}" >> "$OUT/bench-jumps.tsv"
+        done
+        # (each iteration: 0, two calls; 1, a call and a direct jump; 2, a
+        # call and a jump through a register)
+        printf '%-7s %10.1f %14.1f %14.1f\n' "$arch" "$(echo "${per[0]} / 2" | bc -l)" \
+            "$(echo "${per[1]} - ${per[0]} / 2" | bc -l)" "$(echo "${per[2]} - ${per[0]} / 2" | bc -l)"
+    done
+}
+! section jumps || jump_cost
+
 # emu_compare: litifut-emu's profile next to the device mode's (see the
 # legend): callheavy and (with bzip2 among the rows) bzip2 -c of its
 # manual.ps, static; the emulator on the plain build, the device mode
@@ -863,4 +901,14 @@ above each table: the emulator's wall clock next to plain qemu's (best
 of 3), and the plain run's instructions (insncount), which the
 emulator's profile adds up to.
 EOT
-echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv, $OUT/bench-ring.tsv, $OUT/bench-emu.tsv."
+cat <<'EOT'
+Tail jumps: tests/bench/jumpcost.c, 20000 iterations of a call from
+main that calls on (call), jumps on directly (direct jump) or jumps on
+through a register (register jump), plain and instrumented, default
+settings; the instructions of 0 iterations taken from those of 20000.
+Per traced call: half the call form's extra instructions per iteration;
+per jump: the jump form's less one call.  A traced jump writes a call
+record and no return of its own (the return of the call it ends closes
+both), so it costs less than a call.
+EOT
+echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv, $OUT/bench-ring.tsv, $OUT/bench-jumps.tsv, $OUT/bench-emu.tsv."
