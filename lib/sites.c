@@ -428,15 +428,13 @@ size_t addr_set_lower_bound(const struct addr_set *s, uint32_t a)
     return lo;
 }
 
-/* The function whose inside (not its start) v names, or NULL. */
-static const struct indexed_function *inner_of(const struct tail_targets *tt,
-                                               const struct arch_ops *arch, uint64_t v)
+/* The function whose inside (not its start) code address a names, or
+ * NULL. */
+static const struct indexed_function *inner_of(const struct tail_targets *tt, uint64_t a)
 {
-    v = arch_code_address(arch, v);
-    if (v > UINT32_MAX)
-        return NULL;
-    const struct indexed_function *f = function_index_find(tt->functions, v);
-    return f && f->start != v ? f : NULL;
+    const struct indexed_function *f = a <= UINT32_MAX ? function_index_find(tt->functions, a)
+                                                       : NULL;
+    return f && f->start != a ? f : NULL;
 }
 
 void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch,
@@ -480,7 +478,7 @@ void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch
             continue;
         const unsigned char *p = s->size >= ws ? elf_bytes_at(img, s->addr, s->size) : NULL;
         const struct indexed_function *prev_f = NULL;
-        uint64_t prev_v = 0;
+        uint32_t prev_a = 0;
         for (uint64_t o = 0; p && o + ws <= s->size; o += ws) {
             if (s->addr + o - db_lo < db_size) {
                 prev_f = NULL;
@@ -490,25 +488,28 @@ void tail_targets_build(const struct elf_image *img, const struct arch_ops *arch
             if (ws == 8)
                 v = img->big_endian ? v << 32 | elf_get32(img, p + o + 4)
                                     : v | (uint64_t)elf_get32(img, p + o + 4) << 32;
-            const struct indexed_function *f = inner_of(tt, arch, v);
+            uint64_t a = arch_code_address(arch, v);
+            const struct indexed_function *f = inner_of(tt, a);
             if (f)
-                addr_set_add(&tt->named, (uint32_t)arch_code_address(arch, v));
+                addr_set_add(&tt->named, (uint32_t)a);
             if (f && f == prev_f) {
-                addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, prev_v));
-                addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, v));
+                addr_set_add(&tt->inner, prev_a);
+                addr_set_add(&tt->inner, (uint32_t)a);
             }
             prev_f = f;
-            prev_v = v;
+            prev_a = (uint32_t)a;
         }
     }
     struct elf_dynreloc *rel = NULL;
     size_t n_rel = 0;
     if (elf_dynamic_relocs(img, &rel, &n_rel) == 0)
-        for (size_t i = 0; i < n_rel; i++)
-            if (rel[i].rela && inner_of(tt, arch, rel[i].addend)) {
-                addr_set_add(&tt->inner, (uint32_t)arch_code_address(arch, rel[i].addend));
-                addr_set_add(&tt->named, (uint32_t)arch_code_address(arch, rel[i].addend));
+        for (size_t i = 0; i < n_rel; i++) {
+            uint64_t a = arch_code_address(arch, rel[i].addend);
+            if (rel[i].rela && inner_of(tt, a)) {
+                addr_set_add(&tt->inner, (uint32_t)a);
+                addr_set_add(&tt->named, (uint32_t)a);
             }
+        }
     free(rel);
     addr_set_sort(&tt->inner);
     addr_set_sort(&tt->named);

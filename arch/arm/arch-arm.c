@@ -657,6 +657,24 @@ static void targets_inside(struct arm_scan *sc, const struct addr_set *s,
         addr_set_add(&sc->targets, s->v[i]);
 }
 
+/* The words of f's literal pools (the $d ranges inside it) that name
+ * places inside it, to sc->targets. */
+static void pool_targets_inside(struct arm_scan *sc, const struct elf_image *img,
+                                const struct indexed_function *f)
+{
+    uint32_t lo = (uint32_t)f->start, hi = lo + (uint32_t)f->size, v;
+    for (size_t m = addr_set_lower_bound(&sc->mappings, lo);
+         m < sc->mappings.n && (sc->mappings.v[m] & ~1u) < hi; m++) {
+        if (!(sc->mappings.v[m] & 1))
+            continue;
+        uint32_t end = m + 1 < sc->mappings.n ? sc->mappings.v[m + 1] & ~1u : hi;
+        for (uint32_t at = ((sc->mappings.v[m] & ~1u) + 3) & ~3u;
+             at + 4 <= end && at + 4 <= hi && !elf_read32(img, at, &v); at += 4)
+            if ((v & ~1u) > lo && (v & ~1u) < hi)
+                addr_set_add(&sc->targets, v & ~1u);
+    }
+}
+
 /*
  * A function whose labels data tabulates (two neighbouring words name
  * places inside it: sc->tails.inner) jumps through that table: glibc's
@@ -681,47 +699,25 @@ static void resolve_label_jumps(struct arm_scan *sc, const struct elf_image *img
     addr_set_sort(&sc->adrs);
     addr_set_sort(&sc->loaded_jumps);
     addr_set_sort(&sc->arith_jumps);
-    const struct indexed_function *last = NULL, *unknown = NULL;
-    /* the functions with a computed jump that is no loaded bx */
-    struct addr_set other = { NULL, 0, 0 };
-    for (size_t j = 0; j < sc->jumps.n; j++) {
-        const struct indexed_function *f = function_index_find(&sc->functions, sc->jumps.v[j]);
-        if (f && f != unknown && !addr_set_has(&sc->loaded_jumps, sc->jumps.v[j])) {
-            addr_set_add(&other, (uint32_t)f->start);
-            unknown = f;
-        }
-    }
-    addr_set_sort(&other);
     size_t k = 0;
-    for (size_t j = 0; j < sc->jumps.n; j++) {
+    /* the jumps in address order: each function's in one run [j, e) */
+    for (size_t j = 0, e; j < sc->jumps.n; j = e) {
         const struct indexed_function *f = function_index_find(&sc->functions, sc->jumps.v[j]);
+        int loaded = 1;
+        for (e = j; e < sc->jumps.n && (e == j || (f && sc->jumps.v[e] - f->start < f->size)); e++)
+            loaded &= addr_set_has(&sc->loaded_jumps, sc->jumps.v[e]);
         size_t a = f ? addr_set_lower_bound(&sc->arith_jumps, (uint32_t)f->start) : 0;
         int arith = f && a < sc->arith_jumps.n && sc->arith_jumps.v[a] - f->start < f->size;
-        if (!f || arith ||
-            (!set_has_inside(&sc->tails.inner, f) && addr_set_has(&other, (uint32_t)f->start))) {
-            sc->jumps.v[k++] = sc->jumps.v[j];
+        if (!f || arith || (!loaded && !set_has_inside(&sc->tails.inner, f))) {
+            while (j < e)
+                sc->jumps.v[k++] = sc->jumps.v[j++];
             continue;
         }
-        if (f == last)
-            continue;
-        last = f;
         targets_inside(sc, &sc->tails.named, f);
         targets_inside(sc, &sc->adrs, f);
-        /* its literal pools: the $d ranges inside it */
-        uint32_t lo = (uint32_t)f->start, hi = lo + (uint32_t)f->size;
-        for (size_t m = addr_set_lower_bound(&sc->mappings, lo);
-             m < sc->mappings.n && (sc->mappings.v[m] & ~1u) < hi; m++) {
-            if (!(sc->mappings.v[m] & 1))
-                continue;
-            uint32_t end = m + 1 < sc->mappings.n ? sc->mappings.v[m + 1] & ~1u : hi, v;
-            for (uint32_t at = ((sc->mappings.v[m] & ~1u) + 3) & ~3u;
-                 at + 4 <= end && at + 4 <= hi && !elf_read32(img, at, &v); at += 4)
-                if ((v & ~1u) > lo && (v & ~1u) < hi)
-                    addr_set_add(&sc->targets, v & ~1u);
-        }
+        pool_targets_inside(sc, img, f);
     }
     sc->jumps.n = k;
-    free(other.v);
 }
 
 /* The end of the table at `table` (the next mapping symbol after the
