@@ -22,6 +22,10 @@ struct fork_origin {
     int known;                  /* fids[] are the frames live at the fork */
     char *unknown;              /* else why not, for people ("no trace of pid 12 here") */
     uint64_t after_ns;          /* the fork, after the parent's trace started */
+    int execed;                 /* the process ran another traced program before (the
+                                   same pid's latest trace that started before this one:
+                                   an exec) */
+    uint64_t exec_from_start_ns;    /* ... that trace's start (CLOCK_MONOTONIC) */
     uint32_t *fids;             /* the forking thread's frames, root first */
     uint8_t *synthetic;         /* per frame: it was synthetic (callstack.h) */
     size_t n;
@@ -33,6 +37,7 @@ struct fork_trace {
     uint32_t pid;               /* 0: its header could not be read (trace_open will say) */
     uint64_t start_ns;
     struct trace_fork fork;
+    size_t exec_from;           /* the same pid's trace it exec'd from (SIZE_MAX: none given) */
     size_t parent;              /* its parent's index, SIZE_MAX if there is none here */
     int wanted;                 /* to be shown (given, and --pid lets it through) */
     int needed;                 /* to be read as the parent of one that is */

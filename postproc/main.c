@@ -27,8 +27,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "Usage: litifut-postproc [OPTIONS] DIR|TRACE...\n"
-        "Shows the calls recorded in litifut traces (every litifut.*.trace in DIR, or\n"
-        "litifut.*.trace.gz: gzip'ed traces and maps are read as they are);\n"
+        "Shows the calls recorded in litifut traces (every litifut.*.trace in DIR and\n"
+        "the directories below it, or litifut.*.trace.gz: gzip'ed traces and maps are\n"
+        "read as they are);\n"
         "several traces (processes) add up in one output.\n"
         "\n"
         "What to show (one of):\n"
@@ -43,6 +44,9 @@ static void usage(FILE *f)
         "  --coverage         per instrumented object, the functions a traced call\n"
         "                     reached and the ones none did\n"
         "  --info             the trace headers and the instrumented objects\n"
+        "  --processes        the processes as a tree in order of start (a boot chart):\n"
+        "                     start, end, calls, threads, how each began (fork, exec,\n"
+        "                     spawn) and its top functions by self time\n"
         "A LITIFUT_MODE=dedup or count trace holds (caller, callee) pairs, not calls\n"
         "in order: the log and --format=tsv list the pairs (first call, calls), and\n"
         "--coverage, --summary and (count) --profile count them\n"
@@ -155,40 +159,81 @@ static int is_trace_name(const char *name)
     return strncmp(name, "litifut.", 8) == 0 && n > 14 && strncmp(name + n - 6, ".trace", 6) == 0;
 }
 
+/* By directory, then by file name, shorter (pids) first. */
 static int name_cmp(const void *a, const void *b)
 {
     const char *x = *(char *const *)a, *y = *(char *const *)b;
-    size_t lx = strlen(x), ly = strlen(y);          /* shorter pids first */
+    const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
+    size_t dx = bx ? (size_t)(bx - x) : 0, dy = by ? (size_t)(by - y) : 0;
+    int c = strncmp(x, y, dx < dy ? dx : dy);
+    if (c || dx != dy)
+        return c ? c : dx < dy ? -1 : 1;
+    size_t lx = strlen(x), ly = strlen(y);
     return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
 }
 
-/* The traces in `dir`, sorted. */
-static int list_traces(const char *dir, char ***out, size_t *n)
+#define TREE_DEPTH 16     /* directories below the one given */
+
+/* The traces in `dir` and the directories below it (LITIFUT_DIR's
+ * patterns make a tree: boot/%e/%p), onto out[]; symbolic links to
+ * directories are not followed (no loops).  0, or -1 if one could not
+ * be read (said). */
+static int list_tree(const char *dir, char ***out, size_t *n, int depth)
 {
     DIR *d = opendir(dir);
     if (!d)
         return error("%s: cannot open the directory", dir);
     struct dirent *e;
-    while ((e = readdir(d)))
+    char **subdirs = NULL;
+    size_t n_subdirs = 0;
+    int rc = 0;
+    while ((e = readdir(d))) {
         if (is_trace_name(e->d_name)) {
             *out = xrealloc(*out, (*n + 1) * sizeof **out);
             (*out)[(*n)++] = xasprintf("%s/%s", dir, e->d_name);
+            continue;
         }
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        struct stat st;
+        char *sub = xasprintf("%s/%s", dir, e->d_name);
+        if ((e->d_type == DT_DIR || e->d_type == DT_UNKNOWN) && lstat(sub, &st) == 0 &&
+            S_ISDIR(st.st_mode) && depth < TREE_DEPTH) {
+            subdirs = xrealloc(subdirs, (n_subdirs + 1) * sizeof *subdirs);
+            subdirs[n_subdirs++] = sub;
+        } else {
+            free(sub);
+        }
+    }
     closedir(d);
-    if (*n)
-        qsort(*out, *n, sizeof **out, name_cmp);
-    /* both X and X.gz (gzip -k): X only (sorted: X.gz, longer, comes after) */
-    size_t kept = 0;
-    for (size_t i = 0; i < *n; i++) {
+    for (size_t i = 0; i < n_subdirs; i++) {
+        if (list_tree(subdirs[i], out, n, depth + 1) != 0)
+            rc = -1;
+        free(subdirs[i]);
+    }
+    free(subdirs);
+    return rc;
+}
+
+/* The traces in `dir`'s tree, sorted (by directory, then shorter pids
+ * first); of X and X.gz (gzip -k) X only. */
+static int list_traces(const char *dir, char ***out, size_t *n)
+{
+    size_t first = *n;
+    int rc = list_tree(dir, out, n, 0);
+    if (*n > first)
+        qsort(*out + first, *n - first, sizeof **out, name_cmp);
+    size_t kept = first;
+    for (size_t i = first; i < *n; i++) {
         size_t len = strlen((*out)[i]);
-        if (kept && len > 3 && strcmp((*out)[i] + len - 3, ".gz") == 0 &&
+        if (kept > first && len > 3 && strcmp((*out)[i] + len - 3, ".gz") == 0 &&
             strlen((*out)[kept - 1]) == len - 3 && strncmp((*out)[kept - 1], (*out)[i], len - 3) == 0)
             free((*out)[i]);
         else
             (*out)[kept++] = (*out)[i];
     }
     *n = kept;
-    return 0;
+    return rc;
 }
 
 /* What the options asked for.  Each may be given once (again with the
@@ -198,7 +243,7 @@ struct options {
     struct view_options view;
     struct path_options paths;
     const char *format, *sort, *depth, *time_range, *output, *diff;
-    int summary, info, profile, graph, coverage, filters, per_process;
+    int summary, info, profile, graph, coverage, processes, filters, per_process;
     int pairs_ok;               /* the view shows dedup and count traces (view_ops.pair) */
     int count_traces;           /* the first trace is a count trace */
     const char **functions, **excludes;
@@ -437,7 +482,7 @@ static int parse_depth(struct options *o)
 static int check_format(struct options *o)
 {
     const char *f = o->format ? o->format : "log";
-    int views = o->summary + o->info + o->profile + o->graph + o->coverage;
+    int views = o->summary + o->info + o->profile + o->graph + o->coverage + o->processes;
     if (strcmp(f, "log") && strcmp(f, "tsv") && strcmp(f, "chrome") && strcmp(f, "folded") &&
         strcmp(f, "svg") && strcmp(f, "html"))
         return error("--format=%s: expected log, tsv, chrome, folded, svg or html", f);
@@ -445,7 +490,7 @@ static int check_format(struct options *o)
                   !strcmp(f, "html")))
         return error("--format=%s shows the calls: not with --%s", f,
                      o->summary ? "summary" : o->info ? "info" : o->profile ? "profile"
-                     : o->graph ? "graph" : "coverage");
+                     : o->graph ? "graph" : o->coverage ? "coverage" : "processes");
     o->view.tsv = strcmp(f, "tsv") == 0;
     return 0;
 }
@@ -469,8 +514,9 @@ static int check_sort(struct options *o)
 
 static int check_options(struct options *o)
 {
-    if (o->summary + o->info + o->profile + o->graph + o->coverage > 1)
-        return error("--summary, --info, --profile, --graph, --coverage: choose one view");
+    if (o->summary + o->info + o->profile + o->graph + o->coverage + o->processes > 1)
+        return error("--summary, --info, --profile, --graph, --coverage, --processes: choose "
+                     "one view");
     if (check_format(o) != 0 || check_sort(o) != 0)
         return -1;
     o->flt.max_depth = UINT32_MAX;
@@ -493,7 +539,7 @@ static int check_options(struct options *o)
 
 enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
        OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
-       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE, OPT_OUTPUT, OPT_DIFF, OPT_DEBUG_DIR };
+       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE, OPT_PROCESSES, OPT_OUTPUT, OPT_DIFF, OPT_DEBUG_DIR };
 
 /* 0 and the options, 1 after --help, -1 after one error line. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -502,6 +548,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "format", required_argument, NULL, OPT_FORMAT },
         { "summary", no_argument, NULL, OPT_SUMMARY },
         { "coverage", no_argument, NULL, OPT_COVERAGE },
+        { "processes", no_argument, NULL, OPT_PROCESSES },
         { "info", no_argument, NULL, OPT_INFO },
         { "profile", no_argument, NULL, OPT_PROFILE },
         { "graph", optional_argument, NULL, OPT_GRAPH },
@@ -528,6 +575,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_FORMAT: rc = set_once(&o->format, optarg, "--format"); break;
         case OPT_SUMMARY: o->summary = 1; break;
         case OPT_COVERAGE: o->coverage = 1; break;
+        case OPT_PROCESSES: o->processes = 1; break;
         case OPT_INFO: o->info = 1; break;
         case OPT_PROFILE: o->profile = 1; break;
         case OPT_GRAPH:
@@ -569,6 +617,8 @@ static struct view *make_view(const struct options *o, struct func_table *ft)
     const char *f = o->format ? o->format : "log";
     if (o->coverage)
         return coverage_view(stdout, ft, &o->view);
+    if (o->processes)
+        return processes_view(stdout, ft, &o->view);
     if (o->summary || (o->profile && o->count_traces))
         return summary_view(stdout, ft, &o->view);  /* (a count trace: calls, no times) */
     if (o->profile)

@@ -103,6 +103,10 @@ struct view *profile_base_view(struct func_table *ft, const struct view_options 
 struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct view_options *o,
                                struct view *base, const char *base_name);
 struct view *coverage_view(FILE *out, struct func_table *ft, const struct view_options *o);
+/* --processes: the processes' tree and timeline (processes.c). */
+struct view *processes_view(FILE *out, struct func_table *ft, const struct view_options *o);
+/* ... as JSON, for the HTML report's boot chart */
+struct view *processes_json_view(FILE *out, struct func_table *ft, const struct view_options *o);
 
 /* A string from the target's files, control characters as '?'. */
 void put_clean(FILE *out, const char *s);

@@ -3,7 +3,8 @@
  * LITIFUT_DIR, LITIFUT_CHUNK_KB, LITIFUT_TIME_EVERY, LITIFUT_CLOCK,
  * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
  * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE, LITIFUT_CONTROL,
- * LITIFUT_BUDGET, LITIFUT_RING, LITIFUT_SNAPSHOT_AT, LITIFUT_SNAPSHOT_SIGNAL.  A value a setting does not take is one line at
+ * LITIFUT_BUDGET, LITIFUT_RING, LITIFUT_SNAPSHOT_AT, LITIFUT_SNAPSHOT_SIGNAL,
+ * LITIFUT_MAX_SIZE.  A value a setting does not take is one line at
  * start (what it takes) and no trace, never a default taken silently.
  * Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
@@ -25,22 +26,26 @@ extern char **__environ __attribute__((weak));
 #define DEFAULT_RING_KB    8192u    /* LITIFUT_MODE=ring without LITIFUT_RING: 8 MB */
 #define MIN_RING_KB        64u
 #define MAX_RING_KB        (2048u * 1024u)  /* 2 GB: the header's ring_size is 32 bits */
+#define MAX_SIZE_KB        0xffffffffu      /* LITIFUT_MAX_SIZE: 4 TB, in the header's 32 bits */
 
-/* "4M", "512K", "1G", "65536" (bytes) at v: KB, or -1 if not such or
- * not a whole number of KB. */
-static int64_t size_kb(const char *v)
+/* "4M", "512K", "1G", "65536" (bytes) at v: KB, or -1 if not such, not
+ * a whole number of KB or above max_kb. */
+static int64_t size_kb(const char *v, uint64_t max_kb)
 {
     uint64_t n = 0;
     const char *p = v;
     for (; *p >= '0' && *p <= '9' && n < (1ull << 40); p++)
         n = n * 10 + (uint64_t)(*p - '0');
-    if (p == v)
+    if (p == v || (*p && n >= (1ull << 33)))
         return -1;
-    uint64_t kb = *p == 'K' || *p == 'k' ? n : *p == 'M' || *p == 'm' ? n << 10
-                : *p == 'G' || *p == 'g' ? n << 20 : !*p && !(n & 1023) ? n >> 10 : ~0ull;
+    uint64_t kb = *p == 'K' || *p == 'k'   ? n
+                  : *p == 'M' || *p == 'm' ? n << 10
+                  : *p == 'G' || *p == 'g' ? n << 20
+                  : *p == 'T' || *p == 't' ? n << 30
+                  : !*p && !(n & 1023)     ? n >> 10 : ~0ull;
     if (*p && p[1])
         return -1;
-    return kb > MAX_RING_KB ? -1 : (int64_t)kb;
+    return kb > max_kb ? -1 : (int64_t)kb;
 }
 
 /* A whole number, all of `v`, at most `max`; -1 if `v` is not one. */
@@ -115,6 +120,19 @@ static int parse_budget(struct settings *st, const char *v)
     return 1;
 }
 
+/* LITIFUT_DIR's % patterns are those tracefile.c expands: 1 if all are. */
+static int dir_patterns_known(const char *v)
+{
+    for (; *v; v++) {
+        if (*v != '%')
+            continue;
+        char c = *++v;
+        if (c != 'p' && c != 'e' && c != 't' && c != 'u' && c != 'h' && c != '%')
+            return 0;
+    }
+    return 1;
+}
+
 /* A path setting into dst; 1 if it does not fit (then it is not used). */
 static int put_path(char *dst, unsigned long size, const char *v)
 {
@@ -144,6 +162,9 @@ static const char *const accepted[] = {
                    "below T; T up to 60s)",
     [BAD_START_AT] = "LITIFUT_START_AT: expected a function name of at most 127 bytes",
     [BAD_STOP_AT] = "LITIFUT_STOP_AT: expected a function name of at most 127 bytes",
+    [BAD_DIR] = "LITIFUT_DIR: expected a directory whose patterns are %p (pid), %e (program), "
+                "%t (start time), %h (host name), %u (user id) or %%",
+    [BAD_MAX_SIZE] = "LITIFUT_MAX_SIZE: expected a size from 64K to 4T such as 100M (K, M, G, T)",
 };
 
 const char *settings_problem(const struct settings *st)
@@ -190,6 +211,14 @@ static void apply_setting(struct settings *st, const char *var)
         st->off = w == 1;
     } else if ((v = str_after(var, "DIR="))) {
         st->dir_too_long = put_path(st->dir, sizeof st->dir, v);
+        if (!dir_patterns_known(v))
+            bad(st, BAD_DIR);
+    } else if ((v = str_after(var, "MAX_SIZE="))) {
+        n = *v ? size_kb(v, MAX_SIZE_KB) : 0;
+        if (*v && n < MIN_RING_KB)
+            bad(st, BAD_MAX_SIZE);
+        else
+            st->max_size_kb = (uint32_t)n;
     } else if ((v = str_after(var, "CHUNK_KB="))) {
         n = *v ? number(v, 65536) : DEFAULT_CHUNK_KB;
         if (n < 4 || (n & (n - 1)))
@@ -227,7 +256,7 @@ static void apply_setting(struct settings *st, const char *var)
         st->ring = w == 3;
         st->mode_set = *v != 0;
     } else if ((v = str_after(var, "RING="))) {
-        n = *v ? size_kb(v) : DEFAULT_RING_KB;
+        n = *v ? size_kb(v, MAX_RING_KB) : DEFAULT_RING_KB;
         if (n < MIN_RING_KB)
             bad(st, BAD_RING);
         else
@@ -303,6 +332,7 @@ void read_settings(struct settings *st)
     st->snapshot_at[0] = 0;
     st->snapshot_signal = 0;
     st->budget_us = st->period_us = 0;
+    st->max_size_kb = 0;
     st->bad = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);

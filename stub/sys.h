@@ -93,6 +93,16 @@ static inline int sys_unlink(const char *path)
     return (int)SYS3(__NR_unlinkat, AT_FDCWD, path, 0);
 }
 
+static inline int sys_openat(int dirfd, const char *path, int flags)
+{
+    return (int)arch_syscall6(__NR_openat, dirfd, (long)path, flags | O_LARGEFILE, 0, 0, 0);
+}
+
+static inline int sys_mkdirat(int dirfd, const char *path, int mode)
+{
+    return (int)SYS3(__NR_mkdirat, dirfd, path, mode);
+}
+
 static inline int sys_sigaltstack(const struct arch_stack *ss, struct arch_stack *old)
 {
     return (int)SYS3(__NR_sigaltstack, ss, old, 0);
@@ -153,6 +163,15 @@ static inline uint64_t sys_monotonic_ns(void)
     if (SYS3(__NR_clock_gettime, CLOCK_MONOTONIC, &ts, 0) != 0)
         return 0;
     return (uint64_t)(unsigned long)ts.sec * 1000000000u + (unsigned long)ts.nsec;
+}
+
+/* CLOCK_REALTIME's whole seconds; 0 if the clock is unavailable. */
+static inline uint32_t sys_realtime_s(void)
+{
+    struct { long sec, nsec; } ts;
+    if (SYS3(__NR_clock_gettime, CLOCK_REALTIME, &ts, 0) != 0)
+        return 0;
+    return (uint32_t)ts.sec;
 }
 
 #endif

@@ -145,6 +145,8 @@ static void fill_header(struct litifut_trace_header *h)
                (P->ring_chunk ? LITIFUT_TRACE_RING : 0);
     h->ring_size = P->ring_want * P->ring_chunk;
     h->mode = (uint8_t)P->mode;
+    h->max_size_kb = P->settings.max_size_kb;
+    h->ppid = (uint32_t)SYS0(__NR_getppid);
     long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
     h->parent_pid = P->fork_from[0];
@@ -182,14 +184,15 @@ static long grow_file(uint64_t size)
 }
 
 /* Recording stops for good (`why`: a LITIFUT_STOP_*): said once on
- * stderr and in the header, and every copy's sleds go to the "off"
+ * stderr (unless `what` is NULL) and in the header, and every copy's sleds go to the "off"
  * code, so that calls cost what LITIFUT_TRACE=0 costs from now on.
  * Each thread that finds it out says so in its own chunk
  * (thread.c).  Under the lock. */
 static void trace_stops(uint32_t why, long err, const char *what)
 {
     if (P->trace == TRACE_ON) {
-        say(what, P->path, err, "; recording stopped, the trace ends here");
+        if (what)               /* (none for LITIFUT_MAX_SIZE: the user's own limit) */
+            say(what, P->path, err, "; recording stopped, the trace ends here");
         if (P->header) {
             P->header->stop_errno = (uint32_t)-err;
             P->header->stop_ns = sys_monotonic_ns();
@@ -463,13 +466,123 @@ static long trace_fd_usable(void)
     return 0;
 }
 
-/* Creates dir/litifut.<pid>.trace; if that exists (an exec in the same
- * process, or a reused pid), litifut.<pid>.1.trace and so on. */
-static int create_trace_file(const char *dir)
+/* LITIFUT_DIR's patterns (core(5)'s; settings.c let no other through):
+ * %p the pid, %e the program's file name, %t the start time (seconds
+ * since the epoch), %h the host name, %u the user id, %% a %.  Into
+ * out; 0 if the result does not fit. */
+static int expand_dir(const char *pattern, char *out, unsigned long size)
 {
-    char *path = P->scratch[0];
+    char *p = out, *end = out + size;
+    for (const char *s = pattern; *s && p < end - 1; s++) {
+        if (*s != '%' || !s[1]) {
+            *p++ = *s;
+            continue;
+        }
+        char *io = P->io;
+        long n;
+        switch (*++s) {
+        case 'p':
+            p = str_put_uint(p, end, (uint32_t)sys_getpid());
+            break;
+        case 't':
+            p = str_put_uint(p, end, sys_realtime_s());
+            break;
+        case 'u':
+            p = str_put_uint(p, end, (uint32_t)SYS0(__NR_getuid));
+            break;
+        case 'e':
+            n = sys_readlink("/proc/self/exe", io, sizeof P->io - 1);
+            io[n > 0 ? n : 0] = 0;
+            p = str_put(p, end, n > 0 ? last_component(io) : "unknown");
+            break;
+        case 'h':           /* struct utsname: 65-byte fields, nodename second */
+            n = SYS3(__NR_uname, io, 0, 0);
+            io[65 + 64] = 0;
+            p = str_put(p, end, n == 0 && io[65] ? io + 65 : "unknown");
+            break;
+        default:
+            *p++ = *s;      /* %% */
+        }
+    }
+    if (p >= end - 1)
+        return 0;
+    *p = 0;
+    return 1;
+}
+
+/* The directories of `dir` (absolute) that are missing, made as mkdir
+ * -p makes them (0755 less the umask, the program's user and group).
+ * The deepest one that is there is opened as the path names it (so
+ * also under qemu-user's -L, which redirects absolute paths only); each
+ * one made below it is entered with O_NOFOLLOW, so that a symbolic
+ * link put in its place meanwhile is never followed.  0, or -errno.
+ * Uses P->io. */
+static long make_dirs(const char *dir)
+{
+    char *have = P->io;
+    unsigned long len = str_len(dir);
+    if (len >= sizeof P->io)
+        return -ENAMETOOLONG;
+    str_put(have, have + sizeof P->io, dir);
+    int fd;
+    for (;;) {              /* the deepest directory there */
+        fd = sys_openat(AT_FDCWD, have[0] ? have : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0 || fd != -ENOENT || !have[0])
+            break;
+        while (len && have[len - 1] == '/')
+            len--;
+        while (len && have[len - 1] != '/')
+            len--;
+        have[len] = 0;
+    }
+    for (const char *s = dir + len; fd >= 0 && *s;) {
+        char name[256];
+        while (*s == '/')
+            s++;
+        unsigned long n = 0;
+        while (s[n] && s[n] != '/')
+            n++;
+        if (!n)
+            break;
+        if (n >= sizeof name) {
+            sys_close(fd);
+            return -ENAMETOOLONG;
+        }
+        for (unsigned long i = 0; i < n; i++)
+            name[i] = s[i];
+        name[n] = 0;
+        s += n;
+        long made = sys_mkdirat(fd, name, 0755);
+        if (made && made != -EEXIST) {
+            sys_close(fd);
+            return made;
+        }
+        int next = sys_openat(fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC |
+                                            (made == 0 ? O_NOFOLLOW : 0));
+        sys_close(fd);
+        fd = next;
+    }
+    if (fd < 0)
+        return fd;
+    sys_close(fd);
+    return 0;
+}
+
+/* Creates dir/litifut.<pid>.trace, dir being LITIFUT_DIR's pattern
+ * expanded now (a fork child's %p is its own) and made if missing; if
+ * the file exists (an exec in the same process, or a reused pid),
+ * litifut.<pid>.1.trace and so on. */
+static int create_trace_file(const char *pattern)
+{
+    char *path = P->scratch[0], *dir = P->scratch[1];
     const unsigned long path_size = sizeof P->scratch[0];
+    if (!expand_dir(pattern, dir, sizeof P->base - 32)) {
+        warn("LITIFUT_DIR with its patterns expanded is longer than the tracer's limit",
+             NULL, 0);
+        return -1;
+    }
     uint32_t pid = (uint32_t)sys_getpid();
+    int made = 0;
     for (uint32_t n = 0; n < 100; n++) {
         char *end = P->base + sizeof P->base;
         char *p = str_put(P->base, end, dir);
@@ -489,6 +602,15 @@ static int create_trace_file(const char *dir)
                 return -1;
             }
             return fd;
+        }
+        if (fd == -ENOENT && !made++) {
+            long err = make_dirs(dir);
+            if (err) {
+                warn("cannot create directory", dir, err);
+                return -1;
+            }
+            n--;                /* the same name again, in the new directory */
+            continue;
         }
         if (fd != -EEXIST) {
             warn("cannot create trace file", path, fd);
@@ -771,6 +893,12 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
         P->header->overwritten_bytes += size;
         dirty = ring_clear(off, size);
     } else {
+        uint64_t cap = (uint64_t)P->settings.max_size_kb << 10;
+        if (cap && off + size > cap) {
+            trace_stops(LITIFUT_STOP_SIZE, 0, NULL);
+            unlock_signals_blocked();
+            return 0;
+        }
         long err = grow_file(off + size);
         if (err) {
             trace_stops(LITIFUT_STOP_EXTEND, err, "cannot extend trace file");

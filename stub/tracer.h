@@ -376,10 +376,12 @@ struct settings {
     char copy_to[PATH_SIZE - 64];   /* LITIFUT_COPY_TO, absolute ("": none) */
     char control[PATH_SIZE - 64];   /* LITIFUT_CONTROL, absolute ("": none) */
     int control_too_long;
+    uint32_t max_size_kb;       /* LITIFUT_MAX_SIZE: the trace file's cap (0: none) */
 };
 enum bad_setting { BAD_TRACE = 1, BAD_CHUNK_KB, BAD_TIME_EVERY, BAD_CLOCK, BAD_RETURNS,
                    BAD_RECORD, BAD_SIGNAL, BAD_MODE, BAD_BUDGET, BAD_START_AT, BAD_STOP_AT,
-                   BAD_RING, BAD_SNAPSHOT_AT, BAD_SNAPSHOT_SIGNAL, BAD_SNAPSHOT_SAME };
+                   BAD_RING, BAD_SNAPSHOT_AT, BAD_SNAPSHOT_SIGNAL, BAD_SNAPSHOT_SAME,
+                   BAD_DIR, BAD_MAX_SIZE };
 HIDDEN void read_settings(struct settings *st);
 /* NULL, or "LITIFUT_X: expected ..." for the first bad setting. */
 HIDDEN const char *settings_problem(const struct settings *st);
@@ -425,7 +427,7 @@ struct signal_slot {
  * with another layout does not join (PROCESS_LAYOUT).
  */
 #define PROCESS_MAGIC  0x5250544cu  /* "LTPR" */
-#define PROCESS_LAYOUT 11u          /* bump with any change below or in litifut_thread */
+#define PROCESS_LAYOUT 12u          /* bump with any change below or in litifut_thread */
 struct litifut_process {
     uint32_t magic, layout, size;
     volatile uint32_t lock;     /* owner's tid; taken with every signal blocked */

@@ -306,9 +306,18 @@ test_tracefiles() {
             eval '[ "$(wc -l < "$RUN/err")" = 1 ] && grep -q "LITIFUT_DIR.*longer than 535" "$RUN/err" &&
                   [ -z "$(find "$longroot" "$RUN" -name "litifut.*")" ] &&
                   [ -s "$RUN/out" ]'
-        traced_run tracefiles-missing demo.c LITIFUT_DIR=/nonexistent/dir
-        check "$ARCH/tracefiles: a missing LITIFUT_DIR is named with the system's message" \
+        traced_run tracefiles-missing demo.c LITIFUT_DIR=/dev/null/dir
+        check "$ARCH/tracefiles: a LITIFUT_DIR that cannot be made is named with the system's message" \
             eval '[ "$(wc -l < "$RUN/err")" = 1 ] &&
-                  grep -q "cannot create trace file /nonexistent/dir/litifut.*: No such file or directory; tracing disabled" "$RUN/err"'
+                  grep -q "cannot create directory /dev/null/dir: Not a directory; tracing disabled" "$RUN/err"'
+        # a missing one is made, patterns expanded (%e program, %p pid)
+        local made=$WORK/tracefiles-made-$ARCH
+        rm -rf "$made"
+        traced_run tracefiles-made demo.c LITIFUT_DIR="$made/a/%e/%p-%%"
+        check "$ARCH/tracefiles: a missing LITIFUT_DIR is made (mode 755 less the umask), its patterns expanded" \
+            eval '[ ! -s "$RUN/err" ] && [ "$(stat -c %a "$made/a")" = 755 ] &&
+                  ls "$made"/a/prog/[0-9]*-%/litifut.[0-9]*.trace > /dev/null &&
+                  p=$(ls "$made"/a/prog) && p=${p%-%} &&
+                  [ -f "$made/a/prog/$p-%/litifut.$p.trace" ]'
     done
 }

@@ -304,6 +304,7 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_STOP_MAP        2u      /* ... or its new chunk not be mapped */
 #define LITIFUT_STOP_REPLACED   3u      /* the trace file was removed or replaced */
 #define LITIFUT_STOP_SNAPSHOT   4u      /* a ring was frozen (header.snapshot says why) */
+#define LITIFUT_STOP_SIZE       5u      /* the file reached LITIFUT_MAX_SIZE (max_size_kb) */
 /* Why a ring's records end (header.snapshot) */
 #define LITIFUT_SNAPSHOT_EXIT   1u      /* the process exited */
 #define LITIFUT_SNAPSHOT_FATAL  2u      /* a fatal signal (snapshot_arg) ended it */
@@ -386,6 +387,14 @@ struct litifut_trace_header {
      * tracer's own time per call.  0: not measured (clock marks, the
      * emulator, traces made before this field existed). */
     uint32_t clock_read_ns;
+    /* LITIFUT_MAX_SIZE: the file's cap in KB (0: none, or a trace made
+     * before this field existed).  Reaching it stops recording for good
+     * (stopped LITIFUT_STOP_SIZE); the records before stay whole. */
+    uint32_t max_size_kb;
+    /* The parent process when the trace started (getppid; 0 in traces
+     * made before this field existed): with parent_pid (a fork child's)
+     * and the same pid's earlier trace (an exec), the process tree. */
+    uint32_t ppid;
 };
 
 _Static_assert(__builtin_offsetof(struct litifut_trace_header, snapshot_ns) == 1128 &&

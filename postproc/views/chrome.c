@@ -31,6 +31,12 @@
  *
  * A trace with both measured adds none of these.
  *
+ * The processes (a boot, a test suite): each one's process_sort_index
+ * is its start, so that the tracks come in order of start; a fork
+ * child gets a flow arrow ("ph":"s" at its parent's forking thread,
+ * "ph":"f" at its own first slice, "cat":"process"), an exec'd program
+ * an instant event "exec PROGRAM" (forks.h says how both are known).
+ *
  * JSON strings: no JSON library is installed here (json-c and jansson
  * are there without their headers), and writing strings is all that
  * is needed: '"' and '\' escaped, control characters (none are left in
@@ -55,6 +61,7 @@ struct chrome {
     /* per function id: its ,"name":...,"cat":... as JSON, made once */
     struct fn_json { char *text; size_t len; } *fn_json;
     size_t n_fn_json;
+    size_t flows;               /* fork arrows written (their ids) */
 };
 
 /* The length of the well-formed UTF-8 sequence at s (RFC 3629), or 0. */
@@ -129,11 +136,48 @@ static void metadata(struct chrome *c, const char *what, uint32_t tid, const cha
     fputs("}}", c->v.out);
 }
 
+/* A process's origin, where the traces know it: a flow arrow from
+ * the parent's forking thread, at the fork, to the child's first slice
+ * (a fork child), or an instant event "exec PROGRAM" (an exec: the
+ * same pid's earlier trace is another program's). */
+static void origin_events(struct chrome *c)
+{
+    const struct litifut_trace_header *h = &c->v.trace->t->header;
+    const struct fork_origin *o = c->v.trace->fork;
+    uint64_t at = h->start_ns;
+    char ts[48];
+    snprintf(ts, sizeof ts, "%" PRIu64 ".%03u", at / 1000, (unsigned)(at % 1000));
+    if (o && o->parent_pid && o->parent_tid) {
+        c->flows++;
+        next_event(c);
+        fprintf(c->v.out, "{\"ph\":\"s\",\"id\":%zu,\"name\":\"fork\",\"cat\":\"process\","
+                "\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":%s}", c->flows, o->parent_pid,
+                o->parent_tid, ts);
+        next_event(c);
+        fprintf(c->v.out, "{\"ph\":\"f\",\"id\":%zu,\"name\":\"fork\",\"cat\":\"process\","
+                "\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":%s}", c->flows, h->pid, h->pid, ts);
+    }
+    if (o && o->execed) {
+        next_event(c);
+        fprintf(c->v.out, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"process\",\"pid\":%" PRIu32
+                ",\"tid\":%" PRIu32 ",\"ts\":%s,\"name\":", h->pid, h->pid, ts);
+        char *name = xasprintf("exec %s", base_name(h->exe));
+        put_json_string(c->v.out, name);
+        free(name);
+        fputs("}", c->v.out);
+    }
+}
+
 static void chrome_trace_begin(struct view *v)
 {
     struct chrome *c = (struct chrome *)v;
     const struct litifut_trace_header *h = &v->trace->t->header;
     metadata(c, "process_name", h->pid, "name", base_name(h->exe));
+    next_event(c);                      /* processes in order of start */
+    fprintf(v->out, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRIu32
+            ",\"tid\":%" PRIu32 ",\"args\":{\"sort_index\":%" PRIu64 "}}", h->pid, h->pid,
+            h->start_ns / 1000);
+    origin_events(c);
     if (v->trace->estimates)
         metadata(c, "process_labels", h->pid, "labels", "estimated durations");
     estimates_add(&c->est, h);

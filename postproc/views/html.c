@@ -20,6 +20,9 @@
  *     open when the next one left out starts (the cut) ends there,
  *     marked, and a note says how many were left out and how to see
  *     them (--time-range, --tid);
+ *   - with several processes (a boot, a test suite), their chart
+ *     (processes.c's JSON): a bar per process over one time axis,
+ *     lines from parent to child at each fork, exec and spawn;
  *   - the coverage (coverage.c's text): the functions of each
  *     instrumented object a traced call reached, and the ones none did;
  *     of a full trace's calls, a count or dedup trace's pairs (such a
@@ -57,7 +60,7 @@ struct lane {
 
 struct html {
     struct view v;
-    struct view *profile, *flame, *coverage;
+    struct view *profile, *flame, *coverage, *procs;
     char *coverage_text;                /* the coverage sub-view's text */
     size_t coverage_len;
     FILE *coverage_out;
@@ -87,7 +90,7 @@ static void html_trace_begin(struct view *v)
 {
     struct html *h = (struct html *)v;
     const struct trace_file *t = v->trace->t;
-    h->profile->trace = h->flame->trace = h->coverage->trace = v->trace;
+    h->profile->trace = h->flame->trace = h->coverage->trace = h->procs->trace = v->trace;
     if (!h->any_trace++) {
         h->first_start_ns = t->header.start_ns;
         h->title = xstrdup(t->header.exe);
@@ -99,6 +102,7 @@ static void html_trace_begin(struct view *v)
     fputc('\n', h->info_out);
     h->profile->ops->trace_begin(h->profile);
     h->flame->ops->trace_begin(h->flame);
+    h->procs->ops->trace_begin(h->procs);
 }
 
 static void html_thread_begin(struct view *v, struct callstack *s)
@@ -106,6 +110,7 @@ static void html_thread_begin(struct view *v, struct callstack *s)
     struct html *h = (struct html *)v;
     if (h->profile->ops->thread_begin)
         h->profile->ops->thread_begin(h->profile, s);
+    h->procs->ops->thread_begin(h->procs, s);
     h->lanes = grow_for_one(h->lanes, h->n_lanes, &h->cap_lanes, sizeof *h->lanes);
     h->lanes[h->n_lanes] = (struct lane){ v->trace->t->header.pid, s->th ? s->th->tid : 0, 0 };
     h->lane = (uint32_t)h->n_lanes++;
@@ -166,6 +171,7 @@ static void html_pop(struct view *v, struct callstack *s, struct frame *f, uint6
     struct html *h = (struct html *)v;
     h->profile->ops->pop(h->profile, s, f, end_ns);
     h->flame->ops->pop(h->flame, s, f, end_ns);
+    h->procs->ops->pop(h->procs, s, f, end_ns);
     if (!f->shown)
         return;
     h->bars_seen++;
@@ -193,6 +199,7 @@ static void html_trace_end(struct view *v)
     if (h->profile->ops->trace_end)
         h->profile->ops->trace_end(h->profile);
     h->coverage->ops->trace_end(h->coverage);
+    h->procs->ops->trace_end(h->procs);
 }
 
 /* The page's script: written for this report. */
@@ -365,7 +372,34 @@ static const char page_script[] =
     "    body.appendChild(tr);\n"
     "  }\n"
     "}\n"
+    "function drawProcesses() {\n"
+    "  if (PROCS.length < 2) return;\n"
+    "  document.getElementById('procs-sec').style.display = '';\n"
+    "  document.getElementById('procs-nav').style.display = '';\n"
+    "  var svg = document.getElementById('procs'), W = 1180, L = 230, R = 16, H = 16, end = 1;\n"
+    "  for (var i = 0; i < PROCS.length; i++) end = Math.max(end, PROCS[i][4]);\n"
+    "  svg.setAttribute('height', PROCS.length * H + 24);\n"
+    "  function x(ns) { return L + (W - L - R) * ns / end; }\n"
+    "  for (var k = 0; k <= 10; k++) {\n"
+    "    svg.appendChild(svgEl('line', { x1: x(end * k / 10), x2: x(end * k / 10), y1: 0, y2: PROCS.length * H, stroke: '#eee' }));\n"
+    "    var t = svgEl('text', { x: x(end * k / 10), y: PROCS.length * H + 14, 'class': 'ticklabel', 'text-anchor': 'middle' });\n"
+    "    t.textContent = fmt(Math.round(end * k / 10)); svg.appendChild(t);\n"
+    "  }\n"
+    "  var hue = { fork: '#5b8fd6', exec: '#4caf6e', spawn: '#c98b2f', '-': '#888' };\n"
+    "  for (var i = 0; i < PROCS.length; i++) {\n"
+    "    var p = PROCS[i], y = i * H, g = svgEl('g', { 'class': 'proc' });\n"
+    "    var name = svgEl('text', { x: 4 + 10 * Math.min(p[8], 12), y: y + 12, 'class': 'label' });\n"
+    "    name.textContent = p[6] + ' ' + p[0]; g.appendChild(name);\n"
+    "    g.appendChild(svgEl('rect', { x: x(p[3]), y: y + 3, width: Math.max(1, x(p[4]) - x(p[3])), height: H - 6, fill: hue[p[2]] || '#888' }));\n"
+    "    var tip = svgEl('title', {});\n"
+    "    tip.textContent = p[6] + ' (pid ' + p[0] + ', ' + p[2] + '): ' + fmt(p[3]) + ' to ' + fmt(p[4]) + ', ' + p[5] + ' calls' + (p[7] ? '; ' + p[7] : '');\n"
+    "    g.appendChild(tip);\n"
+    "    if (p[1] >= 0) svg.appendChild(svgEl('line', { x1: x(p[3]), x2: x(p[3]), y1: p[1] * H + H / 2, y2: y + H / 2, stroke: hue[p[2]] || '#888', 'stroke-dasharray': p[2] === 'exec' ? '2,2' : '' }));\n"
+    "    svg.appendChild(g);\n"
+    "  }\n"
+    "}\n"
     "drawProfile();\n"
+    "drawProcesses();\n"
     "drawDiff();\n"
     "drawTimeline();\n"
     "timelineEvents();\n"
@@ -454,7 +488,8 @@ static void html_end(struct view *v)
         fputs("</p>\n", out);
         free(own);
     }
-    fprintf(out, "<nav><a href=\"#profile-sec\">Profile</a>%s<a href=\"#flame-sec\">Flame graph</a>"
+    fprintf(out, "<nav><a href=\"#profile-sec\">Profile</a>%s<a id=\"procs-nav\" style=\"display:none\" "
+                 "href=\"#procs-sec\">Processes</a><a href=\"#flame-sec\">Flame graph</a>"
                  "<a href=\"#timeline-sec\">Timeline</a><a href=\"#coverage-sec\">Coverage</a>"
                  "<a href=\"#info-sec\">Traces</a></nav>\n",
             h->diff ? "<a href=\"#diff-sec\">Comparison</a>" : "");
@@ -479,6 +514,12 @@ static void html_end(struct view *v)
           "<th>change%</th><th>total base</th><th>total</th><th>calls base</th><th>calls</th>"
           "<th class=\"fn\">function</th></tr></thead><tbody></tbody></table></div></section>\n",
           out);
+    fputs("<section id=\"procs-sec\" style=\"display:none\"><h2>Processes</h2>\n<p>Each "
+          "process a bar from its trace's start to its last record, in order of start under "
+          "the process it came from: a line from the parent at the child's start (blue: a "
+          "fork, green and dotted: an exec, orange: spawned before any traced call); hover "
+          "for its calls and top functions.</p>\n<svg id=\"procs\" width=\"1180\" height=\"40\" "
+          "xmlns=\"http://www.w3.org/2000/svg\"></svg>\n</section>\n", out);
     fputs("<section id=\"flame-sec\"><h2>Flame graph</h2>\n", out);
     h->flame->ops->end(h->flame);       /* the inline SVG */
     fputs("</section>\n<section id=\"timeline-sec\"><h2>Timeline</h2>\n<p>", out);
@@ -519,7 +560,9 @@ static void html_end(struct view *v)
                 i ? (i % 8 ? "," : ",\n") : "", b->thread, b->name, b->depth, b->start_ns,
                 b->end_ns, b->call, b->clipped);
     }
-    fprintf(out, "]};\n%s</script>\n</body></html>\n", page_script);
+    fputs("]};\nvar PROCS = ", out);
+    h->procs->ops->end(h->procs);       /* the processes' JSON */
+    fprintf(out, ";\n%s</script>\n</body></html>\n", page_script);
     estimates_free(&h->est);
     free(h->info);
     free(h->coverage_text);
@@ -549,6 +592,7 @@ struct view *html_view(FILE *out, struct func_table *ft, const struct view_optio
     h->cut_ns = UINT64_MAX;
     h->profile = profile_json_view(out, ft, o);
     h->flame = flame_html_view(out, ft, o);
+    h->procs = processes_json_view(out, ft, o);
     h->info_out = open_memstream(&h->info, &h->info_len);
     h->coverage_out = open_memstream(&h->coverage_text, &h->coverage_len);
     struct view_options text = *o;

@@ -314,6 +314,7 @@ static const char *const info_keys[] = {
     "clock_hz", "clock_read_ns", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
     "threads", "calls", "entries", "record_bytes", "own_time", "db_bytes", "bridge", "build_id", "objects",
     "untraced", "ring", "history", "snapshot", "source", "signals_unrecorded",
+    "max_size",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
 
@@ -428,6 +429,8 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = xstrdup(trace_is_emulated(t) ? "emulator (litifut-emu: qemu-user, no device)"
                                           : "device (the instrumented program's tracer)");
     v[k++] = xasprintf("%" PRIu32, h->signals_unrecorded);
+    v[k++] = h->max_size_kb ? xasprintf("%" PRIu32 " KB (LITIFUT_MAX_SIZE)", h->max_size_kb)
+                            : xstrdup("");
 }
 
 /* The site rules the object was linked with (src/rules.h: section
