@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/drive.h"
+#include "postproc/views/report.h"
 #include "lib/error.h"
 
 /* Events between two looks at the clock, for the progress line. */
@@ -51,6 +52,11 @@ static void progress(struct drive *d, uint64_t events)
 
 void drive_done(struct drive *d)
 {
+    for (size_t i = 0; i < d->n_said; i++)
+        free(d->said[i]);
+    free(d->said);
+    d->said = NULL;
+    d->n_said = 0;
     if (d->shown)
         fputs("\r\033[K", stderr);      /* the line erased */
     d->shown = 0;
@@ -267,6 +273,30 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* Every view says which objects were linked with callees left out
+ * (LITIFUT_EXCLUDE_CALLEE): their calls are not in the trace.  Once per
+ * object file of the run. */
+static void say_callees_excluded(struct drive *d, const struct program_set *ps)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        if (!ps->v[i].ok)
+            continue;
+        char *rules = site_rules_of(&ps->v[i].obj->img);
+        const char *callee = rules ? strstr(rules, "LITIFUT_EXCLUDE_CALLEE=") : NULL;
+        const char *path = ps->v[i].obj->img.path;
+        size_t k = 0;
+        while (callee && k < d->n_said && strcmp(d->said[k], path) != 0)
+            k++;
+        if (callee && k == d->n_said) {
+            d->said = xrealloc(d->said, (d->n_said + 1) * sizeof *d->said);
+            d->said[d->n_said++] = xstrdup(path);
+            warning("%s: linked with %.*s: calls of these functions are not traced", path,
+                    (int)strcspn(callee, " "), callee);
+        }
+        free(rules);
+    }
+}
+
 /* Every view says when a trace stopped before its process did. */
 static void say_stopped(const struct trace_file *t)
 {
@@ -299,6 +329,7 @@ void drive_trace(struct drive *d, struct trace_file *t, const struct program_set
     v->trace = &vt;
     drive_begin(d, base_name(t->path), t->n_calls);
     say_stopped(t);
+    say_callees_excluded(d, ps);
     if (v->ops->trace_begin)
         v->ops->trace_begin(v);
     if (t->header.mode != LITIFUT_MODE_FULL)
@@ -327,6 +358,7 @@ void drive_traces(struct drive *d, const struct drive_input *in, size_t n)
     }
     for (size_t i = 0; i < n; i++) {
         say_stopped(in[i].t);
+        say_callees_excluded(d, in[i].ps);
         trace_funcs_init(&tf[i], d->ft, in[i].as, in[i].ps, in[i].t);
         vt[i] = (struct view_trace){ in[i].t, in[i].ps, in[i].as, &tf[i],
                                      in[i].t->header.start_ns - first, in[i].fork,

@@ -21,6 +21,8 @@ struct drive {
     uint64_t done, total;
     struct timespec last_shown;
     int shown;                  /* a progress line is on stderr */
+    char **said;                /* objects whose excluded callees were said */
+    size_t n_said;
 };
 
 /* Every thread of `t` (whose objects are loaded) the --tid filter

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <libiberty/demangle.h>
 #include "src/rules.h"
+#include "lib/arch-read.h"
 #include "lib/error.h"
 
 static int ends_with(const char *s, const char *tail)
@@ -105,15 +106,20 @@ static int parse_list(struct site_rule_list *l, const char *text, int depth)
     return 0;
 }
 
-int site_rules_parse(struct site_rules *r, const char *exclude, const char *only)
+int site_rules_parse(struct site_rules *r, const char *exclude, const char *only,
+                     const char *callee)
 {
     memset(r, 0, sizeof *r);
     r->exclude.variable = "LITIFUT_EXCLUDE";
     r->only.variable = "LITIFUT_ONLY";
-    if (parse_list(&r->exclude, exclude, 0) != 0 || parse_list(&r->only, only, 0) != 0) {
+    r->callee.variable = "LITIFUT_EXCLUDE_CALLEE";
+    if (parse_list(&r->exclude, exclude, 0) != 0 || parse_list(&r->only, only, 0) != 0 ||
+        parse_list(&r->callee, callee, 0) != 0) {
         site_rules_free(r);
         return -1;
     }
+    for (size_t i = 0; i < r->callee.n; i++)
+        r->callee.v[i].kind = RULE_FUNCTION;    /* (callees are functions, by any name) */
     return 0;
 }
 
@@ -141,11 +147,12 @@ void site_rules_free(struct site_rules *r)
 {
     list_free(&r->exclude);
     list_free(&r->only);
+    list_free(&r->callee);
 }
 
 int site_rules_empty(const struct site_rules *r)
 {
-    return !r->exclude.n && !r->only.n;
+    return !r->exclude.n && !r->only.n && !r->callee.n;
 }
 
 static int glob(const char *pattern, const char *s)
@@ -290,14 +297,40 @@ static int has_function_rules(const struct site_rule_list *l)
     return 0;
 }
 
+/* A callee rule's PLT entries (and veneers): the calls of a function
+ * of another object go to its entry, named "name@plt". */
+static void resolve_plt_callees(struct site_rules *r, const struct elf_image *img)
+{
+    const struct arch_ops *arch = arch_of_image(img);
+    struct plt_entry *e = NULL;
+    size_t n = 0;
+    if (!r->callee.n || !arch || arch_read_ops(arch)->plt_entries(img, &e, &n) != 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!e[i].name)
+            continue;
+        char *name = xstrndup(e[i].name, strcspn(e[i].name, "@"));
+        for (size_t k = 0; k < r->callee.n; k++)
+            if (glob(r->callee.v[k].pattern, name)) {
+                r->callee.v[k].matched = 1;
+                add_range(&r->callee.v[k], e[i].addr, e[i].addr + e[i].size, NULL);
+            }
+        free(name);
+        free(e[i].name);
+    }
+    free(e);
+}
+
 void site_rules_resolve_functions(struct site_rules *r, const struct elf_image *img)
 {
     check_code(&r->exclude, img);
     check_code(&r->only, img);
     forget_functions(&r->exclude);
     forget_functions(&r->only);
-    if (!has_function_rules(&r->exclude) && !has_function_rules(&r->only))
+    forget_functions(&r->callee);
+    if (!has_function_rules(&r->exclude) && !has_function_rules(&r->only) && !r->callee.n)
         return;
+    resolve_plt_callees(r, img);
     struct function_index fx;
     function_index_build(img, &fx);
     for (size_t i = 0; i < fx.n; i++) {
@@ -310,6 +343,7 @@ void site_rules_resolve_functions(struct site_rules *r, const struct elf_image *
         struct function_names fn = { { sym, full, bare } };
         resolve_function_list(&r->exclude, &fx.v[i], &fn);
         resolve_function_list(&r->only, &fx.v[i], &fn);
+        resolve_function_list(&r->callee, &fx.v[i], &fn);
         free(full);
         free(bare);
     }
@@ -327,12 +361,24 @@ static struct site_rule *rule_at(struct site_rule_list *l, uint64_t addr)
     return NULL;
 }
 
-void site_rules_apply(struct site_rules *r, struct site_list *sites, struct scan_stats *st)
+/* Where the call at s goes, if the link fixed it (0: not known). */
+static uint64_t fixed_target(const struct arch_ops *arch, const struct call_site *s)
+{
+    uint64_t t = 0;
+    if (s->target)
+        return s->target;
+    return arch && arch_read_ops(arch)->call_target(s, &t) ? t : 0;
+}
+
+void site_rules_apply(struct site_rules *r, const struct arch_ops *arch, struct site_list *sites,
+                      struct scan_stats *st)
 {
     for (size_t i = 0; i < r->exclude.n; i++)
         r->exclude.v[i].sites = 0;
     for (size_t i = 0; i < r->only.n; i++)
         r->only.v[i].sites = 0;
+    for (size_t i = 0; i < r->callee.n; i++)
+        r->callee.v[i].sites = 0;
     size_t kept = 0;
     for (size_t i = 0; i < sites->n; i++) {
         const struct call_site *s = &sites->v[i];
@@ -345,6 +391,13 @@ void site_rules_apply(struct site_rules *r, struct site_list *sites, struct scan
         }
         if (keep) {
             struct site_rule *rule = rule_at(&r->exclude, s->addr);
+            keep = rule == NULL;
+            if (rule)
+                rule->sites++;
+        }
+        uint64_t target = keep && r->callee.n ? fixed_target(arch, s) : 0;
+        if (target) {
+            struct site_rule *rule = rule_at(&r->callee, target);
             keep = rule == NULL;
             if (rule)
                 rule->sites++;
@@ -393,6 +446,8 @@ static void write_description(const struct site_rules *r, FILE *out)
     }
     if (r->exclude.n)
         describe_list(&r->exclude, "removed", out);
+    if (r->callee.n)
+        describe_list(&r->callee, "removed", out);
 }
 
 char *site_rules_describe(const struct site_rules *r)
@@ -413,6 +468,7 @@ void site_rules_unmatched(const struct site_rules *r,
 {
     list_unmatched(&r->exclude, warn);
     list_unmatched(&r->only, warn);
+    list_unmatched(&r->callee, warn);
 }
 
 static void list_text(const struct site_rule_list *l, FILE *out, int *first)
@@ -430,6 +486,7 @@ static void write_rules(const struct site_rules *r, FILE *out)
     int first = 1;
     list_text(&r->only, out, &first);
     list_text(&r->exclude, out, &first);
+    list_text(&r->callee, out, &first);
 }
 
 char *site_rules_text(const struct site_rules *r)

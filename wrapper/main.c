@@ -77,7 +77,8 @@ int main(int argc, char **argv)
     if (!instrument || la.relocatable || !la.has_input)
         return pass_through(&tc, argc, argv);
     struct site_rules rules;
-    if (site_rules_parse(&rules, getenv("LITIFUT_EXCLUDE"), getenv("LITIFUT_ONLY")) != 0)
+    if (site_rules_parse(&rules, getenv("LITIFUT_EXCLUDE"), getenv("LITIFUT_ONLY"),
+                         getenv("LITIFUT_EXCLUDE_CALLEE")) != 0)
         return 1;
     const struct site_rule *whole = site_rules_excluded_output(&rules, la.output);
     if (whole) {

@@ -24,6 +24,7 @@
  * per table), which functions each one can jump to (jumps.c) and which
  * have calls the link left untraced.
  */
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,10 +60,29 @@ static int matches_without_params(const char *full, const char *name)
     return strncmp(full, name, n) == 0 && full[n] == '(';
 }
 
+/* A glob (fnmatch(3): *, ?, [...]) matches the name as shown, without
+ * its " (file)", the symbol, or a C++ name without its parameters. */
+static int glob_matches(const struct func *f, const char *glob)
+{
+    if (!strpbrk(glob, "*?["))
+        return 0;
+    if (fnmatch(glob, f->name, 0) == 0 || fnmatch(glob, f->bare, 0) == 0 ||
+        (f->symbol && fnmatch(glob, f->symbol, 0) == 0))
+        return 1;
+    const char *paren = strchr(f->bare, '(');
+    if (!paren || paren == f->bare)
+        return 0;
+    char *head = strndup(f->bare, (size_t)(paren - f->bare));
+    int m = head && fnmatch(glob, head, 0) == 0;
+    free(head);
+    return m;
+}
+
 int func_matches(const struct func *f, const char *name)
 {
     return strcmp(f->name, name) == 0 || strcmp(f->bare, name) == 0 ||
-           (f->symbol && strcmp(f->symbol, name) == 0) || matches_without_params(f->bare, name);
+           (f->symbol && strcmp(f->symbol, name) == 0) || matches_without_params(f->bare, name) ||
+           glob_matches(f, name);
 }
 
 static unsigned filter_flags(const struct func_table *ft, const struct func *f)

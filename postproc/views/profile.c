@@ -75,6 +75,10 @@ struct profile {
     size_t n_edges, cap_edges;
     struct u64map edge_index;   /* (caller, callee) -> index in edges */
     uint64_t run_ns;            /* every thread's time */
+    uint64_t shown_ns;          /* ... of it in the frames the filters show (the outermost
+                                   shown frames' time) */
+    int filtered;               /* a frame filter (--function, --exclude, --depth,
+                                   --time-range) was given */
     uint64_t n_threads, n_traces;
     struct estimates est;       /* what the traces read estimate */
     int keep;                   /* --diff's base: its end prints nothing */
@@ -133,6 +137,11 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
         p->run_ns += dur;               /* the thread's root: its time */
     if (!f->shown)
         return;
+    if (f->shown_parent < 0)
+        p->shown_ns += dur;
+    const struct stack_filters *flt = s->flt;
+    p->filtered |= flt && (flt->by_function || flt->max_depth != UINT32_MAX || flt->from_ns ||
+                           flt->to_ns != UINT64_MAX);
     uint64_t self = dur - f->child_ns;
     struct fstat *st = stat_of(p, f->fid);
     uint8_t est = v->trace->estimates != 0;
@@ -232,7 +241,14 @@ static void print_title(struct profile *p, const char *what)
             what, p->n_traces, p->n_traces == 1 ? "" : "es", p->n_threads,
             p->n_threads == 1 ? "" : "s", calls, calls == 1 ? "" : "s");
     print_duration(p->v.out, p->run_ns, 0, p->est.any != 0);
-    fputs(" of thread time\n", p->v.out);
+    fputs(" of thread time", p->v.out);
+    if (p->filtered) {          /* the calls and the self% are the filtered view's */
+        fputs(", ", p->v.out);
+        print_duration(p->v.out, p->shown_ns, 0, p->est.any != 0);
+        fprintf(p->v.out, " (%.2f%%) of it in the frames the filters show",
+                percent(p->shown_ns, p->run_ns));
+    }
+    fputc('\n', p->v.out);
     estimates_print(p->v.out, &p->est);
 }
 

@@ -435,7 +435,7 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
 
 /* The site rules the object was linked with (src/rules.h: section
  * .litifut_rules, text up to a NUL or the section's end), or NULL. */
-static char *site_rules_of(const struct elf_image *img)
+char *site_rules_of(const struct elf_image *img)
 {
     for (size_t i = 0; i < img->n_sections; i++) {
         const struct elf_section *s = &img->sections[i];

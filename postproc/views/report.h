@@ -41,6 +41,9 @@ uint64_t recorded_ns(const struct trace_file *t);
 
 /* --info: the TSV header line, and one trace (its objects loaded). */
 void print_info_header(FILE *out);
+/* The site rules an object was linked with ("LITIFUT_EXCLUDE=a ..."),
+ * from its .litifut_rules section; NULL if none (allocated). */
+char *site_rules_of(const struct elf_image *img);
 void print_info(FILE *out, int tsv, const struct trace_file *t, const struct program_set *ps);
 
 #endif
