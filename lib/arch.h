@@ -25,6 +25,10 @@ struct call_site {
     uint64_t target;    /* a call through a register whose callee the link fixed
                            (MIPS: jalr $t9 after a GOT load, arch-mips.c): that
                            callee; 0 for every other call */
+    uint32_t callee_sym;/* a call through a register loaded from the GOT slot of a
+                           function of another object (MIPS: jalr $t9, arch-mips.c):
+                           that symbol's index in the dynamic symbols + 1, for
+                           LITIFUT_EXCLUDE_CALLEE (src/rules.c); 0 if not such */
 };
 
 /* A kind of call: its name (sites.tsv, summaries), where its return

@@ -65,7 +65,7 @@ static int scan(const char *binary, const struct rewriter_opts *o, struct elf_im
     char *rules = xstrdup("");
     if (o->rules) {
         site_rules_resolve_functions(o->rules, img);
-        site_rules_apply(o->rules, *arch, sites, &st);
+        site_rules_apply(o->rules, *arch, img, sites, &st);
         free(rules);
         rules = site_rules_describe(o->rules);
     }

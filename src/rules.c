@@ -370,8 +370,22 @@ static uint64_t fixed_target(const struct arch_ops *arch, const struct call_site
     return arch && arch_read_ops(arch)->call_target(s, &t) ? t : 0;
 }
 
-void site_rules_apply(struct site_rules *r, const struct arch_ops *arch, struct site_list *sites,
-                      struct scan_stats *st)
+/* The callee rule naming dynamic symbol sym - 1 of img, or NULL. */
+static struct site_rule *callee_named(struct site_rules *r, const struct elf_image *img,
+                                      uint32_t sym)
+{
+    if (sym - 1 >= img->n_dynsyms)
+        return NULL;
+    for (size_t i = 0; i < r->callee.n; i++)
+        if (glob(r->callee.v[i].pattern, img->dynsyms[sym - 1].name)) {
+            r->callee.v[i].matched = 1;
+            return &r->callee.v[i];
+        }
+    return NULL;
+}
+
+void site_rules_apply(struct site_rules *r, const struct arch_ops *arch,
+                      const struct elf_image *img, struct site_list *sites, struct scan_stats *st)
 {
     for (size_t i = 0; i < r->exclude.n; i++)
         r->exclude.v[i].sites = 0;
@@ -396,11 +410,12 @@ void site_rules_apply(struct site_rules *r, const struct arch_ops *arch, struct 
                 rule->sites++;
         }
         uint64_t target = keep && r->callee.n ? fixed_target(arch, s) : 0;
-        if (target) {
-            struct site_rule *rule = rule_at(&r->callee, target);
-            keep = rule == NULL;
-            if (rule)
-                rule->sites++;
+        struct site_rule *rule = target ? rule_at(&r->callee, target)
+                                 : keep && s->callee_sym ? callee_named(r, img, s->callee_sym)
+                                 : NULL;
+        if (rule) {
+            keep = 0;
+            rule->sites++;
         }
         if (keep)
             sites->v[kept++] = *s;

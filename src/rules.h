@@ -88,9 +88,10 @@ void site_rules_resolve_functions(struct site_rules *r, const struct elf_image *
 
 /* Drops the sites the rules remove from `sites` (sorted by address),
  * counting them per rule and out of st->sites_by_kind; `arch` says
- * where a site's call goes (the callee rules). */
-void site_rules_apply(struct site_rules *r, const struct arch_ops *arch, struct site_list *sites,
-                      struct scan_stats *st);
+ * where a site's call goes, `img`'s dynamic symbols which function of
+ * another object a MIPS GOT call reaches (the callee rules). */
+void site_rules_apply(struct site_rules *r, const struct arch_ops *arch,
+                      const struct elf_image *img, struct site_list *sites, struct scan_stats *st);
 
 /* For the summary line (allocated): "; LITIFUT_ONLY kept 40 (a.o 40) of
  * 90; LITIFUT_EXCLUDE removed 12 (bz_* 12, x.a(y.o) 0);

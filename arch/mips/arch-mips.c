@@ -514,10 +514,28 @@ static void mips_scan_make(struct mips_scan *m, const struct elf_image *img)
     addr_set_sort(&m->targets);
 }
 
-/* jalr $t9 at `a` in function f: its fixed callee, or 0. */
-static uint32_t got_call(const struct elf_image *img, struct mips_scan *m,
-                         const struct indexed_function *f, uint32_t a)
+/* GOT slot `slot`'s function of another object (an undefined function
+ * symbol of the primary GOT): its index in the dynamic symbols + 1, or 0. */
+static uint32_t got_import(const struct elf_image *img, const struct got_info *g, uint32_t slot)
 {
+    if (!g->have_dynamic || slot < g->got || (slot - g->got) % 4)
+        return 0;
+    uint64_t i = (slot - g->got) / 4;
+    if (i < g->local_gotno)
+        return 0;
+    uint64_t sym = g->gotsym + (i - g->local_gotno);
+    if (sym >= g->symtabno || sym >= img->n_dynsyms)
+        return 0;
+    const struct elf_symbol *y = &img->dynsyms[sym];
+    return y->shndx == SHN_UNDEF && y->type == STT_FUNC ? (uint32_t)sym + 1 : 0;
+}
+
+/* jalr $t9 at `a` in function f: its fixed callee, or 0 (then *import:
+ * the other object's function its GOT slot names, got_import, or 0). */
+static uint32_t got_call(const struct elf_image *img, struct mips_scan *m,
+                         const struct indexed_function *f, uint32_t a, uint32_t *import)
+{
+    *import = 0;
     uint32_t start = (uint32_t)f->start, size = (uint32_t)f->size, gp;
     if (f != m->last) {
         m->last = f;
@@ -558,8 +576,10 @@ static uint32_t got_call(const struct elf_image *img, struct mips_scan *m,
     if (data_enters(&m->got, load, a, gp))
         return 0;
     uint32_t callee = got_callee(img, &m->got, slot);
-    if (!callee)
+    if (!callee) {
+        *import = addend ? 0 : got_import(img, &m->got, slot);
         return 0;
+    }
     callee += (uint32_t)addend;
     const struct indexed_function *c = function_index_find(&m->fx, callee);
     if (!c || c->start != callee || (c->sym->other & STO_MIPS16_MASK) == STO_MIPS16_MASK ||
@@ -579,7 +599,8 @@ static uint32_t jump_target(const struct elf_image *img, struct mips_scan *m,
     if (s->kind == KIND_B_JUMP)
         return mips_branch_target(a, s->insn);
     const struct indexed_function *f = function_index_find(&m->fx, a);
-    return f ? got_call(img, m, f, a) : 0;
+    uint32_t import;
+    return f ? got_call(img, m, f, a, &import) : 0;
 }
 
 
@@ -663,7 +684,9 @@ static void mips_scan_end(void *state, const struct elf_image *img, struct site_
                 tail_targets_build(img, &arch_mips, &m->fx, &tt);
             }
             const struct indexed_function *f = function_index_find(&m->fx, s->addr);
-            uint32_t callee = f ? got_call(img, m, f, (uint32_t)s->addr) : 0;
+            uint32_t import = 0;
+            uint32_t callee = f ? got_call(img, m, f, (uint32_t)s->addr, &import) : 0;
+            s->callee_sym = import;
             if (callee) {
                 s->kind = KIND_JALR_GOT;
                 s->target = callee;

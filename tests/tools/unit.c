@@ -114,11 +114,11 @@ static void site_case_isa(const struct arch_ops *arch, unsigned isa, const char 
     char rname[128];
     snprintf(rname, sizeof rname, "%s, redirect", name);
     int ok = rw->encode_redirect(&site, k, &sleds, 0, &redirect, &bridged) == 0 &&
-             rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind, 0, 0 }, &sleds,
+             rd->decode_redirect(&img, &(struct call_site){ addr, redirect, site.kind, 0, 0, 0 }, &sleds,
                                  &got_k);
     uint32_t entry = sled + arch->sled_entry_size * (k + (fixed ? 0 : arch->sled_entries));
     uint64_t reached = 0;
-    if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind, 0, 0 }, &reached))
+    if (ok && !rd->call_target(&(struct call_site){ addr, redirect, site.kind, 0, 0, 0 }, &reached))
         ok = 0;
     check(ok && got_k == k && (reached & ~1u) == entry, rname,
           "0x%08" PRIx32 " decodes as entry %u (0x%08" PRIx64 "), want %u of the %s half (0x%08"
@@ -344,7 +344,7 @@ static void test_thumb_pair(void)
     unsigned kind;
     for (kind = 0; kind < arm->n_kinds && strcmp(arm->kinds[kind].name, "t_blx_pair"); kind++)
         ;
-    struct call_site site = { 0x8002, 0x685b | 0x4798u << 16, (uint8_t)kind, 0, 0 };
+    struct call_site site = { 0x8002, 0x685b | 0x4798u << 16, (uint8_t)kind, 0, 0, 0 };
     uint32_t sled = 0x9000, thunk = 0xa000, word, b;
     unsigned k = 9;
     struct sled_set sleds = { .base = { sled }, .n = 1, .fixed_address = 1,
@@ -370,7 +370,7 @@ static void test_thumb_pair(void)
 
     /* after a 32-bit instruction: ldr.w r3, [r3, #4] at 0x8000, blx r3
      * at 0x8004; the bl replaces the ldr.w, the thunk sets lr right */
-    struct call_site s32 = { 0x8004, 0x3004f8d3, (uint8_t)(kind + 1), 0x4798, 0 };
+    struct call_site s32 = { 0x8004, 0x3004f8d3, (uint8_t)(kind + 1), 0x4798, 0, 0 };
     uint8_t u[16];
     ok = strcmp(arm->kinds[kind + 1].name, "t_blx_pair32") == 0 &&
          rw->site_word(&s32, 0x20000, 0) == 12 &&
@@ -431,7 +431,7 @@ static void reg_jump_case(const struct arch_ops *arch, int big_endian, const cha
     img.sections = secs;
     img.n_sections = 2;
     struct call_site got = { site.addr + (uint64_t)(int64_t)arch->kinds[kind].patch_offset, word,
-                             (uint8_t)kind_named(arch, scanned), 0, 0 };
+                             (uint8_t)kind_named(arch, scanned), 0, 0, 0 };
     unsigned got_k = ~0u;
     char dname[128];
     snprintf(dname, sizeof dname, "%s, decoded", name);
@@ -449,22 +449,22 @@ static void test_register_jumps(void)
     const struct arch_ops *mips = arch_by_name("mips");
     /* ARM bxne r1 */
     reg_jump_case(arm, 0, "register jump: arm bx", (struct call_site){ 0x8000, 0x112fff11,
-                  (uint8_t)kind_named(arm, "bx_jump"), 0, 0 }, 4, "b_jump");
+                  (uint8_t)kind_named(arm, "bx_jump"), 0, 0, 0 }, 4, "b_jump");
     /* Thumb str r2, [r3, #56]; bx r1 */
     reg_jump_case(arm, 0, "register jump: thumb pair", (struct call_site){ 0x8002,
-                  0x639a | 0x4708u << 16, (uint8_t)kind_named(arm, "t_bx_pair_jump"), 0, 0 }, 4,
+                  0x639a | 0x4708u << 16, (uint8_t)kind_named(arm, "t_bx_pair_jump"), 0, 0, 0 }, 4,
                   "t_b_jump");
     /* Thumb orr.w r3, r3, #1; bx r3 */
     reg_jump_case(arm, 0, "register jump: thumb pair32", (struct call_site){ 0x8004, 0x0301f043,
-                  (uint8_t)kind_named(arm, "t_bx_pair32_jump"), 0x4718, 0 }, 12, "t_b_jump");
+                  (uint8_t)kind_named(arm, "t_bx_pair32_jump"), 0x4718, 0, 0 }, 12, "t_b_jump");
     /* br x16, br x3 */
     reg_jump_case(a64, 0, "register jump: aarch64 br x16", (struct call_site){ 0x8000, 0xd61f0200,
-                  (uint8_t)kind_named(a64, "br_jump"), 0, 0 }, 64, "b_jump");
+                  (uint8_t)kind_named(a64, "br_jump"), 0, 0, 0 }, 64, "b_jump");
     reg_jump_case(a64, 0, "register jump: aarch64 br x3", (struct call_site){ 0x8000, 0xd61f0060,
-                  (uint8_t)kind_named(a64, "br_jump"), 0, 0 }, 12, "b_jump");
+                  (uint8_t)kind_named(a64, "br_jump"), 0, 0, 0 }, 12, "b_jump");
     /* jr t9, big endian: the site word names v1 (the thunk's copy) */
     reg_jump_case(mips, 1, "register jump: mips jr t9", (struct call_site){ 0x8000, 0x03200008,
-                  (uint8_t)kind_named(mips, "jr_jump"), 0, 0 }, 12, "b_jump");
+                  (uint8_t)kind_named(mips, "jr_jump"), 0, 0, 0 }, 12, "b_jump");
 }
 
 /* Which functions keep their jumps through a register (a computed
@@ -524,10 +524,10 @@ static void test_db(void)
     const struct arch_ops *arm = arch_by_name("arm");
     const struct arch_rewrite_ops *rw = arch_rewrite_ops(arm);
     struct call_site v[] = {
-        { 0x10000, 0xeb000000, 0, 0, 0 },      /* page 0x40 (return address 0x10004) */
-        { 0x10008, 0xeb000000, 0, 0, 0 },
-        { 0x103fc, 0xeb000000, 0, 0, 0 },      /* return address 0x10400: page 0x41 */
-        { 0x10c00, 0xe12fff34, 2, 0, 0 },      /* blx r4, page 0x43 */
+        { 0x10000, 0xeb000000, 0, 0, 0, 0 },      /* page 0x40 (return address 0x10004) */
+        { 0x10008, 0xeb000000, 0, 0, 0, 0 },
+        { 0x103fc, 0xeb000000, 0, 0, 0, 0 },      /* return address 0x10400: page 0x41 */
+        { 0x10c00, 0xe12fff34, 2, 0, 0, 0 },      /* blx r4, page 0x43 */
     };
     struct site_list sites = { v, 4 };
     struct db db;
@@ -551,14 +551,14 @@ static void test_db(void)
     /* a target after the DB (a linker script with .rodata first): a
      * positive word; but not within 128 bytes of its word (0x30030,
      * after a header and one page), where it would read as a register */
-    struct call_site after = { 0x40000, 0xeb000000, 0, 0, 0 };
+    struct call_site after = { 0x40000, 0xeb000000, 0, 0, 0, 0 };
     struct site_list later = { &after, 1 };
     struct db db2;
     check(db_build(arm, rw, &later, 0x20000, 0, 0x30000, 0x20000, 0, &db2) == 0 &&
           db_site_target(&db2, 0, &t) && t == 0x40008, "db: a target after the DB",
           "0x%08" PRIx32, t);
     db_free(&db2);
-    struct call_site close = { 0x2fff0, 0xeb000012, 0, 0, 0 };  /* to 0x30040 */
+    struct call_site close = { 0x2fff0, 0xeb000012, 0, 0, 0, 0 };  /* to 0x30040 */
     struct site_list bad = { &close, 1 };
     check(db_build(arm, rw, &bad, 0x20000, 0, 0x30000, 0x20000, 0, &db2) != 0,
           "db: a target right after its DB word is refused", "built");

@@ -1,0 +1,202 @@
+# A whole boot or test suite in one go (issue 40): traces by pattern
+# into a tree of directories, read as one; a size cap; callees left out.
+#
+#   cap     (every arch) LITIFUT_MAX_SIZE: the program runs as untraced,
+#           silently; the file stays within the cap; --info and every
+#           view say recording stopped there; the calls kept are
+#           exactly the first ones of an uncapped run
+#   boot    (each arch folder) tests/progs/boot.c as a miniature boot:
+#           init starting a daemon, jobs (fork + exec), one crashing,
+#           one killed, one spawned, a fork child, traced into
+#           LITIFUT_DIR=tree/%e/%p: each process's directory made, every
+#           trace read from the top of the tree once, the process tree
+#           (fork, exec, spawn edges) and each job's calls right, the
+#           counts of every view adding up, Chrome's fork arrows, the
+#           HTML report's process chart drawn in Chromium
+#   callee  (every arch) LITIFUT_EXCLUDE_CALLEE=leaf,strcmp: the trace
+#           is the oracle's at the sites kept, and those left alone are
+#           exactly the calls of leaf and strcmp; every view says so
+
+tracedirs_cap() {
+    set_arch "$1" || return
+    local d=$WORK/tracedirs/$ARCH/cap
+    build_pair "$d" callheavy.c pie || { fail "$ARCH/tracedirs/cap: cannot build"; return; }
+    run_target "$d/plain-run" "$d/plain" 3
+    run_target "$d/full" "$d/prog" 3
+    LITIFUT_MAX_SIZE=64K run_target "$d/capped" "$d/prog" 3
+    local t size ok=1 view
+    t=$(ls "$d"/capped/litifut.*.trace 2> /dev/null | head -1)
+    [ -n "$t" ] || { fail "$ARCH/tracedirs/cap: no trace"; return; }
+    size=$(stat -c %s "$t")
+    for view in --profile --graph --summary --format=tsv --format=chrome --format=folded --processes; do
+        "$BIN/litifut-postproc" "$view" "$t" > /dev/null 2> "$d/view.err" || ok=0
+        [ "$(wc -l < "$d/view.err")" = 1 ] &&
+            grep -q "recording stopped for good at .*: the trace file reached LITIFUT_MAX_SIZE (64 KB); nothing after it" \
+                "$d/view.err" || ok=0
+    done
+    # the capped run's calls: the first ones of the full run, in order
+    "$BIN/litifut-postproc" --format=tsv "$d/capped" 2> /dev/null | cut -f3,8,12 > "$d/capped.calls"
+    "$BIN/litifut-postproc" --format=tsv "$d/full" 2> /dev/null | cut -f3,8,12 > "$d/full.calls"
+    local n full
+    n=$(wc -l < "$d/capped.calls"); full=$(wc -l < "$d/full.calls")
+    check "$ARCH/tracedirs/cap: LITIFUT_MAX_SIZE=64K: runs as untraced, silently; $size bytes of trace; its $((n - 1)) calls the first of the full run's $((full - 1)); said in --info and every view" \
+        eval 'same_run "$d/capped" "$d/plain-run" && [ ! -s "$d/capped/err" ] && [ "$ok" = 1 ] &&
+              [ "$size" -le 65536 ] && [ "$n" -gt 100 ] && [ "$n" -lt "$full" ] &&
+              head -n "$n" "$d/full.calls" | cmp -s - "$d/capped.calls" &&
+              "$BIN/litifut-postproc" --info "$t" 2> /dev/null | grep -qx "max_size=64 KB (LITIFUT_MAX_SIZE)" &&
+              "$BIN/litifut-postproc" --info "$t" 2> /dev/null |
+                  grep -q "^stopped=recording stopped for good at .*: the trace file reached LITIFUT_MAX_SIZE"'
+}
+
+# tracedirs_row TSV PID HOW: the --processes TSV row of the trace of
+# PID that began by HOW
+tracedirs_row() {
+    awk -F'\t' -v pid="$2" -v how="$3" 'NR > 1 && $1 == pid && $3 == how' "$1"
+}
+
+tracedirs_boot() {
+    set_arch "$1" || return
+    local d=$WORK/tracedirs/$ARCH/boot name
+    rm -rf "$d" && mkdir -p "$d/bin"
+    cached_object "$d/boot.o" "$TCC" -std=gnu11 -O2 -Wall "$ROOT/tests/progs/boot.c" &&
+        LITIFUT=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -o "$d/bin/boot-init" "$d/boot.o" &&
+        "$TCC" -o "$d/boot-plain" "$d/boot.o" || { fail "$ARCH/tracedirs/boot: cannot build"; return; }
+    for name in job svc crash hang; do cp "$d/bin/boot-init" "$d/bin/boot-$name"; done
+    (cd "$d" && BOOT_RUNNER=$(command -v "$QEMU") BOOT_SYSROOT=$SYSROOT \
+        LITIFUT_DIR="$d/tree/%e/%p" timeout 600 "$QEMU" -L "$SYSROOT" "$d/bin/boot-init" "$d/bin" \
+        > out 2> err; echo $? > rc)
+    local expected="svc: exit 0
+job: exit 0
+job: exit 0
+job: exit 0
+crash: signal 11
+hang: signal 9
+spawned: exit 0
+worker: exit 0"
+    if [ "$(cat "$d/rc")" != 0 ] || [ "$(cat "$d/out")" != "$expected" ]; then
+        fail "$ARCH/tracedirs/boot: init did not run as expected: $(head -c 300 "$d/out") $(head -c 300 "$d/err")"
+        return
+    fi
+    # 16 traces: init and its 7 fork children (boot-init), the 4 jobs,
+    # the daemon and its child, the crash, the hang; each in tree/PROGRAM/PID
+    local traces misplaced
+    traces=$(find "$d/tree" -name 'litifut.*.trace' | wc -l)
+    misplaced=$(find "$d/tree" -name 'litifut.*.trace' |
+                awk -F/ '{ n = NF; sub(/^litifut\./, "", $n); sub(/\.trace$/, "", $n)
+                           if ($n != $(n - 1) || $(n - 2) !~ /^boot-/) print }' | wc -l)
+    check "$ARCH/tracedirs/boot: LITIFUT_DIR=tree/%e/%p: $traces traces, each in its program's and pid's directory, made by the tracer" \
+        eval '[ "$traces" = 16 ] && [ "$misplaced" = 0 ] &&
+              [ "$(find "$d/tree" -mindepth 1 -maxdepth 1 -type d | wc -l)" = 5 ]'
+
+    local p=$d/procs.tsv
+    "$BIN/litifut-postproc" --processes --format=tsv "$d/tree" > "$p" 2> "$d/procs.err"
+    local init forks execs spawns roots once
+    init=$(awk -F'\t' 'NR > 1 && $3 == "-" && $10 ~ /boot-init$/ { print $1 }' "$p")
+    forks=$(awk -F'\t' 'NR > 1 && $3 == "fork"' "$p" | wc -l)
+    execs=$(awk -F'\t' 'NR > 1 && $3 == "exec"' "$p" | wc -l)
+    spawns=$(awk -F'\t' 'NR > 1 && $3 == "spawn"' "$p" | wc -l)
+    roots=$(awk -F'\t' 'NR > 1 && $3 == "-"' "$p" | wc -l)
+    once=$(awk -F'\t' 'NR > 1 { print $11 }' "$p" | sort | uniq -d | wc -l)
+    local edges_ok=1 pid row job_calls=""
+    # every exec'd program's parent is its own pid's boot-init fork child,
+    # whose parent is init; the spawned job's parent is init
+    for pid in $(awk -F'\t' 'NR > 1 && $3 == "exec" { print $1 }' "$p"); do
+        row=$(tracedirs_row "$p" "$pid" fork)
+        [ "$(tracedirs_row "$p" "$pid" exec | cut -f4)" = "$pid" ] &&
+            [ "$(echo "$row" | cut -f4)" = "$init" ] && [[ $(echo "$row" | cut -f10) == */boot-init ]] ||
+            edges_ok=0
+    done
+    [ "$(awk -F'\t' 'NR > 1 && $3 == "spawn" { print $4 }' "$p")" = "$init" ] || edges_ok=0
+    # the daemon's child: a fork of the exec'd boot-svc
+    pid=$(awk -F'\t' 'NR > 1 && $3 == "fork" && $10 ~ /boot-svc$/ { print $4 }' "$p")
+    [ -n "$pid" ] && [ -n "$(tracedirs_row "$p" "$pid" exec)" ] || edges_ok=0
+    # each job's calls of work: its argument (20, 30, 40; 7 spawned)
+    for pid in $(awk -F'\t' 'NR > 1 && $10 ~ /boot-job$/ { print $1 }' "$p"); do
+        job_calls="$job_calls $("$BIN/litifut-postproc" --summary --format=tsv \
+            "$d/tree/boot-job/$pid" 2> /dev/null | awk -F'\t' '$2 == "work" { print $1 }')"
+    done
+    job_calls=$(echo $job_calls | tr ' ' '\n' | sort -n | tr '\n' ' ')
+    check "$ARCH/tracedirs/boot: --processes over the tree: every process once ($((forks + execs + spawns + roots)) rows), $forks forks, $execs execs, $spawns spawned, the edges right; the jobs' work calls $job_calls" \
+        eval '[ ! -s "$d/procs.err" ] && [ "$once" = 0 ] && [ "$forks" = 8 ] && [ "$execs" = 6 ] &&
+              [ "$spawns" = 1 ] && [ "$roots" = 1 ] && [ "$edges_ok" = 1 ] &&
+              [ "$job_calls" = "7 20 30 40 " ]'
+
+    # the counts add up: --processes' calls = --summary's over the tree =
+    # the traces' --info calls and entries (main's, from the C library)
+    local sum_procs sum_summary sum_info
+    sum_procs=$(awk -F'\t' 'NR > 1 { n += $8 } END { print n }' "$p")
+    sum_summary=$("$BIN/litifut-postproc" --summary --format=tsv "$d/tree" 2> /dev/null |
+                  awk -F'\t' 'NR > 1 { n += $1 } END { print n }')
+    sum_info=$("$BIN/litifut-postproc" --info "$d/tree" 2> /dev/null |
+               awk -F= '$1 == "calls" || $1 == "entries" { n += $2 } END { print n }')
+    check "$ARCH/tracedirs/boot: the views' counts add up over the tree ($sum_procs calls in --processes, $sum_summary in --summary, $sum_info calls and entries in the headers)" \
+        eval '[ "$sum_procs" -gt 0 ] && [ "$sum_procs" = "$sum_summary" ] && [ "$sum_summary" = "$sum_info" ]'
+
+    # Chrome: every process (pid: 10) named, a fork arrow per traced fork
+    # child, an exec mark per exec
+    "$BIN/litifut-postproc" --format=chrome -o "$d/boot.json" "$d/tree" 2> "$d/chrome.err"
+    local chrome
+    chrome=$(python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+s = [e for e in ev if e["ph"] == "s" and e.get("cat") == "process"]
+f = [e for e in ev if e["ph"] == "f" and e.get("cat") == "process"]
+names = set(e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "process_name")
+execs = [e for e in ev if e["ph"] == "i" and e["name"].startswith("exec ")]
+print(len(s), len(f), len(names), len(execs), len(set(e["id"] for e in s) & set(e["id"] for e in f)))
+' "$d/boot.json" 2>&1)
+    check "$ARCH/tracedirs/boot: Chrome JSON: fork arrows, processes, exec marks, matched ids ($chrome)" \
+        [ "$chrome" = "8 8 10 6 8" ]
+    # the HTML report's chart, drawn by a browser
+    "$BIN/litifut-postproc" --format=html -o "$d/boot.html" "$d/tree" 2> "$d/html.err"
+    if command -v chromium > /dev/null; then
+        local R=$d
+        report_browser --dump-dom "file://$d/boot.html" > "$d/boot.dom" 2> /dev/null
+        local bars
+        bars=$(grep -o '<g class="proc">' "$d/boot.dom" | wc -l)
+        check "$ARCH/tracedirs/boot: the HTML report's process chart in Chromium: $bars process bars" \
+            eval '[ "$bars" = 16 ] && grep -q "id=\"procs-sec\" style=\"\"" "$d/boot.dom"'
+    else
+        pass "$ARCH/tracedirs/boot: the HTML report's chart: skipped (no chromium)"
+    fi
+}
+
+tracedirs_callee() {
+    set_arch "$1" || return
+    local d=$WORK/tracedirs/$ARCH/callee
+    mkdir -p "$d"
+    cached_object "$d/boot.o" "$TCC" -std=gnu11 -O2 -Wall "$ROOT/tests/progs/boot.c" &&
+        "$TCC" -o "$d/plain" "$d/boot.o" &&
+        LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 "$TCC" -B"$BIN/" -o "$d/all" "$d/boot.o" &&
+        LITIFUT=1 LITIFUT_KEEP=1 LITIFUT_QUIET=1 LITIFUT_EXCLUDE_CALLEE=leaf,strcmp "$TCC" -B"$BIN/" \
+            -o "$d/excl" "$d/boot.o" || { fail "$ARCH/tracedirs/callee: cannot build"; return; }
+    # (boot-job's role, by argv[0]) the trace is the oracle's at the sites kept
+    RUN_NAME=boot-job check_traced "$ARCH/tracedirs/callee/excl" "$d/plain" "$d/excl" 6
+    RUN_NAME=boot-job run_target "$d/all-run" "$d/all" 6
+    # the sites left alone are exactly the calls of leaf and strcmp: in
+    # the trace of a link without the rule, the calls at those sites are
+    # the calls of leaf and strcmp, all of them; and the two traces'
+    # calls differ by them
+    local t=$WORK/runs/$ARCH/tracedirs/callee/excl/trace.tsv
+    comm -23 <(tail -n +2 "$d/all.litifut/sites.tsv" | cut -f1 | sort) \
+             <(tail -n +2 "$d/excl.litifut/sites.tsv" | cut -f1 | sort) > "$d/removed"
+    "$BIN/litifut-postproc" --format=tsv "$d/all-run" 2> /dev/null > "$d/all.tsv"
+    local bad n_all n_excl n_callee
+    bad=$(awk -F'\t' 'FNR == NR { removed[$1] = 1; next }
+                     FNR > 1 { c = $12; sub(/\+0x0$/, "", c)
+                               if (($7 in removed) != (c == "leaf" || c == "strcmp")) n++ }
+                     END { print n + 0 }' "$d/removed" "$d/all.tsv")
+    n_all=$(($(wc -l < "$d/all.tsv") - 1)); n_excl=$(($(wc -l < "$t") - 1))
+    n_callee=$(awk -F'\t' 'FNR > 1 && ($12 == "leaf+0x0" || $12 == "strcmp+0x0")' "$d/all.tsv" | wc -l)
+    check "$ARCH/tracedirs/callee: LITIFUT_EXCLUDE_CALLEE=leaf,strcmp left out $(wc -l < "$d/removed") sites: exactly the $n_callee calls of leaf and strcmp are missing ($n_all calls without the rule, $n_excl with it); the views say so" \
+        eval '[ "$bad" = 0 ] && [ -s "$d/removed" ] && [ "$n_callee" -gt 60 ] &&
+              [ $((n_all - n_callee)) = "$n_excl" ] &&
+              "$BIN/litifut-postproc" --profile "$WORK/runs/$ARCH/tracedirs/callee/excl/traced" 2>&1 > /dev/null |
+                  grep -q "linked with LITIFUT_EXCLUDE_CALLEE=leaf,strcmp: calls of these functions are not traced"'
+}
+
+test_tracedirs() {
+    each_arch tracedirs_cap
+    each_folder tracedirs_boot
+    each_arch tracedirs_callee
+}
