@@ -112,6 +112,8 @@ static void usage(FILE *f)
         "  --pid=PID[,PID..]  only the traces of these processes\n"
         "  --per-process      --profile, --graph, --summary (text): each process's\n"
         "                     table first, then all of them added up\n"
+        "  --per-program      the same per program: all processes of each executable\n"
+        "                     (a boot's, a test suite's, every run's below DIR)\n"
         "  --tid=TID[,TID..]  only these threads\n"
         "  --function=FUNC    only calls of FUNC and what they call (repeatable)\n"
         "  --exclude=FUNC     leave out calls of FUNC and what they call (repeatable)\n"
@@ -243,7 +245,10 @@ struct options {
     struct view_options view;
     struct path_options paths;
     const char *format, *sort, *depth, *time_range, *output, *diff;
-    int summary, info, profile, graph, coverage, processes, filters, per_process;
+    int summary, info, profile, graph, coverage, processes, filters, per_process, per_program;
+    /* --per-program: a view per program (the traces' exe), in order of first trace */
+    struct program_view { char *exe; struct view *view; size_t traces; } *programs;
+    size_t n_programs;
     int pairs_ok;               /* the view shows dedup and count traces (view_ops.pair) */
     int count_traces;           /* the first trace is a count trace */
     const char **functions, **excludes;
@@ -326,8 +331,9 @@ static struct view *make_view(const struct options *o, struct func_table *ft);
 /* Trace i of the plan, read once: the stacks its fork children inherit
  * (if it is a parent), then its --info, or its calls into d's view
  * (with --per-process, into a view of its own first, under a heading
- * line; *shown counts those). */
-static int process(const struct options *o, struct drive *d, struct forks *f, size_t i,
+ * line; *shown counts those; with --per-program, also into its
+ * program's view, whose table read_into prints at the end). */
+static int process(struct options *o, struct drive *d, struct forks *f, size_t i,
                    size_t *shown)
 {
     struct loaded l;
@@ -341,6 +347,23 @@ static int process(const struct options *o, struct drive *d, struct forks *f, si
     if (f->v[i].wanted && o->info) {
         print_info(stdout, o->view.tsv, &l.t, &l.ps);
     } else if (f->v[i].wanted) {
+        if (o->per_program) {
+            struct view *all = d->view;
+            struct options *w = o;
+            size_t k = 0;
+            while (k < w->n_programs && strcmp(w->programs[k].exe, l.t.header.exe) != 0)
+                k++;
+            if (k == w->n_programs) {
+                w->programs = xrealloc(w->programs, (k + 1) * sizeof *w->programs);
+                w->programs[k] = (struct program_view){ xstrdup(l.t.header.exe),
+                                                        make_view(o, d->ft), 0 };
+                w->n_programs++;
+            }
+            w->programs[k].traces++;
+            d->view = w->programs[k].view;
+            drive_trace(d, &l.t, &l.ps, &l.as, &f->v[i].origin);
+            d->view = all;
+        }
         if (o->per_process) {
             struct view *all = d->view;
             ++*shown;
@@ -525,10 +548,15 @@ static int check_options(struct options *o)
         return error("--info shows the trace headers: the filters and --srcline do not apply");
     if (o->per_process && (o->view.tsv || !(o->profile || o->graph || o->summary)))
         return error("--per-process: for --profile, --graph or --summary, as text");
+    if (o->per_program && (o->view.tsv || !(o->profile || o->graph || o->summary)))
+        return error("--per-program: for --profile, --graph or --summary, as text");
+    if (o->per_program && o->per_process)
+        return error("--per-program, --per-process: choose one");
     int html = o->format && !strcmp(o->format, "html");
-    if (o->diff && ((!o->profile && !html) || o->per_process || o->view.srcline))
+    if (o->diff && ((!o->profile && !html) || o->per_process || o->per_program ||
+                    o->view.srcline))
         return error("--diff=OTHER: for --profile (text or tsv) or --format=html, without "
-                     "--per-process and --srcline");
+                     "--per-process, --per-program and --srcline");
     if ((o->depth && parse_depth(o) != 0) ||
         (o->time_range && parse_time_range(o, o->time_range) != 0))
         return -1;
@@ -539,7 +567,7 @@ static int check_options(struct options *o)
 
 enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
        OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
-       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_COVERAGE, OPT_PROCESSES, OPT_OUTPUT, OPT_DIFF, OPT_DEBUG_DIR };
+       OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_PER_PROGRAM, OPT_COVERAGE, OPT_PROCESSES, OPT_OUTPUT, OPT_DIFF, OPT_DEBUG_DIR };
 
 /* 0 and the options, 1 after --help, -1 after one error line. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -557,6 +585,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "tid", required_argument, NULL, OPT_TID },
         { "pid", required_argument, NULL, OPT_PID },
         { "per-process", no_argument, NULL, OPT_PER_PROCESS },
+        { "per-program", no_argument, NULL, OPT_PER_PROGRAM },
         { "function", required_argument, NULL, OPT_FUNCTION },
         { "exclude", required_argument, NULL, OPT_EXCLUDE },
         { "depth", required_argument, NULL, OPT_DEPTH },
@@ -593,6 +622,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_PID: rc = parse_ids("--pid", "process", optarg, &o->pids, &o->n_pids); break;
         case OPT_PER_PROCESS: o->per_process = 1; break;
+        case OPT_PER_PROGRAM: o->per_program = 1; break;
         case OPT_FUNCTION: add_name(&o->functions, &o->n_functions, optarg); o->filters = 1; break;
         case OPT_EXCLUDE: add_name(&o->excludes, &o->n_excludes, optarg); o->filters = 1; break;
         case OPT_DEPTH: rc = set_once(&o->depth, optarg, "--depth"); o->filters = 1; break;
@@ -724,6 +754,19 @@ static int read_into(struct options *o, char **args, int n_args, struct func_tab
                 rc = 1;
     }
     forks_free(&forks);
+    for (size_t k = 0; k < o->n_programs; k++) {      /* --per-program */
+        printf("# program ");
+        put_clean(stdout, o->programs[k].exe);
+        printf(": %zu process%s\n", o->programs[k].traces,
+               o->programs[k].traces == 1 ? "" : "es");
+        o->programs[k].view->ops->end(o->programs[k].view);
+        free(o->programs[k].exe);
+    }
+    if (o->n_programs)
+        printf("# all %zu programs\n", o->n_programs);
+    free(o->programs);
+    o->programs = NULL;
+    o->n_programs = 0;
     if (o->per_process && shown > 1)
         printf("# all %zu processes\n", shown);
     for (size_t i = 0; i < n; i++)

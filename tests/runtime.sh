@@ -309,7 +309,20 @@ test_tracefiles() {
         traced_run tracefiles-missing demo.c LITIFUT_DIR=/dev/null/dir
         check "$ARCH/tracefiles: a LITIFUT_DIR that cannot be made is named with the system's message" \
             eval '[ "$(wc -l < "$RUN/err")" = 1 ] &&
-                  grep -q "cannot create directory /dev/null/dir: Not a directory; tracing disabled" "$RUN/err"'
+                  grep -q "cannot create trace file /dev/null/dir/litifut.*: Not a directory; tracing disabled" "$RUN/err"'
+        # (sysfs makes no directories, for root neither)
+        traced_run tracefiles-unmade demo.c LITIFUT_DIR=/sys/litifut-test/a
+        check "$ARCH/tracefiles: a LITIFUT_DIR whose making fails is named with the system's message" \
+            eval '[ "$(wc -l < "$RUN/err")" = 1 ] &&
+                  grep -q "cannot create directory /sys/litifut-test/a: .*; tracing disabled" "$RUN/err"'
+        local pat bad_pat=
+        for pat in %x a% %e/%; do
+            traced_run tracefiles-pattern demo.c LITIFUT_DIR="$pat"
+            [ "$(wc -l < "$RUN/err")" = 1 ] && grep -q "^litifut: LITIFUT_DIR: expected a directory whose patterns are %p" "$RUN/err" &&
+                ! ls "$RUN"/litifut.* > /dev/null 2>&1 && [ -s "$RUN/out" ] || bad_pat="$bad_pat $pat"
+        done
+        check "$ARCH/tracefiles: a LITIFUT_DIR pattern the tracer does not know is one line and no trace (wrong:$bad_pat)" \
+            [ -z "$bad_pat" ]
         # a missing one is made, patterns expanded (%e program, %p pid)
         local made=$WORK/tracefiles-made-$ARCH
         rm -rf "$made"

@@ -11,7 +11,8 @@
 #           LITIFUT_DIR=tree/%e/%p: each process's directory made, every
 #           trace read from the top of the tree once, the process tree
 #           (fork, exec, spawn edges) and each job's calls right, the
-#           counts of every view adding up, Chrome's fork arrows, the
+#           counts of every view adding up, --per-program's tables,
+#           Chrome's fork arrows, the
 #           HTML report's process chart drawn in Chromium
 #   callee  (every arch) LITIFUT_EXCLUDE_CALLEE=leaf,strcmp: the trace
 #           is the oracle's at the sites kept, and those left alone are
@@ -131,6 +132,18 @@ worker: exit 0"
                awk -F= '$1 == "calls" || $1 == "entries" { n += $2 } END { print n }')
     check "$ARCH/tracedirs/boot: the views' counts add up over the tree ($sum_procs calls in --processes, $sum_summary in --summary, $sum_info calls and entries in the headers)" \
         eval '[ "$sum_procs" -gt 0 ] && [ "$sum_procs" = "$sum_summary" ] && [ "$sum_summary" = "$sum_info" ]'
+
+    # --per-program: a table per executable, adding up to the whole
+    "$BIN/litifut-postproc" --summary --per-program "$d/tree" > "$d/per-program" 2> /dev/null
+    local per
+    per=$(awk '/^# program / { prog = $3; sub(/:$/, "", prog); sub(/.*\//, "", prog); procs[prog] = $4 }
+               /^# all [0-9]* programs$/ { all = 1 }
+               $NF == "total" { if (all) whole = $1; else sum += $1 }
+               $2 == "work" && prog == "boot-job" && !all { work = $1 }
+               END { printf "%s %s %s %s %s", procs["boot-job"], procs["boot-init"], work, sum == whole, whole }' \
+          "$d/per-program")
+    check "$ARCH/tracedirs/boot: --per-program: boot-job's 4 processes, boot-init's 8, the jobs' 97 work calls in one table, the tables adding up to all ($per)" \
+        [ "$per" = "4 8 97 1 $sum_summary" ]
 
     # Chrome: every process (pid: 10) named, a fork arrow per traced fork
     # child, an exec mark per exec
