@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -176,6 +177,32 @@ static int name_cmp(const void *a, const void *b)
 
 #define TREE_DEPTH 16     /* directories below the one given */
 
+/* A run's LITIFUT_MAX_TOTAL count (trace-format.h: LITIFUT_TOTAL_FILE):
+ * the processes it left without a trace, said once. */
+static void say_total(const char *path)
+{
+    unsigned char w[12];
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);   /* (no FIFO waits) */
+    ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, w, sizeof w) : 0;
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)sizeof w)
+        return;
+    uint32_t le[3], be[3];
+    for (int i = 0; i < 3; i++) {
+        le[i] = (uint32_t)w[4 * i] | (uint32_t)w[4 * i + 1] << 8 | (uint32_t)w[4 * i + 2] << 16 |
+                (uint32_t)w[4 * i + 3] << 24;
+        be[i] = (uint32_t)w[4 * i + 3] | (uint32_t)w[4 * i + 2] << 8 |
+                (uint32_t)w[4 * i + 1] << 16 | (uint32_t)w[4 * i] << 24;
+    }
+    const uint32_t *v = le[0] == LITIFUT_TOTAL_MAGIC ? le : be[0] == LITIFUT_TOTAL_MAGIC ? be : NULL;
+    if (v && v[2])
+        warning("%s: the run's traces reached LITIFUT_MAX_TOTAL (%.1f MB); %" PRIu32
+                " process%s started after it left no trace", path, (double)v[1] / 2048.0, v[2],
+                v[2] == 1 ? "" : "es");
+}
+
 /* The traces in `dir` and the directories below it (LITIFUT_DIR's
  * patterns make a tree: boot/%e/%p), onto out[]; symbolic links to
  * directories are not followed (no loops).  0, or -1 if one could not
@@ -193,6 +220,12 @@ static int list_tree(const char *dir, char ***out, size_t *n, int depth)
         if (is_trace_name(e->d_name)) {
             *out = xrealloc(*out, (*n + 1) * sizeof **out);
             (*out)[(*n)++] = xasprintf("%s/%s", dir, e->d_name);
+            continue;
+        }
+        if (strcmp(e->d_name, LITIFUT_TOTAL_FILE) == 0) {
+            char *path = xasprintf("%s/%s", dir, e->d_name);
+            say_total(path);
+            free(path);
             continue;
         }
         if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))

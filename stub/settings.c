@@ -4,7 +4,7 @@
  * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
  * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE, LITIFUT_CONTROL,
  * LITIFUT_BUDGET, LITIFUT_RING, LITIFUT_SNAPSHOT_AT, LITIFUT_SNAPSHOT_SIGNAL,
- * LITIFUT_MAX_SIZE.  A value a setting does not take is one line at
+ * LITIFUT_MAX_SIZE, LITIFUT_MAX_TOTAL.  A value a setting does not take is one line at
  * start (what it takes) and no trace, never a default taken silently.
  * Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
@@ -165,6 +165,7 @@ static const char *const accepted[] = {
     [BAD_DIR] = "LITIFUT_DIR: expected a directory whose patterns are %p (pid), %e (program), "
                 "%t (start time), %h (host name), %u (user id) or %%",
     [BAD_MAX_SIZE] = "LITIFUT_MAX_SIZE: expected a size from 64K to 4T such as 100M (K, M, G, T)",
+    [BAD_MAX_TOTAL] = "LITIFUT_MAX_TOTAL: expected a size from 64K to 4T such as 10G (K, M, G, T)",
 };
 
 const char *settings_problem(const struct settings *st)
@@ -213,6 +214,12 @@ static void apply_setting(struct settings *st, const char *var)
         st->dir_too_long = put_path(st->dir, sizeof st->dir, v);
         if (!dir_patterns_known(v))
             bad(st, BAD_DIR);
+    } else if ((v = str_after(var, "MAX_TOTAL="))) {
+        n = *v ? size_kb(v, MAX_SIZE_KB) : 0;
+        if (*v && n < MIN_RING_KB)
+            bad(st, BAD_MAX_TOTAL);
+        else
+            st->max_total_kb = (uint32_t)n;
     } else if ((v = str_after(var, "MAX_SIZE="))) {
         n = *v ? size_kb(v, MAX_SIZE_KB) : 0;
         if (*v && n < MIN_RING_KB)
@@ -332,7 +339,7 @@ void read_settings(struct settings *st)
     st->snapshot_at[0] = 0;
     st->snapshot_signal = 0;
     st->budget_us = st->period_us = 0;
-    st->max_size_kb = 0;
+    st->max_size_kb = st->max_total_kb = 0;
     st->bad = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);

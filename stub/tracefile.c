@@ -146,6 +146,7 @@ static void fill_header(struct litifut_trace_header *h)
     h->ring_size = P->ring_want * P->ring_chunk;
     h->mode = (uint8_t)P->mode;
     h->max_size_kb = P->settings.max_size_kb;
+    h->max_total_kb = P->settings.max_total_kb;
     h->ppid = (uint32_t)SYS0(__NR_getppid);
     long n = sys_readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
@@ -568,6 +569,74 @@ static long make_dirs(const char *dir)
     return 0;
 }
 
+/* LITIFUT_MAX_TOTAL: the run's shared count, in LITIFUT_TOTAL_FILE in
+ * the run's directory (LITIFUT_DIR before its first pattern: every
+ * process of a boot/%e/%p run counts in boot/), made by the first
+ * process and mapped by each (a fork child keeps its parent's mapping).
+ * The file is another process's, so it is taken only as the run's own:
+ * a regular file (no link followed), of this user, of 4096 bytes with
+ * the magic, or empty (just made: then this process writes the magic).
+ * 1, or 0 if it cannot be had (said: no trace, the cap is not kept
+ * otherwise).  Under the lock. */
+static int total_open(const char *pattern)
+{
+    if (!P->settings.max_total_kb || P->total)
+        return 1;
+    char *path = P->scratch[0];
+    const unsigned long size = sizeof P->scratch[0];
+    unsigned long root = 0, i = 0;      /* the run's directory: up to the last '/' before a % */
+    for (; pattern[i] && pattern[i] != '%'; i++)
+        if (pattern[i] == '/')
+            root = i;
+    if (!pattern[i])
+        root = i;                       /* no pattern: LITIFUT_DIR itself */
+    if (root + sizeof "/" LITIFUT_TOTAL_FILE > size)
+        return 0;
+    for (i = 0; i < root; i++)
+        path[i] = pattern[i];
+    str_put(path + root, path + size, "/" LITIFUT_TOTAL_FILE);
+    int fd = sys_open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct file_id id;
+    long err = fd < 0 ? fd : file_id_of(fd, &id);
+    if (!err && ((id.mode & 0170000) != 0100000 || id.uid != (uint32_t)SYS0(__NR_geteuid) ||
+                 (id.size != 0 && id.size != 4096)))
+        err = -EPERM;
+    if (!err && id.size == 0)
+        err = arch_ftruncate64(fd, 4096);
+    void *m = err ? (void *)err : map_aside(4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        sys_close(fd);
+    if (sys_mmap_failed(m)) {
+        warn("cannot keep LITIFUT_MAX_TOTAL's count in", path, (long)m);
+        return 0;
+    }
+    volatile uint32_t *w = m;
+    if (w[0] != LITIFUT_TOTAL_MAGIC && !arch_cmpxchg(w, 0, LITIFUT_TOTAL_MAGIC) &&
+        w[0] != LITIFUT_TOTAL_MAGIC) {
+        sys_munmap(m, 4096);
+        warn("cannot keep LITIFUT_MAX_TOTAL's count in", path, -EPERM);
+        return 0;
+    }
+    P->total = w + 1;
+    return 1;
+}
+
+/* `bytes` more of trace file for the run: 0 if that would pass
+ * LITIFUT_MAX_TOTAL (then nothing is counted). */
+static int total_take(uint64_t bytes)
+{
+    if (!P->total)
+        return 1;
+    uint32_t units = (uint32_t)((bytes + 511) >> 9), n;
+    uint64_t cap = (uint64_t)P->settings.max_total_kb * 2;
+    do {
+        n = *P->total;
+        if (n + (uint64_t)units > cap || n + (uint64_t)units > 0xffffffffu)
+            return 0;
+    } while (!arch_cmpxchg(P->total, n, n + units));
+    return 1;
+}
+
 /* Creates dir/litifut.<pid>.trace, dir being LITIFUT_DIR's pattern
  * expanded now (a fork child's %p is its own) and made if missing; if
  * the file exists (an exec in the same process, or a reused pid),
@@ -827,6 +896,15 @@ static int open_trace(void)
     P->fd = create_trace_file(st->dir);
     if (P->fd < 0)
         return 0;
+    if (!total_open(st->dir) || !total_take(P->page)) {
+        if (P->total)           /* the run's traces are at the cap: silently (the user's
+                                   limit) no trace, counted for the views (word 2) */
+            count_up(P->total + 1);
+        sys_close(P->fd);
+        sys_unlink(P->path);
+        P->fd = -1;
+        return 0;
+    }
     P->file_size = 0;
     long err = grow_file(P->page);
     void *h = err ? (void *)err
@@ -894,8 +972,8 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
         dirty = ring_clear(off, size);
     } else {
         uint64_t cap = (uint64_t)P->settings.max_size_kb << 10;
-        if (cap && off + size > cap) {
-            trace_stops(LITIFUT_STOP_SIZE, 0, NULL);
+        if ((cap && off + size > cap) || !total_take(size)) {
+            trace_stops(cap && off + size > cap ? LITIFUT_STOP_SIZE : LITIFUT_STOP_TOTAL, 0, NULL);
             unlock_signals_blocked();
             return 0;
         }

@@ -377,11 +377,12 @@ struct settings {
     char control[PATH_SIZE - 64];   /* LITIFUT_CONTROL, absolute ("": none) */
     int control_too_long;
     uint32_t max_size_kb;       /* LITIFUT_MAX_SIZE: the trace file's cap (0: none) */
+    uint32_t max_total_kb;      /* LITIFUT_MAX_TOTAL: the run's traces' cap (0: none) */
 };
 enum bad_setting { BAD_TRACE = 1, BAD_CHUNK_KB, BAD_TIME_EVERY, BAD_CLOCK, BAD_RETURNS,
                    BAD_RECORD, BAD_SIGNAL, BAD_MODE, BAD_BUDGET, BAD_START_AT, BAD_STOP_AT,
                    BAD_RING, BAD_SNAPSHOT_AT, BAD_SNAPSHOT_SIGNAL, BAD_SNAPSHOT_SAME,
-                   BAD_DIR, BAD_MAX_SIZE };
+                   BAD_DIR, BAD_MAX_SIZE, BAD_MAX_TOTAL };
 HIDDEN void read_settings(struct settings *st);
 /* NULL, or "LITIFUT_X: expected ..." for the first bad setting. */
 HIDDEN const char *settings_problem(const struct settings *st);
@@ -389,6 +390,8 @@ HIDDEN const char *settings_problem(const struct settings *st);
 /* procfs.c: the process's file-like objects */
 struct file_id {
     uint64_t dev, ino;
+    uint64_t size;
+    uint32_t uid, mode;
 };
 
 /*
@@ -449,6 +452,10 @@ struct litifut_process {
     uint32_t page;              /* the system's page size: the header's */
     uint64_t file_size;
     uint32_t stop_why, stop_errno;  /* recording stopped for good (trace-format.h) */
+    /* LITIFUT_MAX_TOTAL: the run's count of trace bytes, shared by every
+     * process of the run (tracefile.c: LITIFUT_TOTAL_FILE, mapped; a fork
+     * child keeps the parent's mapping) */
+    volatile uint32_t *total;   /* its count of 512-byte units (NULL: no cap) */
     /* LITIFUT_MODE=ring (tracefile.c): every thread chunk is ring_chunk
      * bytes, in one of the ring's slots, taken over oldest first */
     uint32_t ring_chunk;        /* 0: no ring */

@@ -134,7 +134,7 @@ limits_arch() {
              LITIFUT_SIGNAL=BUS LITIFUT_MODE=maybe LITIFUT_BUDGET=1ms LITIFUT_RING=32K \
              LITIFUT_RING=4X LITIFUT_RING=1000 LITIFUT_RING=4G LITIFUT_SNAPSHOT_SIGNAL=SEGV \
              LITIFUT_SNAPSHOT_SIGNAL=USR2,LITIFUT_SIGNAL=SIGUSR2,LITIFUT_MODE=ring \
-             LITIFUT_MAX_SIZE=32K LITIFUT_MAX_SIZE=1X \
+             LITIFUT_MAX_SIZE=32K LITIFUT_MAX_SIZE=1X LITIFUT_MAX_TOTAL=1K \
              LITIFUT_MAX_SIZE=5T; do
         (IFS=, read -ra vars <<< "$e"; export "${vars[@]}"; run_target "$d/bad" "$d/ch")
         if ! same_run "$d/bad" "$d/plain-run-1" || [ "$(wc -l < "$d/bad/err")" != 1 ] ||

@@ -4,7 +4,8 @@
 #   cap     (every arch) LITIFUT_MAX_SIZE: the program runs as untraced,
 #           silently; the file stays within the cap; --info and every
 #           view say recording stopped there; the calls kept are
-#           exactly the first ones of an uncapped run
+#           exactly the first ones of an uncapped run.  LITIFUT_MAX_TOTAL:
+#           five processes of one run within it together
 #   boot    (each arch folder) tests/progs/boot.c as a miniature boot:
 #           init starting a daemon, jobs (fork + exec), one crashing,
 #           one killed, one spawned, a fork child, traced into
@@ -47,6 +48,29 @@ tracedirs_cap() {
               "$BIN/litifut-postproc" --info "$t" 2> /dev/null | grep -qx "max_size=64 KB (LITIFUT_MAX_SIZE)" &&
               "$BIN/litifut-postproc" --info "$t" 2> /dev/null |
                   grep -q "^stopped=recording stopped for good at .*: the trace file reached LITIFUT_MAX_SIZE"'
+    tracedirs_total "$1"
+}
+
+# LITIFUT_MAX_TOTAL: five processes of one run (tree/%p) share 200 KB;
+# the ones after the cap leave no trace, silently, and the views say so
+tracedirs_total() {
+    set_arch "$1" || return
+    local d=$WORK/tracedirs/$ARCH/cap i same=1 quiet=1
+    rm -rf "$d/total"
+    for i in 1 2 3 4 5; do
+        (cd "$d" && LITIFUT_DIR="$d/total/%p" LITIFUT_MAX_TOTAL=200K timeout 600 "$QEMU" \
+            -L "$SYSROOT" "$d/prog" 3 > "total.out" 2> "total.err"; echo $? > total.rc)
+        cmp -s "$d/total.out" "$d/plain-run/out" && cmp -s "$d/total.rc" "$d/plain-run/rc" || same=0
+        [ -s "$d/total.err" ] && quiet=0
+    done
+    local bytes traces warned
+    bytes=$(find "$d/total" -name 'litifut.*.trace' -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+    traces=$(find "$d/total" -name 'litifut.*.trace' | wc -l)
+    warned=$("$BIN/litifut-postproc" --summary "$d/total" 2>&1 > /dev/null |
+             grep -c "litifut.total: the run's traces reached LITIFUT_MAX_TOTAL (0.2 MB); $((5 - traces)) process.* started after it left no trace")
+    check "$ARCH/tracedirs/cap: LITIFUT_MAX_TOTAL=200K over five processes: each runs as untraced, silently; $traces traces of $bytes bytes in all; the views say how many left none" \
+        eval '[ "$same" = 1 ] && [ "$quiet" = 1 ] && [ "$bytes" -le 204800 ] && [ "$traces" -ge 1 ] &&
+              [ "$traces" -lt 5 ] && [ "$warned" = 1 ]'
 }
 
 # tracedirs_row TSV PID HOW: the --processes TSV row of the trace of

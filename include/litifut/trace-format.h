@@ -305,6 +305,8 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_STOP_REPLACED   3u      /* the trace file was removed or replaced */
 #define LITIFUT_STOP_SNAPSHOT   4u      /* a ring was frozen (header.snapshot says why) */
 #define LITIFUT_STOP_SIZE       5u      /* the file reached LITIFUT_MAX_SIZE (max_size_kb) */
+#define LITIFUT_STOP_TOTAL      6u      /* the run's traces reached LITIFUT_MAX_TOTAL
+                                           (max_total_kb) */
 /* Why a ring's records end (header.snapshot) */
 #define LITIFUT_SNAPSHOT_EXIT   1u      /* the process exited */
 #define LITIFUT_SNAPSHOT_FATAL  2u      /* a fatal signal (snapshot_arg) ended it */
@@ -395,7 +397,17 @@ struct litifut_trace_header {
      * made before this field existed): with parent_pid (a fork child's)
      * and the same pid's earlier trace (an exec), the process tree. */
     uint32_t ppid;
+    /* LITIFUT_MAX_TOTAL: the cap in KB of all the traces of the run (those
+     * under the same directory, LITIFUT_DIR up to its first pattern, which
+     * keeps the count in LITIFUT_TOTAL_FILE); 0: none. */
+    uint32_t max_total_kb;
 };
+/* The count LITIFUT_MAX_TOTAL's processes share: a 4096-byte file whose
+ * first word is LITIFUT_TOTAL_MAGIC, the second the 512-byte units of
+ * trace file claimed so far, the third the processes that made no trace
+ * since the cap was reached (in the byte order of the device). */
+#define LITIFUT_TOTAL_FILE  "litifut.total"
+#define LITIFUT_TOTAL_MAGIC 0x4c54544fu  /* "LTTO" */
 
 _Static_assert(__builtin_offsetof(struct litifut_trace_header, snapshot_ns) == 1128 &&
                __builtin_offsetof(struct litifut_trace_header, dropped_bytes) == 1168,

@@ -156,6 +156,7 @@ static void decode_header(const struct reader *r, struct litifut_trace_header *h
     h->clock_read_ns = word(r, offsetof(struct litifut_trace_header, clock_read_ns));
     h->max_size_kb = word(r, offsetof(struct litifut_trace_header, max_size_kb));
     h->ppid = word(r, offsetof(struct litifut_trace_header, ppid));
+    h->max_total_kb = word(r, offsetof(struct litifut_trace_header, max_total_kb));
 }
 
 /* The program path: a NUL-terminated string without control characters
@@ -1390,10 +1391,14 @@ char *trace_stop_text(const struct trace_file *t)
     if (t->stop_why == LITIFUT_STOP_SNAPSHOT)
         return xasprintf("recording frozen at %.6f s by a snapshot: nothing after it is in the "
                          "trace", (double)t->stop_ns / 1e9);
-    char cap[96];
-    snprintf(cap, sizeof cap, "the trace file reached LITIFUT_MAX_SIZE (%" PRIu32 " KB)",
-             t->header.max_size_kb);
-    const char *what = t->stop_why == LITIFUT_STOP_SIZE    ? cap
+    char cap[128];
+    if (t->stop_why == LITIFUT_STOP_TOTAL)
+        snprintf(cap, sizeof cap, "the run's traces reached LITIFUT_MAX_TOTAL (%" PRIu32 " KB)",
+                 t->header.max_total_kb);
+    else
+        snprintf(cap, sizeof cap, "the trace file reached LITIFUT_MAX_SIZE (%" PRIu32 " KB)",
+                 t->header.max_size_kb);
+    const char *what = t->stop_why == LITIFUT_STOP_SIZE || t->stop_why == LITIFUT_STOP_TOTAL ? cap
                        : t->stop_why == LITIFUT_STOP_EXTEND ? "the trace file could not grow"
                        : t->stop_why == LITIFUT_STOP_MAP   ? "a chunk could not be mapped"
                        : t->stop_why == LITIFUT_STOP_REPLACED

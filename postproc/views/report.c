@@ -314,7 +314,7 @@ static const char *const info_keys[] = {
     "clock_hz", "clock_read_ns", "returns", "recording", "stopped", "budget", "mode", "pairs", "sites",
     "threads", "calls", "entries", "record_bytes", "own_time", "db_bytes", "bridge", "build_id", "objects",
     "untraced", "ring", "history", "snapshot", "source", "signals_unrecorded",
-    "max_size",
+    "max_size", "max_total",
 };
 #define N_INFO (sizeof info_keys / sizeof info_keys[0])
 
@@ -431,6 +431,8 @@ static void info_values(const struct trace_file *t, const struct program_set *ps
     v[k++] = xasprintf("%" PRIu32, h->signals_unrecorded);
     v[k++] = h->max_size_kb ? xasprintf("%" PRIu32 " KB (LITIFUT_MAX_SIZE)", h->max_size_kb)
                             : xstrdup("");
+    v[k++] = h->max_total_kb ? xasprintf("%" PRIu32 " KB (LITIFUT_MAX_TOTAL)", h->max_total_kb)
+                             : xstrdup("");
 }
 
 /* The site rules the object was linked with (src/rules.h: section
