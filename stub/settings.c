@@ -192,6 +192,16 @@ static int word_of(const char *v, const char *const *words)
     return -1;
 }
 
+/* LITIFUT_MAX_SIZE, LITIFUT_MAX_TOTAL: 64K to 4T into *kb ("": none). */
+static void size_cap(struct settings *st, const char *v, uint32_t *kb, enum bad_setting which)
+{
+    int64_t n = *v ? size_kb(v, MAX_SIZE_KB) : 0;
+    if (*v && n < MIN_RING_KB)
+        bad(st, which);
+    else
+        *kb = (uint32_t)n;
+}
+
 static void apply_setting(struct settings *st, const char *var)
 {
     static const char *const off_on[] = { "1", "0", NULL };     /* LITIFUT_TRACE */
@@ -215,17 +225,9 @@ static void apply_setting(struct settings *st, const char *var)
         if (!dir_patterns_known(v))
             bad(st, BAD_DIR);
     } else if ((v = str_after(var, "MAX_TOTAL="))) {
-        n = *v ? size_kb(v, MAX_SIZE_KB) : 0;
-        if (*v && n < MIN_RING_KB)
-            bad(st, BAD_MAX_TOTAL);
-        else
-            st->max_total_kb = (uint32_t)n;
+        size_cap(st, v, &st->max_total_kb, BAD_MAX_TOTAL);
     } else if ((v = str_after(var, "MAX_SIZE="))) {
-        n = *v ? size_kb(v, MAX_SIZE_KB) : 0;
-        if (*v && n < MIN_RING_KB)
-            bad(st, BAD_MAX_SIZE);
-        else
-            st->max_size_kb = (uint32_t)n;
+        size_cap(st, v, &st->max_size_kb, BAD_MAX_SIZE);
     } else if ((v = str_after(var, "CHUNK_KB="))) {
         n = *v ? number(v, 65536) : DEFAULT_CHUNK_KB;
         if (n < 4 || (n & (n - 1)))
