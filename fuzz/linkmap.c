@@ -55,15 +55,17 @@ static int excluded(const struct exclusions *ex, const struct elf_section *s, ui
     return 0;
 }
 
-static void check_rules(const struct elf_image *img, struct site_rules *r,
-                        struct site_list *sites, struct scan_stats *st)
+static void check_rules(const struct arch_ops *arch, const struct elf_image *img,
+                        struct site_rules *r, struct site_list *sites, struct scan_stats *st)
 {
     size_t before = sites->n;
     site_rules_resolve_functions(r, img);
-    site_rules_apply(r, sites, st);
+    site_rules_apply(r, arch, img, sites, st);
     uint32_t removed = 0;
     for (size_t i = 0; i < r->exclude.n; i++)
         removed += r->exclude.v[i].sites;
+    for (size_t i = 0; i < r->callee.n; i++)
+        removed += r->callee.v[i].sites;
     for (size_t i = 0; i < sites->n; i++)
         for (size_t j = 0; j < r->exclude.n; j++)
             for (size_t k = 0; k < r->exclude.v[j].n_ranges; k++)
@@ -91,7 +93,7 @@ static void check_scan(const struct arch_ops *arch, const struct elf_image *img,
         if (excluded(ex, s, sites.v[i].addr))
             fuzz_fail("linkmap: a call site in an excluded range");
     }
-    check_rules(img, r, &sites, &st);
+    check_rules(arch, img, r, &sites, &st);
     site_list_free(&sites);
     scan_stats_free(&st);
 }
@@ -128,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct site_rules rules;
     /* every kind of rule, and globs that are not well formed */
     if (site_rules_parse(&rules, "main,*.o,lib*.a,libc.a(*),*(*),libx.so*,[,x*]",
-                         mips ? "*" : NULL) != 0)
+                         mips ? "*" : NULL, "memset,mem*,[,*(*)") != 0)
         fuzz_fail("linkmap: the fixed rules do not parse");
     site_rules_resolve_files(&rules, &map, "libx.so.1");
     check_scan(arches[mips], &images[mips], &ex, &rules);

@@ -114,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run("--summary", format);
     run("--coverage", format);
     run("--info", format);
+    run("--processes", format);
     /* chrome, folded, html and svg are formats of their own */
     run(time_view, (w >> 29) & 2 ? NULL : format);
 
