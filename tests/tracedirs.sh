@@ -169,6 +169,19 @@ worker: exit 0"
     check "$ARCH/tracedirs/boot: --per-program: boot-job's 4 processes, boot-init's 8, the jobs' 97 work calls in one table, the tables adding up to all ($per)" \
         [ "$per" = "4 8 97 1 $sum_summary" ]
 
+    # globs in the filters: the same calls as the names they match
+    local glob exact globbed_ex exact_ex
+    glob=$("$BIN/litifut-postproc" --summary --format=tsv --function='wor?' "$d/tree" 2> /dev/null)
+    exact=$("$BIN/litifut-postproc" --summary --format=tsv --function=work "$d/tree" 2> /dev/null)
+    globbed_ex=$("$BIN/litifut-postproc" --summary --format=tsv --exclude='l[e]a?' "$d/tree" 2> /dev/null)
+    exact_ex=$("$BIN/litifut-postproc" --summary --format=tsv --exclude=leaf "$d/tree" 2> /dev/null)
+    check "$ARCH/tracedirs/boot: globs in --function and --exclude select what the names they match do ($(echo "$glob" | awk -F'\t' '$2 == "work" { n += $1 } END { print n + 0 }') work calls)" \
+        eval '[ -n "$glob" ] && [ "$glob" = "$exact" ] && [ "$globbed_ex" = "$exact_ex" ] &&
+              ! echo "$globbed_ex" | grep -q "	leaf	" &&
+              echo "$glob" | grep -q "	leaf	" &&
+              "$BIN/litifut-postproc" --profile --function="wor*" "$d/tree" 2> /dev/null | head -1 |
+                  grep -q "of thread time, .* (.*%) of it in the frames the filters show"'
+
     # Chrome: every process (pid: 10) named, a fork arrow per traced fork
     # child, an exec mark per exec
     "$BIN/litifut-postproc" --format=chrome -o "$d/boot.json" "$d/tree" 2> "$d/chrome.err"
