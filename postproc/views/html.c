@@ -69,6 +69,7 @@ struct html {
     size_t info_len;
     FILE *info_out;
     char *title;                        /* the first trace's program */
+    int programs;                       /* ... and the traces are of several programs */
     uint64_t first_start_ns, offset_ns; /* the first trace's start; this trace's after it */
     int any_trace;
     struct lane *lanes;
@@ -94,6 +95,8 @@ static void html_trace_begin(struct view *v)
     if (!h->any_trace++) {
         h->first_start_ns = t->header.start_ns;
         h->title = xstrdup(t->header.exe);
+    } else if (!h->programs && strcmp(h->title, t->header.exe) != 0) {
+        h->programs = 1;        /* a boot, a test suite: the title says so (html_end) */
     }
     h->offset_ns = t->header.start_ns > h->first_start_ns ? t->header.start_ns - h->first_start_ns : 0;
     estimates_add(&h->est, &t->header);
@@ -458,6 +461,12 @@ static void html_end(struct view *v)
         calls += h->lanes[i].calls;
     if (!h->n_bars)
         t0 = 0;
+    if (h->programs) {
+        char *several = xasprintf("%d processes of several programs, the first %s", h->any_trace,
+                                  h->title);
+        free(h->title);
+        h->title = several;
+    }
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>litifut report: ",
           out);
     put_markup(out, h->title ? h->title : "", SIZE_MAX);
