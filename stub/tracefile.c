@@ -517,7 +517,8 @@ static int expand_dir(const char *pattern, char *out, unsigned long size)
  * also under qemu-user's -L, which redirects absolute paths only); each
  * one made below it is entered with O_NOFOLLOW, so that a symbolic
  * link put in its place meanwhile is never followed.  0, or -errno.
- * Uses P->io. */
+ * Uses P->io and P->scratch[0] (not the stack: it may be a signal's
+ * small alternate one). */
 static long make_dirs(const char *dir)
 {
     char *have = P->io;
@@ -536,8 +537,8 @@ static long make_dirs(const char *dir)
             len--;
         have[len] = 0;
     }
+    char *name = P->scratch[0];     /* (create_trace_file makes its path again after) */
     for (const char *s = dir + len; fd >= 0 && *s;) {
-        char name[256];
         while (*s == '/')
             s++;
         unsigned long n = 0;
@@ -545,7 +546,7 @@ static long make_dirs(const char *dir)
             n++;
         if (!n)
             break;
-        if (n >= sizeof name) {
+        if (n >= sizeof P->scratch[0]) {
             sys_close(fd);
             return -ENAMETOOLONG;
         }
