@@ -48,7 +48,6 @@ static size_t add_trace(struct forks *f, char *path, int wanted)
     memset(ft, 0, sizeof *ft);
     ft->path = path;
     ft->parent = SIZE_MAX;
-    ft->exec_from = SIZE_MAX;
     ft->wanted = wanted;
     struct trace_peek pk;
     if (trace_peek(path, &pk) == 0) {
@@ -154,18 +153,13 @@ void forks_plan(struct forks *f, char *const *paths, size_t n, const uint32_t *p
         /* (a trace whose header cannot be read is read all the same: trace_open says why) */
         f->v[k].wanted = !f->v[k].pid || id_wanted(pids, n_pids, pid_seen, f->v[k].pid);
     }
-    /* an exec: the same pid's latest trace that started before (a pid
-     * reused by an unrelated process looks alike: the views say "exec") */
+    /* an exec: the same pid has a trace that started before (a pid
+     * reused by an unrelated process looks alike: the views say "exec";
+     * --processes takes the latest such one as the parent) */
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            if (j != i && f->v[i].pid && f->v[j].pid == f->v[i].pid &&
-                f->v[j].start_ns < f->v[i].start_ns &&
-                (f->v[i].exec_from == SIZE_MAX ||
-                 f->v[j].start_ns > f->v[f->v[i].exec_from].start_ns)) {
-                f->v[i].exec_from = j;
-                f->v[i].origin.execed = 1;
-                f->v[i].origin.exec_from_start_ns = f->v[j].start_ns;
-            }
+        for (size_t j = 0; j < n && !f->v[i].origin.execed; j++)
+            f->v[i].origin.execed = j != i && f->v[i].pid && f->v[j].pid == f->v[i].pid &&
+                                    f->v[j].start_ns < f->v[i].start_ns;
     for (size_t i = 0; i < n; i++)
         if (f->v[i].wanted)
             visit(f, i, n);

@@ -25,7 +25,6 @@ struct fork_origin {
     int execed;                 /* the process ran another traced program before (the
                                    same pid's latest trace that started before this one:
                                    an exec) */
-    uint64_t exec_from_start_ns;    /* ... that trace's start (CLOCK_MONOTONIC) */
     uint32_t *fids;             /* the forking thread's frames, root first */
     uint8_t *synthetic;         /* per frame: it was synthetic (callstack.h) */
     size_t n;
@@ -37,7 +36,6 @@ struct fork_trace {
     uint32_t pid;               /* 0: its header could not be read (trace_open will say) */
     uint64_t start_ns;
     struct trace_fork fork;
-    size_t exec_from;           /* the same pid's trace it exec'd from (SIZE_MAX: none given) */
     size_t parent;              /* its parent's index, SIZE_MAX if there is none here */
     int wanted;                 /* to be shown (given, and --pid lets it through) */
     int needed;                 /* to be read as the parent of one that is */
