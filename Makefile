@@ -57,7 +57,7 @@ POSTPROC_LDLIBS := -ldw -lz
 LIB_SRC      := lib/error.c lib/files.c lib/elfimage.c lib/arch.c lib/arch-read.c \
                 lib/db.c lib/sites.c \
                 $(foreach a,$(ARCH_DIRS),arch/$(a)/arch-$(a).c arch/$(a)/read-$(a).c)
-REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/rewrite.c src/entries.c src/rewriter.c \
+REWRITER_SRC := src/linkmap.c src/rules.c src/site-report.c src/db.c src/callsites.c src/rewrite.c src/entries.c src/rewriter.c \
                 src/arch-rewrite.c $(foreach a,$(ARCH_DIRS),arch/$(a)/rewrite-$(a).c)
 WRAPPER_SRC  := wrapper/main.c wrapper/linkargs.c wrapper/toolchain.c wrapper/instrument.c \
                 wrapper/install.c wrapper/process.c wrapper/farsleds.c wrapper/libsearch.c
@@ -199,7 +199,7 @@ $(call tracer_pair,$(1),$(2),$(3),$(4),exe,$(EXE_FLAGS),tracer)
 $(call tracer_pair,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared)
 endef
 
-STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o entries.o settings.o procfs.o \
+STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o entries.o settings.o procfs.o skip.o \
               fileid.o returns.o elfsym.o copyout.o control.o pairs.o budget.o recording.o aside.o
 # The modules' global symbols are all litifut_* (or __wrap_*): their
 # internal names (lock, warn, ...) get the prefix, so they never meet

@@ -297,6 +297,73 @@ static void say_callees_excluded(struct drive *d, const struct program_set *ps)
     }
 }
 
+/* The rules of a SKIPPED record's text ("rule count" lines), comma-separated. */
+static char *skip_rules(const char *text)
+{
+    char *out = xcalloc(strlen(text) + 1, 1), *o = out;
+    for (const char *l = text; *l;) {
+        const char *nl = strchr(l, '\n'), *end = nl ? nl : l + strlen(l);
+        const char *sp = end;
+        while (sp > l && sp[-1] != ' ')
+            sp--;
+        if (sp > l + 1) {
+            if (o > out)
+                *o++ = ',';
+            memcpy(o, l, (size_t)(sp - 1 - l));
+            o += sp - 1 - l;
+        }
+        l = nl ? nl + 1 : end;
+    }
+    *o = 0;
+    return out;
+}
+
+static int said_before(struct drive *d, const char *key)
+{
+    for (size_t k = 0; k < d->n_said; k++)
+        if (strcmp(d->said[k], key) == 0)
+            return 1;
+    d->said = xrealloc(d->said, (d->n_said + 1) * sizeof *d->said);
+    d->said[d->n_said++] = xstrdup(key);
+    return 0;
+}
+
+/* LITIFUT_EXCLUDE_CALLEE at run time: every view says which calls the
+ * trace lacks (once per rule set), and each object that did not apply it. */
+static void say_callees_skipped(struct drive *d, const struct trace_file *t)
+{
+    uint64_t sites = 0;
+    size_t objects = 0, first = t->n_skips;
+    for (size_t i = 0; i < t->n_skips; i++)
+        if (t->skips[i].status == LITIFUT_SKIP_DONE) {
+            sites += t->skips[i].sites;
+            objects += t->skips[i].sites != 0;
+            if (first == t->n_skips)
+                first = i;
+        }
+    for (size_t i = 0; i < t->n_skips; i++) {
+        const struct trace_skip *k = &t->skips[i];
+        char *rules = skip_rules(k->text);
+        const char *path = "(an object)";
+        for (size_t j = 0; j < t->n_objects; j++)
+            if (t->objects[j].base == k->base && t->objects[j].path[0])
+                path = t->objects[j].path;
+        char *key = xasprintf("skip %s %s %s", rules, k->status ? path : "", k->status ? "" : "done");
+        if (!said_before(d, key)) {
+            if (k->status)
+                warning("%s: LITIFUT_EXCLUDE_CALLEE=%s was not applied in %s: %s; its calls of "
+                        "these functions are traced", t->path, rules, path,
+                        trace_skip_why(k->status));
+            else if (i == first)
+                warning("%s: LITIFUT_EXCLUDE_CALLEE=%s at run time: calls of these functions are "
+                        "not traced (%" PRIu64 " call sites put back in %zu object%s)",
+                        t->path, rules, sites, objects, objects == 1 ? "" : "s");
+        }
+        free(key);
+        free(rules);
+    }
+}
+
 /* Every view says when a trace stopped before its process did. */
 static void say_stopped(const struct trace_file *t)
 {
@@ -330,6 +397,7 @@ void drive_trace(struct drive *d, struct trace_file *t, const struct program_set
     drive_begin(d, base_name(t->path), t->n_calls);
     say_stopped(t);
     say_callees_excluded(d, ps);
+    say_callees_skipped(d, t);
     if (v->ops->trace_begin)
         v->ops->trace_begin(v);
     if (t->header.mode != LITIFUT_MODE_FULL)
@@ -359,6 +427,7 @@ void drive_traces(struct drive *d, const struct drive_input *in, size_t n)
     for (size_t i = 0; i < n; i++) {
         say_stopped(in[i].t);
         say_callees_excluded(d, in[i].ps);
+        say_callees_skipped(d, in[i].t);
         trace_funcs_init(&tf[i], d->ft, in[i].as, in[i].ps, in[i].t);
         vt[i] = (struct view_trace){ in[i].t, in[i].ps, in[i].as, &tf[i],
                                      in[i].t->header.start_ns - first, in[i].fork,

@@ -84,6 +84,16 @@ static uint32_t file_word(const struct db *db, uint32_t i)
 }
 
 /* The words as the target reads them. */
+static int write_bytes(const char *path, const unsigned char *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return error("%s: cannot create", path);
+    if ((n && fwrite(p, 1, n, f) != n) | (fclose(f) != 0))
+        return error("%s: write error", path);
+    return 0;
+}
+
 static void put_word(unsigned char *p, uint32_t v, int big_endian)
 {
     for (int b = 0; b < 4; b++)
@@ -91,8 +101,9 @@ static void put_word(unsigned char *p, uint32_t v, int big_endian)
 }
 
 int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint32_t thunk_bytes,
-                 const char *rules, const uint32_t *other_code, size_t n_other, const char *extra,
-                 const char *path)
+                 const char *rules, const uint32_t *other_code, size_t n_other,
+                 const unsigned char *callsites, size_t callsites_len, size_t callsites_room,
+                 const char *extra, const char *path)
 {
     /* no DB: zeros (pass 1's placeholder) */
     uint32_t n = db ? LITIFUT_DB_HEADER_WORDS + db->header.n_pages + db->header.n_sites : 0;
@@ -117,8 +128,16 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
         free(bin);
         return -1;
     }
+    /* the call-site table, the same way (.incbin) */
+    char *cs = xasprintf("%s.callsites", path);
+    if (callsites_room && write_bytes(cs, callsites, callsites_len) != 0) {
+        free(cs);
+        free(bin);
+        return -1;
+    }
     FILE *f = fopen(path, "w");
     if (!f) {
+        free(cs);
         free(bin);
         return error("%s: cannot create", path);
     }
@@ -174,9 +193,19 @@ int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint3
         for (size_t i = 0; i < 2 * n_other; i++)
             fprintf(f, "    .4byte 0x%08" PRIx32 "\n", other_code[i]);
     }
+    /* The call-site table, for LITIFUT_EXCLUDE_CALLEE at run time
+     * (stub/skip.c): not loaded either. */
+    if (callsites_room) {
+        fprintf(f, "    .section %s, \"\", %%progbits\n    .p2align 2\n", LITIFUT_CALLSITES_SECTION);
+        if (callsites_len)
+            fprintf(f, "    .incbin \"%s\"\n", cs);
+        if (callsites_room > callsites_len)
+            fprintf(f, "    .space %zu\n", callsites_room - callsites_len);
+    }
     if (extra)
         fputs(extra, f);
     fprintf(f, "    .section .note.GNU-stack, \"\", %%progbits\n");
+    free(cs);
     free(bin);
     if (fclose(f) != 0)
         return error("%s: write error", path);

@@ -33,10 +33,13 @@ unsigned db_sled_index(const struct arch_ops *arch, const struct db *db,
  * `other_code`: n_other pairs of link-time (start, end) of code that is
  * not the program's own (the tracer, the C runtime's start files), for
  * the post-processor's --coverage (section .litifut_other_code, not
- * loaded, words in the target's byte order). */
+ * loaded, words in the target's byte order).  `callsites`: the call-site
+ * table (src/callsites.h), `callsites_room` bytes of it (zeros after its
+ * `callsites_len`; section .litifut_callsites, not loaded; none if 0). */
 int db_write_asm(const struct db *db, int big_endian, uint32_t room_words, uint32_t thunk_bytes,
-                 const char *rules, const uint32_t *other_code, size_t n_other, const char *extra,
-                 const char *path);
+                 const char *rules, const uint32_t *other_code, size_t n_other,
+                 const unsigned char *callsites, size_t callsites_len, size_t callsites_room,
+                 const char *extra, const char *path);
 /* Puts this DB into the litifut_db array `img` links, which pass 1's
  * DB for the same sites sized (its room may be larger: zeros follow;
  * pass 2's addresses may differ from pass 1's where a thunk area moved

@@ -6,6 +6,7 @@
 #include "src/rewrite.h"
 #include "src/site-report.h"
 #include "src/entries.h"
+#include "src/callsites.h"
 #include "lib/error.h"
 #include "lib/files.h"
 #include "lib/arch-read.h"
@@ -220,9 +221,17 @@ int rewriter_scan(const char *binary, const struct rewriter_opts *o, const char 
         uint32_t thunk_bytes = thunk_area_size(arch, sites) + entry_thunks_size(arch, &ew);
         if (o->relink)
             thunk_bytes = relink_thunk_room(thunk_bytes);
+        /* (the table's checksum is the provisional DB's: the rewrite
+         * writes the final one; a relink's sites may be a few more) */
+        size_t cs_len = 0;
+        unsigned char *cs = db_c ? callsites_build(arch, &img, sites, pl.db.header.checksum,
+                                                   &cs_len) : NULL;
+        size_t cs_room = o->relink ? relink_thunk_room((uint32_t)cs_len) : cs_len;
         rc = db_c ? db_write_asm(&pl.db, img.big_endian, words + DB_ROOM_WORDS, thunk_bytes,
-                                 rules, other, n_other, arch_rewrite_ops(arch)->db_asm, db_c)
+                                 rules, other, n_other, cs, cs_len, cs_room,
+                                 arch_rewrite_ops(arch)->db_asm, db_c)
                   : 0;
+        free(cs);
         free(other);
         free(rules);
         plan_free(&pl);
@@ -278,6 +287,7 @@ int rewriter_rewrite(const char *binary, const struct rewriter_opts *o,
     if (db_write_image(&pl.db, &img, (expected != NULL && !pl.sleds.thunks_size ? DB_SAME_CODE : 0) |
                                      (o->relink ? DB_RELINKED : 0)) == 0 &&
         write_other_code(o->excluded, &img) == 0 &&
+        callsites_write_image(arch, &img, &sites, pl.db.header.checksum) == 0 &&
         (!ew.n || (pl.thunks && entry_words_rewrite(arch, &img, &ew, pl.sleds.thunks + site_thunks,
                                                     pl.thunks + site_thunks) == 0)) &&
         rewrite_call_sites(arch, &img, &sites, pl.words, &pl.sleds, pl.thunks, thunk_bytes) == 0)
@@ -294,7 +304,7 @@ int rewriter_placeholder_db(const struct arch_ops *arch, const char *db_c)
 {
     /* pass 1's: a header's room of zeros (nothing reads it) */
     return db_write_asm(NULL, 0, LITIFUT_DB_HEADER_WORDS + DB_ROOM_WORDS, 0, NULL, NULL, 0,
-                        arch_rewrite_ops(arch)->db_asm, db_c);
+                        NULL, 0, 0, arch_rewrite_ops(arch)->db_asm, db_c);
 }
 
 int read_sites_tsv(const struct arch_ops *arch, const char *path, struct site_list *out)

@@ -177,6 +177,15 @@ static void unrecorded_call(struct litifut_process *proc)
  * telling apart (a vfork child's pairs and counts are its parent's).
  * 1: done; 0: the mode is full after all.
  */
+/* LITIFUT_EXCLUDE_CALLEE at run time put site `index` back to a plain
+ * call (skip.c): the call that went through it meanwhile is not
+ * recorded either. */
+static int site_skipped(uint32_t index)
+{
+    const uint8_t *bits = litifut_copy.skipped;
+    return bits && (bits[index / 8] >> (index % 8) & 1);
+}
+
 static __attribute__((noinline)) int mode_call(uint32_t index, uint32_t site, uintptr_t target)
 {
     int mode = *(volatile int *)&litifut_copy.mode;   /* once: another thread may set it */
@@ -186,6 +195,8 @@ static __attribute__((noinline)) int mode_call(uint32_t index, uint32_t site, ui
             return 1;
 #endif
         if (!copy_start())
+            return 1;
+        if (site_skipped(index))
             return 1;
         const struct litifut_process *p = litifut_copy.proc;
         mode = (int)(p->settings_read ? p->settings.mode : tracefile_settings()->mode);
@@ -248,6 +259,11 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     uintptr_t busy = t->busy;
     if (busy == BUSY_UNHOOKED && returns_unhooked_left(t, (uintptr_t)(frame + 1)))
         t->busy = busy = 0;         /* (a handler left backtrace() with siglongjmp) */
+    if (site_skipped(index)) {      /* (the call that registered the copy, before) */
+        if (busy == (uintptr_t)frame)
+            t->busy = 0;
+        return go;
+    }
     if (litifut_copy.returns < 0)
         litifut_copy.returns = tracefile_returns();
     if (litifut_copy.returns && target == (uintptr_t)litifut_return_personality)

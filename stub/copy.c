@@ -51,6 +51,53 @@ static int hot_path_prepare(void)
     return 1;
 }
 
+/* Why skip.c could not put this object's calls back (LITIFUT_SKIP_*). */
+static const char *const skip_problem[] = {
+    [LITIFUT_SKIP_NO_FILE] = ": cannot read the object's file",
+    [LITIFUT_SKIP_NO_TABLE] = ": no call-site table (stripped, or linked by an older litifut)",
+    [LITIFUT_SKIP_OTHER_DB] = ": the file is not the object loaded (changed since)",
+    [LITIFUT_SKIP_NOT_WRITABLE] = ": its code cannot be made writable",
+    [LITIFUT_SKIP_SEGMENTS] = ": its call sites lie in more than one segment",
+    [LITIFUT_SKIP_NO_RULES] = ": cannot read its @FILE",
+};
+
+/* LITIFUT_EXCLUDE_CALLEE at run time: once the copy is registered, its
+ * calls of those functions go back to plain calls (skip.c), and its
+ * object entry says so in the trace.  Once per copy; not while this
+ * thread holds the lock (a later call does it). */
+static void skip_start(void)
+{
+    static int done;
+    static struct skip_result r;        /* (under the lock) */
+    uint32_t mask[SIGSET_WORDS];
+    if (done || litifut_copy.state != COPY_READY || !lock_unless_mine(mask))
+        return;
+    unlock(mask);
+    const struct settings *st = tracefile_settings();
+    if (!st->exclude_callee[0] || st->off || st->bad) {
+        done = 1;
+        return;
+    }
+    if (!lock_unless_mine(mask))
+        return;
+    if (!done) {
+        done = 1;
+        struct litifut_process *p = litifut_copy.proc;
+        const char *path = 0;
+        for (uint32_t i = 0; i < p->n_objects; i++)
+            if (p->objects[i].rec.base == litifut_copy.base && p->objects[i].live)
+                path = p->objects[i].path;
+        uint8_t *bits;
+        skip_callees(path, st->exclude_callee, &r, &bits);
+        litifut_copy.skipped = bits;
+        object_set_skipped(&r);
+        if (r.status && r.status < sizeof skip_problem / sizeof skip_problem[0])
+            say("LITIFUT_EXCLUDE_CALLEE:", path && path[0] ? path : "(an object)", 0,
+                skip_problem[r.status]);
+    }
+    unlock(mask);
+}
+
 /* Registers this copy's object if it is not yet (its first call, or
  * its constructor): the hot path's page table, then the process's
  * entry.  1: the copy is READY. */
@@ -62,6 +109,7 @@ int copy_start(void)
         else
             copy_register();
     }
+    skip_start();
     return litifut_copy.state == COPY_READY;
 }
 

@@ -320,6 +320,17 @@ long object_take_pending(uint32_t *to, uint32_t room)
     struct litifut_process *p = litifut_copy.proc;
     for (uint32_t i = 0; i < p->n_objects; i++) {
         struct object_entry *e = &p->objects[i];
+        if (e->emitted && e->skip_words && !e->skip_emitted) {
+            if (room < 1 + e->skip_words)
+                return -1;
+            for (uint32_t k = 0; k < e->skip_words; k++)
+                to[1 + k] = e->skip[k];
+            __asm__ volatile("" ::: "memory");
+            to[0] = LITIFUT_REC_CONTROL_WORD(LITIFUT_REC_SKIPPED, e->skip_words);
+            e->skip_emitted = 1;
+            p->objects_pending--;
+            return 1 + e->skip_words;
+        }
         if (e->emitted)
             continue;
         if (room < 1 + e->words)
@@ -369,7 +380,31 @@ void objects_after_fork_child(void)
     for (uint32_t i = 0; i < p->n_objects; i++) {
         struct object_entry *e = &p->objects[i];
         e->emitted = !e->live;
-        p->objects_pending += e->live;
+        e->skip_emitted = !e->live;
+        p->objects_pending += e->live + (e->live && e->skip_words);
+    }
+}
+
+void object_set_skipped(const struct skip_result *r)
+{
+    struct litifut_process *p = litifut_copy.proc;
+    for (uint32_t i = 0; i < p->n_objects; i++) {
+        struct object_entry *e = &p->objects[i];
+        if (e->rec.base != litifut_copy.base || !e->live || e->skip_words)
+            continue;
+        e->skip[0] = e->rec.base;
+        e->skip[1] = r->sites;
+        e->skip[2] = r->status;
+        char *text = (char *)&e->skip[3];
+        uint32_t len = 0;
+        while (r->text[len] && len < LITIFUT_SKIP_TEXT_MAX - 1)
+            text[len] = r->text[len], len++;
+        for (uint32_t k = len; k < (len + 4) / 4 * 4; k++)
+            text[k] = 0;                /* (NUL-terminated, zero-padded) */
+        e->skip_emitted = 0;
+        e->skip_words = 3 + (len + 4) / 4;
+        p->objects_pending++;
+        return;
     }
 }
 

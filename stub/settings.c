@@ -4,7 +4,7 @@
  * LITIFUT_RETURNS, LITIFUT_COPY_TO, LITIFUT_SIGNAL, LITIFUT_RECORD,
  * LITIFUT_START_AT, LITIFUT_STOP_AT, LITIFUT_MODE, LITIFUT_CONTROL,
  * LITIFUT_BUDGET, LITIFUT_RING, LITIFUT_SNAPSHOT_AT, LITIFUT_SNAPSHOT_SIGNAL,
- * LITIFUT_MAX_SIZE, LITIFUT_MAX_TOTAL.  A value a setting does not take is one line at
+ * LITIFUT_MAX_SIZE, LITIFUT_MAX_TOTAL, LITIFUT_EXCLUDE_CALLEE.  A value a setting does not take is one line at
  * start (what it takes) and no trace, never a default taken silently.
  * Read from
  * /proc/self/environ, which works before libc has set up `environ` (a
@@ -166,6 +166,8 @@ static const char *const accepted[] = {
                 "%t (start time), %h (host name), %u (user id) or %%",
     [BAD_MAX_SIZE] = "LITIFUT_MAX_SIZE: expected a size from 64K to 4T such as 100M (K, M, G, T)",
     [BAD_MAX_TOTAL] = "LITIFUT_MAX_TOTAL: expected a size from 64K to 4T such as 10G (K, M, G, T)",
+    [BAD_EXCLUDE_CALLEE] = "LITIFUT_EXCLUDE_CALLEE: expected at most 1023 bytes of function "
+                           "names (more in an @FILE)",
 };
 
 const char *settings_problem(const struct settings *st)
@@ -226,6 +228,9 @@ static void apply_setting(struct settings *st, const char *var)
             bad(st, BAD_DIR);
     } else if ((v = str_after(var, "MAX_TOTAL="))) {
         size_cap(st, v, &st->max_total_kb, BAD_MAX_TOTAL);
+    } else if ((v = str_after(var, "EXCLUDE_CALLEE="))) {
+        if (put_path(st->exclude_callee, sizeof st->exclude_callee, v))
+            bad(st, BAD_EXCLUDE_CALLEE);
     } else if ((v = str_after(var, "MAX_SIZE="))) {
         size_cap(st, v, &st->max_size_kb, BAD_MAX_SIZE);
     } else if ((v = str_after(var, "CHUNK_KB="))) {
@@ -342,6 +347,7 @@ void read_settings(struct settings *st)
     st->snapshot_signal = 0;
     st->budget_us = st->period_us = 0;
     st->max_size_kb = st->max_total_kb = 0;
+    st->exclude_callee[0] = 0;
     st->bad = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);

@@ -329,6 +329,10 @@ struct object_entry {
     uint32_t load_bias_hi;      /* the OBJECT record's high half of load_bias */
 #endif
     char path[LITIFUT_OBJECT_PATH_MAX];
+    /* LITIFUT_EXCLUDE_CALLEE at run time (skip.c): its SKIPPED record */
+    uint32_t skip_words;        /* the payload's words (0: none) */
+    uint32_t skip_emitted;      /* ... it is in the current trace */
+    uint32_t skip[3 + LITIFUT_SKIP_TEXT_MAX / 4];
 };
 
 /* Thread states come in pages of the process's pool. */
@@ -348,6 +352,8 @@ enum trace_state { TRACE_NEW = 0, TRACE_ON, TRACE_OFF };
 #define MAX_TRIGGERS    16          /* functions LITIFUT_START_AT/STOP_AT name (all objects) */
 
 /* settings.c: from the environment */
+#define SKIP_RULES_MAX 1024         /* LITIFUT_EXCLUDE_CALLEE's bytes, with the NUL */
+#define SKIP_MAX_RULES 64           /* ... its rules (an @FILE's lines included) */
 struct settings {
     int off;                    /* LITIFUT_TRACE=0 */
     int dir_too_long;           /* LITIFUT_DIR does not fit: no trace */
@@ -378,11 +384,12 @@ struct settings {
     int control_too_long;
     uint32_t max_size_kb;       /* LITIFUT_MAX_SIZE: the trace file's cap (0: none) */
     uint32_t max_total_kb;      /* LITIFUT_MAX_TOTAL: the run's traces' cap (0: none) */
+    char exclude_callee[SKIP_RULES_MAX];    /* LITIFUT_EXCLUDE_CALLEE ("": none; skip.c) */
 };
 enum bad_setting { BAD_TRACE = 1, BAD_CHUNK_KB, BAD_TIME_EVERY, BAD_CLOCK, BAD_RETURNS,
                    BAD_RECORD, BAD_SIGNAL, BAD_MODE, BAD_BUDGET, BAD_START_AT, BAD_STOP_AT,
                    BAD_RING, BAD_SNAPSHOT_AT, BAD_SNAPSHOT_SIGNAL, BAD_SNAPSHOT_SAME,
-                   BAD_DIR, BAD_MAX_SIZE, BAD_MAX_TOTAL };
+                   BAD_DIR, BAD_MAX_SIZE, BAD_MAX_TOTAL, BAD_EXCLUDE_CALLEE };
 HIDDEN void read_settings(struct settings *st);
 /* NULL, or "LITIFUT_X: expected ..." for the first bad setting. */
 HIDDEN const char *settings_problem(const struct settings *st);
@@ -541,6 +548,8 @@ struct copy {
     int mode;                   /* LITIFUT_MODE_*, -1 until known (call.c) */
     int in_fork;                /* its prepare handler took part in the fork now
                                    under way (events.c; the lock holder's) */
+    const uint8_t *skipped;     /* LITIFUT_EXCLUDE_CALLEE: a bit per DB site put back to
+                                   a plain call (skip.c), or NULL */
 };
 HIDDEN extern struct copy litifut_copy;
 _Static_assert(offsetof(struct copy, tls_offset) == COPY_TLS_OFFSET, "layout.h");
@@ -555,6 +564,10 @@ _Static_assert(offsetof(pair_entry, target) == PAIR_TARGET && offsetof(pair_entr
 
 /* process.c */
 HIDDEN int copy_register(void);     /* 1: litifut_copy.state is COPY_READY */
+/* This copy's SKIPPED record (skip.c's result) into its object entry,
+ * for the trace (and each fork child's).  Under the lock. */
+struct skip_result;
+HIDDEN void object_set_skipped(const struct skip_result *r);
 HIDDEN void process_block_signals(uint32_t *saved);   /* saved: SIGSET_WORDS */
 HIDDEN void process_restore_signals(const uint32_t *saved);
 HIDDEN void lock(uint32_t *saved_mask);
@@ -816,6 +829,16 @@ HIDDEN void thread_cache_clear(struct litifut_thread *t);
 /* aside.c: the tracer's own memory, mapped where the program's
  * mappings do not go (sys_mmap's result: check with sys_mmap_failed) */
 HIDDEN void *map_aside(unsigned long len, int prot, int flags, int fd, uint64_t off);
+
+/* skip.c: LITIFUT_EXCLUDE_CALLEE at run time, for the object at `path`
+ * (this copy's); *skipped: a bit per DB site it put back (NULL: none). */
+struct skip_result {
+    uint32_t sites;             /* call sites put back */
+    uint32_t status;            /* LITIFUT_SKIP_* */
+    char text[LITIFUT_SKIP_TEXT_MAX];   /* "rule count" lines */
+};
+HIDDEN void skip_callees(const char *path, const char *rules, struct skip_result *r,
+                         uint8_t **skipped);
 
 /* procfs.c */
 #define PROC_FILE_MAX (256 * 1024ul)

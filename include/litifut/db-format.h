@@ -90,5 +90,50 @@ static inline uint32_t litifut_fnv1a_words(uint32_t h, const uint32_t *w,
     return h;
 }
 
+/*
+ * The call-site table, `.litifut_callsites`: a section the program does
+ * not load (no address depends on it), written by the rewriter with the
+ * DB, for LITIFUT_EXCLUDE_CALLEE at run time (stub/skip.c): the tracer
+ * reads it from the object's file and puts the original instruction
+ * back at each site of a named callee, so that those calls cost nothing
+ * and are not recorded.  Words in the target's byte order:
+ *
+ *   struct litifut_callsites_header
+ *   callees[n_callees]                  struct litifut_callsite_callee
+ *   sites[n_sites]                      struct litifut_callsite, a
+ *                                       callee's together, by address
+ *   names[names_size]                   NUL-terminated strings
+ *
+ * A callee is the function a site's link-fixed target lies in, or the
+ * PLT entry (veneer) it is, named before its '@', or (MIPS) the function
+ * of another object whose GOT slot a `jalr $t9` loads: the names
+ * LITIFUT_EXCLUDE_CALLEE matches at link time (src/rules.c).  Calls
+ * through a register with no such callee are not in it.
+ */
+#define LITIFUT_CALLSITES_SECTION ".litifut_callsites"
+#define LITIFUT_CALLSITES_MAGIC   0x5343544cu   /* "LTCS" read as a little-endian word */
+#define LITIFUT_CALLSITES_VERSION 1u
+
+struct litifut_callsites_header {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t db_checksum;   /* the DB's: the table is that DB's */
+    uint32_t n_callees;
+    uint32_t n_sites;
+    uint32_t names_size;    /* bytes */
+};
+struct litifut_callsite_callee {
+    uint32_t name;          /* offsets into names: the symbol, */
+    uint32_t full;          /* ... its demangled name (C++: with parameters), */
+    uint32_t bare;          /* ... and without (both the symbol's when not C++) */
+    uint32_t first;         /* its sites: sites[first .. first + count) */
+    uint32_t count;
+};
+struct litifut_callsite {
+    uint32_t index;         /* the site's index in the DB */
+    uint32_t patch;         /* link-time address of the word its redirect replaced */
+    uint32_t insn;          /* that word as it was (Thumb: first halfword low) */
+};
+
 #endif /* __ASSEMBLER__ */
 #endif

@@ -150,6 +150,16 @@
  *     LITIFUT_REC_ENTRY_END no payload: the thread's innermost entry
  *                           returned, at its clock as it stands; the
  *                           calls still open inside it end with it
+ *     LITIFUT_REC_SKIPPED   3 words and more, in the process's own chunks,
+ *                           once per object, when LITIFUT_EXCLUDE_CALLEE
+ *                           was set at run time: the object's site id base,
+ *                           the call sites it put back to plain calls
+ *                           (never recorded from the object's first call
+ *                           on), why it could not (LITIFUT_SKIP_*; 0: it
+ *                           did), then the rules with the sites each took,
+ *                           as "rule count" lines, NUL-terminated and
+ *                           zero-padded to a whole word (at most
+ *                           LITIFUT_SKIP_TEXT_MAX bytes)
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -280,6 +290,16 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_OWN_TIME    13u     /* the tracer's own time before the TIME record before */
 #define LITIFUT_REC_ENTRY       14u     /* a function entered by no traced call */
 #define LITIFUT_REC_ENTRY_END   15u     /* ... and returned */
+#define LITIFUT_REC_SKIPPED     16u     /* LITIFUT_EXCLUDE_CALLEE at run time: an object's sites put back */
+#define LITIFUT_SKIP_TEXT_MAX   512u    /* ... its text's bytes, with the NUL */
+#define LITIFUT_SKIP_DONE       0u      /* SKIPPED's why: done */
+#define LITIFUT_SKIP_NO_FILE    1u      /* ... the object's file could not be read */
+#define LITIFUT_SKIP_NO_TABLE   2u      /* ... it has no call-site table (stripped, or linked by
+                                           an older litifut), or a damaged one */
+#define LITIFUT_SKIP_OTHER_DB   3u      /* ... its table is not the loaded DB's (the file changed) */
+#define LITIFUT_SKIP_NOT_WRITABLE 4u    /* ... its code could not be made writable */
+#define LITIFUT_SKIP_SEGMENTS   5u      /* ... its call sites lie in more than one segment */
+#define LITIFUT_SKIP_NO_RULES   6u      /* ... the @FILE of rules could not be read */
 #define LITIFUT_ENTRY_THREAD    1u      /* ENTRY how: a thread's start routine (pthread_create) */
 #define LITIFUT_ENTRY_CALLBACK  2u      /* ... a function the C library calls back: a comparator
                                            (qsort, bsearch), an exit handler */

@@ -400,6 +400,43 @@ static void add_object(struct reader *r, size_t off, size_t n, uint32_t chunk)
     t->objects[t->n_objects++] = o;
 }
 
+/* Why an object of a trace did not apply LITIFUT_EXCLUDE_CALLEE
+ * (LITIFUT_SKIP_*). */
+const char *trace_skip_why(uint32_t status)
+{
+    static const char *const why[] = {
+        [LITIFUT_SKIP_DONE] = "done",
+        [LITIFUT_SKIP_NO_FILE] = "the tracer could not read the object's file",
+        [LITIFUT_SKIP_NO_TABLE] = "the object has no call-site table (stripped, or linked by an "
+                                  "older litifut)",
+        [LITIFUT_SKIP_OTHER_DB] = "the object's file was not the one loaded",
+        [LITIFUT_SKIP_NOT_WRITABLE] = "its code could not be made writable",
+        [LITIFUT_SKIP_SEGMENTS] = "its call sites lie in more than one segment",
+        [LITIFUT_SKIP_NO_RULES] = "the tracer could not read the rules' @FILE",
+    };
+    return status < sizeof why / sizeof why[0] ? why[status] : "an unknown reason";
+}
+
+/* A SKIPPED record at byte pos, payload n words: kept once per object
+ * base, its text cut at the first NUL, other control characters than
+ * line ends made '?'. */
+static void add_skip(struct reader *r, size_t pos, size_t n)
+{
+    struct trace_file *t = r->t;
+    uint32_t base = word(r, pos);
+    for (size_t i = 0; i < t->n_skips; i++)
+        if (t->skips[i].base == base)
+            return;
+    t->skips = grow_for_one(t->skips, t->n_skips, &t->cap_skips, sizeof *t->skips);
+    size_t len = 4 * (n - 3);
+    char *text = xcalloc(len + 1, 1);
+    memcpy(text, r->data + pos + 12, len);
+    for (char *c = text; *c; c++)
+        if ((unsigned char)*c < 32 && *c != '\n')
+            *c = '?';
+    t->skips[t->n_skips++] = (struct trace_skip){ base, word(r, pos + 4), word(r, pos + 8), text };
+}
+
 static void add_unload(struct reader *r, uint32_t base)
 {
     if (r->n_unloads == r->cap_unloads) {
@@ -568,6 +605,8 @@ static int control_word_ok(const struct trace_file *t, uint32_t w)
         return n == LITIFUT_FROZEN_REC_WORDS;
     case LITIFUT_REC_OWN_TIME:
         return n == 2;
+    case LITIFUT_REC_SKIPPED:
+        return n >= 4 && n <= 3 + LITIFUT_SKIP_TEXT_MAX / 4;
     default:
         return 0;
     }
@@ -714,6 +753,10 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint6
     case LITIFUT_REC_UNLOAD:
         if (!w->c)
             add_unload(r, word(r, pos + 4));
+        break;
+    case LITIFUT_REC_SKIPPED:
+        if (!w->c)
+            add_skip(r, pos + 4, n);
         break;
     case LITIFUT_REC_STATE:
         if (!w->c)
@@ -1557,6 +1600,9 @@ void trace_free(struct trace_file *t)
     for (size_t i = 0; i < t->n_objects; i++)
         free(t->objects[i].path);
     free(t->objects);
+    for (size_t i = 0; i < t->n_skips; i++)
+        free(t->skips[i].text);
+    free(t->skips);
     free(t->with_sites);
     free(t->path);
     free(t->maps_path);

@@ -144,6 +144,18 @@ struct trace_site_addr {
     uint8_t jump;               /* a tail jump's site (LITIFUT_SITE_ADDR_JUMP) */
 };
 
+/* LITIFUT_EXCLUDE_CALLEE at run time: what one object did (a SKIPPED
+ * record). */
+struct trace_skip {
+    uint32_t base;              /* the object's site id base */
+    uint32_t sites;             /* call sites put back to plain calls */
+    uint32_t status;            /* LITIFUT_SKIP_* (0: done) */
+    char *text;                 /* "rule count" lines; no control characters but '\n' */
+};
+
+/* What a trace_skip's status says, for people. */
+const char *trace_skip_why(uint32_t status);
+
 struct trace_file {
     char *path;
     char *maps_path;                    /* <base>.maps */
@@ -164,6 +176,8 @@ struct trace_file {
     double ns_per_unit;                 /* of the thread clocks' units (0: clock MARKS) */
     struct trace_pair *pairs;           /* modes dedup, count (header.mode): by time */
     size_t n_pairs;
+    struct trace_skip *skips;           /* SKIPPED records, one per object at most */
+    size_t n_skips, cap_skips;
     struct trace_site_addr *site_addrs; /* an emulated trace's sites, by id */
     size_t n_site_addrs;
     struct trace_chunk *chunks;         /* every chunk found, in file order */

@@ -60,7 +60,12 @@
  *         untraced.tsv's; program.c), the crt objects' and the
  *         tracer's code left out as the link leaves it; after the
  *         object lines, one "untraced_in=<calls> <function> <path>"
- *         line per function holding any, most first.
+ *         line per function holding any, most first.  After an
+ *         object's line, "site_rules=<rules> <path>" if it was linked
+ *         with any, and "callees_skipped=<sites> <rule>=<sites>,...
+ *         <path>" if LITIFUT_EXCLUDE_CALLEE was set at run time
+ *         ("callees_skipped=failed <rule>=0,... <path>: <why>" where
+ *         the object could not apply it).
  *   TSV   the same keys as columns, one row per trace (no object lines)
  *
  * Callees (the summary, callee_sym) are functions as every view has
@@ -468,6 +473,31 @@ static void print_objects(FILE *out, const struct trace_file *t, const struct pr
             fputc('\n', out);
         }
         free(rules);
+        for (size_t k = 0; k < t->n_skips; k++) {
+            const struct trace_skip *sk = &t->skips[k];
+            if (sk->base != o->base)
+                continue;
+            if (sk->status)
+                fputs("callees_skipped=failed ", out);
+            else
+                fprintf(out, "callees_skipped=%" PRIu32 " ", sk->sites);
+            int first = 1;      /* "rule count" lines as rule=count,... */
+            for (const char *l = sk->text; *l;) {
+                size_t len = strcspn(l, "\n");
+                const char *sp = memrchr(l, ' ', len);
+                if (sp) {
+                    fprintf(out, "%s%.*s=%.*s", first ? "" : ",", (int)(sp - l), l,
+                            (int)(l + len - sp - 1), sp + 1);
+                    first = 0;
+                }
+                l += len + (l[len] == '\n');
+            }
+            fputc(' ', out);
+            put_clean(out, o->path);
+            if (sk->status)
+                fprintf(out, ": %s", trace_skip_why(sk->status));
+            fputc('\n', out);
+        }
     }
     for (size_t i = 0; i < ps->n; i++) {
         const struct program *p = &ps->v[i];
