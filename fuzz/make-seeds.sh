@@ -23,6 +23,8 @@
 #   postproc/arm-demo-gz          the ARM trace gzip'ed
 #   postproc/arm-demo-count       the ARM program's LITIFUT_MODE=count trace
 #   postproc/arm-demo-budget      ... and its LITIFUT_BUDGET=1us/1ms trace
+#   postproc/arm-demo-skip        ... and with LITIFUT_EXCLUDE_CALLEE at run
+#                                 time (a SKIPPED record)
 #   postproc/arm-demo-stopped     ... and one stopped by a 5 KB file size
 #                                 limit (the header's stop fields, STOPPED)
 #   postproc/arm-demo-emu         ... run under litifut-emu (an emulated trace)
@@ -472,6 +474,8 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
         # and with a tiny time budget (BUDGET and budget STATE records)
         run_seed "$prog-count" LITIFUT_MODE=count
         run_seed "$prog-budget" LITIFUT_BUDGET=1us/1ms
+        # callees put back at run time (a SKIPPED record)
+        run_seed "$prog-skip" LITIFUT_EXCLUDE_CALLEE=cmd_*,strlen
         # a trace that stopped at a file size limit (header and STOPPED)
         SEED_FSIZE=5 run_seed "$prog-stopped" LITIFUT_TIME_EVERY=1
         # a flight recorder's, frozen by a call (the ring's header

@@ -92,7 +92,7 @@ static void skip_start(void)
         litifut_copy.skipped = bits;
         object_set_skipped(&r);
         if (r.status && r.status < sizeof skip_problem / sizeof skip_problem[0])
-            say("LITIFUT_EXCLUDE_CALLEE:", path && path[0] ? path : "(an object)", 0,
+            say("LITIFUT_EXCLUDE_CALLEE not applied in", path && path[0] ? path : "an object", 0,
                 skip_problem[r.status]);
     }
     unlock(mask);

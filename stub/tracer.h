@@ -49,7 +49,8 @@
  *                reached no other way.
  * and helpers every file may use, which call none of the above:
  * settings.c, procfs.c, fileid.c, elfsym.c (a loaded object's dynamic
- * symbols), sys.h, text.h.
+ * symbols), skip.c (LITIFUT_EXCLUDE_CALLEE at run time: the object's
+ * call sites put back; copy.c calls it), sys.h, text.h.
  */
 #ifndef LITIFUT_STUB_TRACER_H
 #define LITIFUT_STUB_TRACER_H
