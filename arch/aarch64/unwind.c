@@ -93,6 +93,37 @@ static uintptr_t sign(uintptr_t a, uintptr_t modifier, int key_b)
     return x17;
 }
 
+/* How this tracer's own functions save theirs (-mbranch-protection). */
+#if defined(__ARM_FEATURE_PAC_DEFAULT)
+#define OWN_SIGNING (__ARM_FEATURE_PAC_DEFAULT & 1 ? 0 : 1)
+#else
+#define OWN_SIGNING (-1)
+#endif
+
+/* How a frame saved its return address: signed with key A (0), B (1), or
+ * not (-1), for the rare word that reads both ways (a trampoline whose
+ * signature with that frame's modifier happens to be 0: 1 in 128 with 7
+ * PAC bits).  Told by the code before `pc` in the function holding it:
+ * the nearest paciasp or pacibsp (signed) or return (the code before is
+ * another function's, or a path that returned before any signing);
+ * within pc's own page only (the one known to be mapped), else as this
+ * tracer was built (the toolchain's default, likely the program's). */
+static int frame_signing(uintptr_t pc)
+{
+    const uint32_t *p = (const uint32_t *)(pc & ~(uintptr_t)3);
+    const uint32_t *page = (const uint32_t *)(pc & ~(uintptr_t)4095);
+    while (p > page) {
+        uint32_t insn = *--p;
+        if (insn == 0xd503233f)                 /* paciasp */
+            return 0;
+        if (insn == 0xd503237f)                 /* pacibsp */
+            return 1;
+        if (insn == 0xd65f03c0 || insn == 0xd65f0bff || insn == 0xd65f0fff)
+            return -1;                          /* ret, retaa, retab */
+    }
+    return OWN_SIGNING;
+}
+
 #define BACKTRACE_MAX 1024          /* frames asked for, hooked ones included */
 #define HOOKED_MAX 256              /* hooked frames given their real address */
 
@@ -106,24 +137,38 @@ int __wrap_backtrace(void **buf, int size)
     void *all[ask];
     uintptr_t *slot[HOOKED_MAX], saved[HOOKED_MAX];
     unsigned n = 0;
-    uintptr_t below = FRAME_ADDRESS();
+    /* The scan starts above this function's own frame (its CFA): its
+     * locals (these arrays, uninitialized) may hold stale trampoline
+     * words of calls made deeper before; a word found there would be
+     * the wrong one, and slot[] itself could be it.  Its own saved x30
+     * (the call to it hooked) is in its frame record. */
+    uintptr_t below = (uintptr_t)__builtin_dwarf_cfa();
+    uintptr_t *own = (uintptr_t *)FRAME_ADDRESS() + 1;
+    /* code of the callee of the entry at hand (below: this function's
+     * own, if the call to it was hooked; else its caller's) */
+    uintptr_t callee_pc = strip((uintptr_t)__builtin_return_address(0));
     for (const struct shadow_entry *e = t->shadow_top;
          t->shadow && n < HOOKED_MAX && e-- > t->shadow + 1;) {
         if (e->sp < below || !e->ra)
             continue;
-        for (uintptr_t *w = (uintptr_t *)below; (uintptr_t)w < e->sp; w++) {
+        uintptr_t *w = e->sp == below ? own : (uintptr_t *)below;
+        uintptr_t *end = e->sp == below ? own + 1 : (uintptr_t *)e->sp;
+        for (; w < end; w++) {
             uintptr_t v = *w, tramp = strip(v);
             if (tramp - (uintptr_t)litifut_trampolines >=
                 (uintptr_t)(litifut_trampolines_end - litifut_trampolines))
                 continue;
             slot[n] = w;
             saved[n++] = v;
-            *w = v == tramp ? e->ra     /* (not signed: a signature may be 0) */
-                 : v == sign(tramp, e->sp, 0) ? sign(e->ra, e->sp, 0)
-                 : v == sign(tramp, e->sp, 1) ? sign(e->ra, e->sp, 1) : e->ra;
+            int key = v != tramp ? (v == sign(tramp, e->sp, 0) ? 0 : v == sign(tramp, e->sp, 1) ? 1 : -1)
+                    : sign(tramp, e->sp, 0) == tramp || sign(tramp, e->sp, 1) == tramp
+                      ? (w == own ? OWN_SIGNING : frame_signing(callee_pc))  /* (reads both ways) */
+                      : -1;
+            *w = key < 0 ? e->ra : sign(e->ra, e->sp, key);
             break;
         }
         below = e->sp;
+        callee_pc = strip(e->ra);
     }
     int marked = returns_unhooked_begin(t, FRAME_ADDRESS());
     int got = __real_backtrace(all, ask);
