@@ -127,11 +127,11 @@ $(LINKS): $(BIN)/litifut-ld
 
 # --- tracer modules: target code, built with the cross compilers ---
 
-# The modules are linked into every instrumented object with their
-# DWARF (three quarters of their bytes: about 370 KB); TRACER_STRIP=1
-# leaves it out (not the default yet: with it, an AArch64 static
-# program's backtrace() under exact returns crashed in the tests).
-TRACER_STRIP_FLAGS := $(if $(filter 1,$(TRACER_STRIP)),--strip-debug,)
+# The modules are linked into every instrumented object without their
+# DWARF (three quarters of their bytes: about 370 KB a copy);
+# TRACER_STRIP=0 keeps it (to debug the tracer itself).  Nothing at run
+# time reads it: unwinding uses .eh_frame and .ARM.exidx, kept.
+TRACER_STRIP_FLAGS := $(if $(filter 0,$(TRACER_STRIP)),,--strip-debug)
 TRACER_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -fvisibility=hidden \
                  -fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
                  -Iinclude -Istub

@@ -113,11 +113,23 @@ static int load_segments(struct elf_image *img, const GElf_Ehdr *eh)
     if (table_end(eh->e_phoff, phnum, entry_size(img, ELF_T_PHDR)) > img->size)   /* PN_XNUM */
         return error("%s: truncated: the file has %zu bytes, less than its %zu program headers",
                      img->path, img->size, phnum);
+    /* A separate debug file (objcopy --only-keep-debug) keeps the
+     * program's headers, not its code (its sections NOBITS): there a
+     * segment may end past the file, and holds no file bytes. */
+    int debug_file = 1;
+    for (size_t i = 0; i < img->n_sections; i++)
+        if ((img->sections[i].flags & SHF_ALLOC) && (img->sections[i].flags & SHF_EXECINSTR) &&
+            img->sections[i].type != SHT_NOBITS)
+            debug_file = 0;
     img->segments = xcalloc(phnum, sizeof *img->segments);
     for (size_t i = 0; i < phnum; i++) {
         GElf_Phdr ph;
         if (!gelf_getphdr(img->elf, (int)i, &ph))
             return error("%s: malformed program header %zu: %s", img->path, i, elf_errmsg(-1));
+        if (debug_file && past_file(img, ph.p_offset, ph.p_filesz)) {
+            ph.p_filesz = 0;
+            ph.p_offset = 0;
+        }
         if (past_file(img, ph.p_offset, ph.p_filesz))
             return error("%s: truncated: the file has %zu bytes, segment %zu ends at byte %"
                          PRIu64, img->path, img->size, i,
