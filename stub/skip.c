@@ -91,7 +91,7 @@ struct rule_list {
 static void add_rules(struct rule_list *l, char *s, int lines)
 {
     while (*s && l->n < SKIP_MAX_RULES) {
-        while (*s == ',' || *s == '\n' || (!lines && *s == ' ') || *s == '\t' || *s == '\r')
+        while (*s == ',' || *s == '\n' || *s == ' ' || *s == '\t' || *s == '\r')
             s++;
         if (!*s)
             break;
