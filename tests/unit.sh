@@ -3,7 +3,7 @@
 # page table and checksum, the trace's record words.
 test_unit() {
     local out=$WORK/unit.out line rc=0
-    "$PLUGINS/unit" > "$out" 2> "$WORK/unit.err" || rc=$?
+    "$PLUGINS/unit" "$ROOT" > "$out" 2> "$WORK/unit.err" || rc=$?
     while IFS= read -r line; do
         case $line in
         "ok "*) pass "unit: ${line#ok }" ;;

@@ -26,6 +26,9 @@
 #include "src/arch-rewrite.h"
 #include "src/db.h"
 #include "src/rules.h"
+#include "src/callsites.h"
+#include "lib/error.h"
+#include "litifut/db-format.h"
 #include "postproc/views/estimates.h"
 #include "postproc/views/histogram.h"
 #include "postproc/reader/trace.h"
@@ -1278,8 +1281,94 @@ static void test_own_time(void)
     free(own);
 }
 
-int main(void)
+/* --- the call-site table (src/callsites.c; read by stub/skip.c) --- */
+
+/* arm-demo as pass 2 linked it (before the rewrite): its sites' table
+ * read back as the tracer reads it: every site with a link-fixed callee
+ * once, under the name of the function or PLT entry its original call
+ * goes to, with the word the redirect replaces. */
+static void test_callsites(const char *root)
 {
+    char *path = xasprintf("%s/fuzz/corpus/elfdb/arm-demo.unrewritten", root);
+    struct elf_image img;
+    if (elf_image_open(&img, path) != 0) {
+        check(0, "callsites: opens the ARM demo", "%s", path);
+        free(path);
+        return;
+    }
+    free(path);
+    const struct arch_ops *arm = arch_of_image(&img);
+    struct site_list sites = { NULL, 0 };
+    struct scan_stats st;
+    memset(&st, 0, sizeof st);
+    if (!arm || find_call_sites(arm, &img, NULL, &sites, &st) != 0) {
+        check(0, "callsites: the demo's sites", "no scan");
+        elf_image_close(&img);
+        return;
+    }
+    size_t len = 0;
+    unsigned char *t = callsites_build(arm, &img, &sites, 0x12345678, &len);
+    struct litifut_callsites_header h;
+    memcpy(&h, t, sizeof h);
+    const unsigned char *callees = t + sizeof h;
+    const unsigned char *site = callees + h.n_callees * sizeof(struct litifut_callsite_callee);
+    const char *names = (const char *)(site + h.n_sites * sizeof(struct litifut_callsite));
+    struct plt_entry *plt = NULL;
+    size_t n_plt = 0;
+    arch_read_ops(arm)->plt_entries(&img, &plt, &n_plt);
+    struct function_index fx;
+    function_index_build(&img, &fx);
+    size_t bad = 0, seen = 0, named = 0;
+    for (size_t i = 0; i < sites.n; i++) {
+        uint64_t to = 0;
+        named += arch_read_ops(arm)->call_target(&sites.v[i], &to) && to;
+    }
+    for (uint32_t c = 0; c < h.n_callees; c++) {
+        struct litifut_callsite_callee ce;
+        memcpy(&ce, callees + c * sizeof ce, sizeof ce);
+        const char *name = names + ce.name;
+        for (uint32_t k = ce.first; k < ce.first + ce.count && k < h.n_sites; k++, seen++) {
+            struct litifut_callsite cs;
+            memcpy(&cs, site + k * sizeof cs, sizeof cs);
+            const struct call_site *s = cs.index < sites.n ? &sites.v[cs.index] : NULL;
+            uint64_t to = 0;
+            if (!s || cs.insn != s->insn || cs.patch != s->addr + arm->kinds[s->kind].patch_offset ||
+                !arch_read_ops(arm)->call_target(s, &to)) {
+                bad++;
+                continue;
+            }
+            to &= ~(uint64_t)1;
+            const char *at = NULL;
+            for (size_t j = 0; j < n_plt; j++)
+                if (plt[j].name && to - plt[j].addr < plt[j].size)
+                    at = plt[j].name;
+            const struct indexed_function *f = at ? NULL : function_index_find(&fx, to);
+            if (!at && f)
+                at = f->sym->name;
+            if (!at || strncmp(at, name, strlen(name)) != 0 ||
+                (at[strlen(name)] && at[strlen(name)] != '@'))
+                bad++;
+        }
+    }
+    check(h.magic == LITIFUT_CALLSITES_MAGIC && h.version == LITIFUT_CALLSITES_VERSION &&
+              h.db_checksum == 0x12345678 && h.n_callees > 5 && seen == h.n_sites &&
+              h.n_sites == named && !bad && len % 4 == 0 && !names[h.names_size - 1],
+          "callsites: the ARM demo's table: each site with a fixed callee once, under its callee's name, with its original word",
+          "%" PRIu32 " callees, %" PRIu32 " sites of %zu with a fixed target, %zu wrong", h.n_callees,
+          h.n_sites, named, bad);
+    for (size_t j = 0; j < n_plt; j++)
+        free(plt[j].name);
+    free(plt);
+    function_index_free(&fx);
+    free(t);
+    scan_stats_free(&st);
+    site_list_free(&sites);
+    elf_image_close(&img);
+}
+
+int main(int argc, char **argv)
+{
+    test_callsites(argc > 1 ? argv[1] : ".");
     test_own_time();
     test_row_triples();
     test_elf64();
