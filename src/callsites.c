@@ -180,8 +180,11 @@ int callsites_write_image(const struct arch_ops *arch, struct elf_image *img,
     size_t len = 0;
     unsigned char *t = callsites_build(arch, img, sites, db_checksum, &len);
     int rc = 0;
-    if (!sec || sec->size < len || sec->offset > img->size || img->size - sec->offset < sec->size)
+    if (!sec || sec->offset > img->size || img->size - sec->offset < sec->size)
         rc = error("%s: %s is not the one written for it", img->path, LITIFUT_CALLSITES_SECTION);
+    else if (sec->size < len)
+        rc = error("%s: %s has %zu bytes, its final table %zu", img->path,
+                   LITIFUT_CALLSITES_SECTION, (size_t)sec->size, len);
     else {
         memcpy(img->data + sec->offset, t, len);
         memset(img->data + sec->offset + len, 0, sec->size - len);     /* (a relink's room) */

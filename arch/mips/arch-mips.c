@@ -387,9 +387,14 @@ static void got_info_read(const struct elf_image *img, struct got_info *g)
         }
         /* words of allocated data that could be code addresses or
          * gp-relative ones (a jump table's): every word, as it is;
-         * data_enters tries it both ways */
+         * data_enters tries it both ways.  Not the unwind tables': no
+         * jump table lies there, and their pc-relative words change
+         * between the two links (the DB before them grows), so that one
+         * link's could read as a jump into a call's range and the
+         * other's not */
         if ((s->flags & SHF_ALLOC) && !(s->flags & SHF_EXECINSTR) && s->type == SHT_PROGBITS &&
-            s->size >= 4) {
+            s->size >= 4 && strcmp(s->name, ".eh_frame") != 0 &&
+            strcmp(s->name, ".eh_frame_hdr") != 0 && strcmp(s->name, ".gcc_except_table") != 0) {
             const unsigned char *p = elf_bytes_at(img, s->addr, s->size);
             if (!p)
                 continue;
