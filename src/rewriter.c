@@ -329,8 +329,8 @@ int read_sites_tsv(const struct arch_ops *arch, const char *path, struct site_li
     for (unsigned lineno = 2; rc == 0 && fgets(line, sizeof line, f); lineno++) {
         struct call_site s;
         memset(&s, 0, sizeof s);
-        if (sscanf(line, "%" SCNx64 "\t%31s\t%" SCNx32 "\t%" SCNx16, &s.addr, kind, &s.insn,
-                   &s.insn2) < 3) {
+        if (sscanf(line, "%" SCNx64 "\t%31s\t%" SCNx32 "\t%" SCNx16 "\t%" SCNu32, &s.addr, kind,
+                   &s.insn, &s.insn2, &s.callee_sym) < 3) {
             rc = error("%s:%u: malformed line", path, lineno);
             break;
         }

@@ -29,11 +29,12 @@ int write_sites_tsv(const struct arch_ops *arch, const struct site_list *l, cons
     FILE *f = fopen(path, "w");
     if (!f)
         return error("%s: cannot create", path);
-    fprintf(f, "site\tkind\tinsn\tinsn2\n");
+    fprintf(f, "site\tkind\tinsn\tinsn2\timport\n");
     for (size_t i = 0; i < l->n; i++)
         /* a 64-bit address gets its 16 digits (the reader: SCNx64) */
-        fprintf(f, "0x%08" PRIx64 "\t%s\t0x%08" PRIx32 "\t0x%04" PRIx16 "\n", l->v[i].addr,
-                arch->kinds[l->v[i].kind].name, l->v[i].insn, l->v[i].insn2);
+        fprintf(f, "0x%08" PRIx64 "\t%s\t0x%08" PRIx32 "\t0x%04" PRIx16 "\t%" PRIu32 "\n",
+                l->v[i].addr, arch->kinds[l->v[i].kind].name, l->v[i].insn, l->v[i].insn2,
+                l->v[i].callee_sym);
     if (fclose(f) != 0)
         return error("%s: write error", path);
     return 0;
