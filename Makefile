@@ -199,7 +199,7 @@ $(call tracer_pair,$(1),$(2),$(3),$(4),exe,$(EXE_FLAGS),tracer)
 $(call tracer_pair,$(1),$(2),$(3),$(5),shared,$(SHARED_FLAGS),tracer-shared)
 endef
 
-STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o entries.o settings.o procfs.o skip.o \
+STUB_OBJS  := call.o thread.o copy.o process.o tracefile.o events.o entries.o settings.o procfs.o skip.o args.o \
               fileid.o returns.o elfsym.o copyout.o control.o pairs.o budget.o recording.o aside.o
 # The modules' global symbols are all litifut_* (or __wrap_*): their
 # internal names (lock, warn, ...) get the prefix, so they never meet
@@ -281,6 +281,7 @@ $(BUILD)/tools/returns-compare: $(call host_obj,$(RETURNS_COMPARE_SRC) $(LIB_SRC
 # unit tests of the encoders and decoders, and the post-processor's
 # estimate marks, duration histogram and call stack (tests/unit.sh)
 $(BUILD)/tools/unit: $(call host_obj,tests/tools/unit.c postproc/views/estimates.c postproc/views/histogram.c \
+                                     postproc/views/args.c \
                                      $(POSTPROC_READER_SRC) $(REWRITER_SRC) $(LIB_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(POSTPROC_LDLIBS) $(HOST_LDLIBS)

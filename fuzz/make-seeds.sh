@@ -25,6 +25,7 @@
 #   postproc/arm-demo-budget      ... and its LITIFUT_BUDGET=1us/1ms trace
 #   postproc/arm-demo-skip        ... and with LITIFUT_EXCLUDE_CALLEE at run
 #                                 time (a SKIPPED record)
+#   postproc/arm-demo-args        ... and with LITIFUT_ARGS (ARGS records)
 #   postproc/arm-demo-stopped     ... and one stopped by a 5 KB file size
 #                                 limit (the header's stop fields, STOPPED)
 #   postproc/arm-demo-emu         ... run under litifut-emu (an emulated trace)
@@ -476,6 +477,8 @@ for triple in arm-linux-gnueabi mips-linux-gnu mipsel-linux-gnu; do
         run_seed "$prog-budget" LITIFUT_BUDGET=1us/1ms
         # callees put back at run time (a SKIPPED record)
         run_seed "$prog-skip" LITIFUT_EXCLUDE_CALLEE=cmd_*,strlen
+        # what calls were given and gave back (ARGS records)
+        run_seed "$prog-args" "LITIFUT_ARGS=strlen;word_sum@arg1/s,retval;qsort@arg1/x16,arg2,arg3"
         # a trace that stopped at a file size limit (header and STOPPED)
         SEED_FSIZE=5 run_seed "$prog-stopped" LITIFUT_TIME_EVERY=1
         # a flight recorder's, frozen by a call (the ring's header

@@ -115,6 +115,8 @@ static void usage(FILE *f)
         "                     the base, the largest change (of the --sort key) first;\n"
         "                     functions matched by name, so two builds compare\n"
         "  --srcline          add file:line (DWARF) of call sites and functions\n"
+        "  --auto-args        name the values LITIFUT_ARGS recorded (open(pathname=...)),\n"
+        "                     for the C library functions litifut knows\n"
         "Filters (every view but --info):\n"
         "  --pid=PID[,PID..]  only the traces of these processes\n"
         "  --per-process      --profile, --graph, --summary (text): each process's\n"
@@ -605,6 +607,7 @@ static int check_options(struct options *o)
 }
 
 enum { OPT_FORMAT = 256, OPT_SUMMARY, OPT_INFO, OPT_PROFILE, OPT_GRAPH, OPT_SORT, OPT_SRCLINE,
+       OPT_AUTO_ARGS,
        OPT_TID, OPT_FUNCTION, OPT_EXCLUDE, OPT_DEPTH, OPT_TIME_RANGE, OPT_BINARY_DIR,
        OPT_SYSROOT, OPT_PID, OPT_PER_PROCESS, OPT_PER_PROGRAM, OPT_COVERAGE, OPT_PROCESSES, OPT_OUTPUT, OPT_DIFF, OPT_DEBUG_DIR };
 
@@ -621,6 +624,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "graph", optional_argument, NULL, OPT_GRAPH },
         { "sort", required_argument, NULL, OPT_SORT },
         { "srcline", no_argument, NULL, OPT_SRCLINE },
+        { "auto-args", no_argument, NULL, OPT_AUTO_ARGS },
         { "tid", required_argument, NULL, OPT_TID },
         { "pid", required_argument, NULL, OPT_PID },
         { "per-process", no_argument, NULL, OPT_PER_PROCESS },
@@ -655,6 +659,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_SORT: rc = set_once(&o->sort, optarg, "--sort"); break;
         case OPT_SRCLINE: o->view.srcline = 1; break;
+        case OPT_AUTO_ARGS: o->view.auto_args = 1; break;
         case OPT_TID:
             rc = parse_ids("--tid", "thread", optarg, &o->tids, &o->n_tids);
             o->filters = 1;

@@ -66,6 +66,7 @@ enum profile_sort { SORT_SELF, SORT_TOTAL, SORT_CALLS };
 struct view_options {
     int tsv;                    /* --format=tsv */
     int srcline;                /* --srcline */
+    int auto_args;              /* --auto-args: LITIFUT_ARGS' values named */
     enum profile_sort sort;     /* --profile --sort= */
     const char *graph_func;     /* --graph=FUNC, or NULL for every function */
     int notes;                  /* stderr is a terminal: notes the output has no room for */

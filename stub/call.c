@@ -226,6 +226,8 @@ static __attribute__((noinline)) int mode_call(uint32_t index, uint32_t site, ui
  */
 HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
 {
+    if (k4 == ARGS_K4)
+        return args_call(frame);            /* a LITIFUT_ARGS call, recorded (args.c) */
     const struct litifut_db_header *h = db_header();
     uintptr_t ra = arch_return_address(frame);
     uint32_t page = (uint32_t)(ra >> h->page_shift) -
@@ -245,6 +247,11 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
      * the thunk pushed (db-format.h); every return below goes there */
     int jump_reg = indirect && (w & LITIFUT_DB_JUMP_REG);
     uintptr_t go = jump_reg ? arch_jump_reg_continuation(w) : target;
+    /* LITIFUT_ARGS: a selected call's word sends it on to the args entry,
+     * `go`; the callee is still its own (args.c) */
+    const struct args_site *args = litifut_copy.n_args ? args_site_at(ARCH_CODE_ADDRESS(ra)) : NULL;
+    if (args)
+        target = args_target(args, target);
 
     uint32_t site = litifut_copy.base + index;
     if (litifut_copy.mode != LITIFUT_MODE_FULL && mode_call(index, site, target))
@@ -288,14 +295,19 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
     struct arch_frame *hook =
         litifut_copy.returns && busy != BUSY_UNHOOKED && !jump && returns_hookable(target) ? frame
                                                                                           : NULL;
+    int recorded = 0;
     if (!busy || busy == (uintptr_t)frame) {
-        record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook, jump);
+        recorded = record_call(t, (uintptr_t)frame, site, indirect, target, 0, 0, hook, jump);
     } else if (busy != BUSY_OFF) {   /* off: nothing to ask, at "off" cost */
         uintptr_t after = busy_after_record(t, frame);
         if (after != BUSY_OFF)
-            record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0, hook,
-                        jump);
+            recorded = record_call(t, (uintptr_t)frame, site, indirect, target, after, after == 0,
+                                   hook, jump) && after == 0;
     }
+    /* a selected call through a register (MIPS) goes straight on: its
+     * arguments now */
+    if (args && indirect && recorded && !t->busy && proc && !proc->recording_off)
+        args_after_call(t, frame, args, (uintptr_t)(frame + 1));
     if (triggers)
         control_after_call(callee);     /* LITIFUT_STOP_AT */
     return go;

@@ -63,8 +63,9 @@ static const char *const skip_problem[] = {
 
 /* LITIFUT_EXCLUDE_CALLEE at run time: once the copy is registered, its
  * calls of those functions go back to plain calls (skip.c), and its
- * object entry says so in the trace.  Once per copy; not while this
- * thread holds the lock (a later call does it). */
+ * object entry says so in the trace.  Then LITIFUT_ARGS: its selected
+ * calls routed to the args entry (args.c).  Once per copy; not while
+ * this thread holds the lock (a later call does it). */
 static void skip_start(void)
 {
     static int done;
@@ -74,7 +75,7 @@ static void skip_start(void)
         return;
     unlock(mask);
     const struct settings *st = tracefile_settings();
-    if (!st->exclude_callee[0] || st->off || st->bad) {
+    if ((!st->exclude_callee[0] && !st->args[0]) || st->off || st->bad) {
         done = 1;
         return;
     }
@@ -87,13 +88,17 @@ static void skip_start(void)
         for (uint32_t i = 0; i < p->n_objects; i++)
             if (p->objects[i].rec.base == litifut_copy.base && p->objects[i].live)
                 path = p->objects[i].path;
-        uint8_t *bits;
-        skip_callees(path, st->exclude_callee, &r, &bits);
-        litifut_copy.skipped = bits;
-        object_set_skipped(&r);
-        if (r.status && r.status < sizeof skip_problem / sizeof skip_problem[0])
-            say("LITIFUT_EXCLUDE_CALLEE not applied in", path && path[0] ? path : "an object", 0,
-                skip_problem[r.status]);
+        if (st->exclude_callee[0]) {
+            uint8_t *bits;
+            skip_callees(path, st->exclude_callee, &r, &bits);
+            litifut_copy.skipped = bits;
+            object_set_skipped(&r);
+            if (r.status && r.status < sizeof skip_problem / sizeof skip_problem[0])
+                say("LITIFUT_EXCLUDE_CALLEE not applied in", path && path[0] ? path : "an object",
+                    0, skip_problem[r.status]);
+        }
+        if (st->args[0])
+            args_start(path, st->args);
     }
     unlock(mask);
 }

@@ -20,7 +20,7 @@
 #define THREAD_TIME       12
 #define THREAD_TIMESPEC   48
 #define THREAD_SHADOW_TOP 56    /* then shadow_end: LITIFUT_RETURNS (tracer.h) */
-#define THREAD_HEAD       116   /* the fields before the padding up to the cache */
+#define THREAD_HEAD       120   /* the fields before the padding up to the cache */
 #define THREAD_CACHE      128
 
 /* struct tls_slot, this copy's thread-local words: the thread's state
@@ -54,8 +54,8 @@
 #define THREAD_SHIFT      28    /* counter_shift, beside time_last (one ldp) */
 #define THREAD_TIMESPEC   96
 #define THREAD_SHADOW_TOP 104   /* then shadow_end */
-#define THREAD_HEAD       200
-#define THREAD_CACHE      200   /* 8-byte entries */
+#define THREAD_HEAD       208
+#define THREAD_CACHE      208   /* 8-byte entries */
 
 #define TLS_THREAD        0
 #define TLS_REC_DELTA     8

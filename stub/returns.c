@@ -278,7 +278,7 @@ uintptr_t returns_real_address(uintptr_t sp)
 
 /* Whether `ra` is one of this copy's return trampolines (arch/<arch>/:
  * the C one and the hot paths'). */
-static int is_trampoline(uintptr_t ra)
+int returns_is_trampoline(uintptr_t ra)
 {
     return ra - (uintptr_t)litifut_trampolines <
            (uintptr_t)(litifut_trampolines_end - litifut_trampolines);
@@ -287,7 +287,7 @@ static int is_trampoline(uintptr_t ra)
 uintptr_t returns_unhook(struct litifut_thread *t, uintptr_t ra)
 {
     struct shadow_entry *e = top_entry(t);
-    if (!is_trampoline(ra) || !e || !e->ra)
+    if (!returns_is_trampoline(ra) || !e || !e->ra)
         return ra;
     uintptr_t real = e->ra;
     e->ra = 0;                      /* a call not hooked: closed by a later event */
@@ -298,7 +298,7 @@ uintptr_t returns_unhook(struct litifut_thread *t, uintptr_t ra)
  * whose call a hot path hooked: the real return address. */
 HIDDEN uintptr_t litifut_unhook(uintptr_t ra)
 {
-    if (!is_trampoline(ra))
+    if (!returns_is_trampoline(ra))
         return ra;
     struct litifut_thread *t = thread_self();
     uintptr_t busy = busy_enter(t, FRAME_ADDRESS());
@@ -371,7 +371,9 @@ HIDDEN uintptr_t litifut_return(uintptr_t sp)
     if (e && e->sp == sp && e->ra) {
         ra = e->ra;
         t->shadow_top--;
-        if (p)
+        if (p && t->args_marks)
+            args_on_return(t, p, sp, sp);   /* (LITIFUT_ARGS: maybe its return value) */
+        else if (p)
             returns_put(t, p);
     } else {
         ra = resume(t, p, sp);
@@ -414,7 +416,7 @@ int returns_backtrace_filter(void **buf, int n, uintptr_t lo, uintptr_t hi)
             break;
         }
     for (int i = first; i < n; i++)
-        if (!is_trampoline((uintptr_t)buf[i]))
+        if (!returns_is_trampoline((uintptr_t)buf[i]))
             buf[k++] = buf[i];
     return k;
 }

@@ -168,6 +168,9 @@ static const char *const accepted[] = {
     [BAD_MAX_TOTAL] = "LITIFUT_MAX_TOTAL: expected a size from 64K to 4T such as 10G (K, M, G, T)",
     [BAD_EXCLUDE_CALLEE] = "LITIFUT_EXCLUDE_CALLEE: expected at most 1023 bytes of function "
                            "names (more in an @FILE)",
+    [BAD_ARGS] = "LITIFUT_ARGS: expected at most 1023 bytes of rules such as "
+                 "'open;strcmp@arg1/s,arg2/s,retval' (argN, retval; /s, /sLEN, /xLEN)",
+    [BAD_ARGS_MODE] = "LITIFUT_ARGS: records calls' values in LITIFUT_MODE full or ring only",
 };
 
 const char *settings_problem(const struct settings *st)
@@ -228,6 +231,9 @@ static void apply_setting(struct settings *st, const char *var)
             bad(st, BAD_DIR);
     } else if ((v = str_after(var, "MAX_TOTAL="))) {
         size_cap(st, v, &st->max_total_kb, BAD_MAX_TOTAL);
+    } else if ((v = str_after(var, "ARGS="))) {
+        if (put_path(st->args, sizeof st->args, v) || (v[0] && args_spec_problem(v)))
+            bad(st, BAD_ARGS);
     } else if ((v = str_after(var, "EXCLUDE_CALLEE="))) {
         if (put_path(st->exclude_callee, sizeof st->exclude_callee, v))
             bad(st, BAD_EXCLUDE_CALLEE);
@@ -348,6 +354,7 @@ void read_settings(struct settings *st)
     st->budget_us = st->period_us = 0;
     st->max_size_kb = st->max_total_kb = 0;
     st->exclude_callee[0] = 0;
+    st->args[0] = 0;
     st->bad = 0;
     unsigned long len;
     char *buf = read_proc_file("/proc/self/environ", &len);
@@ -385,6 +392,8 @@ void read_settings(struct settings *st)
     st->budget_ignored = st->budget_us && st->mode != LITIFUT_MODE_FULL;
     if (st->budget_ignored)
         st->budget_us = st->period_us = 0;  /* the modes have no refill to check it at */
+    if (st->args[0] && st->mode != LITIFUT_MODE_FULL)
+        bad(st, BAD_ARGS_MODE);             /* (ring is the full mode's) */
     if (st->mode != LITIFUT_MODE_FULL) {    /* exact returns need the full trace */
         st->returns_ignored = st->returns && st->returns_set;
         st->returns = 0;

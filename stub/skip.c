@@ -24,7 +24,7 @@
 
 /* fnmatch(3) without flags: `*`, `?`, `[...]` (`!` or `^` negates,
  * ranges), `\` quotes the next character. */
-static int glob_match(const char *p, const char *s)
+int glob_match(const char *p, const char *s)
 {
     const char *star = 0, *resume = 0;
     while (*s) {
@@ -184,27 +184,23 @@ static int rule_naming(const struct rule_list *l, const char *names, uint32_t na
     return -1;
 }
 
-/* Puts back every site of the table at f (n bytes: the object's file,
- * mapped) whose callee a rule names; a problem into r->problem. */
-static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_list *l,
-                         struct skip_result *r, uint8_t **skipped)
+/* The call-site table of the object file at f (n bytes, mapped), checked
+ * field by field against the file and the loaded DB: LITIFUT_SKIP_DONE
+ * and *v filled, or why not (LITIFUT_SKIP_NO_TABLE, _OTHER_DB). */
+uint32_t callsites_find(const unsigned char *f, unsigned long n, struct callsites_view *v)
 {
     const ELF(Ehdr) *eh = (const ELF(Ehdr) *)f;
     if (n < sizeof *eh || eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1 ||
         eh->e_shentsize != sizeof(ELF(Shdr)) || eh->e_shoff > n ||
         eh->e_shnum > (n - eh->e_shoff) / sizeof(ELF(Shdr)) || eh->e_shstrndx >= eh->e_shnum ||
         eh->e_phentsize != sizeof(ELF(Phdr)) || eh->e_phoff > n ||
-        eh->e_phnum > (n - eh->e_phoff) / sizeof(ELF(Phdr))) {
-        r->status = LITIFUT_SKIP_NO_TABLE;
-        return;
-    }
+        eh->e_phnum > (n - eh->e_phoff) / sizeof(ELF(Phdr)))
+        return LITIFUT_SKIP_NO_TABLE;
     const ELF(Shdr) *sh = (const ELF(Shdr) *)(f + eh->e_shoff);
     const ELF(Shdr) *strs = &sh[eh->e_shstrndx];
     if (strs->sh_offset > n || strs->sh_size > n - strs->sh_offset || !strs->sh_size ||
-        f[strs->sh_offset + strs->sh_size - 1]) {
-        r->status = LITIFUT_SKIP_NO_TABLE;
-        return;
-    }
+        f[strs->sh_offset + strs->sh_size - 1])
+        return LITIFUT_SKIP_NO_TABLE;
     const ELF(Shdr) *tab = 0;
     for (unsigned i = 0; i < eh->e_shnum && !tab; i++)
         if (sh[i].sh_name < strs->sh_size &&
@@ -215,25 +211,49 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
     const struct litifut_callsites_header *h =
         tab ? (const struct litifut_callsites_header *)(f + tab->sh_offset) : 0;
     if (!h || tab->sh_size < sizeof *h || h->magic != LITIFUT_CALLSITES_MAGIC ||
-        h->version != LITIFUT_CALLSITES_VERSION) {
-        r->status = LITIFUT_SKIP_NO_TABLE;
-        return;
-    }
+        h->version != LITIFUT_CALLSITES_VERSION)
+        return LITIFUT_SKIP_NO_TABLE;
     const struct litifut_db_header *db = db_header();
     uint64_t need = sizeof *h + (uint64_t)h->n_callees * sizeof(struct litifut_callsite_callee) +
                     (uint64_t)h->n_sites * sizeof(struct litifut_callsite) + h->names_size;
-    if (h->db_checksum != db->checksum || need > tab->sh_size) {
-        r->status = h->db_checksum != db->checksum ? LITIFUT_SKIP_OTHER_DB : LITIFUT_SKIP_NO_TABLE;
+    if (h->db_checksum != db->checksum)
+        return LITIFUT_SKIP_OTHER_DB;
+    if (need > tab->sh_size)
+        return LITIFUT_SKIP_NO_TABLE;
+    v->h = h;
+    v->callee = (const void *)(h + 1);
+    v->site = (const void *)(v->callee + h->n_callees);
+    v->names = (const char *)(v->site + h->n_sites);
+    if (h->names_size && v->names[h->names_size - 1])
+        return LITIFUT_SKIP_NO_TABLE;
+    for (uint32_t c = 0; c < h->n_callees; c++)
+        if (v->callee[c].first > h->n_sites || v->callee[c].count > h->n_sites - v->callee[c].first ||
+            v->callee[c].name >= h->names_size || v->callee[c].full >= h->names_size ||
+            v->callee[c].bare >= h->names_size)
+            return LITIFUT_SKIP_NO_TABLE;
+    for (uint32_t i = 0; i < h->n_sites; i++)
+        if (v->site[i].index >= db->n_sites)
+            return LITIFUT_SKIP_NO_TABLE;
+    v->ph = (const ELF(Phdr) *)(f + eh->e_phoff);
+    v->phnum = eh->e_phnum;
+    return LITIFUT_SKIP_DONE;
+}
+
+/* Puts back every site of the table at f (n bytes: the object's file,
+ * mapped) whose callee a rule names; a problem into r->problem. */
+static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_list *l,
+                         struct skip_result *r, uint8_t **skipped)
+{
+    struct callsites_view v;
+    r->status = callsites_find(f, n, &v);
+    if (r->status)
         return;
-    }
-    const struct litifut_callsite_callee *callee = (const void *)(h + 1);
-    const struct litifut_callsite *site = (const void *)(callee + h->n_callees);
-    const char *names = (const char *)(site + h->n_sites);
-    if (h->names_size && names[h->names_size - 1]) {
-        r->status = LITIFUT_SKIP_NO_TABLE;
-        return;
-    }
-    const ELF(Phdr) *ph = (const ELF(Phdr) *)(f + eh->e_phoff);
+    const struct litifut_callsites_header *h = v.h;
+    const struct litifut_db_header *db = db_header();
+    const struct litifut_callsite_callee *callee = v.callee;
+    const struct litifut_callsite *site = v.site;
+    const char *names = v.names;
+    const ELF(Phdr) *ph = v.ph;
     uintptr_t bias = object_load_bias();
 
     /* which callees, and whether all their words are in code */
@@ -249,7 +269,7 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
         }
         for (uint32_t i = callee[c].first; i < callee[c].first + callee[c].count; i++) {
             uintptr_t s0, s1;
-            uint32_t fl = code_segment(ph, eh->e_phnum, site[i].patch, &s0, &s1);
+            uint32_t fl = code_segment(ph, v.phnum, site[i].patch, &s0, &s1);
             if (!fl || (site[i].patch & 1) || site[i].index >= db->n_sites ||
                 (seg_flags && s0 != seg_start)) {
                 r->status = fl && seg_flags && s0 != seg_start ? LITIFUT_SKIP_SEGMENTS
@@ -304,6 +324,19 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
     *skipped = bits;
 }
 
+const unsigned char *map_object_file(const char *path, unsigned long *size)
+{
+    int fd = path && path[0] ? sys_open(path, O_RDONLY | O_CLOEXEC, 0) : -1;
+    long n = fd >= 0 ? arch_syscall6(__NR_lseek, fd, 0, 2 /* SEEK_END */, 0, 0, 0) : -1;
+    const unsigned char *f = n > 0 ? map_aside((unsigned long)n, PROT_READ, MAP_PRIVATE, fd, 0) : 0;
+    if (fd >= 0)
+        sys_close(fd);
+    if (!f || sys_mmap_failed((void *)f))
+        return 0;
+    *size = (unsigned long)n;
+    return f;
+}
+
 void skip_callees(const char *path, const char *rules, struct skip_result *r, uint8_t **skipped)
 {
     static char text[SKIP_RULES_MAX];   /* (the caller holds the lock) */
@@ -334,17 +367,13 @@ void skip_callees(const char *path, const char *rules, struct skip_result *r, ui
             add_rules(&l, file, 1);
             i--;
         }
-    int fd = path && path[0] ? sys_open(path, O_RDONLY | O_CLOEXEC, 0) : -1;
-    long size = fd >= 0 ? arch_syscall6(__NR_lseek, fd, 0, 2 /* SEEK_END */, 0, 0, 0) : -1;
-    const unsigned char *f = size > 0 ? map_aside((unsigned long)size, PROT_READ, MAP_PRIVATE, fd, 0)
-                                      : 0;
-    if (fd >= 0)
-        sys_close(fd);
-    if (!f || sys_mmap_failed((void *)f)) {
+    unsigned long size;
+    const unsigned char *f = map_object_file(path, &size);
+    if (!f) {
         r->status = LITIFUT_SKIP_NO_FILE;
     } else {
-        skip_in_file(f, (unsigned long)size, &l, r, skipped);
-        sys_munmap((void *)f, (unsigned long)size);
+        skip_in_file(f, size, &l, r, skipped);
+        sys_munmap((void *)f, size);
     }
     describe(r, &l);
     if (file)

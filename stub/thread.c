@@ -183,12 +183,20 @@ uint64_t thread_put_time_mark(struct litifut_thread *t)
 }
 
 /* cur < lim must leave room for a whole call (CALL_MAX_WORDS). */
+/* LITIFUT_ARGS: room kept after the hot path's last call in a chunk,
+ * for its ARGS record (args.c), which must follow it there. */
+static uint32_t args_reserve(void)
+{
+    const struct litifut_process *p = litifut_copy.proc;   /* (read before any chunk) */
+    return p && p->settings_read && p->settings.args[0] ? ARGS_RECORD_MAX : 0;
+}
+
 static void set_limit(struct litifut_thread *t)
 {
     uint32_t every = tracefile_time_every();
     if (!every)                 /* (a clock per call has no marks: the refills still come) */
         every = litifut_copy.proc->budget_units ? BUDGET_EVERY : CLOCK_EVERY;
-    uint32_t room = (uint32_t)(t->chunk_end - t->cur) - (CALL_MAX_WORDS - 1);
+    uint32_t room = (uint32_t)(t->chunk_end - t->cur) - (CALL_MAX_WORDS - 1) - args_reserve();
 #if TRACER_LP64
     t->counter_shift = litifut_copy.proc->time_shift;   /* (before the hot path may run) */
 #endif
@@ -391,7 +399,8 @@ uint32_t *thread_refill(struct litifut_thread *t)
     if (t->state == THREAD_NEW && !thread_start(t))
         t->state = THREAD_OFF;
     if (t->state == THREAD_ON) {
-        if (t->cur && (uint32_t)(t->chunk_end - t->cur) >= TIME_MARK_WORDS + CALL_MAX_WORDS)
+        if (t->cur && (uint32_t)(t->chunk_end - t->cur) >=
+                          TIME_MARK_WORDS + CALL_MAX_WORDS + args_reserve())
             thread_put_time_mark(t);
         else if (!next_chunk(t))
             t->state = THREAD_OFF;
@@ -404,6 +413,25 @@ uint32_t *thread_refill(struct litifut_thread *t)
     }
     set_limit(t);
     return t->cur;
+}
+
+/* Room for `words` record words at t's cur (LITIFUT_ARGS' records,
+ * which lim does not provide for): a new chunk if this one lacks it.
+ * Where they go; NULL if not: the thread records no more (state off,
+ * BUSY_OFF), or (still on) even a new chunk is too small. */
+uint32_t *thread_room(struct litifut_thread *t, uint32_t words)
+{
+    if (t->state == THREAD_ON && t->cur && (uint32_t)(t->chunk_end - t->cur) >= words)
+        return t->cur;
+    if (t->state != THREAD_ON || !next_chunk(t)) {
+        t->state = THREAD_OFF;
+        t->busy = BUSY_OFF;
+        return NULL;
+    }
+    if (litifut_copy.proc && litifut_copy.proc->objects_pending)
+        thread_emit_objects(t);
+    set_limit(t);
+    return (uint32_t)(t->chunk_end - t->cur) >= words ? t->cur : NULL;
 }
 
 uint32_t *event_time(struct litifut_thread *t, uint32_t *p, uint32_t *delta)

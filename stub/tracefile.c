@@ -130,7 +130,9 @@ static void fill_header(struct litifut_trace_header *h)
 #endif
     h->arch = ARCH_ID;
     h->word_size = (uint8_t)sizeof(uintptr_t);
-    h->version = LITIFUT_TRACE_VERSION;
+    /* (version 7 only where ARGS records may come: other traces stay
+     * readable by the post-processors that read 6) */
+    h->version = P->settings.args[0] ? LITIFUT_TRACE_VERSION : LITIFUT_TRACE_VERSION_NO_ARGS;
     h->header_size = P->page;
     h->chunk_size = P->chunk_size;
     h->pid = (uint32_t)sys_getpid();
@@ -959,7 +961,12 @@ int tracefile_new_chunk(uint32_t tid, uint32_t size, struct chunk *out)
     }
     int ring = P->ring_chunk && tid && tid != LITIFUT_PAIRS_TID;
     uint32_t want = size;
-    for (size = LITIFUT_MIN_CHUNK; size < want && size < P->chunk_size; size *= 2)
+    /* (LITIFUT_ARGS: a thread chunk keeps room for an ARGS record after
+     * its last call, thread.c: from 8 KB) */
+    uint32_t least = P->settings.args[0] && tid ? 4 * 4 * ARGS_RECORD_MAX : LITIFUT_MIN_CHUNK;
+    if (least > P->chunk_size)
+        least = P->chunk_size;          /* (LITIFUT_CHUNK_KB=4: room enough still) */
+    for (size = least; size < want && size < P->chunk_size; size *= 2)
         ;
     if (ring)
         size = P->ring_chunk;

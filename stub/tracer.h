@@ -227,6 +227,8 @@ struct litifut_thread {
     uint64_t words_before;      /* ... the words they used (the CHUNK record's) */
     uintptr_t callback;         /* the comparator of the innermost qsort or bsearch the
                                    thread is in (entries.c) */
+    struct args_marks *args_marks;  /* LITIFUT_ARGS: the open calls whose return value
+                                       it records (args.c), or NULL */
     uint32_t pad[(THREAD_CACHE - THREAD_HEAD) / 4];
     /* the last target recorded (tag 1) per cache entry, in this chunk */
     uintptr_t cache[LITIFUT_TARGET_CACHE];
@@ -250,7 +252,7 @@ _Static_assert(offsetof(struct litifut_thread, timespec) == THREAD_TIMESPEC, "la
 _Static_assert(offsetof(struct litifut_thread, shadow_top) == THREAD_SHADOW_TOP, "layout.h");
 _Static_assert(offsetof(struct litifut_thread, shadow_end) == THREAD_SHADOW_TOP + sizeof(uintptr_t),
                "layout.h");
-_Static_assert(offsetof(struct litifut_thread, callback) + sizeof(uintptr_t) == THREAD_HEAD,
+_Static_assert(offsetof(struct litifut_thread, args_marks) + sizeof(uintptr_t) == THREAD_HEAD,
                "layout.h");
 #if TRACER_LP64
 _Static_assert(offsetof(struct litifut_thread, counter_shift) == THREAD_SHIFT, "layout.h");
@@ -386,11 +388,13 @@ struct settings {
     uint32_t max_size_kb;       /* LITIFUT_MAX_SIZE: the trace file's cap (0: none) */
     uint32_t max_total_kb;      /* LITIFUT_MAX_TOTAL: the run's traces' cap (0: none) */
     char exclude_callee[SKIP_RULES_MAX];    /* LITIFUT_EXCLUDE_CALLEE ("": none; skip.c) */
+    char args[SKIP_RULES_MAX];  /* LITIFUT_ARGS ("": none; args.c) */
 };
 enum bad_setting { BAD_TRACE = 1, BAD_CHUNK_KB, BAD_TIME_EVERY, BAD_CLOCK, BAD_RETURNS,
                    BAD_RECORD, BAD_SIGNAL, BAD_MODE, BAD_BUDGET, BAD_START_AT, BAD_STOP_AT,
                    BAD_RING, BAD_SNAPSHOT_AT, BAD_SNAPSHOT_SIGNAL, BAD_SNAPSHOT_SAME,
-                   BAD_DIR, BAD_MAX_SIZE, BAD_MAX_TOTAL, BAD_EXCLUDE_CALLEE };
+                   BAD_DIR, BAD_MAX_SIZE, BAD_MAX_TOTAL, BAD_EXCLUDE_CALLEE, BAD_ARGS,
+                   BAD_ARGS_MODE };
 HIDDEN void read_settings(struct settings *st);
 /* NULL, or "LITIFUT_X: expected ..." for the first bad setting. */
 HIDDEN const char *settings_problem(const struct settings *st);
@@ -551,6 +555,9 @@ struct copy {
                                    under way (events.c; the lock holder's) */
     const uint8_t *skipped;     /* LITIFUT_EXCLUDE_CALLEE: a bit per DB site put back to
                                    a plain call (skip.c), or NULL */
+    const struct args_site *args;   /* LITIFUT_ARGS: the selected sites by return
+                                       address (args.c), n_args of them */
+    uint32_t n_args;
 };
 HIDDEN extern struct copy litifut_copy;
 _Static_assert(offsetof(struct copy, tls_offset) == COPY_TLS_OFFSET, "layout.h");
@@ -639,6 +646,10 @@ HIDDEN uintptr_t returns_unhook(struct litifut_thread *t, uintptr_t ra);
 /* The real return address of the thread's hooked call made with stack
  * pointer sp, 0 if none (for unwinders). */
 HIDDEN uintptr_t returns_real_address(uintptr_t sp);
+/* Whether ra is one of this copy's return trampolines (the C one, the
+ * hot paths'); the C one, which LITIFUT_ARGS' return values take. */
+HIDDEN int returns_is_trampoline(uintptr_t ra);
+extern const char litifut_return_trampoline[] HIDDEN;
 /* A forced unwinding (pthread_exit, cancellation) leaves the hooked call
  * made with stack pointer sp: its RETURN and those inside it, now (the
  * trampoline's personality routine, after returns_real_address). */
@@ -815,6 +826,7 @@ HIDDEN void thread_emit_objects(struct litifut_thread *t);
 /* Where the next record goes (a time mark or a new chunk made first),
  * or NULL if this thread records no more (then BUSY_OFF for good). */
 HIDDEN uint32_t *thread_refill(struct litifut_thread *t);
+HIDDEN uint32_t *thread_room(struct litifut_thread *t, uint32_t words);   /* args.c's records */
 /* The time since t's last event, for a record at p (an ADVANCE
  * word or a TIME record first if it does not fit).  Returns where the
  * record goes, NULL if t records no more. */
@@ -840,6 +852,43 @@ struct skip_result {
 };
 HIDDEN void skip_callees(const char *path, const char *rules, struct skip_result *r,
                          uint8_t **skipped);
+/* ... its reader of the call-site table, which args.c shares: the table
+ * of the object file mapped at f (n bytes), checked against the file and
+ * the loaded DB (LITIFUT_SKIP_DONE, or why not); and fnmatch(3)'s globs. */
+struct litifut_callsites_header;
+struct callsites_view {
+    const struct litifut_callsites_header *h;
+    const struct litifut_callsite_callee *callee;
+    const struct litifut_callsite *site;
+    const char *names;
+    const void *ph;             /* the file's program headers (ELF(Phdr)) */
+    unsigned phnum;
+};
+HIDDEN uint32_t callsites_find(const unsigned char *f, unsigned long n, struct callsites_view *v);
+/* The object file at `path` mapped read-only (its *size bytes; unmap
+ * it), or NULL if it cannot be read. */
+HIDDEN const unsigned char *map_object_file(const char *path, unsigned long *size);
+HIDDEN int glob_match(const char *pattern, const char *s);
+
+/* args.c: LITIFUT_ARGS, what selected calls are given and give back.
+ * args_spec_problem: NULL if `spec` reads (settings.c), else what is
+ * wrong.  args_start: once per copy, under the lock: the object at
+ * `path`'s selected calls routed to the slow path (a problem: one line
+ * on stderr).  litifut_slow hands on the calls args_site_at finds. */
+#define ARGS_K4 0xffffffffu         /* the "4k" of the args entry (arch/<arch>/) */
+#define ARGS_RECORD_MAX 512u        /* words of one ARGS record, at most: each chunk keeps
+                                       them after its last call (thread.c); a chunk is a
+                                       page or more */
+struct args_site;
+HIDDEN const char *args_spec_problem(const char *spec);
+HIDDEN void args_start(const char *path, const char *spec);
+HIDDEN const struct args_site *args_site_at(uintptr_t ra);
+HIDDEN uintptr_t args_target(const struct args_site *a, uintptr_t target);
+HIDDEN uintptr_t args_call(struct arch_frame *frame);
+HIDDEN void args_after_call(struct litifut_thread *t, struct arch_frame *frame,
+                            const struct args_site *a, uintptr_t sp_call);
+HIDDEN uint32_t *args_on_return(struct litifut_thread *t, uint32_t *p, uintptr_t sp_call,
+                                uintptr_t sp_ret);
 
 /* procfs.c */
 #define PROC_FILE_MAX (256 * 1024ul)

@@ -454,6 +454,20 @@ litifut_sled_jump:
     stp     x30, x17, [sp, #FRAME_X(30)]
     .endm
 
+/* LITIFUT_ARGS (stub/args.c): a selected call's site word sends it
+ * here from its hot path, as if to its callee (x30 as the call left it,
+ * or the return trampoline): "4k" ARGS_K4, on to the slow path, which
+ * records what the call was given and goes on to the callee. */
+    .p2align 2
+    .global litifut_args_entry
+    .hidden litifut_args_entry
+    .type litifut_args_entry, %function
+litifut_args_entry:
+    bti     jc
+    movn    x16, #0                     /* ARGS_K4 */
+    b       litifut_a64_start
+    .size litifut_args_entry, . - litifut_args_entry
+
     .p2align 4
     .global litifut_a64_start
     .hidden litifut_a64_start

@@ -37,6 +37,19 @@ struct arch_frame {
 };
 _Static_assert(sizeof(struct arch_frame) == FRAME_SIZE, "sled.h");
 
+/* LITIFUT_ARGS (args.c): the integer arguments in registers (x0-x7),
+ * and where the C return trampoline (stub.S) saved x0: below the stack
+ * pointer the callee returned with. */
+#define ARCH_INT_ARGS 8
+static inline uintptr_t arch_frame_arg(const struct arch_frame *f, unsigned i)
+{
+    return f->x[i];
+}
+static inline uintptr_t arch_returned_value(uintptr_t sp_ret)
+{
+    return *(const uint64_t *)(sp_ret - 160);
+}
+
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {
     return f->x[30];

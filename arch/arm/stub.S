@@ -529,6 +529,20 @@ litifut_arm_jump_\suffix:
 
 /* The slow path; also where the sled sends every call until this
  * copy is ready (sleds.c). */
+/* LITIFUT_ARGS (stub/args.c): a selected call's site word sends it
+ * here from its hot path, as if to its callee (lr as the call left it,
+ * or the return trampoline): a sled entry's frame and "4k" ARGS_K4, on
+ * to the slow path, which records what the call was given and goes on
+ * to the callee. */
+    .global litifut_args_entry
+    .hidden litifut_args_entry
+    .type litifut_args_entry, %function
+litifut_args_entry:
+    push    {r0-r12, lr, pc}
+    mvn     r12, #0                 @ ARGS_K4
+    b       litifut_arm_start
+    .size litifut_args_entry, . - litifut_args_entry
+
     .global litifut_arm_start
     .hidden litifut_arm_start
 litifut_arm_start:

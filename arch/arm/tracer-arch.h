@@ -34,6 +34,19 @@ struct arch_frame {
 };
 _Static_assert(sizeof(struct arch_frame) == FRAME_SIZE, "sled.h");
 
+/* LITIFUT_ARGS (args.c): the integer arguments in registers (r0-r3),
+ * and where the C return trampoline (stub.S) saved r0 and r1: below
+ * the stack pointer the callee returned with. */
+#define ARCH_INT_ARGS 4
+static inline uintptr_t arch_frame_arg(const struct arch_frame *f, unsigned i)
+{
+    return f->r[i];
+}
+static inline uintptr_t arch_returned_value(uintptr_t sp_ret)
+{
+    return *(const uint32_t *)(sp_ret - 32);
+}
+
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {
     return f->lr;

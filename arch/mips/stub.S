@@ -20,6 +20,21 @@ litifut_sled_jump:
     JUMP_PATHS litifut_mips, ret_clock, CLOCK_SYSCALL
     JUMP_PATHS litifut_mips, ret_counter, CLOCK_COUNTER
 
+/* LITIFUT_ARGS (stub/args.c): a selected call's site word sends it
+ * here from its hot path, as if to its callee (t9 this address, ra as
+ * the call left it, or the return trampoline): a sled entry's frame and
+ * "4k" ARGS_K4, on to the slow path, which records what the call was
+ * given and goes on to the callee. */
+    .global litifut_args_entry
+    .hidden litifut_args_entry
+    .type litifut_args_entry, @function
+litifut_args_entry:
+    addiu   $sp, $sp, -FRAME_SIZE
+    sw      $a0, FRAME_R(4)($sp)
+    b       litifut_mips_start
+    addiu   $a0, $zero, -1          /* (delay slot) ARGS_K4 */
+    .size litifut_args_entry, . - litifut_args_entry
+
 /* The tail jumps' half in the modes with no jump paths of their own
  * (off, dedup, count, paused): a direct jump's site word gives its
  * thunk's continuation, which the mode's fixed-target path takes as a

@@ -35,6 +35,22 @@ struct arch_frame {
 };
 _Static_assert(sizeof(struct arch_frame) == FRAME_SIZE, "sled.h");
 
+/* LITIFUT_ARGS (args.c): the integer arguments in registers (a0-a3),
+ * and where the C return trampoline (stub.S) saved v0: below the stack
+ * pointer the callee returned with. */
+#define ARCH_INT_ARGS 4
+/* A register site word's bit that sends the call to the slow path
+ * (sled.S): LITIFUT_ARGS' selected calls through $t9 take it. */
+#define ARCH_SLOW_REG_BIT 1u
+static inline uintptr_t arch_frame_arg(const struct arch_frame *f, unsigned i)
+{
+    return f->r[4 + i];
+}
+static inline uintptr_t arch_returned_value(uintptr_t sp_ret)
+{
+    return *(const uint32_t *)(sp_ret - 84 + 4);       /* ($2 at 4 of its 84 bytes) */
+}
+
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {
     return f->r[31];

@@ -160,6 +160,21 @@
  *                           as "rule count" lines, NUL-terminated and
  *                           zero-padded to a whole word (at most
  *                           LITIFUT_SKIP_TEXT_MAX bytes)
+ *     LITIFUT_REC_ARGS      1 word and more (LITIFUT_ARGS): what a call
+ *                           was given, right after its call record (or
+ *                           first in the thread's next chunk), or what it
+ *                           gave back, right after its RETURN record, in
+ *                           the same chunk: bits 7..0 which
+ *                           (LITIFUT_ARGS_CALL, _RETURN), bits 15..8 how
+ *                           many values; then each value: a word (bits
+ *                           3..0 its kind, LITIFUT_VALUE_*; bit 4 a copy
+ *                           cut short; bits 15..8 its position, 0 the
+ *                           return value, N argument N; bits 31..16 the
+ *                           bytes after the value's address: a string's
+ *                           or a memory window's copy), then the value
+ *                           (word_size / 4 words, low first: the integer
+ *                           register, a pointer), then the copy's bytes,
+ *                           zero-padded to a word
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -254,8 +269,11 @@
 #include <stdint.h>
 
 #define LITIFUT_TRACE_MAGIC    "LITIFUT"    /* 8 bytes with the NUL */
-#define LITIFUT_TRACE_VERSION  6u      /* 6: ENTRY records; readers also take 5, and 4:
+#define LITIFUT_TRACE_VERSION  7u      /* 7: ARGS records (written only by a run with
+                                          LITIFUT_ARGS, whose traces are 7; others 6);
+                                          6: ENTRY records; readers also take 5, and 4:
                                           chunks all chunk_size */
+#define LITIFUT_TRACE_VERSION_NO_ARGS 6u
 #define LITIFUT_CHUNK_MAGIC    0x4b43544cu  /* "LTCK" read as a little-endian word */
 #define LITIFUT_PAIRS_TID      0xffffffffu  /* a chunk of struct litifut_pair */
 #define LITIFUT_MIN_CHUNK      512u         /* the smallest chunk (version 5) */
@@ -292,6 +310,16 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_REC_ENTRY_END   15u     /* ... and returned */
 #define LITIFUT_REC_SKIPPED     16u     /* LITIFUT_EXCLUDE_CALLEE at run time: an object's sites put back */
 #define LITIFUT_SKIP_TEXT_MAX   512u    /* ... its text's bytes, with the NUL */
+#define LITIFUT_REC_ARGS        17u     /* LITIFUT_ARGS: a call's arguments or return value */
+#define LITIFUT_ARGS_CALL       1u      /* ARGS which: the arguments of the call before */
+#define LITIFUT_ARGS_RETURN     2u      /* ... the return value of the call that returned */
+#define LITIFUT_ARGS_MAX_VALUES 16u     /* values in one record, at most */
+#define LITIFUT_ARGS_COPY_MAX   256u    /* bytes of a string or a memory window, at most */
+#define LITIFUT_VALUE_INT       1u      /* an integer register */
+#define LITIFUT_VALUE_STRING    2u      /* a pointer and the string there (no NUL) */
+#define LITIFUT_VALUE_MEMORY    3u      /* a pointer and the bytes there */
+#define LITIFUT_VALUE_UNREADABLE 4u     /* a pointer to no readable memory (string or window) */
+#define LITIFUT_VALUE_CUT       0x10u   /* (flag) the copy stopped at its limit */
 #define LITIFUT_SKIP_DONE       0u      /* SKIPPED's why: done */
 #define LITIFUT_SKIP_NO_FILE    1u      /* ... the object's file could not be read */
 #define LITIFUT_SKIP_NO_TABLE   2u      /* ... it has no call-site table (stripped, or linked by

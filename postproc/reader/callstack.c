@@ -120,6 +120,7 @@ void callstack_init(struct callstack *s, struct view *view, const struct stack_f
 
 void callstack_free(struct callstack *s)
 {
+    free(s->args);
     free(s->f);
     free(s->on_stack);
     memset(s, 0, sizeof *s);
@@ -135,6 +136,9 @@ static void pop(struct callstack *s, uint64_t end_ns)
     if (s->view->ops->pop)
         s->view->ops->pop(s->view, s, f, end_ns);
     s->on_stack[f->fid & (ON_STACK_SLOTS - 1)]--;
+    if (f->args_n)
+        s->n_args = f->args_at;         /* (frames nest: the stack's last words) */
+    f->ret = NULL;
     s->n--;
 }
 
@@ -194,9 +198,22 @@ static void push(struct callstack *s, uint32_t fid, uint64_t t, const struct tra
     f->signal = kind == FRAME_SIGNAL_CALL ? FRAME_SIGNAL : kind == FRAME_HANDLER_CALL ? FRAME_HANDLER
               : kind == FRAME_ENTRY_CALL ? FRAME_ENTRY : 0;
     f->last_site = 0;
+    f->args_n = f->ret_n = 0;
+    f->ret = NULL;
     if (call) {
         f->call = *call;
         f->seq = s->calls - 1;
+        f->call.args = NULL;
+        if (call->args_n && (kind == FRAME_CALL || kind == FRAME_JUMP_CALL)) {
+            if (s->n_args + call->args_n > s->cap_args) {
+                s->cap_args = 2 * (s->n_args + call->args_n) + 64;
+                s->args = xrealloc(s->args, s->cap_args * sizeof *s->args);
+            }
+            memcpy(s->args + s->n_args, call->args, call->args_n * sizeof *s->args);
+            f->args_at = s->n_args;
+            f->args_n = call->args_n;
+            s->n_args += call->args_n;
+        }
     }
     apply_filters(s, f);
     s->on_stack[fid & (ON_STACK_SLOTS - 1)]++;
@@ -394,10 +411,20 @@ void callstack_jump(struct callstack *s, uint32_t caller, uint32_t callee,
 
 void callstack_return(struct callstack *s, uint64_t time_ns)
 {
+    callstack_return_value(s, time_ns, NULL, 0);
+}
+
+void callstack_return_value(struct callstack *s, uint64_t time_ns, const uint32_t *ret,
+                            uint32_t ret_n)
+{
     uint64_t t = now(s, time_ns);
     uint32_t k = innermost_traced(s);
     if (k == 0)
         return;                         /* a return from before the trace: nothing open */
+    if (ret) {
+        s->f[k - 1].ret = ret;          /* (the call the RETURN closes) */
+        s->f[k - 1].ret_n = ret_n;
+    }
     if (s->f[k - 1].signal == FRAME_HANDLER && k >= 2 && s->f[k - 2].signal == FRAME_SIGNAL)
         k--;                            /* a handler left by siglongjmp: its signal ends */
     while (s->n >= k)

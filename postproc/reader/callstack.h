@@ -48,7 +48,11 @@ struct frame {
     uint64_t seq;               /* a call's number in its thread, from 0 */
     uint32_t last_object;       /* the call site of the last call this frame made */
     uint32_t last_site;         /* (DB index + 1; 0: it has made none) */
-    struct trace_event call;    /* the call (not for a synthetic frame) */
+    struct trace_event call;    /* the call (not for a synthetic frame); its args are
+                                   the frame's (frame_args), not call.args */
+    uint32_t args_at, args_n;   /* LITIFUT_ARGS: its arguments, in the stack's words */
+    const uint32_t *ret;        /* ... its return value, during the view's pop (NULL: none) */
+    uint32_t ret_n;
 };
 
 /* The filters that act on frames (--tid acts on whole threads). */
@@ -79,7 +83,18 @@ struct callstack {
     int *warned_depth;          /* shared by a trace's threads: said once */
     int returns_missing;        /* a fork child's thread before its first call: the returns
                                    of its inherited frames until then are not recorded */
+    uint32_t *args;             /* LITIFUT_ARGS: the open frames' arguments (frame_args) */
+    uint32_t n_args, cap_args;
 };
+
+/* A frame's recorded arguments (struct trace_event.args' format), *n
+ * words; NULL if none. */
+static inline const uint32_t *frame_args(const struct callstack *s, const struct frame *f,
+                                         uint32_t *n)
+{
+    *n = f->args_n;
+    return f->args_n ? s->args + f->args_at : NULL;
+}
 
 enum { FRAME_SIGNAL = 1, FRAME_HANDLER = 2, FRAME_ENTRY = 3 };
 
@@ -121,6 +136,9 @@ void callstack_jump(struct callstack *s, uint32_t caller, uint32_t callee,
 /* A return record: the innermost open call returned (a signal
  * handler's frame: with its signal's, the handler left by siglongjmp). */
 void callstack_return(struct callstack *s, uint64_t time_ns);
+/* ... with its return value (an ARGS record's words, NULL: none). */
+void callstack_return_value(struct callstack *s, uint64_t time_ns, const uint32_t *ret,
+                            uint32_t ret_n);
 /* A SIGNAL record: a frame for the signal (function `sig`, a name
  * only) and one for its handler above it, both starting then. */
 void callstack_signal(struct callstack *s, uint32_t sig, uint32_t handler,
@@ -145,7 +163,7 @@ static inline void callstack_feed(struct callstack *s, struct trace_funcs *tf,
     else if (e->kind == TRACE_CALL)
         callstack_call(s, trace_funcs_caller(tf, e), trace_funcs_callee(tf, e), e);
     else if (e->kind == TRACE_RETURN)
-        callstack_return(s, e->time_ns);
+        callstack_return_value(s, e->time_ns, e->args, e->args_n);
     else if (e->kind == TRACE_SIGNAL)
         callstack_signal(s, trace_funcs_signal(tf, s->t, e->site),
                          trace_funcs_at_runtime(tf, e->target), e);

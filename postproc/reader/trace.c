@@ -36,7 +36,7 @@
 /* Kinds of damage, each warned about once per trace. */
 enum problem {
     P_TRUNCATED, P_GAP, P_CHUNK_HEADER, P_SITE, P_SITE_DB, P_RECORD,
-    P_OBJECT, P_OVERLAP, P_BUILD_ID, P_BIAS, P_UNLOAD, P_CACHE, P_PAIR,
+    P_OBJECT, P_OVERLAP, P_BUILD_ID, P_BIAS, P_UNLOAD, P_CACHE, P_PAIR, P_ARGS,
 };
 
 struct reader {
@@ -607,6 +607,8 @@ static int control_word_ok(const struct trace_file *t, uint32_t w)
         return n == 2;
     case LITIFUT_REC_SKIPPED:
         return n >= 4 && n <= 3 + LITIFUT_SKIP_TEXT_MAX / 4;
+    case LITIFUT_REC_ARGS:              /* (version 7) */
+        return n >= 1 && t->header.version >= 7;
     default:
         return 0;
     }
@@ -628,6 +630,7 @@ struct walk {
     uint64_t calls;             /* call records seen */
     uint64_t last_ns;           /* of the last event or mark */
     uint32_t rec_end;           /* the record being read ends before this word */
+    uint32_t event_end;         /* ... as it was when the last event was made */
     uint64_t own_ns;            /* OWN_TIME since the last event, for the next */
     /* its CHUNK record (the scan's), its first TIME and first event */
     int has_seq, has_first_ns;
@@ -723,6 +726,69 @@ static void stopped_record(struct reader *r, struct walk *w, uint32_t why, uint3
 
 static inline struct trace_event *new_event(struct walk *w, uint8_t kind, uint64_t ns);
 
+/* An ARGS record at pos (n payload words), for a cursor: checked value
+ * by value, kept in the cursor's words (the header and value words in
+ * this machine's order, a copy's bytes as they are) and given to the
+ * event it follows: a call's arguments, a RETURN's value.  One that
+ * follows no such event, or does not read, is skipped alone. */
+static void args_record(struct reader *r, struct walk *w, size_t pos, size_t n)
+{
+    struct trace_cursor *c = w->c;
+    uint32_t first = word(r, pos + 4), which = first & 0xffu, count = (first >> 8) & 0xffu;
+    struct trace_event *e = c->n_ev ? &c->ev[c->n_ev - 1] : NULL;
+    const char *bad = NULL;
+    if (which != LITIFUT_ARGS_CALL && which != LITIFUT_ARGS_RETURN)
+        bad = "of no known kind";
+    else if (!e || w->rec_end != pos / 4 || w->event_end != pos / 4 || e->args_n ||
+             e->kind != (which == LITIFUT_ARGS_CALL ? TRACE_CALL : TRACE_RETURN))
+        bad = which == LITIFUT_ARGS_CALL ? "that follow no call" : "that follows no return";
+    else if (count > LITIFUT_ARGS_MAX_VALUES || (which == LITIFUT_ARGS_RETURN && count != 1))
+        bad = "with too many values";
+    size_t at = pos + 8, end = pos + 4 + 4 * n;
+    const size_t aw = addr_words(r->t);
+    for (uint32_t i = 0; !bad && i < count; i++) {
+        uint32_t h = at + 4 <= end ? word(r, at) : 0, kind = h & 0xfu, arg = (h >> 8) & 0xffu;
+        uint32_t bytes = h >> 16;
+        if (at + 4 * (1 + aw) > end || !kind || kind > LITIFUT_VALUE_UNREADABLE ||
+            (h & 0xe0u) || ((h & LITIFUT_VALUE_CUT) && kind != LITIFUT_VALUE_STRING &&
+                            kind != LITIFUT_VALUE_MEMORY) ||
+            ((kind == LITIFUT_VALUE_INT || kind == LITIFUT_VALUE_UNREADABLE) && bytes) ||
+            bytes > LITIFUT_ARGS_COPY_MAX || (which == LITIFUT_ARGS_RETURN) != (arg == 0) ||
+            arg > 8 || at + 4 * (1 + aw) + 4 * (((size_t)bytes + 3) / 4) > end)
+            bad = "that do not read";
+        else
+            at += 4 * (1 + aw + (bytes + 3) / 4);
+    }
+    if (!bad && at != end)
+        bad = "that do not read";
+    if (bad) {
+        warn_once(r, P_ARGS, "chunk %" PRIu32 " has LITIFUT_ARGS values %s; skipped every such "
+                  "record", w->index, bad);
+        return;
+    }
+    if (c->n_args + n > c->cap_args) {
+        c->cap_args = 2 * (c->n_args + n) + 256;
+        c->args = xrealloc(c->args, c->cap_args * sizeof *c->args);
+    }
+    uint32_t *out = c->args + c->n_args;
+    out[0] = first;
+    at = pos + 8;
+    size_t k = 1;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t h = word(r, at), bytes = h >> 16;
+        out[k++] = h;
+        for (size_t j = 0; j < aw; j++)
+            out[k++] = word(r, at + 4 + 4 * j);
+        memcpy(out + k, r->data + at + 4 * (1 + aw), ((size_t)bytes + 3) / 4 * 4);
+        k += (bytes + 3) / 4;
+        at += 4 * (1 + aw + (bytes + 3) / 4);
+    }
+    e->args_at = (uint32_t)c->n_args;
+    e->args_n = (uint32_t)k;
+    c->n_args += k;
+    w->rec_end = (uint32_t)end / 4;
+}
+
 /* The control record at `pos`.  Returns its length in bytes, or 0
  * where reading the chunk ends. */
 static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint64_t *cache)
@@ -808,6 +874,10 @@ static size_t control_record(struct reader *r, struct walk *w, size_t pos, uint6
             }
         }
         break;
+    case LITIFUT_REC_ARGS:
+        if (w->c)
+            args_record(r, w, pos, n);
+        break;
     case LITIFUT_REC_OWN_TIME:
         if (!w->c) {
             r->t->own_ns += dword(r, pos + 4);
@@ -843,6 +913,7 @@ static inline struct trace_event *new_event(struct walk *w, uint8_t kind, uint64
     struct trace_cursor *c = w->c;
     if (c->ev_end)
         c->ev_end[c->n_ev] = w->rec_end;
+    w->event_end = w->rec_end;
     struct trace_event *e = &c->ev[c->n_ev++];     /* (cap: a chunk's words) */
     memset(e, 0, sizeof *e);
     e->kind = kind;
@@ -1645,6 +1716,7 @@ void trace_cursor_position(const struct trace_cursor *c, uint32_t *chunk, uint32
 
 void trace_cursor_close(struct trace_cursor *c)
 {
+    free(c->args);
     free(c->ev_end);
     free(c->buf);
     free(c->ev);
@@ -1702,8 +1774,11 @@ static int next_chunk(struct trace_cursor *c)
                           .mark_at = c->mark_at, .mark_ns = c->mark_ns,
                           .cap_marks = c->cap_marks };
         c->n_ev = c->pos = 0;
+        c->n_args = 0;
         if (load_chunk(&r, c->buf, pos, &w.whole) && chunk_header_ok(&r, w.index))
             walk_chunk(&r, &w);
+        for (size_t i = 0; i < c->n_ev; i++)  /* (the words are where they stay now) */
+            c->ev[i].args = c->ev[i].args_n ? c->args + c->ev[i].args_at : NULL;
         if (c->t->header.clock == LITIFUT_CLOCK_MARKS)
             interpolate(c, &w);
         c->clock = w.clock;

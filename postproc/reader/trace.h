@@ -36,6 +36,11 @@ struct trace_event {
     uint64_t time_ns;
     uint64_t own_ns;            /* the tracer's own time since the thread's event before
                                    (OWN_TIME records: a new chunk), in no function's */
+    /* LITIFUT_ARGS: a TRACE_CALL's arguments, a TRACE_RETURN's return
+     * value (the ARGS record after it, checked: postproc/reader/args.h),
+     * args_n words (0: none) valid until the cursor's next chunk */
+    const uint32_t *args;
+    uint32_t args_n, args_at;
 };
 
 /* What of a 64-bit number is a run-time address of a trace whose
@@ -280,6 +285,8 @@ struct trace_cursor {
     uint64_t *mark_ns;
     size_t cap_marks;
     uint32_t *ev_end;                   /* trace_cursor_track: where each event's record ends */
+    uint32_t *args;                     /* the chunk's ARGS records' payloads (events' args) */
+    size_t n_args, cap_args;
     uint64_t end_ns;                    /* a frozen trace's thread without a FROZEN record:
                                            its events end at the freeze (else UINT64_MAX) */
 };

@@ -49,12 +49,16 @@
 #include "postproc/views/report.h"
 #include "postproc/view.h"
 #include "postproc/views/outbuf.h"
+#include "postproc/views/args.h"
 #include "lib/arch.h"
 #include "lib/error.h"
 
 struct replay {
     struct view v;
     int srcline;
+    int auto_args;
+    char *args;                 /* a frame's LITIFUT_ARGS values as text (views/args.h) */
+    size_t cap_args;
     struct outbuf ob;           /* a line being built (outbuf.h) */
 };
 
@@ -220,6 +224,27 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
     }
 }
 
+/* LITIFUT_ARGS' values (n words) as text, valid until the next. */
+static const char *values(struct replay *r, const uint32_t *w, uint32_t n, const char *callee)
+{
+    size_t need = args_text_max(n);
+    if (need > r->cap_args) {
+        r->cap_args = need;
+        r->args = xrealloc(r->args, need);
+    }
+    args_text(r->args, w, n, r->v.trace->t->header.word_size, callee, r->auto_args);
+    return r->args;
+}
+
+/* " = 3": a frame's return value, if LITIFUT_ARGS recorded it. */
+static void print_return_value(struct replay *r, const struct frame *f)
+{
+    if (!f->ret)
+        return;
+    ob_str(&r->ob, " = ");
+    ob_str(&r->ob, values(r, f->ret, f->ret_n, NULL));
+}
+
 /* "caller -> callee", or "(untraced) -> callee" for a synthetic frame,
  * "(thread) -> callee" for a thread's start routine at its root,
  * "(callback) -> callee" for a C library's callback with no frame below
@@ -248,7 +273,19 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
         ob_mem(ob, ft->v[below->fid].name, ft->v[below->fid].name_len);
     }
     ob_mem(ob, " -> ", 4);
-    ob_mem(ob, ft->v[f->fid].name, ft->v[f->fid].name_len);
+    uint32_t n;
+    const uint32_t *args = frame_args(s, f, &n);
+    const struct func *fn = &ft->v[f->fid];
+    if (args) {                         /* LITIFUT_ARGS: open("/etc/config", 0) (libc.so.6) */
+        size_t bare = strlen(fn->bare);
+        ob_mem(ob, fn->name, bare);
+        ob_char(ob, '(');
+        ob_str(ob, values(r, args, n, fn->symbol ? fn->symbol : fn->bare));
+        ob_char(ob, ')');
+        ob_mem(ob, fn->name + bare, fn->name_len - bare);
+    } else {
+        ob_mem(ob, fn->name, fn->name_len);
+    }
     if (r->srcline && frame_has_site(f)) {
         const struct program *p = &r->v.trace->ps->v[f->call.object];
         const char *line = trace_funcs_srcline(r->v.trace->tf, p->obj, p->site_addr[f->call.site]);
@@ -295,10 +332,12 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
             ob_mem(&r->ob, "} /* ", 5);
             ob_mem(&r->ob, v->ft->v[f->fid].name, v->ft->v[f->fid].name_len);
             ob_mem(&r->ob, " */", 3);
+            print_return_value(r, f);
         }
     } else {
         line_start(r, s, f->start_ns, &duration, f->depth);
         print_call(r, s, f);
+        print_return_value(r, f);
     }
     if (f->no_return)                   /* (exit, exec: the duration is as far as the trace goes) */
         ob_str(&r->ob, " (still open at the end)");
@@ -330,6 +369,7 @@ static void replay_pair(struct view *v, const struct trace_event *call, uint32_t
 static void replay_end(struct view *v)
 {
     ob_flush(&((struct replay *)v)->ob);
+    free(((struct replay *)v)->args);
     free(v);
 }
 
@@ -343,5 +383,6 @@ struct view *replay_view(FILE *out, struct func_table *ft, const struct view_opt
     view_init(&r->v, &ops, out, ft);
     r->ob.out = out;
     r->srcline = o->srcline;
+    r->auto_args = o->auto_args;
     return &r->v;
 }

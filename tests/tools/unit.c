@@ -31,6 +31,7 @@
 #include "litifut/db-format.h"
 #include "postproc/views/estimates.h"
 #include "postproc/views/histogram.h"
+#include "postproc/views/args.h"
 #include "postproc/reader/trace.h"
 #include "postproc/reader/callstack.h"
 #include "postproc/reader/names.h"
@@ -1366,8 +1367,59 @@ static void test_callsites(const char *root)
     elf_image_close(&img);
 }
 
+/* LITIFUT_ARGS' values as the views print them (postproc/views/args.c),
+ * from the words the reader keeps: integers small and large, negative
+ * on 32 and 64 bits, a string cut short, a memory window, a bad pointer,
+ * NULL; the names --auto-args gives open's. */
+static void test_args_text(void)
+{
+    /* 32-bit: open("/etc/x", 0, 0x1b6): which 1, 3 values */
+    uint32_t w[32];
+    unsigned k = 0;
+    w[k++] = LITIFUT_ARGS_CALL | 3u << 8;
+    w[k++] = LITIFUT_VALUE_STRING | 1u << 8 | 6u << 16;
+    w[k++] = 0x40001000u;
+    memcpy(&w[k], "/etc/x\0\0", 8);
+    k += 2;
+    w[k++] = LITIFUT_VALUE_INT | 2u << 8;
+    w[k++] = 0;
+    w[k++] = LITIFUT_VALUE_INT | 3u << 8;
+    w[k++] = 0x40001000u;
+    char out[1024];
+    args_text(out, w, k, 4, "open", 0);
+    check(strcmp(out, "\"/etc/x\", 0, 0x40001000") == 0, "args: a string and integers", "%s", out);
+    args_text(out, w, k, 4, "open", 1);
+    check(strcmp(out, "pathname=\"/etc/x\", flags=0, mode=0x40001000") == 0,
+          "args: --auto-args names open's", "%s", out);
+    /* a return value -1 (32-bit), then one of 64 bits */
+    uint32_t r32[3] = { LITIFUT_ARGS_RETURN | 1u << 8, LITIFUT_VALUE_INT, 0xffffffffu };
+    args_text(out, r32, 3, 4, NULL, 0);
+    check(strcmp(out, "-1") == 0, "args: -1 (32-bit)", "%s", out);
+    uint32_t r64[4] = { LITIFUT_ARGS_RETURN | 1u << 8, LITIFUT_VALUE_INT, 0xfffffffbu, 0xffffffffu };
+    args_text(out, r64, 4, 8, NULL, 0);
+    check(strcmp(out, "-5") == 0, "args: -5 (64-bit)", "%s", out);
+    /* a cut string with a quote, a window, a bad pointer, NULL */
+    k = 0;
+    w[k++] = LITIFUT_ARGS_CALL | 4u << 8;
+    w[k++] = (LITIFUT_VALUE_STRING | LITIFUT_VALUE_CUT) | 1u << 8 | 3u << 16;
+    w[k++] = 0x1000;
+    memcpy(&w[k++], "a\"\n\0", 4);
+    w[k++] = LITIFUT_VALUE_MEMORY | 2u << 8 | 2u << 16;
+    w[k++] = 0x2000;
+    memcpy(&w[k++], "\x01\xff\0\0", 4);
+    w[k++] = LITIFUT_VALUE_UNREADABLE | 3u << 8;
+    w[k++] = 1;
+    w[k++] = LITIFUT_VALUE_UNREADABLE | 4u << 8;
+    w[k++] = 0;
+    args_text(out, w, k, 4, "f", 0);
+    check(strcmp(out, "\"a\\\"\\n\"..., 0x2000 [01 ff], 0x1 (unreadable), NULL") == 0,
+          "args: a cut string, a window, a bad pointer, NULL", "%s", out);
+    check(strlen(out) < args_text_max(k), "args: the text fits args_text_max", "%zu", strlen(out));
+}
+
 int main(int argc, char **argv)
 {
+    test_args_text();
     test_callsites(argc > 1 ? argv[1] : ".");
     test_own_time();
     test_row_triples();

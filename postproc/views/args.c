@@ -1,0 +1,108 @@
+/*
+ * LITIFUT_ARGS' values as text (args.h).  The words were checked by the
+ * reader (postproc/reader/trace.c, args_record): each value's word, its
+ * register, then the bytes of its copy.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "postproc/views/args.h"
+#include "litifut/protos.h"
+#include "litifut/trace-format.h"
+
+/* The name of argument `pos` (from 1) of `callee` in the prototypes
+ * ("pathname"), into name; 0 if none. */
+static int arg_name(const char *callee, unsigned pos, char *name, size_t size)
+{
+    size_t lo = 0, hi = LITIFUT_N_PROTOS;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(litifut_protos[mid].name, callee);
+        if (c == 0) {
+            const char *s = litifut_protos[mid].arg_names;
+            for (unsigned i = 1; i < pos && s; i++)
+                s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
+            size_t len = s ? strcspn(s, ",") : 0;
+            if (!len || len >= size)
+                return 0;
+            memcpy(name, s, len);
+            name[len] = 0;
+            return 1;
+        }
+        if (c > 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
+static size_t put_escaped(char *o, const unsigned char *b, uint32_t len)
+{
+    size_t k = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        unsigned char c = b[i];
+        if (c == '"' || c == '\\')
+            o[k++] = '\\', o[k++] = (char)c;
+        else if (c == '\n')
+            o[k++] = '\\', o[k++] = 'n';
+        else if (c == '\t')
+            o[k++] = '\\', o[k++] = 't';
+        else if (c < 0x20 || c >= 0x7f)
+            k += (size_t)sprintf(o + k, "\\x%02x", c);
+        else
+            o[k++] = (char)c;
+    }
+    return k;
+}
+
+size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, const char *callee,
+                 int names)
+{
+    size_t k = 0;
+    out[0] = 0;
+    if (!w || !n)
+        return 0;
+    uint32_t count = (w[0] >> 8) & 0xffu, at = 1, aw = word_size / 4;
+    for (uint32_t i = 0; i < count && at + 1 + aw <= n; i++) {
+        uint32_t h = w[at], kind = h & 0xfu, pos = (h >> 8) & 0xffu, bytes = h >> 16;
+        uint64_t v = w[at + 1] | (aw == 2 ? (uint64_t)w[at + 2] << 32 : 0);
+        const unsigned char *copy = (const unsigned char *)(w + at + 1 + aw);
+        at += 1 + aw + (bytes + 3) / 4;
+        if (at > n)
+            break;
+        if (i)
+            k += (size_t)sprintf(out + k, ", ");
+        char name[64];
+        if (names && pos && callee && arg_name(callee, pos, name, sizeof name))
+            k += (size_t)sprintf(out + k, "%s=", name);
+        int64_t sv = aw == 2 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
+        switch (kind) {
+        case LITIFUT_VALUE_INT:
+            if (sv > -(1 << 20) && sv < 1 << 20)      /* (else an address, most likely) */
+                k += (size_t)sprintf(out + k, "%" PRId64, sv);
+            else
+                k += (size_t)sprintf(out + k, "0x%" PRIx64, v);
+            break;
+        case LITIFUT_VALUE_STRING:
+            out[k++] = '"';
+            k += put_escaped(out + k, copy, bytes);
+            out[k++] = '"';
+            if (h & LITIFUT_VALUE_CUT)
+                k += (size_t)sprintf(out + k, "...");
+            break;
+        case LITIFUT_VALUE_MEMORY:
+            k += (size_t)sprintf(out + k, "0x%" PRIx64 " [", v);
+            for (uint32_t j = 0; j < bytes; j++)
+                k += (size_t)sprintf(out + k, j ? " %02x" : "%02x", copy[j]);
+            k += (size_t)sprintf(out + k, "%s]", h & LITIFUT_VALUE_CUT ? " ..." : "");
+            break;
+        default:                        /* LITIFUT_VALUE_UNREADABLE */
+            k += (size_t)(v ? sprintf(out + k, "0x%" PRIx64 " (unreadable)", v)
+                            : sprintf(out + k, "NULL"));
+            break;
+        }
+    }
+    out[k] = 0;
+    return k;
+}

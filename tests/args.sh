@@ -1,0 +1,88 @@
+# LITIFUT_ARGS: what selected calls are given and give back
+# (stub/args.c), on every arch, PIE and static: tests/progs/args.c's
+# calls with known arguments and return values.  The traced run must
+# still record exactly the oracle's calls and tree (the selected calls
+# go through the slow path, every other call as before); the log must
+# show each selected call's values (postproc/views/args.c), those of a
+# second thread's too, nested return values of a recursion; a ring
+# keeps them; --auto-args names a C library function's; a bad rule or a
+# mode without calls is one line on stderr, the program's fate as plain.
+
+ARGS_SPEC='add3@arg1,arg2,arg3,retval;neg@arg1,retval;greet@arg1/s,arg2,retval/s;window@arg1/x8,retval;bad@arg1/s,retval;null_str@arg1/s,retval;longstr@arg1/s,retval;fact@arg1,retval;sum@arg1,arg2,arg3,arg4,retval;worker@arg1,retval;open'
+
+# args_expect LOG [static]: 0 if the log LOG shows every value it must
+# (else the first line missing, on stdout); static: without the second
+# thread's, and without open's (a static libc's open is __libc_open64,
+# a name the rule "open" does not match)
+args_expect() {
+    local a64
+    a64=$(printf 'a%.0s' $(seq 64))
+    local want=(
+        'main -> add3(1, -2, 100000) = 99999'
+        'main -> neg(5) = -5'
+        'main -> greet("world", 1) = "world"'
+        'main -> bad(0x1 (unreadable)) = 1'
+        'main -> null_str(NULL) = 0'
+        "main -> longstr(\"$a64\"...) {"
+        '} /* longstr */ = 100'
+        '} /* window */ = 8'
+        'main -> fact(5) {'
+        'fact -> fact(1) = 1'
+        '} /* fact */ = 120'
+        'main -> sum(3, 10, 20, 30) = 60'
+        'thread_main -> worker(7) = 14'
+        'main -> open("/nonexistent/config", 0, '
+    )
+    local w
+    for w in "${want[@]}"; do
+        case ${2:-}:$w in static:*worker*|static:*open*) continue ;; esac
+        grep -qF -- "$w" "$1" || { echo "$w"; return 1; }
+    done
+    grep -qE 'main -> window\(0x[0-9a-f]+ \[41 42 43 44 45 46 47 48\]\) \{$' "$1" ||
+        { echo 'main -> window(0x... [41 42 43 44 45 46 47 48]) {'; return 1; }
+    [ "$(grep -c '} /\* fact \*/ = ' "$1")" = 4 ] || { echo "4 nested fact returns"; return 1; }
+}
+
+args_case() {
+    set_arch "$1" || return
+    local d=$WORK/args/$ARCH link missing
+    for link in pie static; do
+        build_pair "$d/$link" args.c "$link" || { fail "$ARCH/args/$link: cannot build"; continue; }
+        local argv=()
+        [ "$link" = static ] && argv=(no-thread)
+        LITIFUT_ARGS=$ARGS_SPEC check_traced "$ARCH/args/$link" "$d/$link/plain" "$d/$link/prog" \
+            "${argv[@]}"
+        local r=$WORK/runs/$ARCH/args/$link
+        "$BIN/litifut-postproc" "$r/traced" > "$r/log" 2> "$r/log.err"
+        if missing=$(args_expect "$r/log" "${argv:+static}") && [ ! -s "$r/log.err" ]; then
+            pass "$ARCH/args/$link: the log shows every selected call's arguments and return value (add3(1, -2, 100000) = 99999, strings, a window, a bad pointer, NULL, a cut string, varargs, a thread's, a recursion's nested returns)"
+        else
+            fail "$ARCH/args/$link: the log lacks: $missing $(head -c 300 "$r/log.err") (see $r/log)"
+        fi
+    done
+    local r=$WORK/runs/$ARCH/args/pie
+    "$BIN/litifut-postproc" --auto-args "$r/traced" > "$r/auto" 2>&1
+    check "$ARCH/args: --auto-args names a C library function's values (open(pathname=\"/nonexistent/config\", flags=0, ...))" \
+        grep -qF 'main -> open(pathname="/nonexistent/config", flags=0, mode=' "$r/auto"
+    LITIFUT_MODE=ring LITIFUT_ARGS=$ARGS_SPEC run_target "$r/ring" "$d/pie/prog"
+    "$BIN/litifut-postproc" "$r/ring" > "$r/ring.log" 2>&1
+    check "$ARCH/args: a ring keeps the values (LITIFUT_MODE=ring)" \
+        eval 'same_run "$r/traced" "$r/ring" && missing=$(args_expect "$r/ring.log")'
+    # a rule that does not read, and a mode that records no calls: one
+    # line, no trace, the program as plain
+    local bad
+    for bad in "add3@arg$((9 + 0))" 'add3@retval/x0' 'add3@arg1/q'; do
+        LITIFUT_ARGS=$bad run_target "$r/bad" "$d/pie/prog"
+        check "$ARCH/args: LITIFUT_ARGS='$bad' is one line on stderr, no trace, the run as plain" \
+            eval 'same_run "$r/traced" "$r/bad" && [ "$(wc -l < "$r/bad/err")" = 1 ] &&
+                  grep -q "^litifut: LITIFUT_ARGS: expected" "$r/bad/err" && ! ls "$r/bad"/litifut.* > /dev/null 2>&1'
+    done
+    LITIFUT_MODE=count LITIFUT_ARGS=add3 run_target "$r/count" "$d/pie/prog"
+    check "$ARCH/args: LITIFUT_ARGS with LITIFUT_MODE=count is one line on stderr, the run as plain" \
+        eval 'same_run "$r/traced" "$r/count" && [ "$(wc -l < "$r/count/err")" = 1 ] &&
+              grep -q "LITIFUT_ARGS: records calls. values in LITIFUT_MODE full or ring only" "$r/count/err"'
+}
+
+test_args() {
+    each_arch args_case
+}
