@@ -234,7 +234,7 @@ hostile_header() {
     local t
     t=$(hostile_copy version)
     poke32 "$t" $HOSTILE_VERSION 1
-    expect_refused version "trace format version 1 (an older litifut's tracer); this post-processor reads versions 4 to 6" "$t"
+    expect_refused version "trace format version 1 (an older litifut's tracer); this post-processor reads versions 4 to 7" "$t"
     t=$(hostile_copy chunk-size)
     poke32 "$t" $HOSTILE_CHUNK_SIZE 0xfffff000
     expect_refused chunk-size "chunk_size 4294963200" "$t"
