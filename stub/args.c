@@ -55,8 +55,7 @@ struct args_item {
 struct args_spec {
     uint32_t n;
     struct args_item v[LITIFUT_ARGS_MAX_VALUES];
-    uint32_t args_words, ret_words;     /* the record's words, at most, of each */
-    int wants_ret;
+    uint32_t args_words, ret_words;     /* the record's words, at most, of each (2: none) */
 };
 struct args_rule {
     const char *glob;
@@ -67,7 +66,6 @@ struct args_site {
     uintptr_t ra;                       /* the call's return address (run time) */
     uintptr_t target;                   /* its callee; 0: through a register */
     uint32_t index;                     /* its DB index */
-    uint32_t reg_word;                  /* through a register: its site word as linked */
     const struct args_spec *spec;
 };
 /* The calls of a thread whose return value is to be recorded, by the
@@ -105,13 +103,12 @@ static const char *parse_uint(const char *s, uint32_t *v)
 static void spec_sizes(struct args_spec *sp)
 {
     sp->args_words = sp->ret_words = 2;     /* (the control word, which and how many) */
-    sp->wants_ret = 0;
     for (uint32_t i = 0; i < sp->n; i++) {
         uint32_t w = 1 + WORD_WORDS + (sp->v[i].kind == LITIFUT_VALUE_INT ? 0 : (sp->v[i].len + 3u) / 4);
         if (sp->v[i].pos)
             sp->args_words += w;
         else
-            sp->ret_words += w, sp->wants_ret = 1;
+            sp->ret_words += w;
     }
 }
 
@@ -349,13 +346,11 @@ static const char *select_sites(const unsigned char *f, unsigned long n)
             a->ra = v.site[i].patch + bias + RA_OFFSET;
             a->index = index;
             a->spec = sp;
-            a->reg_word = 0;
             if (w < LITIFUT_DB_INDIRECT) {
 #ifdef ARCH_SLOW_REG_BIT
                 if (w & LITIFUT_DB_JUMP_REG)
                     continue;               /* a tail jump: no frame of its own */
                 a->target = 0;
-                a->reg_word = w;
                 words[index] = w | ARCH_SLOW_REG_BIT;
                 k++;
 #endif
@@ -474,7 +469,7 @@ static uintptr_t readable_in(const struct ranges *r, uintptr_t p, uintptr_t n)
 }
 
 /* Readable bytes at p (up to n), the ranges read again once if p is in
- * none.  Under the lock (the ranges are the process's... this copy's). */
+ * none.  Under the lock (this copy's threads share the ranges). */
 static uintptr_t readable(uintptr_t p, uintptr_t n, int *reread)
 {
     if (!readable_ranges) {
@@ -604,7 +599,7 @@ void args_after_call(struct litifut_thread *t, struct arch_frame *frame, const s
         t->cur = put_args(t->cur, LITIFUT_ARGS_CALL, sp, frame, 0);
     /* its return value: the call's return to the C trampoline, marked */
     uintptr_t *slot = arch_return_address_slot(frame);
-    struct args_marks *m = sp->wants_ret && returns_is_trampoline(*slot) ? marks_of(t) : 0;
+    struct args_marks *m = sp->ret_words > 2 && returns_is_trampoline(*slot) ? marks_of(t) : 0;
     if (m) {
         while (m->n && m->v[m->n - 1].sp <= sp_call)
             m->n--;                         /* (calls left by a jump) */

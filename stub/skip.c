@@ -263,15 +263,10 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
         int rule = rule_naming(l, names, h->names_size, &callee[c]);
         if (rule < 0)
             continue;
-        if (callee[c].first > h->n_sites || callee[c].count > h->n_sites - callee[c].first) {
-            r->status = LITIFUT_SKIP_NO_TABLE;
-            return;
-        }
         for (uint32_t i = callee[c].first; i < callee[c].first + callee[c].count; i++) {
             uintptr_t s0, s1;
             uint32_t fl = code_segment(ph, v.phnum, site[i].patch, &s0, &s1);
-            if (!fl || (site[i].patch & 1) || site[i].index >= db->n_sites ||
-                (seg_flags && s0 != seg_start)) {
+            if (!fl || (site[i].patch & 1) || (seg_flags && s0 != seg_start)) {
                 r->status = fl && seg_flags && s0 != seg_start ? LITIFUT_SKIP_SEGMENTS
                                                                : LITIFUT_SKIP_NO_TABLE;
                 return;
