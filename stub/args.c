@@ -8,7 +8,10 @@
  * then '@' and what to record: argN (the Nth integer argument register,
  * 1 to ARCH_INT_ARGS), retval, each as an integer, or /s (a pointer and
  * the string there, 64 bytes or /sLEN) or /xLEN (a pointer and LEN bytes
- * there), LEN up to LITIFUT_ARGS_COPY_MAX.  A rule without '@' takes
+ * there), LEN up to LITIFUT_ARGS_COPY_MAX; fpargN (the Nth
+ * floating-point argument register, 1 to ARCH_FP_ARGS: a double, or a
+ * float with /f32) and retval/f (a double; /f32 a float) where the ABI
+ * passes them in floating-point registers (armhf, AArch64).  A rule without '@' takes
  * include/litifut/protos.h's items for a function it knows, else every
  * integer argument register and the return value.
  *
@@ -48,14 +51,15 @@
 #define ARGS_STRING_LEN  64             /* /s without a length */
 
 struct args_item {
-    uint8_t kind;                       /* LITIFUT_VALUE_INT, _STRING, _MEMORY */
-    uint8_t pos;                        /* 0: the return value; N: argument N */
-    uint16_t len;                       /* a copy's bytes, at most */
+    uint8_t kind;                       /* LITIFUT_VALUE_INT, _STRING, _MEMORY, _FLOAT */
+    uint8_t pos;                        /* 0: the return value; N: argument N (_FLOAT: FP argument N) */
+    uint16_t len;                       /* a copy's bytes, at most (_FLOAT: 4 or 8) */
 };
 struct args_spec {
     uint32_t n;
     struct args_item v[LITIFUT_ARGS_MAX_VALUES];
     uint32_t args_words, ret_words;     /* the record's words, at most, of each (2: none) */
+    uint32_t fp;                        /* has floating-point values */
 };
 struct args_rule {
     const char *glob;
@@ -103,13 +107,24 @@ static const char *parse_uint(const char *s, uint32_t *v)
 static void spec_sizes(struct args_spec *sp)
 {
     sp->args_words = sp->ret_words = 2;     /* (the control word, which and how many) */
+    sp->fp = 0;
     for (uint32_t i = 0; i < sp->n; i++) {
         uint32_t w = 1 + WORD_WORDS + (sp->v[i].kind == LITIFUT_VALUE_INT ? 0 : (sp->v[i].len + 3u) / 4);
+        sp->fp |= sp->v[i].kind == LITIFUT_VALUE_FLOAT;
         if (sp->v[i].pos)
             sp->args_words += w;
         else
             sp->ret_words += w;
     }
+}
+
+/* Does [s, end) begin with the word w?  Then past it, else 0. */
+static const char *word_at(const char *s, const char *end, const char *w)
+{
+    for (; *w; w++, s++)
+        if (s >= end || *s != *w)
+            return 0;
+    return s;
 }
 
 /* Items "arg1/s,retval" (up to `end`) into sp; 0 if they do not read. */
@@ -119,17 +134,33 @@ static int parse_items(const char *s, const char *end, struct args_spec *sp)
     while (s < end) {
         struct args_item it = { LITIFUT_VALUE_INT, 0, 0 };
         uint32_t v;
-        if (end - s >= 6 && s[0] == 'r' && s[1] == 'e' && s[2] == 't' && s[3] == 'v' &&
-            s[4] == 'a' && s[5] == 'l') {
-            s += 6;
-        } else if (end - s >= 4 && s[0] == 'a' && s[1] == 'r' && s[2] == 'g' &&
-                   (s = parse_uint(s + 3, &v)) && v >= 1 && v <= ARCH_INT_ARGS) {
+        const char *w;
+        if ((w = word_at(s, end, "retval"))) {
+            s = w;
+        } else if ((w = word_at(s, end, "arg")) && (s = parse_uint(w, &v)) && v >= 1 &&
+                   v <= ARCH_INT_ARGS) {
             it.pos = (uint8_t)v;
+        } else if ((w = word_at(s, end, "fparg")) && (s = parse_uint(w, &v)) && v >= 1 &&
+                   v <= ARCH_FP_ARGS) {
+            it.kind = LITIFUT_VALUE_FLOAT;
+            it.pos = (uint8_t)v;
+            it.len = 8;
         } else {
             return 0;
         }
         if (s < end && *s == '/') {
-            if (s + 1 < end && s[1] == 's') {
+            if ((w = word_at(s, end, "/f")) && ARCH_FP_ARGS &&
+                (it.kind == LITIFUT_VALUE_FLOAT || it.pos == 0)) {
+                it.kind = LITIFUT_VALUE_FLOAT;
+                it.len = 8;
+                s = w;
+                if (word_at(s, end, "32"))
+                    it.len = 4, s += 2;
+                else if (word_at(s, end, "64"))
+                    s += 2;
+            } else if (it.kind == LITIFUT_VALUE_FLOAT) {
+                return 0;
+            } else if (s + 1 < end && s[1] == 's') {
                 it.kind = LITIFUT_VALUE_STRING;
                 it.len = ARGS_STRING_LEN;
                 s += 2;
@@ -540,20 +571,49 @@ static uint32_t *put_value(uint32_t *p, const struct args_item *it, uintptr_t v,
     return p;
 }
 
+#if ARCH_FP_ARGS
+/* A floating-point register's value at p: d[] as litifut_fp_registers read them. */
+static uint32_t *put_float(uint32_t *p, const struct args_item *it, const uint64_t *d)
+{
+    unsigned i = it->pos ? it->pos - 1u : 0;
+    *p++ = LITIFUT_VALUE_FLOAT | (uint32_t)it->pos << 8 | (uint32_t)it->len << 16;
+    p = put_word_value(p, 0);
+    if (it->len == 4) {
+        *p++ = arch_fp_float(d, i);
+    } else {
+        *p++ = (uint32_t)d[i];
+        *p++ = (uint32_t)(d[i] >> 32);
+    }
+    return p;
+}
+#endif
+
 /* The values of an ARGS record `which` at p (room checked), its two
  * words before them; integer arguments from the frame, the return value
- * `ret`.  Returns the record's end. */
+ * `ret`; floating-point ones from the registers as they are (nothing
+ * between the call or return and here touches them).  Returns the
+ * record's end. */
 static uint32_t *put_args(uint32_t *p, uint32_t which, const struct args_spec *sp,
                           const struct arch_frame *frame, uintptr_t ret)
 {
     struct reading rd = { 0, 0, { 0 } };
     uint32_t *head = p, n = 0;
+#if ARCH_FP_ARGS
+    uint64_t d[8];
+    if (sp->fp)
+        litifut_fp_registers(d);
+#endif
     p += 2;
     for (uint32_t i = 0; i < sp->n; i++) {
         const struct args_item *it = &sp->v[i];
         if ((which == LITIFUT_ARGS_RETURN) != (it->pos == 0))
             continue;
-        p = put_value(p, it, it->pos ? arch_frame_arg(frame, it->pos - 1u) : ret, &rd);
+#if ARCH_FP_ARGS
+        if (it->kind == LITIFUT_VALUE_FLOAT)
+            p = put_float(p, it, d);
+        else
+#endif
+            p = put_value(p, it, it->pos ? arch_frame_arg(frame, it->pos - 1u) : ret, &rd);
         n++;
     }
     if (rd.locked > 0)

@@ -169,7 +169,8 @@ static const char *const accepted[] = {
     [BAD_EXCLUDE_CALLEE] = "LITIFUT_EXCLUDE_CALLEE: expected at most 1023 bytes of function "
                            "names (more in an @FILE)",
     [BAD_ARGS] = "LITIFUT_ARGS: expected at most 1023 bytes of rules such as "
-                 "'open;strcmp@arg1/s,arg2/s,retval' (argN, retval; /s, /sLEN, /xLEN)",
+                 "'open;strcmp@arg1/s,arg2/s,retval' (argN, retval; /s, /sLEN, /xLEN; "
+                 "fpargN, retval/f, /f32 on armhf and AArch64)",
     [BAD_ARGS_MODE] = "LITIFUT_ARGS: records calls' values in LITIFUT_MODE full or ring only",
 };
 

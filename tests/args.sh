@@ -9,6 +9,13 @@
 # mode without calls is one line on stderr, the program's fate as plain.
 
 ARGS_SPEC='add3@arg1,arg2,arg3,retval;neg@arg1,retval;greet@arg1/s,arg2,retval/s;window@arg1/x8,retval;bad@arg1/s,retval;null_str@arg1/s,retval;longstr@arg1/s,retval;fact@arg1,retval;sum@arg1,arg2,arg3,arg4,retval;worker@arg1,retval;open'
+ARGS_FP_SPEC='scale@fparg1,fparg2,retval/f;halve@fparg1/f32,retval/f32;mix@arg1,fparg1,retval/f'
+
+# args_fp: 0 if $ARCH passes floating-point arguments in registers of their own
+args_fp() {
+    case $ARCH in armhf|aarch64) return 0 ;; esac
+    return 1
+}
 
 # args_expect LOG [static]: 0 if the log LOG shows every value it must
 # (else the first line missing, on stdout); static: without the second
@@ -33,6 +40,11 @@ args_expect() {
         'thread_main -> worker(7) = 14'
         'main -> open("/nonexistent/config", 0, '
     )
+    args_fp && want+=(
+        'main -> scale(2.5, -1e+100) = -2.5e+100'
+        'main -> halve(3) = 1.5'
+        'main -> mix(3, 0.1) = 0.30000000000000004'
+    )
     local w
     for w in "${want[@]}"; do
         case ${2:-}:$w in static:*worker*|static:*open*) continue ;; esac
@@ -45,17 +57,18 @@ args_expect() {
 
 args_case() {
     set_arch "$1" || return
-    local d=$WORK/args/$ARCH link missing
+    local d=$WORK/args/$ARCH link missing spec=$ARGS_SPEC
+    args_fp && spec+=";$ARGS_FP_SPEC"
     for link in pie static; do
         build_pair "$d/$link" args.c "$link" || { fail "$ARCH/args/$link: cannot build"; continue; }
         local argv=()
         [ "$link" = static ] && argv=(no-thread)
-        LITIFUT_ARGS=$ARGS_SPEC check_traced "$ARCH/args/$link" "$d/$link/plain" "$d/$link/prog" \
+        LITIFUT_ARGS=$spec check_traced "$ARCH/args/$link" "$d/$link/plain" "$d/$link/prog" \
             "${argv[@]}"
         local r=$WORK/runs/$ARCH/args/$link
         "$BIN/litifut-postproc" "$r/traced" > "$r/log" 2> "$r/log.err"
         if missing=$(args_expect "$r/log" "${argv:+static}") && [ ! -s "$r/log.err" ]; then
-            pass "$ARCH/args/$link: the log shows every selected call's arguments and return value (add3(1, -2, 100000) = 99999, strings, a window, a bad pointer, NULL, a cut string, varargs, a thread's, a recursion's nested returns)"
+            pass "$ARCH/args/$link: the log shows every selected call's arguments and return value (add3(1, -2, 100000) = 99999, strings, a window, a bad pointer, NULL, a cut string, varargs, a thread's, a recursion's nested returns$(args_fp && echo ', doubles and floats'))"
         else
             fail "$ARCH/args/$link: the log lacks: $missing $(head -c 300 "$r/log.err") (see $r/log)"
         fi
@@ -64,14 +77,16 @@ args_case() {
     "$BIN/litifut-postproc" --auto-args "$r/traced" > "$r/auto" 2>&1
     check "$ARCH/args: --auto-args names a C library function's values (open(pathname=\"/nonexistent/config\", flags=0, ...))" \
         grep -qF 'main -> open(pathname="/nonexistent/config", flags=0, mode=' "$r/auto"
-    LITIFUT_MODE=ring LITIFUT_ARGS=$ARGS_SPEC run_target "$r/ring" "$d/pie/prog"
+    LITIFUT_MODE=ring LITIFUT_ARGS=$spec run_target "$r/ring" "$d/pie/prog"
     "$BIN/litifut-postproc" "$r/ring" > "$r/ring.log" 2>&1
     check "$ARCH/args: a ring keeps the values (LITIFUT_MODE=ring)" \
         eval 'same_run "$r/traced" "$r/ring" && missing=$(args_expect "$r/ring.log")'
     # a rule that does not read, and a mode that records no calls: one
     # line, no trace, the program as plain
     local bad
-    for bad in "add3@arg$((9 + 0))" 'add3@retval/x0' 'add3@arg1/q'; do
+    local bads=("add3@arg$((9 + 0))" 'add3@retval/x0' 'add3@arg1/q' 'add3@fparg1/s' 'add3@arg1/f')
+    args_fp || bads+=('scale@fparg1')
+    for bad in "${bads[@]}"; do
         LITIFUT_ARGS=$bad run_target "$r/bad" "$d/pie/prog"
         check "$ARCH/args: LITIFUT_ARGS='$bad' is one line on stderr, no trace, the run as plain" \
             eval 'same_run "$r/traced" "$r/bad" && [ "$(wc -l < "$r/bad/err")" = 1 ] &&

@@ -468,6 +468,20 @@ litifut_args_entry:
     b       litifut_a64_start
     .size litifut_args_entry, . - litifut_args_entry
 
+/* litifut_fp_registers(uint64_t d[8]): d0-d7 as they are (args.c reads
+ * them where no code has touched them since the call or the return). */
+    .global litifut_fp_registers
+    .hidden litifut_fp_registers
+    .type litifut_fp_registers, %function
+litifut_fp_registers:
+    bti     c
+    stp     d0, d1, [x0]
+    stp     d2, d3, [x0, #16]
+    stp     d4, d5, [x0, #32]
+    stp     d6, d7, [x0, #48]
+    ret
+    .size litifut_fp_registers, . - litifut_fp_registers
+
     .p2align 4
     .global litifut_a64_start
     .hidden litifut_a64_start

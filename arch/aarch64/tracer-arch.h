@@ -49,6 +49,17 @@ static inline uintptr_t arch_returned_value(uintptr_t sp_ret)
 {
     return *(const uint64_t *)(sp_ret - 160);
 }
+/* The floating-point argument registers, v0-v7 (d0-d7 of them, and a
+ * float in the low half of each; d0 the return value): read by
+ * litifut_fp_registers (stub.S) where nothing has touched them since
+ * the call (or the return): the tracer's C code is built with
+ * -mgeneral-regs-only. */
+#define ARCH_FP_ARGS 8
+void litifut_fp_registers(uint64_t d[8]);
+static inline uint32_t arch_fp_float(const uint64_t d[8], unsigned i)
+{
+    return (uint32_t)d[i];
+}
 
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {

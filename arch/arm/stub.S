@@ -543,6 +543,19 @@ litifut_args_entry:
     b       litifut_arm_start
     .size litifut_args_entry, . - litifut_args_entry
 
+#ifdef __ARM_PCS_VFP
+/* litifut_fp_registers(uint64_t d[8]): d0-d7 as they are (args.c reads
+ * them where no code has touched them since the call or the return). */
+    .global litifut_fp_registers
+    .hidden litifut_fp_registers
+    .type litifut_fp_registers, %function
+    .fpu    vfp
+litifut_fp_registers:
+    vstmia  r0, {d0-d7}
+    bx      lr
+    .size litifut_fp_registers, . - litifut_fp_registers
+#endif
+
     .global litifut_arm_start
     .hidden litifut_arm_start
 litifut_arm_start:

@@ -46,6 +46,21 @@ static inline uintptr_t arch_returned_value(uintptr_t sp_ret)
 {
     return *(const uint32_t *)(sp_ret - 32);
 }
+/* The hard-float ABI's floating-point argument registers, d0-d7
+ * (floats in s0-s15, two to a d; d0 or s0 the return value): read by
+ * litifut_fp_registers (stub.S) where nothing has touched them since
+ * the call (or the return): the tracer's C code is built with
+ * -mgeneral-regs-only.  The soft-float ABI passes them in r0-r3. */
+#ifdef __ARM_PCS_VFP
+#define ARCH_FP_ARGS 8
+void litifut_fp_registers(uint64_t d[8]);
+static inline uint32_t arch_fp_float(const uint64_t d[8], unsigned i)
+{
+    return (uint32_t)(d[i / 2] >> (32 * (i % 2)));
+}
+#else
+#define ARCH_FP_ARGS 0
+#endif
 
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {

@@ -174,7 +174,12 @@
  *                           or a memory window's copy), then the value
  *                           (word_size / 4 words, low first: the integer
  *                           register, a pointer), then the copy's bytes,
- *                           zero-padded to a word
+ *                           zero-padded to a word.  A floating-point
+ *                           register (LITIFUT_VALUE_FLOAT; position N:
+ *                           the Nth floating-point argument) has value
+ *                           words of 0, and its bits as the copy: 4
+ *                           bytes (a float) or 8 (a double), as words
+ *                           in the trace's byte order, low first
  *   tag 3  bits 7..2 = 1: a return (exact return mode): the thread's
  *          innermost open traced call returned; bits 31..24 its time
  *          delta, bits 23..8 zero
@@ -319,6 +324,7 @@ enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 #define LITIFUT_VALUE_STRING    2u      /* a pointer and the string there (no NUL) */
 #define LITIFUT_VALUE_MEMORY    3u      /* a pointer and the bytes there */
 #define LITIFUT_VALUE_UNREADABLE 4u     /* a pointer to no readable memory (string or window) */
+#define LITIFUT_VALUE_FLOAT     5u      /* a floating-point register (a float or a double) */
 #define LITIFUT_VALUE_CUT       0x10u   /* (flag) the copy stopped at its limit */
 #define LITIFUT_SKIP_DONE       0u      /* SKIPPED's why: done */
 #define LITIFUT_SKIP_NO_FILE    1u      /* ... the object's file could not be read */

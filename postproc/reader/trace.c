@@ -749,10 +749,11 @@ static void args_record(struct reader *r, struct walk *w, size_t pos, size_t n)
     for (uint32_t i = 0; !bad && i < count; i++) {
         uint32_t h = at + 4 <= end ? word(r, at) : 0, kind = h & 0xfu, arg = (h >> 8) & 0xffu;
         uint32_t bytes = h >> 16;
-        if (at + 4 * (1 + aw) > end || !kind || kind > LITIFUT_VALUE_UNREADABLE ||
+        if (at + 4 * (1 + aw) > end || !kind || kind > LITIFUT_VALUE_FLOAT ||
             (h & 0xe0u) || ((h & LITIFUT_VALUE_CUT) && kind != LITIFUT_VALUE_STRING &&
                             kind != LITIFUT_VALUE_MEMORY) ||
             ((kind == LITIFUT_VALUE_INT || kind == LITIFUT_VALUE_UNREADABLE) && bytes) ||
+            (kind == LITIFUT_VALUE_FLOAT && bytes != 4 && bytes != 8) ||
             bytes > LITIFUT_ARGS_COPY_MAX || (which == LITIFUT_ARGS_RETURN) != (arg == 0) ||
             arg > 8 || at + 4 * (1 + aw) + 4 * (((size_t)bytes + 3) / 4) > end)
             bad = "that do not read";
@@ -779,7 +780,11 @@ static void args_record(struct reader *r, struct walk *w, size_t pos, size_t n)
         out[k++] = h;
         for (size_t j = 0; j < aw; j++)
             out[k++] = word(r, at + 4 + 4 * j);
-        memcpy(out + k, r->data + at + 4 * (1 + aw), ((size_t)bytes + 3) / 4 * 4);
+        if ((h & 0xfu) == LITIFUT_VALUE_FLOAT)      /* (words: this machine's order too) */
+            for (size_t j = 0; j < bytes / 4; j++)
+                out[k + j] = word(r, at + 4 * (1 + aw + j));
+        else
+            memcpy(out + k, r->data + at + 4 * (1 + aw), ((size_t)bytes + 3) / 4 * 4);
         k += (bytes + 3) / 4;
         at += 4 * (1 + aw + (bytes + 3) / 4);
     }

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "postproc/views/args.h"
 #include "litifut/protos.h"
@@ -56,6 +57,27 @@ static size_t put_escaped(char *o, const unsigned char *b, uint32_t len)
     return k;
 }
 
+/* A float's (4 bytes) or a double's bits (low word first), in the
+ * fewest digits that read back as the same value. */
+static size_t put_float(char *o, const uint32_t *bits, uint32_t bytes)
+{
+    if (bytes == 4) {
+        float f;
+        memcpy(&f, bits, 4);
+        int n = snprintf(o, 32, "%.6g", (double)f);
+        if (strtof(o, NULL) != f)
+            n = snprintf(o, 32, "%.9g", (double)f);
+        return (size_t)n;
+    }
+    uint64_t u = bits[0] | (uint64_t)bits[1] << 32;
+    double d;
+    memcpy(&d, &u, 8);
+    int n = snprintf(o, 32, "%.15g", d);
+    if (strtod(o, NULL) != d)
+        n = snprintf(o, 32, "%.17g", d);
+    return (size_t)n;
+}
+
 size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, const char *callee,
                  int names)
 {
@@ -74,7 +96,8 @@ size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, c
         if (i)
             k += (size_t)sprintf(out + k, ", ");
         char name[64];
-        if (names && pos && callee && arg_name(callee, pos, name, sizeof name))
+        if (names && pos && kind != LITIFUT_VALUE_FLOAT && callee &&
+            arg_name(callee, pos, name, sizeof name))
             k += (size_t)sprintf(out + k, "%s=", name);
         int64_t sv = aw == 2 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
         switch (kind) {
@@ -96,6 +119,9 @@ size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, c
             for (uint32_t j = 0; j < bytes; j++)
                 k += (size_t)sprintf(out + k, j ? " %02x" : "%02x", copy[j]);
             k += (size_t)sprintf(out + k, "%s]", h & LITIFUT_VALUE_CUT ? " ..." : "");
+            break;
+        case LITIFUT_VALUE_FLOAT:
+            k += put_float(out + k, (const uint32_t *)copy, bytes);
             break;
         default:                        /* LITIFUT_VALUE_UNREADABLE */
             k += (size_t)(v ? sprintf(out + k, "0x%" PRIx64 " (unreadable)", v)

@@ -2,8 +2,9 @@
  * LITIFUT_ARGS' test program (tests/args.sh): calls with known
  * arguments of every kind the tracer records (integers, negative ones,
  * strings, a string longer than the copy, a bad pointer, NULL, a memory
- * window, varargs), known return values (integers, a string, nested
- * ones from a recursion), from main and from a second thread.  Each
+ * window, varargs, doubles and floats), known return values (integers,
+ * a string, a double, a float, nested ones from a recursion), from main
+ * and from a second thread.  Each
  * function is its own (noinline, used) so that its calls stay calls.
  */
 #include <fcntl.h>
@@ -12,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CALLEE __attribute__((noinline, used))
+#define CALLEE __attribute__((noinline, noipa, used))
 /* (keeps a value's call a call, not a tail jump, nor a loop) */
 #define KEEP(v) __asm__ volatile("" : "+r"(v))
 
@@ -32,6 +33,9 @@ CALLEE long fact(long n)
     return n * r;
 }
 CALLEE long worker(long n) { return 2 * n; }
+CALLEE double scale(double x, double y) { return x * y; }
+CALLEE float halve(float x) { return x / 2; }
+CALLEE double mix(int n, double x) { return n * x; }
 
 CALLEE long sum(int n, ...)
 {
@@ -72,5 +76,6 @@ int main(int argc, char **argv)
     printf("%ld %ld %s %ld %ld %ld %ld %ld %ld %ld %d\n", add3(1, -2, 100000), neg(5),
            greet("world", 1), window(eight), bad((const char *)1), null_str(NULL),
            longstr(many), fact(5), sum(3, 10, 20, 30), (long)r, fd);
+    printf("%g %g %.17g\n", scale(2.5, -1e100), (double)halve(3.0f), mix(3, 0.1));
     return 0;
 }

@@ -1370,7 +1370,7 @@ static void test_callsites(const char *root)
 /* LITIFUT_ARGS' values as the views print them (postproc/views/args.c),
  * from the words the reader keeps: integers small and large, negative
  * on 32 and 64 bits, a string cut short, a memory window, a bad pointer,
- * NULL; the names --auto-args gives open's. */
+ * NULL; the names --auto-args gives open's; doubles and floats. */
 static void test_args_text(void)
 {
     /* 32-bit: open("/etc/x", 0, 0x1b6): which 1, 3 values */
@@ -1415,6 +1415,26 @@ static void test_args_text(void)
     check(strcmp(out, "\"a\\\"\\n\"..., 0x2000 [01 ff], 0x1 (unreadable), NULL") == 0,
           "args: a cut string, a window, a bad pointer, NULL", "%s", out);
     check(strlen(out) < args_text_max(k), "args: the text fits args_text_max", "%zu", strlen(out));
+    /* floating-point registers: 0.1 and 1e300 (doubles), 1.5f, a
+     * float that needs 9 digits; 64-bit value words */
+    double d1 = 0.1, d2 = 1e300;
+    float f1 = 1.5f, f2 = 16777217.0f / 3.0f;
+    uint64_t u;
+    k = 0;
+    w[k++] = LITIFUT_ARGS_CALL | 4u << 8;
+    memcpy(&u, &d1, 8);
+    w[k++] = LITIFUT_VALUE_FLOAT | 1u << 8 | 8u << 16, w[k++] = 0, w[k++] = 0;
+    w[k++] = (uint32_t)u, w[k++] = (uint32_t)(u >> 32);
+    memcpy(&u, &d2, 8);
+    w[k++] = LITIFUT_VALUE_FLOAT | 2u << 8 | 8u << 16, w[k++] = 0, w[k++] = 0;
+    w[k++] = (uint32_t)u, w[k++] = (uint32_t)(u >> 32);
+    w[k++] = LITIFUT_VALUE_FLOAT | 3u << 8 | 4u << 16, w[k++] = 0, w[k++] = 0;
+    memcpy(&w[k++], &f1, 4);
+    w[k++] = LITIFUT_VALUE_FLOAT | 4u << 8 | 4u << 16, w[k++] = 0, w[k++] = 0;
+    memcpy(&w[k++], &f2, 4);
+    args_text(out, w, k, 8, "open", 1);
+    check(strcmp(out, "0.1, 1e+300, 1.5, 5592405.5") == 0,
+          "args: doubles and floats, in the fewest digits, never named as integers", "%s", out);
 }
 
 int main(int argc, char **argv)
