@@ -77,6 +77,27 @@ args_case() {
     "$BIN/litifut-postproc" --auto-args "$r/traced" > "$r/auto" 2>&1
     check "$ARCH/args: --auto-args names a C library function's values (open(pathname=\"/nonexistent/config\", flags=0, ...))" \
         grep -qF 'main -> open(pathname="/nonexistent/config", flags=0, mode=' "$r/auto"
+    # the other views: TSV columns, Chrome's args, the graph's values, the HTML's edges
+    "$BIN/litifut-postproc" --format=tsv "$r/traced" > "$r/tsv" 2>&1
+    check "$ARCH/args: the calls TSV has args (add3: 1, -2, 100000; fact's nested 5 to 1, in call order)" \
+        eval 'head -1 "$r/tsv" | grep -qP "\tcallee_sym\targs\tparent$" &&
+              grep -qP "\tadd3\+0x0\t1, -2, 100000\t[-0-9]+$" "$r/tsv" &&
+              [ "$(grep -P "\tfact\+0x0\t" "$r/tsv" | cut -f13 | tr "\n" ,)" = "5,4,3,2,1," ]'
+    "$BIN/litifut-postproc" --format=chrome "$r/traced" > "$r/chrome.json" 2>&1
+    check "$ARCH/args: Chrome's slices carry args.args and args.retval" \
+        python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+b = [e for e in ev if e.get("ph") == "B" and e.get("name") == "add3"]
+i = ev.index(b[0])
+e = next(x for x in ev[i + 1:] if x.get("ph") == "E" and x.get("tid") == b[0]["tid"])
+assert b[0]["args"]["args"] == "1, -2, 100000" and e["args"]["retval"] == "99999", (b, e)' "$r/chrome.json"
+    "$BIN/litifut-postproc" --graph "$r/traced" > "$r/graph" 2>&1
+    check "$ARCH/args: --graph gives each edge's distinct return values (fact -> fact: 1, 2, 6, 24)" \
+        eval 'grep -qE "4/5 +fact \[[0-9]+\]  returned 1 \(1\); 2 \(1\); 24 \(1\); 6 \(1\)$" "$r/graph" &&
+              grep -qE "1/5 +fact \[[0-9]+\]  returned 120 \(1\)$" "$r/graph"'
+    "$BIN/litifut-postproc" --format=html -o "$r/report.html" "$r/traced" 2>&1
+    check "$ARCH/args: the HTML report's call lists have the return values" \
+        grep -qF '"1 (1); 2 (1); 24 (1); 6 (1)"' "$r/report.html"
     LITIFUT_MODE=ring LITIFUT_ARGS=$spec run_target "$r/ring" "$d/pie/prog"
     "$BIN/litifut-postproc" "$r/ring" > "$r/ring.log" 2>&1
     check "$ARCH/args: a ring keeps the values (LITIFUT_MODE=ring)" \

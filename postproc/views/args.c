@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/views/args.h"
+#include "lib/error.h"
 #include "litifut/protos.h"
 #include "litifut/trace-format.h"
 
@@ -131,4 +132,23 @@ size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, c
     }
     out[k] = 0;
     return k;
+}
+
+const char *args_buf_text(struct args_buf *b, const uint32_t *w, uint32_t n, unsigned word_size,
+                          const char *callee, int names)
+{
+    size_t need = args_text_max(n);
+    if (need > b->cap) {
+        b->cap = need;
+        b->text = xrealloc(b->text, need);
+    }
+    args_text(b->text, w, n, word_size, callee, names);
+    return b->text;
+}
+
+void args_buf_free(struct args_buf *b)
+{
+    free(b->text);
+    b->text = NULL;
+    b->cap = 0;
 }

@@ -24,4 +24,13 @@ static inline size_t args_text_max(uint32_t n)
 size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, const char *callee,
                  int names);
 
+/* A view's buffer for args_text: the text valid until the next call. */
+struct args_buf {
+    char *text;
+    size_t cap;
+};
+const char *args_buf_text(struct args_buf *b, const uint32_t *w, uint32_t n, unsigned word_size,
+                          const char *callee, int names);
+void args_buf_free(struct args_buf *b);
+
 #endif

@@ -16,6 +16,9 @@
  * another.  ts: microseconds of CLOCK_MONOTONIC on the target (the
  * trace's start plus the event's time), so that several processes line
  * up; cat: the file the function is in.  --srcline adds args.site.
+ * LITIFUT_ARGS' values: the B event's args.args (the call's arguments
+ * as the log prints them), the E event's args.retval (the viewers add
+ * an E's args to its slice's).
  * A frame that is no traced call (a function entered without one, as
  * the log's "(untraced) -> f"; a fork child's frames from its parent)
  * has args.call false.
@@ -48,6 +51,7 @@
 #include <string.h>
 #include "postproc/views/report.h"
 #include "postproc/view.h"
+#include "postproc/views/args.h"
 #include "postproc/views/outbuf.h"
 #include "postproc/util/grow.h"
 #include "lib/error.h"
@@ -55,6 +59,8 @@
 struct chrome {
     struct view v;
     int srcline;
+    int auto_args;              /* --auto-args */
+    struct args_buf args;       /* LITIFUT_ARGS' values as text */
     int any;                    /* an event written: the next needs a comma */
     struct estimates est;       /* what the traces read estimate */
     struct outbuf ob;           /* events being built (outbuf.h) */
@@ -245,9 +251,19 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
     }
     struct outbuf *ob = &c->ob;
     int entry = f->signal == FRAME_ENTRY;
-    if (line || v->trace->estimates || !frame_is_call(f) || entry || f->jump) {
+    uint32_t n_values;
+    const uint32_t *values = frame_args(s, f, &n_values);
+    if (line || v->trace->estimates || !frame_is_call(f) || entry || f->jump || values) {
         const char *sep = "";
         ob_str(ob, ",\"args\":{");
+        if (values) {                   /* LITIFUT_ARGS: "args":"\"/etc/config\", 0" */
+            const struct func *fn = &v->ft->v[f->fid];
+            ob_str(ob, "\"args\":");
+            ob_json_string(ob, args_buf_text(&c->args, values, n_values,
+                                             v->trace->t->header.word_size,
+                                             fn->symbol ? fn->symbol : fn->bare, c->auto_args));
+            sep = ",";
+        }
         if (line) {
             ob_str(ob, "\"site\":");
             ob_json_string(ob, line);
@@ -285,6 +301,12 @@ static void chrome_pop(struct view *v, struct callstack *s, struct frame *f, uin
         return;
     struct chrome *c = (struct chrome *)v;
     event_start(c, s, 'E', end_ns);
+    if (f->ret) {                       /* LITIFUT_ARGS: the viewer adds it to the slice's args */
+        ob_str(&c->ob, ",\"args\":{\"retval\":");
+        ob_json_string(&c->ob, args_buf_text(&c->args, f->ret, f->ret_n,
+                                             v->trace->t->header.word_size, NULL, 0));
+        ob_char(&c->ob, '}');
+    }
     ob_char(&c->ob, '}');
     ob_line_done(&c->ob);
 }
@@ -332,6 +354,7 @@ static void chrome_end(struct view *v)
               "microsecond here is 1000 instructions\"}", v->out);
     fputs("}\n", v->out);
     estimates_free(&c->est);
+    args_buf_free(&c->args);
     free(c);
 }
 
@@ -345,6 +368,7 @@ struct view *chrome_view(FILE *out, struct func_table *ft, const struct view_opt
     view_init(&c->v, &ops, out, ft);
     c->ob.out = out;
     c->srcline = o->srcline;
+    c->auto_args = o->auto_args;
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
     return &c->v;
 }

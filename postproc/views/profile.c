@@ -27,7 +27,12 @@
  *                percentiles empty for a function without calls; the percentiles
  *                last, so the columns of before keep their places)
  *   graph TSV    caller caller_obj callee callee_obj calls total_ns self_ns [estimate]
+ *                [retvals]
  *                (caller "(root)", caller_obj empty: a thread's first frame)
+ * With LITIFUT_ARGS' return values, each edge's distinct values, most
+ * frequent first, with their calls ("-1 (3); 0 (1)"; the first
+ * EDGE_VALUES, then "others (N)"): after a --graph line, in the
+ * retvals column of its TSV.
  * function, caller, callee: the name without the object (demangled);
  * *object, *_obj: the file as the target named it ("?" if unknown).
  *
@@ -58,10 +63,21 @@ struct fstat {
     uint8_t estimated;          /* frames of a trace with estimates went into it */
 };
 
+#define EDGE_VALUES 8
 struct edge {
     uint32_t caller, callee;    /* caller FUNC_NONE: the root */
     uint64_t calls, total, self;
     uint8_t estimated;          /* (as fstat's) */
+    struct edge_values *values; /* the return values LITIFUT_ARGS recorded (NULL: none) */
+};
+struct edge_value {
+    char *text;
+    uint64_t calls;
+};
+struct edge_values {
+    uint32_t n;
+    struct edge_value v[EDGE_VALUES];
+    uint64_t others;            /* calls with a value not among v's */
 };
 
 struct profile {
@@ -74,6 +90,7 @@ struct profile {
     struct edge *edges;
     size_t n_edges, cap_edges;
     struct u64map edge_index;   /* (caller, callee) -> index in edges */
+    struct args_buf args;       /* a return value as text */
     uint64_t run_ns;            /* every thread's time */
     uint64_t shown_ns;          /* ... of it in the frames the filters show (the outermost
                                    shown frames' time) */
@@ -115,7 +132,7 @@ static struct edge *edge_of(struct profile *p, uint32_t caller, uint32_t callee)
     if (i != U64MAP_NONE)
         return &p->edges[i];
     p->edges = grow_for_one(p->edges, p->n_edges, &p->cap_edges, sizeof *p->edges);
-    p->edges[p->n_edges] = (struct edge){ caller, callee, 0, 0, 0, 0 };
+    p->edges[p->n_edges] = (struct edge){ caller, callee, 0, 0, 0, 0, NULL };
     u64map_put(&p->edge_index, key, (uint32_t)p->n_edges);
     return &p->edges[p->n_edges++];
 }
@@ -127,6 +144,57 @@ static void profile_push(struct view *v, struct callstack *s, struct frame *f)
     (void)s;
     if (f->shown)
         stat_of((struct profile *)v, f->fid)->active++;
+}
+
+/* The frame's return value (LITIFUT_ARGS) counted on its edge. */
+static void add_value(struct profile *p, struct edge *e, const struct frame *f)
+{
+    const char *text = args_buf_text(&p->args, f->ret, f->ret_n, p->v.trace->t->header.word_size,
+                                     NULL, 0);
+    struct edge_values *ev = e->values;
+    if (!ev)
+        ev = e->values = xcalloc(1, sizeof *ev);
+    for (uint32_t i = 0; i < ev->n; i++)
+        if (!strcmp(ev->v[i].text, text)) {
+            ev->v[i].calls++;
+            return;
+        }
+    if (ev->n == EDGE_VALUES) {
+        ev->others++;
+        return;
+    }
+    ev->v[ev->n].text = xstrdup(text);
+    ev->v[ev->n++].calls = 1;
+}
+
+static int by_value_calls(const void *a, const void *b)
+{
+    const struct edge_value *x = a, *y = b;
+    return x->calls < y->calls ? 1 : x->calls > y->calls ? -1 : strcmp(x->text, y->text);
+}
+
+/* "-1 (3); 0 (1)": an edge's return values, most frequent first (to free). */
+static char *values_text(struct edge_values *ev)
+{
+    qsort(ev->v, ev->n, sizeof ev->v[0], by_value_calls);
+    size_t len = 32;
+    for (uint32_t i = 0; i < ev->n; i++)
+        len += strlen(ev->v[i].text) + 32;
+    char *t = xmalloc(len);
+    size_t k = 0;
+    for (uint32_t i = 0; i < ev->n; i++)
+        k += (size_t)snprintf(t + k, len - k, "%s%s (%" PRIu64 ")", i ? "; " : "", ev->v[i].text,
+                              ev->v[i].calls);
+    if (ev->others)
+        snprintf(t + k, len - k, "; others (%" PRIu64 ")", ev->others);
+    return t;
+}
+
+static void put_values(FILE *out, struct edge_values *ev)
+{
+    char *t = values_text(ev);
+    fputs(t, out);
+    free(t);
 }
 
 static void profile_pop(struct view *v, struct callstack *s, struct frame *f, uint64_t end_ns)
@@ -168,6 +236,8 @@ static void profile_pop(struct view *v, struct callstack *s, struct frame *f, ui
         e->total += outermost ? dur : 0;
         e->self += self;
         e->estimated |= est;
+        if (f->ret)
+            add_value(p, e, f);
     }
 }
 
@@ -390,9 +460,14 @@ static void graph_line(struct profile *p, const struct edge *e, uint32_t other,
     snprintf(calls, sizeof calls, "%" PRIu64 "/%" PRIu64, e->calls, of_calls);
     fprintf(out, " %15s      ", calls);
     if (other == FUNC_NONE)
-        fputs("(root)\n", out);
+        fputs("(root)", out);
     else
-        fprintf(out, "%s [%" PRIu32 "]\n", p->v.ft->v[other].name, index[other]);
+        fprintf(out, "%s [%" PRIu32 "]", p->v.ft->v[other].name, index[other]);
+    if (e->values) {                    /* LITIFUT_ARGS: what the callee returned along it */
+        fputs("  returned ", out);
+        put_values(out, e->values);
+    }
+    fputc('\n', out);
 }
 
 static void print_graph_text(struct profile *p, const uint32_t *ids, size_t n)
@@ -444,8 +519,11 @@ static void print_graph_tsv(struct profile *p)
 {
     FILE *out = p->v.out;
     uint32_t *v = sorted_edges(p, 0);
-    fprintf(out, "caller\tcaller_obj\tcallee\tcallee_obj\tcalls\ttotal_ns\tself_ns%s\n",
-            p->est.any ? "\testimate" : "");
+    int values = 0;
+    for (size_t i = 0; i < p->n_edges && !values; i++)
+        values = p->edges[i].values != NULL;
+    fprintf(out, "caller\tcaller_obj\tcallee\tcallee_obj\tcalls\ttotal_ns\tself_ns%s%s\n",
+            p->est.any ? "\testimate" : "", values ? "\tretvals" : "");
     for (size_t i = 0; i < p->n_edges; i++) {
         const struct edge *e = &p->edges[v[i]];
         if (!wanted(p, e->caller) && !wanted(p, e->callee))
@@ -462,6 +540,11 @@ static void print_graph_tsv(struct profile *p)
         fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, e->calls, e->total, e->self);
         if (p->est.any)
             fprintf(out, "\t%d", e->estimated);
+        if (values) {
+            fputc('\t', out);
+            if (e->values)
+                put_values(out, e->values);
+        }
         fputc('\n', out);
     }
     free(v);
@@ -472,7 +555,14 @@ static void profile_free(struct profile *p)
     for (size_t i = 0; i < p->n_fs; i++)
         histogram_free(p->fs[i].durations);
     free(p->fs);
+    for (size_t i = 0; i < p->n_edges; i++) {
+        struct edge_values *ev = p->edges[i].values;
+        for (uint32_t k = 0; ev && k < ev->n; k++)
+            free(ev->v[k].text);
+        free(ev);
+    }
     free(p->edges);
+    args_buf_free(&p->args);
     u64map_free(&p->edge_index);
     estimates_free(&p->est);
     free(p);
@@ -728,6 +818,8 @@ struct view *profile_diff_view(FILE *out, struct func_table *ft, const struct vi
  *    "functions":[[name,object,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,
  *                  p50_ns,p90_ns,p99_ns,estimated],...],
  *    "edges":[[caller,callee,calls,total_ns,self_ns],...]}
+ * and with LITIFUT_ARGS' return values "edge_values":{"EDGE":"-1 (3); 0 (1)",...}
+ * (EDGE: an index into edges)
  * and with --diff=OTHER "base", "base_run_ns" and
  *    "diff":[[name,calls,total_ns,self_ns (OTHER's),calls,total_ns,self_ns
  *             (this run's),estimated (OTHER's),estimated (this run's)],...]
@@ -793,14 +885,28 @@ static void print_json(struct profile *p)
         qsort(kept_edges, n_kept, sizeof *kept_edges, edge_total_cmp);
         n_kept = HTML_EDGES;
     }
-    int any = 0;
+    int any = 0, values = 0;
     for (size_t i = 0; i < n_kept; i++) {
         const struct edge *e = kept_edges[i];
+        values |= e->values != NULL;
         fprintf(out, "%s[%ld,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", any++ ? "," : "",
                 e->caller == FUNC_NONE ? -1L : (long)index[e->caller] - 1, index[e->callee] - 1,
                 e->calls, e->total, e->self);
     }
     fputs("]", out);
+    if (values) {                       /* LITIFUT_ARGS: the edges' return values, by edge */
+        fputs(",\n\"edge_values\":{", out);
+        any = 0;
+        for (size_t i = 0; i < n_kept; i++) {
+            if (!kept_edges[i]->values)
+                continue;
+            char *text = values_text(kept_edges[i]->values);
+            fprintf(out, "%s\"%zu\":", any++ ? "," : "", i);
+            html_json_string(out, text);
+            free(text);
+        }
+        fputs("}", out);
+    }
     if (p->base) {                      /* --diff=OTHER: [name, calls, total, self] base then here */
         size_t nd;
         struct diff_row *rows = diff_rows(p, &nd);

@@ -57,8 +57,7 @@ struct replay {
     struct view v;
     int srcline;
     int auto_args;
-    char *args;                 /* a frame's LITIFUT_ARGS values as text (views/args.h) */
-    size_t cap_args;
+    struct args_buf args;       /* a frame's LITIFUT_ARGS values as text (views/args.h) */
     struct outbuf ob;           /* a line being built (outbuf.h) */
 };
 
@@ -227,13 +226,7 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
 /* LITIFUT_ARGS' values (n words) as text, valid until the next. */
 static const char *values(struct replay *r, const uint32_t *w, uint32_t n, const char *callee)
 {
-    size_t need = args_text_max(n);
-    if (need > r->cap_args) {
-        r->cap_args = need;
-        r->args = xrealloc(r->args, need);
-    }
-    args_text(r->args, w, n, r->v.trace->t->header.word_size, callee, r->auto_args);
-    return r->args;
+    return args_buf_text(&r->args, w, n, r->v.trace->t->header.word_size, callee, r->auto_args);
 }
 
 /* " = 3": a frame's return value, if LITIFUT_ARGS recorded it. */
@@ -369,7 +362,7 @@ static void replay_pair(struct view *v, const struct trace_event *call, uint32_t
 static void replay_end(struct view *v)
 {
     ob_flush(&((struct replay *)v)->ob);
-    free(((struct replay *)v)->args);
+    args_buf_free(&((struct replay *)v)->args);
     free(v);
 }
 

@@ -8,7 +8,7 @@
  * calls (the default view; as text it is the log, replay.c)
  *   TSV   pid tid seq site_rt target_rt site_obj site_addr site_sym
  *         target_obj target_addr target_sym callee_sym
- *         [site_line callee_line with --srcline] parent
+ *         [site_line callee_line with --srcline] [args] parent
  *         One row per call, per thread in recording order; seq counts
  *         from 0 per thread (every call, also those a filter hides);
  *         parent is the seq of the call it was made in (the call tree
@@ -28,7 +28,11 @@
  *         it hit: the PLT hop and the tracer's wrapper resolved
  *         ("memcpy+0x0", "vfork+0x0").  site_line, callee_line:
  *         file:line of the call site and of the target (DWARF), empty
- *         if unknown.
+ *         if unknown.  A trace of a run with LITIFUT_ARGS (version 7)
+ *         has args before parent (which stays last): the call's
+ *         recorded arguments as the log prints them, empty if none.
+ *         (No return value: a row is written at its call, in order;
+ *         --graph's TSV has the values each edge returned.)
  * summary (--summary)
  *   text  "calls  callee", most called first, then the total
  *   TSV   calls callee callee_obj
@@ -572,14 +576,24 @@ static void print_row_start(struct outbuf *ob, const struct callstack *s, const 
     ob_char(ob, '\t');
 }
 
-/* parent: the seq of the call the frame was made in (its nearest frame
- * below that is a call record's: the tree the views draw), "-" if none;
- * then the row's end */
-static void print_row_end(struct outbuf *ob, const struct callstack *s, const struct frame *f)
+/* args if the TSV has them; parent: the seq of the call the frame was
+ * made in (its nearest frame below that is a call record's: the tree
+ * the views draw), "-" if none; then the row's end */
+static void print_row_end(struct report *r, const struct callstack *s, const struct frame *f)
 {
+    struct outbuf *ob = &r->ob;
     size_t k = (size_t)(f - s->f);     /* (1 + the parent's index; 0: none) */
     while (k > 0 && !frame_has_site(&s->f[k - 1]))
         k--;
+    if (r->values) {
+        const struct func *fn = &r->v.ft->v[f->fid];
+        uint32_t n;
+        const uint32_t *w = frame_args(s, f, &n);
+        ob_char(ob, '\t');
+        if (w)
+            ob_str(ob, args_buf_text(&r->args, w, n, r->v.trace->t->header.word_size,
+                                     fn->symbol ? fn->symbol : fn->bare, r->auto_args));
+    }
     ob_char(ob, '\t');
     if (k)
         ob_u64(ob, s->f[k - 1].seq);
@@ -603,7 +617,7 @@ static void print_tsv_row(struct report *r, const struct callstack *s, const str
         ob_char(ob, '\t');
         put_srcline(ob, tf, &cp->to);
     }
-    print_row_end(ob, s, f);
+    print_row_end(r, s, f);
 }
 
 /* "0x%08x" (more digits above 4 GB) */
@@ -729,7 +743,7 @@ static void print_cached_row(struct report *r, const struct callstack *s, const 
         ob_mem(ob, st->text, st->len);
         print_to(ob, &cp);
     }
-    print_row_end(ob, s, f);
+    print_row_end(r, s, f);
 }
 
 /* A call the filters show: a row, or counted. */
@@ -798,6 +812,7 @@ static void report_end(struct view *v)
     }
     free(r->entries);
     free(r->entry_of);
+    args_buf_free(&r->args);
     free(r);
 }
 
@@ -809,9 +824,10 @@ static void calls_trace_begin(struct view *v)
     ob_flush(&r->ob);
     if (r->calls_header || v->trace->t->header.mode != LITIFUT_MODE_FULL)
         return;
+    r->values = v->trace->t->header.version >= 7;  /* (LITIFUT_ARGS) */
     fprintf(v->out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
-                    "target_obj\ttarget_addr\ttarget_sym\tcallee_sym%s\tparent\n",
-            r->srcline ? "\tsite_line\tcallee_line" : "");
+                    "target_obj\ttarget_addr\ttarget_sym\tcallee_sym%s%s\tparent\n",
+            r->srcline ? "\tsite_line\tcallee_line" : "", r->values ? "\targs" : "");
     r->calls_header = 1;
 }
 
@@ -830,6 +846,7 @@ static struct report *report_new(FILE *out, struct func_table *ft, const struct 
     r->tsv = o->tsv;
     r->ob.out = out;
     r->srcline = o->srcline;
+    r->auto_args = o->auto_args;
     r->summary = summary;
     return r;
 }

@@ -8,6 +8,7 @@
 #include "postproc/reader/program.h"
 #include "postproc/util/strmap.h"
 #include "postproc/view.h"
+#include "postproc/views/args.h"
 #include "postproc/views/outbuf.h"
 
 struct report {
@@ -16,6 +17,9 @@ struct report {
     int srcline;                    /* --srcline: TSV's site_line, callee_line */
     int summary;                    /* --summary: calls per callee (else a row per call) */
     int calls_header, pairs_header; /* the TSV header lines printed */
+    int values;                     /* the calls TSV has args (LITIFUT_ARGS) */
+    int auto_args;                  /* --auto-args */
+    struct args_buf args;           /* a row's values as text */
     struct summary_entry *entries;  /* --summary: calls per callee */
     size_t n_entries, cap;
     uint32_t *entry_of;             /* by function id: its entry (UINT32_MAX: none yet) */
