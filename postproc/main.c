@@ -116,8 +116,9 @@ static void usage(FILE *f)
         "                     the base, the largest change (of the --sort key) first;\n"
         "                     functions matched by name, so two builds compare\n"
         "  --srcline          add file:line (DWARF) of call sites and functions\n"
-        "  --auto-args        name the values LITIFUT_ARGS recorded (open(pathname=...)),\n"
-        "                     for the C library functions litifut knows\n"
+        "  --auto-args        name the values LITIFUT_ARGS recorded and show them as\n"
+        "                     their types (open(pathname=..., flags=O_RDONLY)): from\n"
+        "                     the function's DWARF, else a table of C library functions\n"
         "Filters (every view but --info):\n"
         "  --pid=PID[,PID..]  only the traces of these processes\n"
         "  --per-process      --profile, --graph, --summary (text): each process's\n"
@@ -750,6 +751,7 @@ static int read_into(struct options *o, char **args, int n_args, struct func_tab
     ft->exclude = o->excludes;
     ft->n_exclude = o->n_excludes;
     ft->srcline = o->view.srcline;
+    ft->protos = o->view.auto_args;
     for (int i = 0; i < n_args; i++) {
         struct stat st;
         if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {

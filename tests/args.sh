@@ -4,9 +4,14 @@
 # still record exactly the oracle's calls and tree (the selected calls
 # go through the slow path, every other call as before); the log must
 # show each selected call's values (postproc/views/args.c), those of a
-# second thread's too, nested return values of a recursion; a ring
-# keeps them; --auto-args names a C library function's; a bad rule or a
-# mode without calls is one line on stderr, the program's fate as plain.
+# second thread's too, nested return values of a recursion, doubles and
+# floats where the ABI passes them in floating-point registers (armhf,
+# AArch64; elsewhere fparg is a bad rule); the TSV, Chrome, --graph and
+# HTML views show them too; a ring and the stream keep them;
+# --auto-args names a C library function's (the built-in table, with
+# types: open's flags=O_RDONLY) and the program's own (its DWARF); a bad
+# rule or a mode without calls is one line on stderr, the program's
+# fate as plain.
 
 ARGS_SPEC='add3@arg1,arg2,arg3,retval;neg@arg1,retval;greet@arg1/s,arg2,retval/s;window@arg1/x8,retval;bad@arg1/s,retval;null_str@arg1/s,retval;longstr@arg1/s,retval;fact@arg1,retval;sum@arg1,arg2,arg3,arg4,retval;worker@arg1,retval;open'
 ARGS_FP_SPEC='scale@fparg1,fparg2,retval/f;halve@fparg1/f32,retval/f32;mix@arg1,fparg1,retval/f'
@@ -75,8 +80,24 @@ args_case() {
     done
     local r=$WORK/runs/$ARCH/args/pie
     "$BIN/litifut-postproc" --auto-args "$r/traced" > "$r/auto" 2>&1
-    check "$ARCH/args: --auto-args names a C library function's values (open(pathname=\"/nonexistent/config\", flags=0, ...))" \
-        grep -qF 'main -> open(pathname="/nonexistent/config", flags=0, mode=' "$r/auto"
+    check "$ARCH/args: --auto-args names a C library function's values and shows their types (open(pathname=\"/nonexistent/config\", flags=O_RDONLY, ...))" \
+        grep -qF 'main -> open(pathname="/nonexistent/config", flags=O_RDONLY, mode=0' "$r/auto"
+    # DWARF: the program built with -g, its own functions' parameters named
+    mkdir -p "$d/dwarf"
+    if LITIFUT=1 "$TCC" -B"$BIN/" -std=gnu11 -g -O2 -pthread -o "$d/dwarf/prog" "$ROOT/tests/progs/args.c"; then
+        LITIFUT_ARGS=$spec run_target "$r/dwarf" "$d/dwarf/prog"
+        "$BIN/litifut-postproc" --auto-args "$r/dwarf" > "$r/dwarf.log" 2>&1
+        local dw=('main -> add3(a=1, b=-2, c=100000) = 99999' 'main -> greet(who="world", n=1) = "world"'
+                  'fact -> fact(n=1) = 1' 'main -> sum(n=3, 10, 20, 30) = 60' 'main -> window(p=0x')
+        args_fp && dw+=('main -> scale(x=2.5, y=-1e+100) = -2.5e+100' 'main -> halve(x=3) = 1.5'
+                        'main -> mix(n=3, x=0.1) = 0.30000000000000004')
+        missing=
+        for w in "${dw[@]}"; do grep -qF -- "$w" "$r/dwarf.log" || { missing=$w; break; }; done
+        check "$ARCH/args: --auto-args names a program's own functions' values from its DWARF (add3(a=1, b=-2, c=100000)$(args_fp && echo ', mix(n=3, x=0.1)'); varargs unnamed) ${missing:+lacks: $missing}" \
+            test -z "$missing"
+    else
+        fail "$ARCH/args: cannot build with -g"
+    fi
     # the other views: TSV columns, Chrome's args, the graph's values, the HTML's edges
     "$BIN/litifut-postproc" --format=tsv "$r/traced" > "$r/tsv" 2>&1
     check "$ARCH/args: the calls TSV has args (add3: 1, -2, 100000; fact's nested 5 to 1, in call order)" \
@@ -102,6 +123,18 @@ assert b[0]["args"]["args"] == "1, -2, 100000" and e["args"]["retval"] == "99999
     "$BIN/litifut-postproc" "$r/ring" > "$r/ring.log" 2>&1
     check "$ARCH/args: a ring keeps the values (LITIFUT_MODE=ring)" \
         eval 'same_run "$r/traced" "$r/ring" && missing=$(args_expect "$r/ring.log")'
+    # the stream: the agent sends the chunks, the received trace reads as the device's
+    STREAM_AGENT=$BIN/../lib/litifut/$TRIPLE/litifut-agent
+    LITIFUT_ARGS=$spec stream_run "$r/stream" "$d/pie/prog" -- --no-punch
+    local dev host
+    dev=$(ls "$r/stream/dev"/litifut.*.trace 2> /dev/null | head -1)
+    host=$r/stream/host/${dev##*/}
+    check "$ARCH/args: the stream carries the values (the received trace's log is the device's, with every value)" \
+        eval '[ -n "$dev" ] && [ -s "$host" ] &&
+              "$BIN/litifut-postproc" "$dev" > "$r/stream/dev.log" 2>&1 &&
+              "$BIN/litifut-postproc" "$host" > "$r/stream/host.log" 2>&1 &&
+              cmp -s <(grep -v stream "$r/stream/dev.log") <(grep -v stream "$r/stream/host.log") &&
+              missing=$(args_expect "$r/stream/host.log" static)'
     # a rule that does not read, and a mode that records no calls: one
     # line, no trace, the program as plain
     local bad

@@ -34,6 +34,7 @@
 #include "postproc/util/grow.h"
 #include "postproc/reader/jumps.h"
 #include "postproc/reader/names.h"
+#include "postproc/reader/protos.h"
 #include "postproc/reader/srcline.h"
 #include "postproc/util/strmap.h"
 #include "lib/error.h"
@@ -202,6 +203,8 @@ static uint32_t func_intern(struct trace_funcs *tf, struct object *o, uint64_t a
         const char *line = srclines_lookup(tf->lines, o, addr);
         f->srcline = line ? xstrdup(line) : NULL;
     }
+    if (ft->protos && o && addr != FUNC_NO_ADDR)
+        f->proto = dwarf_func_proto(tf->lines, o, addr);
     return (uint32_t)id;
 }
 
@@ -213,6 +216,7 @@ void func_table_free(struct func_table *ft)
         free(ft->v[i].symbol);
         free(ft->v[i].obj);
         free(ft->v[i].srcline);
+        func_proto_free(ft->v[i].proto);
         free(ft->v[i].jumps);
     }
     free(ft->v);

@@ -37,6 +37,8 @@ enum func_code {
                                address no file holds): it may call back */
 };
 
+struct func_proto;
+
 struct func {
     char *name;             /* for people: demangled, "name (file)" outside the main
                                program, "0x<address>" without a symbol; no control characters */
@@ -48,6 +50,7 @@ struct func {
                                name only */
     unsigned flags;         /* FUNC_FOCUS, FUNC_EXCLUDE */
     char *srcline;          /* --srcline: "file:line" of its entry, NULL if unknown */
+    struct func_proto *proto;   /* --auto-args: its prototype from DWARF, NULL if none */
     uint8_t code;           /* enum func_code */
     uint8_t untraced_calls; /* it has call sites the link left untraced (CODE_TRACED) */
     uint8_t entry;          /* called from outside any traced call: main, a constructor
@@ -68,6 +71,7 @@ struct func_table {
     const char *const *exclude;     /* --exclude names */
     size_t n_exclude;
     int srcline;                    /* look up file:line (libdw) */
+    int protos;                     /* look up prototypes (libdw: --auto-args) */
 };
 
 void func_table_free(struct func_table *ft);

@@ -49,6 +49,11 @@ static Dwarf *dwarf_of(struct srclines *s, struct object *o)
     return dw;
 }
 
+Dwarf *srclines_dwarf(struct srclines *s, struct object *o)
+{
+    return dwarf_of(s, o);
+}
+
 static char *find_line(Dwarf *dw, uint64_t addr)
 {
     Dwarf_Die cu;

@@ -15,5 +15,7 @@ struct srclines *srclines_new(void);
  * srclines_free. */
 const char *srclines_lookup(struct srclines *s, struct object *o, uint64_t addr);
 void srclines_free(struct srclines *s);
+/* `o`'s DWARF (libdw, read once; NULL if none), for other readers (protos.c). */
+struct Dwarf *srclines_dwarf(struct srclines *s, struct object *o);
 
 #endif

@@ -8,27 +8,41 @@
 #include <stdlib.h>
 #include <string.h>
 #include "postproc/views/args.h"
+#include "postproc/reader/protos.h"
 #include "lib/error.h"
 #include "litifut/protos.h"
 #include "litifut/trace-format.h"
 
-/* The name of argument `pos` (from 1) of `callee` in the prototypes
- * ("pathname"), into name; 0 if none. */
-static int arg_name(const char *callee, unsigned pos, char *name, size_t size)
+/* Item `pos` (from 1) of the comma-separated `list` into name; 0 if
+ * there is none or it is empty. */
+static int list_item(const char *list, unsigned pos, char *name, size_t size)
 {
+    const char *s = list;
+    for (unsigned i = 1; i < pos && s; i++)
+        s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
+    size_t len = s ? strcspn(s, ",") : 0;
+    if (!len || len >= size)
+        return 0;
+    memcpy(name, s, len);
+    name[len] = 0;
+    return 1;
+}
+
+int args_names_of(const struct func *fn, struct args_names *an)
+{
+    if (fn->proto) {
+        *an = (struct args_names){ fn->proto->names, fn->proto->fp_names, fn->proto->fp32_names,
+                                   fn->proto->types };
+        return 1;
+    }
+    const char *callee = fn->symbol ? fn->symbol : fn->bare;
     size_t lo = 0, hi = LITIFUT_N_PROTOS;
-    while (lo < hi) {
+    while (callee && lo < hi) {
         size_t mid = (lo + hi) / 2;
         int c = strcmp(litifut_protos[mid].name, callee);
         if (c == 0) {
-            const char *s = litifut_protos[mid].arg_names;
-            for (unsigned i = 1; i < pos && s; i++)
-                s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
-            size_t len = s ? strcspn(s, ",") : 0;
-            if (!len || len >= size)
-                return 0;
-            memcpy(name, s, len);
-            name[len] = 0;
+            *an = (struct args_names){ litifut_protos[mid].arg_names, "", "",
+                                       litifut_protos[mid].types };
             return 1;
         }
         if (c > 0)
@@ -37,6 +51,69 @@ static int arg_name(const char *callee, unsigned pos, char *name, size_t size)
             lo = mid + 1;
     }
     return 0;
+}
+
+/* open's flags: the access mode, then the flags the target's kernel
+ * spells so (MIPS its own values; ARM and AArch64 the generic ones). */
+static size_t put_open_flags(char *o, uint64_t v, unsigned arch)
+{
+    static const struct { const char *name; uint32_t generic, mips; } flags[] = {
+        { "O_CREAT", 0100, 0x100 },      { "O_EXCL", 0200, 0x400 },
+        { "O_NOCTTY", 0400, 0x800 },     { "O_TRUNC", 01000, 0x200 },
+        { "O_APPEND", 02000, 0x8 },      { "O_NONBLOCK", 04000, 0x80 },
+        { "O_DIRECTORY", 040000, 0x10000 }, { "O_NOFOLLOW", 0100000, 0x20000 },
+        { "O_CLOEXEC", 02000000, 0x80000 },
+    };
+    static const char *const modes[] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
+    uint32_t left = (uint32_t)v & ~3u;
+    size_t k = (size_t)sprintf(o, "%s", modes[v & 3]);
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        uint32_t bit = arch == LITIFUT_ARCH_MIPS ? flags[i].mips : flags[i].generic;
+        if (left & bit) {
+            k += (size_t)sprintf(o + k, "|%s", flags[i].name);
+            left &= ~bit;
+        }
+    }
+    if (left)
+        k += (size_t)sprintf(o + k, "|0x%" PRIx32, left);
+    return k;
+}
+
+/* An integer register as its type letter says (include/litifut/protos.h;
+ * '?' or none: a small value in decimal, else in hex, an address most
+ * likely). */
+static size_t put_int(char *o, uint64_t v, unsigned aw, char type, unsigned arch)
+{
+    int64_t sv = aw == 2 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
+    switch (type) {
+    case 'i':
+        return (size_t)sprintf(o, "%" PRId32, (int32_t)(uint32_t)v);
+    case 'u':
+        return (size_t)sprintf(o, "%" PRIu32, (uint32_t)v);
+    case 'l':
+        return (size_t)sprintf(o, "%" PRId64, sv);
+    case 'z':
+        return (size_t)sprintf(o, "%" PRIu64, aw == 2 ? v : (uint32_t)v);
+    case 'c': {
+        int c = (int)(int32_t)(uint32_t)v;
+        if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+            return (size_t)sprintf(o, "'%c'", c);
+        return (size_t)sprintf(o, "%d", c);
+    }
+    case 'p':
+    case 's':
+        return (size_t)(v ? sprintf(o, "0x%" PRIx64, v) : sprintf(o, "NULL"));
+    case 'F':
+        return put_open_flags(o, v, arch);
+    case 'o':
+        return (size_t)sprintf(o, "0%" PRIo32, (uint32_t)v);
+    case 'x':
+        return (size_t)sprintf(o, "0x%" PRIx32, (uint32_t)v);
+    default:
+        if (sv > -(1 << 20) && sv < 1 << 20)
+            return (size_t)sprintf(o, "%" PRId64, sv);
+        return (size_t)sprintf(o, "0x%" PRIx64, v);
+    }
 }
 
 static size_t put_escaped(char *o, const unsigned char *b, uint32_t len)
@@ -79,8 +156,8 @@ static size_t put_float(char *o, const uint32_t *bits, uint32_t bytes)
     return (size_t)n;
 }
 
-size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, const char *callee,
-                 int names)
+size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, unsigned arch,
+                 const struct args_names *an)
 {
     size_t k = 0;
     out[0] = 0;
@@ -97,16 +174,14 @@ size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, c
         if (i)
             k += (size_t)sprintf(out + k, ", ");
         char name[64];
-        if (names && pos && kind != LITIFUT_VALUE_FLOAT && callee &&
-            arg_name(callee, pos, name, sizeof name))
+        const char *list = !an || !pos ? NULL : kind != LITIFUT_VALUE_FLOAT ? an->names
+                                              : bytes == 4 ? an->fp32_names : an->fp_names;
+        if (list && list_item(list, pos, name, sizeof name))
             k += (size_t)sprintf(out + k, "%s=", name);
-        int64_t sv = aw == 2 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
+        char type = an && an->types && pos < strlen(an->types) ? an->types[pos] : '?';
         switch (kind) {
         case LITIFUT_VALUE_INT:
-            if (sv > -(1 << 20) && sv < 1 << 20)      /* (else an address, most likely) */
-                k += (size_t)sprintf(out + k, "%" PRId64, sv);
-            else
-                k += (size_t)sprintf(out + k, "0x%" PRIx64, v);
+            k += put_int(out + k, v, aw, type, arch);
             break;
         case LITIFUT_VALUE_STRING:
             out[k++] = '"';
@@ -135,14 +210,14 @@ size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, c
 }
 
 const char *args_buf_text(struct args_buf *b, const uint32_t *w, uint32_t n, unsigned word_size,
-                          const char *callee, int names)
+                          unsigned arch, const struct args_names *an)
 {
     size_t need = args_text_max(n);
     if (need > b->cap) {
         b->cap = need;
         b->text = xrealloc(b->text, need);
     }
-    args_text(b->text, w, n, word_size, callee, names);
+    args_text(b->text, w, n, word_size, arch, an);
     return b->text;
 }
 

@@ -223,10 +223,13 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
     }
 }
 
-/* LITIFUT_ARGS' values (n words) as text, valid until the next. */
-static const char *values(struct replay *r, const uint32_t *w, uint32_t n, const char *callee)
+/* LITIFUT_ARGS' values (n words) of a call of fn as text, valid until the next. */
+static const char *values(struct replay *r, const uint32_t *w, uint32_t n, const struct func *fn)
 {
-    return args_buf_text(&r->args, w, n, r->v.trace->t->header.word_size, callee, r->auto_args);
+    struct args_names an;
+    const struct litifut_trace_header *h = &r->v.trace->t->header;
+    return args_buf_text(&r->args, w, n, h->word_size, h->arch,
+                         r->auto_args && args_names_of(fn, &an) ? &an : NULL);
 }
 
 /* " = 3": a frame's return value, if LITIFUT_ARGS recorded it. */
@@ -235,7 +238,7 @@ static void print_return_value(struct replay *r, const struct frame *f)
     if (!f->ret)
         return;
     ob_str(&r->ob, " = ");
-    ob_str(&r->ob, values(r, f->ret, f->ret_n, NULL));
+    ob_str(&r->ob, values(r, f->ret, f->ret_n, &r->v.ft->v[f->fid]));
 }
 
 /* "caller -> callee", or "(untraced) -> callee" for a synthetic frame,
@@ -273,7 +276,7 @@ static void print_call(struct replay *r, const struct callstack *s, const struct
         size_t bare = strlen(fn->bare);
         ob_mem(ob, fn->name, bare);
         ob_char(ob, '(');
-        ob_str(ob, values(r, args, n, fn->symbol ? fn->symbol : fn->bare));
+        ob_str(ob, values(r, args, n, fn));
         ob_char(ob, ')');
         ob_mem(ob, fn->name + bare, fn->name_len - bare);
     } else {

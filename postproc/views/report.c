@@ -586,13 +586,15 @@ static void print_row_end(struct report *r, const struct callstack *s, const str
     while (k > 0 && !frame_has_site(&s->f[k - 1]))
         k--;
     if (r->values) {
-        const struct func *fn = &r->v.ft->v[f->fid];
+        const struct litifut_trace_header *h = &r->v.trace->t->header;
+        struct args_names an;
         uint32_t n;
         const uint32_t *w = frame_args(s, f, &n);
         ob_char(ob, '\t');
         if (w)
-            ob_str(ob, args_buf_text(&r->args, w, n, r->v.trace->t->header.word_size,
-                                     fn->symbol ? fn->symbol : fn->bare, r->auto_args));
+            ob_str(ob, args_buf_text(&r->args, w, n, h->word_size, h->arch,
+                                     r->auto_args && args_names_of(&r->v.ft->v[f->fid], &an)
+                                         ? &an : NULL));
     }
     ob_char(ob, '\t');
     if (k)

@@ -1386,17 +1386,36 @@ static void test_args_text(void)
     w[k++] = LITIFUT_VALUE_INT | 3u << 8;
     w[k++] = 0x40001000u;
     char out[1024];
-    args_text(out, w, k, 4, "open", 0);
+    struct func open_fn = { .symbol = "open", .bare = "open" };
+    struct args_names an;
+    check(args_names_of(&open_fn, &an), "args: the built-in table knows open", "%s", "no");
+    args_text(out, w, k, 4, LITIFUT_ARCH_ARM, NULL);
     check(strcmp(out, "\"/etc/x\", 0, 0x40001000") == 0, "args: a string and integers", "%s", out);
-    args_text(out, w, k, 4, "open", 1);
-    check(strcmp(out, "pathname=\"/etc/x\", flags=0, mode=0x40001000") == 0,
-          "args: --auto-args names open's", "%s", out);
+    args_text(out, w, k, 4, LITIFUT_ARCH_ARM, &an);
+    check(strcmp(out, "pathname=\"/etc/x\", flags=O_RDONLY, mode=010000010000") == 0,
+          "args: --auto-args names open's and shows them as their types", "%s", out);
+    /* open's flags per arch (MIPS spells them its own way) */
+    w[k - 3] = 01101;               /* O_WRONLY|O_CREAT|O_TRUNC, generic */
+    w[k - 1] = 0644;
+    args_text(out, w, k, 4, LITIFUT_ARCH_ARM, &an);
+    check(strcmp(out, "pathname=\"/etc/x\", flags=O_WRONLY|O_CREAT|O_TRUNC, mode=0644") == 0,
+          "args: open's flags by name (ARM)", "%s", out);
+    w[k - 3] = 0x301 | 0x40000000;  /* O_WRONLY|O_CREAT|O_TRUNC on MIPS, and a bit unknown */
+    args_text(out, w, k, 4, LITIFUT_ARCH_MIPS, &an);
+    check(strcmp(out, "pathname=\"/etc/x\", flags=O_WRONLY|O_CREAT|O_TRUNC|0x40000000, mode=0644") == 0,
+          "args: open's flags by name (MIPS), an unknown bit in hex", "%s", out);
+    /* an int returned in a 64-bit register: its low half, signed */
+    uint32_t i64[4] = { LITIFUT_ARGS_RETURN | 1u << 8, LITIFUT_VALUE_INT, 0xffffffffu, 0 };
+    args_text(out, i64, 4, 8, LITIFUT_ARCH_AARCH64, &an);
+    check(strcmp(out, "-1") == 0, "args: open's int return value on AArch64 (w0)", "%s", out);
+    args_text(out, i64, 4, 8, LITIFUT_ARCH_AARCH64, NULL);
+    check(strcmp(out, "0xffffffff") == 0, "args: without a type, the register", "%s", out);
     /* a return value -1 (32-bit), then one of 64 bits */
     uint32_t r32[3] = { LITIFUT_ARGS_RETURN | 1u << 8, LITIFUT_VALUE_INT, 0xffffffffu };
-    args_text(out, r32, 3, 4, NULL, 0);
+    args_text(out, r32, 3, 4, LITIFUT_ARCH_ARM, NULL);
     check(strcmp(out, "-1") == 0, "args: -1 (32-bit)", "%s", out);
     uint32_t r64[4] = { LITIFUT_ARGS_RETURN | 1u << 8, LITIFUT_VALUE_INT, 0xfffffffbu, 0xffffffffu };
-    args_text(out, r64, 4, 8, NULL, 0);
+    args_text(out, r64, 4, 8, LITIFUT_ARCH_AARCH64, NULL);
     check(strcmp(out, "-5") == 0, "args: -5 (64-bit)", "%s", out);
     /* a cut string with a quote, a window, a bad pointer, NULL */
     k = 0;
@@ -1411,7 +1430,7 @@ static void test_args_text(void)
     w[k++] = 1;
     w[k++] = LITIFUT_VALUE_UNREADABLE | 4u << 8;
     w[k++] = 0;
-    args_text(out, w, k, 4, "f", 0);
+    args_text(out, w, k, 4, LITIFUT_ARCH_ARM, NULL);
     check(strcmp(out, "\"a\\\"\\n\"..., 0x2000 [01 ff], 0x1 (unreadable), NULL") == 0,
           "args: a cut string, a window, a bad pointer, NULL", "%s", out);
     check(strlen(out) < args_text_max(k), "args: the text fits args_text_max", "%zu", strlen(out));
@@ -1432,7 +1451,7 @@ static void test_args_text(void)
     memcpy(&w[k++], &f1, 4);
     w[k++] = LITIFUT_VALUE_FLOAT | 4u << 8 | 4u << 16, w[k++] = 0, w[k++] = 0;
     memcpy(&w[k++], &f2, 4);
-    args_text(out, w, k, 8, "open", 1);
+    args_text(out, w, k, 8, LITIFUT_ARCH_AARCH64, &an);
     check(strcmp(out, "0.1, 1e+300, 1.5, 5592405.5") == 0,
           "args: doubles and floats, in the fewest digits, never named as integers", "%s", out);
 }
