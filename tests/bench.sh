@@ -77,7 +77,7 @@
 # aarch64", rows callheavy:pie bzip2:static sqlite:pie), JOBS (make -j,
 # default: number of CPUs),
 # BENCH_SECTIONS (the tables to make, default all: targets postproc
-# link budget ring emu), BENCH_OUT (where the raw numbers go, one TSV per arch, columns named
+# link budget ring jumps args emu), BENCH_OUT (where the raw numbers go, one TSV per arch, columns named
 # in its first line; default build/bench), KEEP_WORK=1 (keep the
 # scratch directory; it is kept anyway after a failure).  BIN, PLUGINS
 # (insncount.so, syscount.so: `make test-tools`), SOURCES: as `make
@@ -402,8 +402,8 @@ done
 
 mkdir -p "$OUT"
 # BENCH_SECTIONS: which tables (default all): targets (the per-program
-# tables), postproc, link, budget, ring, jumps, emu
-SECTIONS=" ${BENCH_SECTIONS:-targets postproc link budget ring jumps emu} "
+# tables), postproc, link, budget, ring, jumps, args, emu
+SECTIONS=" ${BENCH_SECTIONS:-targets postproc link budget ring jumps args emu} "
 section() { [[ $SECTIONS == *" $1 "* ]]; }
 for arch in $ARCHES; do
     section targets || break
@@ -684,6 +684,54 @@ jump_cost() {
 }
 ! section jumps || jump_cost
 
+# args_cost: what LITIFUT_ARGS costs a call (see the legend):
+# tests/bench/argscost.c, default settings, guest instructions
+# (insncount): a traced call without LITIFUT_ARGS, with a rule that
+# selects nothing (the calls not selected), and selected
+args_cost() {
+    local d=$W/args arch k n
+    echo
+    echo "== LITIFUT_ARGS: tests/bench/argscost.c, extra guest instructions per traced call (default settings)"
+    printf '%-7s %10s %14s %16s %16s\n' arch traced "not selected" "3 ints, retval" "string, retval"
+    printf '# arch\trun\tplain_0\tplain_n\tlitifut_0\tlitifut_n\tn\n' > "$OUT/bench-args.tsv"
+    local -A spec=([traced]="" [unselected]="LITIFUT_ARGS=no_such_function"
+                   [ints]="LITIFUT_ARGS=add3@arg1,arg2,arg3,retval" [string]="LITIFUT_ARGS=name_len@arg1/s,retval")
+    for arch in $ARCHES; do
+        set_bench_arch "$arch"
+        mkdir -p "$d/$arch"
+        "$TCC" $XFLAGS -O2 -o "$d/$arch/plain" "$ROOT/tests/bench/argscost.c" &&
+            LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$d/$arch/prog" "$ROOT/tests/bench/argscost.c" ||
+            die "cannot build tests/bench/argscost.c for $arch"
+        local -A per=() pv=()
+        local RUN_STDIN=/dev/null
+        for n in 0 20000; do
+            local RUN_ARGS=("$n")
+            run_insns "$d/$arch/plain-$n" "$d/$arch/plain" "" 1
+            pv[$n]=$(cat "$d/$arch/plain-$n/insns")
+        done
+        for k in traced unselected ints string; do
+            local v=() cfg=()
+            [ -z "${spec[$k]}" ] || cfg=("${spec[$k]}")
+            for n in 0 20000; do
+                local RUN_ARGS=("$n")
+                run_insns "$d/$arch/$k-$n" "$d/$arch/prog" "" 1 "${DEFAULT_CONFIG[@]}" "${cfg[@]}"
+                v+=("$(cat "$d/$arch/$k-$n/insns")")
+            done
+            cmp -s "$d/$arch/plain-20000/out" "$d/$arch/$k-20000/out" ||
+                die "argscost $arch $k: the traced output differs from the plain one"
+            # (each iteration: two traced calls, add3 and name_len; one of them selected)
+            per[$k]=$(echo "((${v[1]} - ${v[0]}) - (${pv[20000]} - ${pv[0]})) / 20000" | bc -l)
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t20000\n' "$arch" "$k" "${pv[0]}" "${pv[20000]}" \
+                "${v[@]}" >> "$OUT/bench-args.tsv"
+        done
+        printf '%-7s %10.1f %14.1f %16.1f %16.1f\n' "$arch" "$(echo "${per[traced]} / 2" | bc -l)" \
+            "$(echo "${per[unselected]} / 2" | bc -l)" \
+            "$(echo "${per[ints]} - ${per[traced]} / 2" | bc -l)" \
+            "$(echo "${per[string]} - ${per[traced]} / 2" | bc -l)"
+    done
+}
+! section args || args_cost
+
 # emu_compare: litifut-emu's profile next to the device mode's (see the
 # legend): callheavy and (with bzip2 among the rows) bzip2 -c of its
 # manual.ps, static; the emulator on the plain build, the device mode
@@ -911,4 +959,14 @@ per jump: the jump form's less one call.  A traced jump writes a call
 record and no return of its own (the return of the call it ends closes
 both), so it costs less than a call.
 EOT
-echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv, $OUT/bench-ring.tsv, $OUT/bench-jumps.tsv, $OUT/bench-emu.tsv."
+cat <<'EOT'
+LITIFUT_ARGS: tests/bench/argscost.c, 20000 iterations of two calls
+from main (add3 with three integers, name_len with a string), plain
+and instrumented, default settings; the instructions of 0 iterations
+taken from those of 20000.  traced: per call without LITIFUT_ARGS; not
+selected: the same with a rule that selects nothing (equal to traced:
+the calls not selected pay nothing more); 3 ints, retval and string,
+retval: the selected call's (add3@arg1,arg2,arg3,retval;
+name_len@arg1/s,retval), the other call still traced only.
+EOT
+echo "Raw numbers: $OUT/bench-ARCH.tsv, $OUT/bench-postproc.tsv, $OUT/bench-budget.tsv, $OUT/bench-link.tsv, $OUT/bench-ring.tsv, $OUT/bench-jumps.tsv, $OUT/bench-args.tsv, $OUT/bench-emu.tsv."
