@@ -13,7 +13,7 @@
 # rule or a mode without calls is one line on stderr, the program's
 # fate as plain.
 
-ARGS_SPEC='add3@arg1,arg2,arg3,retval;neg@arg1,retval;greet@arg1/s,arg2,retval/s;window@arg1/x8,retval;bad@arg1/s,retval;null_str@arg1/s,retval;longstr@arg1/s,retval;fact@arg1,retval;sum@arg1,arg2,arg3,arg4,retval;worker@arg1,retval;open'
+ARGS_SPEC='add3@arg1,arg2,arg3,retval;neg@arg1,retval;greet@arg1/s,arg2,retval/s;window@arg1/x8,retval;bad@arg1/s,retval;null_str@arg1/s,retval;longstr@arg1/s,retval;fact@arg1,retval;sum@arg1,arg2,arg3,arg4,retval;worker@arg1,retval;norm1@arg1/x8,retval;open'
 ARGS_FP_SPEC='scale@fparg1,fparg2,retval/f;halve@fparg1/f32,retval/f32;mix@arg1,fparg1,retval/f'
 
 # args_fp: 0 if $ARCH passes floating-point arguments in registers of their own
@@ -55,6 +55,8 @@ args_expect() {
         case ${2:-}:$w in static:*worker*|static:*open*) continue ;; esac
         grep -qF -- "$w" "$1" || { echo "$w"; return 1; }
     done
+    grep -qE 'main -> norm1\(0x[0-9a-f]+ \[(03 00 00 00 fc ff ff ff|00 00 00 03 ff ff ff fc)\]\) = 7$' "$1" ||
+        { echo 'main -> norm1(0x... [03 00 00 00 fc ff ff ff]) = 7 (a struct by pointer)'; return 1; }
     grep -qE 'main -> window\(0x[0-9a-f]+ \[41 42 43 44 45 46 47 48\]\) \{$' "$1" ||
         { echo 'main -> window(0x... [41 42 43 44 45 46 47 48]) {'; return 1; }
     [ "$(grep -c '} /\* fact \*/ = ' "$1")" = 4 ] || { echo "4 nested fact returns"; return 1; }
@@ -73,7 +75,7 @@ args_case() {
         local r=$WORK/runs/$ARCH/args/$link
         "$BIN/litifut-postproc" "$r/traced" > "$r/log" 2> "$r/log.err"
         if missing=$(args_expect "$r/log" "${argv:+static}") && [ ! -s "$r/log.err" ]; then
-            pass "$ARCH/args/$link: the log shows every selected call's arguments and return value (add3(1, -2, 100000) = 99999, strings, a window, a bad pointer, NULL, a cut string, varargs, a thread's, a recursion's nested returns$(args_fp && echo ', doubles and floats'))"
+            pass "$ARCH/args/$link: the log shows every selected call's arguments and return value (add3(1, -2, 100000) = 99999, strings, a window, a struct by pointer, a bad pointer, NULL, a cut string, varargs, a thread's, a recursion's nested returns$(args_fp && echo ', doubles and floats'))"
         else
             fail "$ARCH/args/$link: the log lacks: $missing $(head -c 300 "$r/log.err") (see $r/log)"
         fi

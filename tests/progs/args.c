@@ -2,7 +2,7 @@
  * LITIFUT_ARGS' test program (tests/args.sh): calls with known
  * arguments of every kind the tracer records (integers, negative ones,
  * strings, a string longer than the copy, a bad pointer, NULL, a memory
- * window, varargs, doubles and floats), known return values (integers,
+ * window, a struct by pointer, varargs, doubles and floats), known return values (integers,
  * a string, a double, a float, nested ones from a recursion), from main
  * and from a second thread.  Each
  * function is its own (noinline, used) so that its calls stay calls.
@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CALLEE __attribute__((noinline, noipa, used))
@@ -33,6 +34,8 @@ CALLEE long fact(long n)
     return n * r;
 }
 CALLEE long worker(long n) { return 2 * n; }
+struct point { int x, y; };
+CALLEE long norm1(const struct point *p) { return labs(p->x) + labs(p->y); }
 CALLEE double scale(double x, double y) { return x * y; }
 CALLEE float halve(float x) { return x / 2; }
 CALLEE double mix(int n, double x) { return n * x; }
@@ -76,6 +79,7 @@ int main(int argc, char **argv)
     printf("%ld %ld %s %ld %ld %ld %ld %ld %ld %ld %d\n", add3(1, -2, 100000), neg(5),
            greet("world", 1), window(eight), bad((const char *)1), null_str(NULL),
            longstr(many), fact(5), sum(3, 10, 20, 30), (long)r, fd);
-    printf("%g %g %.17g\n", scale(2.5, -1e100), (double)halve(3.0f), mix(3, 0.1));
+    struct point pt = { 3, -4 };
+    printf("%g %g %.17g %ld\n", scale(2.5, -1e100), (double)halve(3.0f), mix(3, 0.1), norm1(&pt));
     return 0;
 }
