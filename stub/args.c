@@ -134,17 +134,19 @@ static int parse_items(const char *s, const char *end, struct args_spec *sp)
     while (s < end) {
         struct args_item it = { LITIFUT_VALUE_INT, 0, 0 };
         uint32_t v;
-        const char *w;
+        const char *w, *after;
         if ((w = word_at(s, end, "retval"))) {
             s = w;
-        } else if ((w = word_at(s, end, "arg")) && (s = parse_uint(w, &v)) && v >= 1 &&
+        } else if ((w = word_at(s, end, "arg")) && (after = parse_uint(w, &v)) && v >= 1 &&
                    v <= ARCH_INT_ARGS) {
             it.pos = (uint8_t)v;
-        } else if ((w = word_at(s, end, "fparg")) && (s = parse_uint(w, &v)) && v >= 1 &&
+            s = after;
+        } else if ((w = word_at(s, end, "fparg")) && (after = parse_uint(w, &v)) && v >= 1 &&
                    v <= ARCH_FP_ARGS) {
             it.kind = LITIFUT_VALUE_FLOAT;
             it.pos = (uint8_t)v;
             it.len = 8;
+            s = after;
         } else {
             return 0;
         }

@@ -140,7 +140,8 @@ assert b[0]["args"]["args"] == "1, -2, 100000" and e["args"]["retval"] == "99999
     # a rule that does not read, and a mode that records no calls: one
     # line, no trace, the program as plain
     local bad
-    local bads=("add3@arg$((9 + 0))" 'add3@retval/x0' 'add3@arg1/q' 'add3@fparg1/s' 'add3@arg1/f')
+    local bads=("add3@arg$((9 + 0))" 'add3@retval/x0' 'add3@arg1/q' 'add3@fparg1/s' 'add3@arg1/f'
+                'add3@argx' 'add3@fparg' 'add3@fparg9' 'add3@retval/f16')
     args_fp || bads+=('scale@fparg1')
     for bad in "${bads[@]}"; do
         LITIFUT_ARGS=$bad run_target "$r/bad" "$d/pie/prog"
