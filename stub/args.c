@@ -10,7 +10,7 @@
  * the string there, 64 bytes or /sLEN) or /xLEN (a pointer and LEN bytes
  * there), LEN up to LITIFUT_ARGS_COPY_MAX; fpargN (the Nth
  * floating-point argument register, 1 to ARCH_FP_ARGS: a double, or a
- * float with /f32) and retval/f (a double; /f32 a float) where the ABI
+ * float with /f32, 1 to ARCH_FP_FLOATS) and retval/f (a double; /f32 a float) where the ABI
  * passes them in floating-point registers (armhf, AArch64).  A rule without '@' takes
  * include/litifut/protos.h's items for a function it knows, else every
  * integer argument register and the return value.
@@ -142,7 +142,7 @@ static int parse_items(const char *s, const char *end, struct args_spec *sp)
             it.pos = (uint8_t)v;
             s = after;
         } else if ((w = word_at(s, end, "fparg")) && (after = parse_uint(w, &v)) && v >= 1 &&
-                   v <= ARCH_FP_ARGS) {
+                   v <= ARCH_FP_FLOATS) {           /* (a double's: checked below) */
             it.kind = LITIFUT_VALUE_FLOAT;
             it.pos = (uint8_t)v;
             it.len = 8;
@@ -181,6 +181,8 @@ static int parse_items(const char *s, const char *end, struct args_spec *sp)
             }
         }
         if (s < end && *s != ',')
+            return 0;
+        if (it.kind == LITIFUT_VALUE_FLOAT && it.len == 8 && it.pos > ARCH_FP_ARGS)
             return 0;
         if (s < end)
             s++;

@@ -55,6 +55,7 @@ static inline uintptr_t arch_returned_value(uintptr_t sp_ret)
  * the call (or the return): the tracer's C code is built with
  * -mgeneral-regs-only. */
 #define ARCH_FP_ARGS 8
+#define ARCH_FP_FLOATS 8             /* (s0-s7) */
 void litifut_fp_registers(uint64_t d[8]);
 static inline uint32_t arch_fp_float(const uint64_t d[8], unsigned i)
 {

@@ -53,6 +53,7 @@ static inline uintptr_t arch_returned_value(uintptr_t sp_ret)
  * -mgeneral-regs-only.  The soft-float ABI passes them in r0-r3. */
 #ifdef __ARM_PCS_VFP
 #define ARCH_FP_ARGS 8
+#define ARCH_FP_FLOATS 16            /* (s0-s15) */
 void litifut_fp_registers(uint64_t d[8]);
 static inline uint32_t arch_fp_float(const uint64_t d[8], unsigned i)
 {
@@ -60,6 +61,7 @@ static inline uint32_t arch_fp_float(const uint64_t d[8], unsigned i)
 }
 #else
 #define ARCH_FP_ARGS 0
+#define ARCH_FP_FLOATS 0
 #endif
 
 static inline uintptr_t arch_return_address(const struct arch_frame *f)

@@ -53,6 +53,7 @@ static inline uintptr_t arch_returned_value(uintptr_t sp_ret)
 /* Floating-point arguments are not recorded on MIPS (o32 puts the
  * first two in $f12/$f14 only when no integer comes before them). */
 #define ARCH_FP_ARGS 0
+#define ARCH_FP_FLOATS 0
 
 static inline uintptr_t arch_return_address(const struct arch_frame *f)
 {

@@ -755,7 +755,8 @@ static void args_record(struct reader *r, struct walk *w, size_t pos, size_t n)
             ((kind == LITIFUT_VALUE_INT || kind == LITIFUT_VALUE_UNREADABLE) && bytes) ||
             (kind == LITIFUT_VALUE_FLOAT && bytes != 4 && bytes != 8) ||
             bytes > LITIFUT_ARGS_COPY_MAX || (which == LITIFUT_ARGS_RETURN) != (arg == 0) ||
-            arg > 8 || at + 4 * (1 + aw) + 4 * (((size_t)bytes + 3) / 4) > end)
+            arg > (kind == LITIFUT_VALUE_FLOAT ? 16u : 8u) ||
+            at + 4 * (1 + aw) + 4 * (((size_t)bytes + 3) / 4) > end)
             bad = "that do not read";
         else
             at += 4 * (1 + aw + (bytes + 3) / 4);

@@ -39,6 +39,11 @@ CALLEE long norm1(const struct point *p) { return labs(p->x) + labs(p->y); }
 CALLEE double scale(double x, double y) { return x * y; }
 CALLEE float halve(float x) { return x / 2; }
 CALLEE double mix(int n, double x) { return n * x; }
+CALLEE float tenth(float a, float b, float c, float d, float e, float f, float g, float h,
+                   float i, float j)
+{
+    return a + b + c + d + e + f + g + h + i + j;
+}
 
 CALLEE long sum(int n, ...)
 {
@@ -80,6 +85,7 @@ int main(int argc, char **argv)
            greet("world", 1), window(eight), bad((const char *)1), null_str(NULL),
            longstr(many), fact(5), sum(3, 10, 20, 30), (long)r, fd);
     struct point pt = { 3, -4 };
-    printf("%g %g %.17g %ld\n", scale(2.5, -1e100), (double)halve(3.0f), mix(3, 0.1), norm1(&pt));
+    printf("%g %g %.17g %ld %g\n", scale(2.5, -1e100), (double)halve(3.0f), mix(3, 0.1), norm1(&pt),
+           (double)tenth(1, 2, 3, 4, 5, 6, 7, 8, 9, 10));
     return 0;
 }
