@@ -4,8 +4,11 @@
  * word its redirect replaced, so that the tracer can put the original
  * call back at run time (LITIFUT_EXCLUDE_CALLEE, stub/skip.c).  Callees
  * are named as src/rules.c names them at link time: the function a
- * fixed target lies in, the PLT entry or veneer it is (before '@'), or
- * a MIPS GOT call's symbol.
+ * fixed target lies in, by each of its names (every function symbol
+ * starting where it starts: a static C library's open is also
+ * __libc_open64, so a site is under each), the PLT entry or veneer it
+ * is (before '@'), or a MIPS GOT call's symbol.  The tracer's readers
+ * take a site once however many of its names a rule matches.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -94,23 +97,42 @@ unsigned char *callsites_build(const struct arch_ops *arch, const struct elf_ima
     for (size_t i = 0; i < n_plt; i++)
         if (plt[i].name)
             plt[i].name[strcspn(plt[i].name, "@")] = 0;
-    struct named_site *ns = xcalloc(sites->n + 1, sizeof *ns);
-    size_t n = 0;
+    size_t cap = sites->n + 16, n = 0;
+    struct named_site *ns = xcalloc(cap, sizeof *ns);
     for (size_t i = 0; i < sites->n; i++) {
         const struct call_site *s = &sites->v[i];
         uint64_t target = fixed_target(arch, s) & ~(uint64_t)1;    /* (ARM: the Thumb bit) */
         const char *name = NULL;
+        const struct indexed_function *f = NULL;
         if (target) {
             const struct plt_entry *e = plt_at(plt, n_plt, target);
-            const struct indexed_function *f = e ? NULL : function_index_find(&fx, target);
+            f = e ? NULL : function_index_find(&fx, target);
             name = e ? e->name : f ? f->sym->name : NULL;
         } else if (s->callee_sym && s->callee_sym - 1 < img->n_dynsyms) {
             name = img->dynsyms[s->callee_sym - 1].name;
         }
-        if (name && *name)
-            ns[n++] = (struct named_site){ name, (uint32_t)i };
+        if (!name || !*name)
+            continue;
+        size_t a = f ? (size_t)(f - fx.v) : 0, b = a + 1;
+        while (f && a > 0 && fx.v[a - 1].start == f->start)
+            a--;                        /* (its aliases: the symbols starting where it does) */
+        while (f && b < fx.n && fx.v[b].start == f->start)
+            b++;
+        for (size_t k = f ? a : 0; k < (f ? b : 1); k++) {
+            const char *nk = f ? fx.v[k].sym->name : name;
+            if (!nk || !*nk)
+                continue;
+            if (n == cap)
+                ns = xrealloc(ns, (cap *= 2) * sizeof *ns);
+            ns[n++] = (struct named_site){ nk, (uint32_t)i };
+        }
     }
     qsort(ns, n, sizeof *ns, by_name_then_index);
+    size_t kept = 0;                    /* (a name twice at one start: local and global) */
+    for (size_t i = 0; i < n; i++)
+        if (!kept || ns[i].index != ns[kept - 1].index || strcmp(ns[i].name, ns[kept - 1].name))
+            ns[kept++] = ns[i];
+    n = kept;
     size_t n_callees = 0;
     for (size_t i = 0; i < n; i++)
         n_callees += i == 0 || strcmp(ns[i].name, ns[i - 1].name) != 0;

@@ -383,8 +383,9 @@ static const char *select_sites(const unsigned char *f, unsigned long n)
             a->spec = sp;
             if (w < LITIFUT_DB_INDIRECT) {
 #ifdef ARCH_SLOW_REG_BIT
-                if (w & LITIFUT_DB_JUMP_REG)
-                    continue;               /* a tail jump: no frame of its own */
+                if ((w & LITIFUT_DB_JUMP_REG) || (w & ARCH_SLOW_REG_BIT))
+                    continue;               /* a tail jump (no frame of its own); or taken
+                                               already, under another of its callee's names */
                 a->target = 0;
                 words[index] = w | ARCH_SLOW_REG_BIT;
                 k++;
@@ -394,6 +395,8 @@ static const char *select_sites(const unsigned char *f, unsigned long n)
             uintptr_t t = (uintptr_t)&words[index] + (uintptr_t)(intptr_t)(int32_t)w;
             if (t - (uintptr_t)litifut_thunks < (uintptr_t)(litifut_thunks_end - litifut_thunks))
                 continue;                   /* a tail jump's thunk */
+            if (t == entry)
+                continue;                   /* taken already, under another of its callee's names */
             a->target = t;
             k++;
             words[index] = (uint32_t)(entry - (uintptr_t)&words[index]);

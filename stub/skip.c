@@ -256,7 +256,13 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
     const ELF(Phdr) *ph = v.ph;
     uintptr_t bias = object_load_bias();
 
-    /* which callees, and whether all their words are in code */
+    /* which sites (once each: a site is under each of its callee's
+     * names), and whether all their words are in code */
+    uint32_t bytes = (db->n_sites + 7) / 8;
+    uint8_t *bits = map_aside((bytes + 4095ul) & ~4095ul, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (sys_mmap_failed(bits))
+        bits = 0;                       /* (then a site under two names counts twice) */
     uintptr_t seg_start = 0, seg_end = 0, lo = UINTPTR_MAX, hi = 0;
     uint32_t seg_flags = 0, total = 0;
     for (uint32_t c = 0; c < h->n_callees; c++) {
@@ -267,6 +273,10 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
             uintptr_t s0, s1;
             uint32_t fl = code_segment(ph, v.phnum, site[i].patch, &s0, &s1);
             if (!fl || (site[i].patch & 1) || (seg_flags && s0 != seg_start)) {
+                for (uint32_t k = 0; k < l->n; k++)
+                    l->sites[k] = 0;
+                if (bits)
+                    sys_munmap(bits, (bytes + 4095ul) & ~4095ul);
                 r->status = fl && seg_flags && s0 != seg_start ? LITIFUT_SKIP_SEGMENTS
                                                                : LITIFUT_SKIP_NO_TABLE;
                 return;
@@ -276,12 +286,20 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
                 lo = site[i].patch + bias;
             if (site[i].patch + bias + 4 > hi)
                 hi = site[i].patch + bias + 4;
+            uint32_t x = site[i].index;
+            if (bits && (bits[x / 8] >> (x % 8) & 1))
+                continue;               /* (taken under another of its names) */
+            if (bits)
+                bits[x / 8] |= (uint8_t)(1u << (x % 8));
+            l->sites[rule]++;
+            total++;
         }
-        l->sites[rule] += callee[c].count;
-        total += callee[c].count;
     }
-    if (!total)
+    if (!total) {
+        if (bits)
+            sys_munmap(bits, (bytes + 4095ul) & ~4095ul);
         return;
+    }
     /* the code segment writable for the moment (a thread running
      * through it meanwhile runs the old call or the new: both are
      * right) */
@@ -294,14 +312,11 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
                       PROT_READ | PROT_WRITE | PROT_EXEC, 0, 0, 0)) {
         for (uint32_t i = 0; i < l->n; i++)
             l->sites[i] = 0;
+        if (bits)
+            sys_munmap(bits, (bytes + 4095ul) & ~4095ul);
         r->status = LITIFUT_SKIP_NOT_WRITABLE;
         return;
     }
-    uint32_t bytes = (db->n_sites + 7) / 8;
-    uint8_t *bits = map_aside((bytes + 4095ul) & ~4095ul, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (sys_mmap_failed(bits))
-        bits = 0;
     for (uint32_t c = 0; c < h->n_callees; c++) {
         if (rule_naming(l, names, h->names_size, &callee[c]) < 0)
             continue;
@@ -309,8 +324,6 @@ static void skip_in_file(const unsigned char *f, unsigned long n, struct rule_li
             uintptr_t a = site[i].patch + bias;
             if (get_word(a) != site[i].insn)
                 put_word(a, site[i].insn);
-            if (bits)
-                bits[site[i].index / 8] |= (uint8_t)(1u << (site[i].index % 8));
         }
     }
     arch_flush_icache(lo, hi);
