@@ -21,3 +21,10 @@ const struct arch_read_ops *arch_read_ops(const struct arch_ops *arch)
             return read_ops[i].read;
     return NULL;
 }
+
+const struct open_flag arch_generic_open_flags[] = {
+    { "O_CREAT", 0100 },       { "O_EXCL", 0200 },       { "O_NOCTTY", 0400 },
+    { "O_TRUNC", 01000 },      { "O_APPEND", 02000 },    { "O_NONBLOCK", 04000 },
+    { "O_DIRECTORY", 040000 }, { "O_NOFOLLOW", 0100000 }, { "O_CLOEXEC", 02000000 },
+    { NULL, 0 },
+};

@@ -1,7 +1,8 @@
 /*
  * What readers of an instrumented object (the post-processor) need to
  * know about its architecture beyond struct arch_ops: how a rewritten
- * call reads, where a direct call goes, and the PLT.  Each
+ * call reads, where a direct call goes, the PLT, how parameters are
+ * passed and open(2)'s flags (for --auto-args).  Each
  * arch/<arch>/read-<arch>.c fills one struct arch_read_ops.
  */
 #ifndef LITIFUT_ARCH_READ_H
@@ -24,6 +25,33 @@ struct plt_entry {
                                    0 for a PLT entry */
 };
 
+/* How the procedure call standard passes a function's parameters
+ * (--auto-args' DWARF prototypes: postproc/reader/protos.c places each
+ * in its register by these). */
+enum call_fp {
+    CALL_FP_IN_WORDS,           /* floats and doubles take argument words as integers do
+                                   (soft-float ARM; MIPS o32, whose $f12/$f14 still take
+                                   their words' places) */
+    CALL_FP_OWN_BANK,           /* the Nth floating-point parameter in vN-1 (AArch64) */
+    CALL_FP_VFP,                /* floats in s0-s15, doubles in d0-d7, a float back-filling
+                                   a free s (ARM's hard-float ABI) */
+};
+struct call_abi {
+    unsigned int_regs;          /* integer argument registers */
+    enum call_fp fp;
+    int pairs;                  /* an 8-byte integer or double takes an even pair of words */
+    int struct_return_word;     /* a struct returned by value takes the first word (its
+                                   hidden pointer; AArch64's is x8) */
+};
+
+/* open(2)'s flag bits as the arch's kernel has them, {NULL, 0}-ended. */
+struct open_flag {
+    const char *name;
+    uint32_t bit;
+};
+/* The generic ones (asm-generic/fcntl.h: ARM's and AArch64's). */
+extern const struct open_flag arch_generic_open_flags[];
+
 struct arch_read_ops {
     /* 1 if `site` (as a scan of the rewritten `img` finds it) is a
      * rewritten call, with its entry k; a redirect to a thunk becomes
@@ -42,6 +70,9 @@ struct arch_read_ops {
      * struct arch_ops's classify gets them) if it is no jump, no call
      * and, on MIPS, does not name $t9; 0 if it must be decoded. */
     unsigned (*jump_skip)(unsigned isa, uint32_t word);
+    /* How `img`'s functions take their parameters. */
+    void (*call_abi)(const struct elf_image *img, struct call_abi *abi);
+    const struct open_flag *open_flags;
 };
 
 /* The read ops of `arch` (every arch has them). */

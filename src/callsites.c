@@ -113,12 +113,13 @@ unsigned char *callsites_build(const struct arch_ops *arch, const struct elf_ima
         }
         if (!name || !*name)
             continue;
+        /* a function by each of its names: the symbols starting where it does */
         size_t a = f ? (size_t)(f - fx.v) : 0, b = a + 1;
         while (f && a > 0 && fx.v[a - 1].start == f->start)
-            a--;                        /* (its aliases: the symbols starting where it does) */
+            a--;
         while (f && b < fx.n && fx.v[b].start == f->start)
             b++;
-        for (size_t k = f ? a : 0; k < (f ? b : 1); k++) {
+        for (size_t k = a; k < b; k++) {
             const char *nk = f ? fx.v[k].sym->name : name;
             if (!nk || !*nk)
                 continue;

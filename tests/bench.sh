@@ -546,11 +546,17 @@ printf '# link\tarch\tsites\tplain_s\tlitifut_s\tphases\n' > "$OUT/bench-link.ts
 # build_callheavy ARCH DIR: tests/progs/callheavy.c as DIR/plain and
 # DIR/prog (LITIFUT=1), for ARCH (set_bench_arch)
 build_callheavy() {
+    build_bench_pair "$1" "$2" tests/progs/callheavy.c
+}
+
+# build_bench_pair ARCH DIR SOURCE: SOURCE (under the tree) built for
+# ARCH (set_bench_arch) as DIR/plain and, with LITIFUT=1, DIR/prog
+build_bench_pair() {
     set_bench_arch "$1"
     mkdir -p "$2"
-    "$TCC" $XFLAGS -O2 -o "$2/plain" "$ROOT/tests/progs/callheavy.c" &&
-        LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$2/prog" "$ROOT/tests/progs/callheavy.c" ||
-        die "cannot build tests/progs/callheavy.c for $1"
+    "$TCC" $XFLAGS -O2 -o "$2/plain" "$ROOT/$3" &&
+        LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$2/prog" "$ROOT/$3" ||
+        die "cannot build $3 for $1"
 }
 
 # budget_share: LITIFUT_BUDGET's table (see the legend): callheavy with
@@ -656,11 +662,7 @@ jump_cost() {
     printf '%-7s %10s %14s %14s\n' arch call "direct jump" "register jump"
     printf '# arch\tmode\tplain_0\tplain_n\tlitifut_0\tlitifut_n\tn\n' > "$OUT/bench-jumps.tsv"
     for arch in $ARCHES; do
-        set_bench_arch "$arch"
-        mkdir -p "$d/$arch"
-        "$TCC" $XFLAGS -O2 -o "$d/$arch/plain" "$ROOT/tests/bench/jumpcost.c" &&
-            LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$d/$arch/prog" "$ROOT/tests/bench/jumpcost.c" ||
-            die "cannot build tests/bench/jumpcost.c for $arch"
+        build_bench_pair "$arch" "$d/$arch" tests/bench/jumpcost.c
         local -A per=()
         for m in 0 1 2; do
             local v=()
@@ -697,11 +699,7 @@ args_cost() {
     local -A spec=([traced]="" [unselected]="LITIFUT_ARGS=no_such_function"
                    [ints]="LITIFUT_ARGS=add3@arg1,arg2,arg3,retval" [string]="LITIFUT_ARGS=name_len@arg1/s,retval")
     for arch in $ARCHES; do
-        set_bench_arch "$arch"
-        mkdir -p "$d/$arch"
-        "$TCC" $XFLAGS -O2 -o "$d/$arch/plain" "$ROOT/tests/bench/argscost.c" &&
-            LITIFUT=1 "$TCC" $XFLAGS -B"$BIN/" -O2 -o "$d/$arch/prog" "$ROOT/tests/bench/argscost.c" ||
-            die "cannot build tests/bench/argscost.c for $arch"
+        build_bench_pair "$arch" "$d/$arch" tests/bench/argscost.c
         local -A per=() pv=()
         local RUN_STDIN=/dev/null
         for n in 0 20000; do

@@ -255,9 +255,18 @@ static unsigned a64_jump_skip(unsigned isa, uint32_t w)
     return 4;
 }
 
+/* AAPCS64: x0-x7, v0-v7 apart; a struct returned by value through x8 */
+static void a64_call_abi(const struct elf_image *img, struct call_abi *abi)
+{
+    (void)img;
+    *abi = (struct call_abi){ 8, CALL_FP_OWN_BANK, 0, 0 };
+}
+
 const struct arch_read_ops arch_aarch64_read = {
     .decode_redirect = a64_decode_redirect,
     .call_target = a64_call_target,
     .plt_entries = a64_plt_entries,
     .jump_skip = a64_jump_skip,
+    .call_abi = a64_call_abi,
+    .open_flags = arch_generic_open_flags,
 };

@@ -3,6 +3,7 @@
  * sled (and to which entry), where a direct call goes, and the PLT
  * entries as GNU ld writes them.
  */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include "arch/arm/host-arm.h"
@@ -365,9 +366,19 @@ static unsigned arm_jump_skip(unsigned isa, uint32_t w)
     return (hw & 0xF000) == 0xD000 || (hw & 0xF800) == 0xE000 ? 0 : 2;
 }
 
+/* AAPCS: r0-r3, 64-bit values in an even pair; the hard-float variant
+ * (EF_ARM_ABI_FLOAT_HARD) takes floats and doubles in VFP registers */
+static void arm_call_abi(const struct elf_image *img, struct call_abi *abi)
+{
+    *abi = (struct call_abi){ 4, (img->e_flags & EF_ARM_ABI_FLOAT_HARD) ? CALL_FP_VFP
+                                                                        : CALL_FP_IN_WORDS, 1, 1 };
+}
+
 const struct arch_read_ops arch_arm_read = {
     .decode_redirect = arm_decode_redirect,
     .call_target = arm_call_target,
     .plt_entries = arm_plt_entries,
     .jump_skip = arm_jump_skip,
+    .call_abi = arm_call_abi,
+    .open_flags = arch_generic_open_flags,
 };

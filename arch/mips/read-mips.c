@@ -167,9 +167,27 @@ static unsigned mips_jump_skip(unsigned isa, uint32_t w)
     return branch || t9 ? 0 : 4;
 }
 
+/* o32: four argument words (a0-a3), 8-byte values in an even pair; a
+ * float or double in $f12/$f14 still takes its words' places */
+static void mips_call_abi(const struct elf_image *img, struct call_abi *abi)
+{
+    (void)img;
+    *abi = (struct call_abi){ 4, CALL_FP_IN_WORDS, 1, 1 };
+}
+
+/* MIPS's own (arch/mips/include/uapi/asm/fcntl.h) */
+static const struct open_flag mips_open_flags[] = {
+    { "O_CREAT", 0x100 },        { "O_EXCL", 0x400 },       { "O_NOCTTY", 0x800 },
+    { "O_TRUNC", 0x200 },        { "O_APPEND", 0x8 },       { "O_NONBLOCK", 0x80 },
+    { "O_DIRECTORY", 0x10000 },  { "O_NOFOLLOW", 0x20000 }, { "O_CLOEXEC", 0x80000 },
+    { NULL, 0 },
+};
+
 const struct arch_read_ops arch_mips_read = {
     .decode_redirect = mips_decode_redirect,
     .call_target = mips_call_target,
     .plt_entries = mips_plt_entries,
     .jump_skip = mips_jump_skip,
+    .call_abi = mips_call_abi,
+    .open_flags = mips_open_flags,
 };

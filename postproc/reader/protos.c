@@ -1,21 +1,17 @@
 /*
  * --auto-args' prototypes from DWARF (protos.h): a function's formal
  * parameters (names, types through typedefs and qualifiers), placed in
- * registers as the target's procedure call standard places them, so
- * that "argN" and "fpargN" get their parameter's name:
- *   AArch64   integers and pointers in x0-x7, floats and doubles in v0-v7;
- *   ARM       4-byte words r0-r3 (a 64-bit integer in an even pair);
- *             hard float (EF_ARM_ABI_FLOAT_HARD): floats in s0-s15,
- *             doubles in d0-d7, a float back-filling a free s; soft
- *             float: both in words as integers are;
- *   MIPS o32  4-byte slots a0-a3 (8-byte ones even-aligned); a float
- *             or double takes its slot whether or not it travels in
- *             $f12/$f14 (which is why fpargN is not offered there).
- * A struct, union or array by value, varargs or a 64-bit integer on a
- * 32-bit target ends the placing (what follows stays unnamed: guessed
- * wrong would be worse); a struct returned by value takes the first
- * word on ARM and MIPS (its hidden pointer).  Types become
- * include/litifut/protos.h's letters.
+ * registers as the target's procedure call standard places them (its
+ * struct call_abi: arch/<arch>/read-<arch>.c), so that "argN" and
+ * "fpargN" get their parameter's name: integers and pointers in
+ * argument words (a 64-bit one on a 32-bit target in an even pair),
+ * floats and doubles in words too, or in a bank of their own (the Nth
+ * in vN-1), or VFP's s0-s15/d0-d7 with back-filling.
+ * A struct, union or array by value, varargs or an integer wider than
+ * a word ends the placing (what follows stays unnamed: guessed wrong
+ * would be worse); a struct returned by value may take the first word
+ * (its hidden pointer).  Types become include/litifut/protos.h's
+ * letters.
  */
 #include <dwarf.h>
 #include <elf.h>
@@ -23,6 +19,7 @@
 #include <string.h>
 #include <elfutils/libdw.h>
 #include "postproc/reader/protos.h"
+#include "lib/arch-read.h"
 #include "lib/error.h"
 
 #define MAX_INT_REGS 8
@@ -135,10 +132,15 @@ struct func_proto *dwarf_func_proto(struct srclines *s, struct object *o, uint64
     if (!f.found)
         return NULL;
     const struct elf_image *img = &o->img;
+    const struct arch_ops *arch = arch_of_image(img);
+    const struct arch_read_ops *rops = arch ? arch_read_ops(arch) : NULL;
+    if (!rops || !rops->call_abi)
+        return NULL;
+    struct call_abi abi;
+    rops->call_abi(img, &abi);
     unsigned ws = img->word_size;
-    int a64 = img->machine == EM_AARCH64;
-    int vfp = img->machine == EM_ARM && (img->e_flags & EF_ARM_ABI_FLOAT_HARD);
-    unsigned n_int = a64 ? 8 : 4;
+    int own_bank = abi.fp == CALL_FP_OWN_BANK, vfp = abi.fp == CALL_FP_VFP;
+    unsigned n_int = abi.int_regs < MAX_INT_REGS ? abi.int_regs : MAX_INT_REGS;
     char *names[MAX_INT_REGS] = { 0 }, *fp[MAX_FP_REGS] = { 0 }, *fp32[MAX_FP_REGS] = { 0 };
     char types[MAX_INT_REGS + 2] = { 0 };
     memset(types, '?', MAX_INT_REGS + 1);
@@ -146,13 +148,13 @@ struct func_proto *dwarf_func_proto(struct srclines *s, struct object *o, uint64
     enum type_class rc = type_of(&f.die, ws, &ret);
     types[0] = ret;
     unsigned slot = 0, fp_used = 0, placed = 0;    /* fp_used: armhf's s registers taken (bits) */
-    if (rc == CLASS_AGGREGATE && !a64)
+    if (rc == CLASS_AGGREGATE && abi.struct_return_word)
         slot = 1;                   /* (the hidden pointer of a struct returned by value) */
     if (rc == CLASS_FLOAT || rc == CLASS_DOUBLE || rc == CLASS_WIDE || rc == CLASS_AGGREGATE)
         types[0] = '?';             /* (a float's value says so; the others are not one register) */
     Dwarf_Die p;
     int more = dwarf_child(&f.die, &p) == 0;
-    unsigned a64_fp = 0;
+    unsigned bank = 0;                  /* (CALL_FP_OWN_BANK: the next one) */
     for (; more; more = dwarf_siblingof(&p, &p) == 0) {
         int tag = dwarf_tag(&p);
         if (tag == DW_TAG_unspecified_parameters)
@@ -164,13 +166,13 @@ struct func_proto *dwarf_func_proto(struct srclines *s, struct object *o, uint64
         const char *name = dwarf_diename(&p);
         if (c == CLASS_AGGREGATE || c == CLASS_VOID || c == CLASS_WIDE)
             break;
-        if ((c == CLASS_FLOAT || c == CLASS_DOUBLE) && a64) {
-            if (a64_fp < 8) {
-                fp[a64_fp] = item(name);
-                fp32[a64_fp] = item(name);
+        if ((c == CLASS_FLOAT || c == CLASS_DOUBLE) && own_bank) {
+            if (bank < 8) {
+                fp[bank] = item(name);
+                fp32[bank] = item(name);
                 placed++;
             }
-            a64_fp++;
+            bank++;
             continue;
         }
         if ((c == CLASS_FLOAT || c == CLASS_DOUBLE) && vfp) {
@@ -195,7 +197,7 @@ struct func_proto *dwarf_func_proto(struct srclines *s, struct object *o, uint64
             continue;
         }
         unsigned words = c == CLASS_DOUBLE && ws == 4 ? 2 : 1;
-        if (words == 2)
+        if (words == 2 && abi.pairs)
             slot = (slot + 1) & ~1u;        /* (an 8-byte value: an even pair) */
         if (slot + words > n_int)
             break;

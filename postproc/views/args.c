@@ -9,6 +9,7 @@
 #include <string.h>
 #include "postproc/views/args.h"
 #include "postproc/reader/protos.h"
+#include "lib/arch-read.h"
 #include "lib/error.h"
 #include "litifut/protos.h"
 #include "litifut/trace-format.h"
@@ -53,27 +54,22 @@ int args_names_of(const struct func *fn, struct args_names *an)
     return 0;
 }
 
-/* open's flags: the access mode, then the flags the target's kernel
- * spells so (MIPS its own values; ARM and AArch64 the generic ones). */
-static size_t put_open_flags(char *o, uint64_t v, unsigned arch)
+/* open's flags: the access mode, then the flags as the target's kernel
+ * spells them (its arch's table: lib/arch-read.h). */
+static size_t put_open_flags(char *o, uint64_t v, unsigned trace_arch)
 {
-    static const struct { const char *name; uint32_t generic, mips; } flags[] = {
-        { "O_CREAT", 0100, 0x100 },      { "O_EXCL", 0200, 0x400 },
-        { "O_NOCTTY", 0400, 0x800 },     { "O_TRUNC", 01000, 0x200 },
-        { "O_APPEND", 02000, 0x8 },      { "O_NONBLOCK", 04000, 0x80 },
-        { "O_DIRECTORY", 040000, 0x10000 }, { "O_NOFOLLOW", 0100000, 0x20000 },
-        { "O_CLOEXEC", 02000000, 0x80000 },
-    };
     static const char *const modes[] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
+    const struct arch_ops *a = arch_by_trace_arch(trace_arch);
+    const struct arch_read_ops *rops = a ? arch_read_ops(a) : NULL;
+    const struct open_flag *fl = rops && rops->open_flags ? rops->open_flags
+                                                          : arch_generic_open_flags;
     uint32_t left = (uint32_t)v & ~3u;
     size_t k = (size_t)sprintf(o, "%s", modes[v & 3]);
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
-        uint32_t bit = arch == LITIFUT_ARCH_MIPS ? flags[i].mips : flags[i].generic;
-        if (left & bit) {
-            k += (size_t)sprintf(o + k, "|%s", flags[i].name);
-            left &= ~bit;
+    for (; fl->name; fl++)
+        if (left & fl->bit) {
+            k += (size_t)sprintf(o + k, "|%s", fl->name);
+            left &= ~fl->bit;
         }
-    }
     if (left)
         k += (size_t)sprintf(o + k, "|0x%" PRIx32, left);
     return k;
@@ -209,15 +205,17 @@ size_t args_text(char *out, const uint32_t *w, uint32_t n, unsigned word_size, u
     return k;
 }
 
-const char *args_buf_text(struct args_buf *b, const uint32_t *w, uint32_t n, unsigned word_size,
-                          unsigned arch, const struct args_names *an)
+const char *args_buf_text(struct args_buf *b, const struct litifut_trace_header *h,
+                          const uint32_t *w, uint32_t n, const struct func *fn, int names)
 {
     size_t need = args_text_max(n);
     if (need > b->cap) {
         b->cap = need;
         b->text = xrealloc(b->text, need);
     }
-    args_text(b->text, w, n, word_size, arch, an);
+    struct args_names an;
+    args_text(b->text, w, n, h->word_size, h->arch,
+              names && fn && args_names_of(fn, &an) ? &an : NULL);
     return b->text;
 }
 

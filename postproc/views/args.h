@@ -41,8 +41,12 @@ struct args_buf {
     char *text;
     size_t cap;
 };
-const char *args_buf_text(struct args_buf *b, const uint32_t *w, uint32_t n, unsigned word_size,
-                          unsigned arch, const struct args_names *an);
+/* The values (n words at w) of a call of `fn` in a trace with header h,
+ * as the views print them: with --auto-args (`names`) named and typed
+ * as args_names_of says.  fn NULL: no names. */
+struct litifut_trace_header;
+const char *args_buf_text(struct args_buf *b, const struct litifut_trace_header *h,
+                          const uint32_t *w, uint32_t n, const struct func *fn, int names);
 void args_buf_free(struct args_buf *b);
 
 #endif

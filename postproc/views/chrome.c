@@ -237,16 +237,6 @@ static void put_function(struct chrome *c, uint32_t fid)
     ob_mem(&c->ob, j->text, j->len);
 }
 
-/* LITIFUT_ARGS' values (n words) of frame f as text, valid until the next. */
-static const char *values_text(struct chrome *c, const uint32_t *w, uint32_t n,
-                               const struct frame *f)
-{
-    struct args_names an;
-    const struct litifut_trace_header *h = &c->v.trace->t->header;
-    return args_buf_text(&c->args, w, n, h->word_size, h->arch,
-                         c->auto_args && args_names_of(&c->v.ft->v[f->fid], &an) ? &an : NULL);
-}
-
 static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
 {
     struct chrome *c = (struct chrome *)v;
@@ -268,7 +258,8 @@ static void chrome_push(struct view *v, struct callstack *s, struct frame *f)
         ob_str(ob, ",\"args\":{");
         if (values) {                   /* LITIFUT_ARGS: "args":"\"/etc/config\", 0" */
             ob_str(ob, "\"args\":");
-            ob_json_string(ob, values_text(c, values, n_values, f));
+            ob_json_string(ob, args_buf_text(&c->args, &v->trace->t->header, values, n_values,
+                                             &v->ft->v[f->fid], c->auto_args));
             sep = ",";
         }
         if (line) {
@@ -310,7 +301,8 @@ static void chrome_pop(struct view *v, struct callstack *s, struct frame *f, uin
     event_start(c, s, 'E', end_ns);
     if (f->ret) {                       /* LITIFUT_ARGS: the viewer adds it to the slice's args */
         ob_str(&c->ob, ",\"args\":{\"retval\":");
-        ob_json_string(&c->ob, values_text(c, f->ret, f->ret_n, f));
+        ob_json_string(&c->ob, args_buf_text(&c->args, &v->trace->t->header, f->ret, f->ret_n,
+                                             &v->ft->v[f->fid], c->auto_args));
         ob_char(&c->ob, '}');
     }
     ob_char(&c->ob, '}');

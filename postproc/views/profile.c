@@ -149,8 +149,7 @@ static void profile_push(struct view *v, struct callstack *s, struct frame *f)
 /* The frame's return value (LITIFUT_ARGS) counted on its edge. */
 static void add_value(struct profile *p, struct edge *e, const struct frame *f)
 {
-    const struct litifut_trace_header *h = &p->v.trace->t->header;
-    const char *text = args_buf_text(&p->args, f->ret, f->ret_n, h->word_size, h->arch, NULL);
+    const char *text = args_buf_text(&p->args, &p->v.trace->t->header, f->ret, f->ret_n, NULL, 0);
     struct edge_values *ev = e->values;
     if (!ev)
         ev = e->values = xcalloc(1, sizeof *ev);

@@ -226,10 +226,7 @@ static void line_start(struct replay *r, const struct callstack *s, uint64_t tim
 /* LITIFUT_ARGS' values (n words) of a call of fn as text, valid until the next. */
 static const char *values(struct replay *r, const uint32_t *w, uint32_t n, const struct func *fn)
 {
-    struct args_names an;
-    const struct litifut_trace_header *h = &r->v.trace->t->header;
-    return args_buf_text(&r->args, w, n, h->word_size, h->arch,
-                         r->auto_args && args_names_of(fn, &an) ? &an : NULL);
+    return args_buf_text(&r->args, &r->v.trace->t->header, w, n, fn, r->auto_args);
 }
 
 /* " = 3": a frame's return value, if LITIFUT_ARGS recorded it. */

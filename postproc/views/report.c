@@ -586,15 +586,12 @@ static void print_row_end(struct report *r, const struct callstack *s, const str
     while (k > 0 && !frame_has_site(&s->f[k - 1]))
         k--;
     if (r->values) {
-        const struct litifut_trace_header *h = &r->v.trace->t->header;
-        struct args_names an;
         uint32_t n;
         const uint32_t *w = frame_args(s, f, &n);
         ob_char(ob, '\t');
         if (w)
-            ob_str(ob, args_buf_text(&r->args, w, n, h->word_size, h->arch,
-                                     r->auto_args && args_names_of(&r->v.ft->v[f->fid], &an)
-                                         ? &an : NULL));
+            ob_str(ob, args_buf_text(&r->args, &r->v.trace->t->header, w, n,
+                                     &r->v.ft->v[f->fid], r->auto_args));
     }
     ob_char(ob, '\t');
     if (k)
@@ -826,7 +823,7 @@ static void calls_trace_begin(struct view *v)
     ob_flush(&r->ob);
     if (r->calls_header || v->trace->t->header.mode != LITIFUT_MODE_FULL)
         return;
-    r->values = v->trace->t->header.version >= 7;  /* (LITIFUT_ARGS) */
+    r->values = v->trace->t->header.version > LITIFUT_TRACE_VERSION_NO_ARGS;
     fprintf(v->out, "pid\ttid\tseq\tsite_rt\ttarget_rt\tsite_obj\tsite_addr\tsite_sym\t"
                     "target_obj\ttarget_addr\ttarget_sym\tcallee_sym%s%s\tparent\n",
             r->srcline ? "\tsite_line\tcallee_line" : "", r->values ? "\targs" : "");
