@@ -155,6 +155,12 @@ assert b[0]["args"]["args"] == "1, -2, 100000" and e["args"]["retval"] == "99999
     check "$ARCH/args: LITIFUT_ARGS with LITIFUT_MODE=count is one line on stderr, the run as plain" \
         eval 'same_run "$r/traced" "$r/count" && [ "$(wc -l < "$r/count/err")" = 1 ] &&
               grep -q "LITIFUT_ARGS: records calls. values in LITIFUT_MODE full or ring only" "$r/count/err"'
+    # the program stripped after its run: one line says so, none about
+    # the values of the calls it cannot read (last: it spoils the run)
+    "$TRIPLE-strip" "$r/traced/prog"
+    "$BIN/litifut-postproc" "$r/traced" > /dev/null 2> "$r/stripped.err"
+    check "$ARCH/args: a stripped program is one line on stderr (the values of its calls skipped with them)" \
+        eval '[ "$(wc -l < "$r/stripped.err")" = 1 ] && grep -q "stripped (no symbol table)" "$r/stripped.err"'
 }
 
 test_args() {

@@ -631,6 +631,7 @@ struct walk {
     uint64_t last_ns;           /* of the last event or mark */
     uint32_t rec_end;           /* the record being read ends before this word */
     uint32_t event_end;         /* ... as it was when the last event was made */
+    uint32_t dropped_end;       /* ... after a call record that made no event (said why) */
     uint64_t own_ns;            /* OWN_TIME since the last event, for the next */
     /* its CHUNK record (the scan's), its first TIME and first event */
     int has_seq, has_first_ns;
@@ -737,6 +738,10 @@ static void args_record(struct reader *r, struct walk *w, size_t pos, size_t n)
     uint32_t first = word(r, pos + 4), which = first & 0xffu, count = (first >> 8) & 0xffu;
     struct trace_event *e = c->n_ev ? &c->ev[c->n_ev - 1] : NULL;
     const char *bad = NULL;
+    if (which == LITIFUT_ARGS_CALL && w->dropped_end && w->dropped_end == pos / 4) {
+        w->rec_end = (uint32_t)(pos + 4 + 4 * n) / 4;   /* (its call was skipped: said why) */
+        return;
+    }
     if (which != LITIFUT_ARGS_CALL && which != LITIFUT_ARGS_RETURN)
         bad = "of no known kind";
     else if (!e || w->rec_end != pos / 4 || w->event_end != pos / 4 || e->args_n ||
@@ -931,9 +936,10 @@ static inline struct trace_event *new_event(struct walk *w, uint8_t kind, uint64
 
 /* A call record, for a cursor: an event if its site is one of a usable
  * object's DB.  A call record says how long it is, so a bad one is
- * skipped alone. */
+ * skipped alone (and, silently, the ARGS record after it: w->dropped_end). */
 static void call_event(struct reader *r, struct walk *w, uint32_t rec, uint64_t target)
 {
+    w->dropped_end = w->rec_end;        /* (until the event is made) */
     struct trace_cursor *c = w->c;
     uint32_t id = LITIFUT_REC_SITE(rec);
     struct trace_object *o = c->last_object;
@@ -954,6 +960,7 @@ static void call_event(struct reader *r, struct walk *w, uint32_t rec, uint64_t 
                   id - o->base, o->path, o->db_sites);
         return;
     }
+    w->dropped_end = 0;
     struct trace_event *e = new_event(w, TRACE_CALL, clock_ns(r->t, &w->clock));
     e->object = (uint32_t)(o - r->t->objects);
     e->site = id - o->base;
