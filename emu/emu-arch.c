@@ -5,10 +5,11 @@
 #include <string.h>
 #include "emu/emu-arch.h"
 
-extern const struct emu_arch emu_arch_arm, emu_arch_mips, emu_arch_mipsel, emu_arch_aarch64;
+extern const struct emu_arch emu_arch_arm, emu_arch_mips, emu_arch_mipsel, emu_arch_aarch64,
+    emu_arch_riscv64;
 
 static const struct emu_arch *const emu_arches[] = {
-    &emu_arch_arm, &emu_arch_mips, &emu_arch_mipsel, &emu_arch_aarch64,
+    &emu_arch_arm, &emu_arch_mips, &emu_arch_mipsel, &emu_arch_aarch64, &emu_arch_riscv64,
 };
 
 const struct emu_arch *emu_arch_by_target(const char *target_name)

@@ -70,6 +70,12 @@ struct arch_read_ops {
      * struct arch_ops's classify gets them) if it is no jump, no call
      * and, on MIPS, does not name $t9; 0 if it must be decoded. */
     unsigned (*jump_skip)(unsigned isa, uint32_t word);
+    /* For an arch without a disassembler (struct arch_ops' disasm_open
+     * NULL), the same scan by bits: the size of the instruction at
+     * `addr` (its first bytes `word`), *is_jump set and *target filled
+     * if it is a direct jump without a link; 0 if it cannot be read. */
+    unsigned (*decode_jump)(unsigned isa, uint64_t addr, uint32_t word, int *is_jump,
+                            uint64_t *target);
     /* How `img`'s functions take their parameters. */
     void (*call_abi)(const struct elf_image *img, struct call_abi *abi);
     const struct open_flag *open_flags;

@@ -135,6 +135,8 @@ const char *arch_row_triple(const char *triple)
         row = "mips-linux-gnu";
     else if (cpu_len == 7 && !strncmp(triple, "aarch64", 7))
         row = "aarch64-linux-gnu";
+    else if (cpu_len == 7 && !strncmp(triple, "riscv64", 7))
+        row = "riscv64-linux-gnu";
     return row;
 }
 

@@ -123,7 +123,9 @@ char mapping_symbol_letter(const char *name)
 {
     if (name[0] != '$' || name[1] == 0)
         return 0;
-    return name[2] == 0 || name[2] == '.' ? name[1] : 0;
+    /* ($x, $x.N; RISC-V's $x names its ISA: "$xrv64i2p1_m2p0_...") */
+    return name[2] == 0 || name[2] == '.' || (name[1] == 'x' && strncmp(name + 2, "rv", 2) == 0)
+               ? name[1] : 0;
 }
 
 struct mapping_symbol { uint64_t addr; char letter; };
@@ -210,7 +212,7 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
     size_t size = r.end - r.start;
     uint64_t addr = r.start;
     unsigned unit = arch->insn_unit[r.isa];
-    cs_insn *insn = cs_malloc(cs);
+    cs_insn *insn = arch->disasm_open ? cs_malloc(cs) : NULL;
     st->bytes_scanned += size;
     while (size >= unit) {
         const unsigned char *at = code;
@@ -231,8 +233,9 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
                 continue;
             }
         }
-        if (!cs_disasm_iter(cs, &code, &size, &addr, insn)) {
-            stats_skip(st, "instructions capstone cannot decode", unit);
+        if (!insn || !cs_disasm_iter(cs, &code, &size, &addr, insn)) {
+            stats_skip(st, insn ? "instructions capstone cannot decode"
+                                : "instructions cut by the end of their code", unit);
             code = at + unit;
             size -= unit;
             addr += unit;
@@ -246,7 +249,8 @@ static int scan_range(const struct arch_ops *arch, const struct elf_image *img, 
         site.addr = insn->address;
         add_site(out, cap, &site, st);
     }
-    cs_free(insn, 1);
+    if (insn)
+        cs_free(insn, 1);
     return 0;
 }
 
@@ -290,7 +294,7 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
     out->n = 0;
     if (arch->code_ranges(img, excluded, &ranges, &n_ranges, st) != 0)
         return -1;
-    csh cs[N_ISAS];
+    csh cs[N_ISAS] = { 0 };
     int opened[N_ISAS] = { 0 };
     int rc = 0;
     void *state = arch->scan_begin ? arch->scan_begin(img) : NULL;
@@ -309,9 +313,12 @@ int find_call_sites(const struct arch_ops *arch, const struct elf_image *img,
             rc = error("%s: code in an instruction set %s has not", img->path, arch->name);
             break;
         }
-        if (!opened[isa] && (rc = arch->disasm_open(img, isa, &cs[isa])) != 0)
+        /* (an arch without a disassembler decides every instruction
+         * by its bits: quick) */
+        if (!opened[isa] && arch->disasm_open &&
+            (rc = arch->disasm_open(img, isa, &cs[isa])) != 0)
             break;
-        opened[isa] = 1;
+        opened[isa] = arch->disasm_open != NULL;
         rc = scan_unexcluded(arch, img, cs[isa], state, ranges[i], ex, n_ex, out, &cap, st);
     }
     if (arch->scan_end)

@@ -10,25 +10,8 @@
 # calls left alone, or "" if unknown (libc.a's)
 a64scan_case() {
     local name=$1 want_left=$2; shift 2
-    local d=$WORK/a64scan c=aarch64-linux-gnu-gcc
-    if ! $c -o "$d/$name.p1" "$@" "$d/sled.o" "$d/db0.o" ||
-       ! "$BIN/litifut-rewrite" --sites "$d/$name.tsv" --db "$d/$name.db.s" "$d/$name.p1" \
-           > "$d/$name.sum" ||
-       ! $c -c -o "$d/$name.db.o" -x assembler "$d/$name.db.s" ||
-       ! $c -o "$d/$name.p2" "$@" "$d/sled.o" "$d/$name.db.o"; then
-        fail "aarch64/scan/$name: pass 1, DB, pass 2 and the rewrite"
-        return
-    fi
-    # (where the thunk area lies before code, .fini in a static link,
-    # pass 2 moved that code: the wrapper's pass 3, the same link, is
-    # rewritten for its own sites)
-    if ! "$BIN/litifut-rewrite" -q --expect "$d/$name.tsv" -o "$d/$name.out" "$d/$name.p2" \
-         2> "$d/$name.err" &&
-       ! { grep -q "pass 2 moved code" "$d/$name.err" &&
-           "$BIN/litifut-rewrite" -q --sites "$d/$name.tsv" -o "$d/$name.out" "$d/$name.p2"; }; then
-        fail "aarch64/scan/$name: pass 1, DB, pass 2 and the rewrite: $(head -c 300 "$d/$name.err")"
-        return
-    fi
+    local d=$WORK/a64scan
+    scan_link_by_hand aarch64-linux-gnu "$d" "$name" "$@" || return
     local calls sites left
     calls=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$d/$name.p2" |
             awk '/^Disassembly of section/ { plt = $4 ~ /^\.i?plt:$/ }
@@ -61,27 +44,7 @@ a64scan_case() {
                                        o = o * 16 + index("0123456789abcdef", substr(off, i, 1)) - 1
                             if (o % 8 || (o >= 2048) != (kind[a] == "blr") || o >= 4096) bad++ }
                 END { print (bad + 0) " " (seen + 0) }')
-    # (the words changed outside the DB, which the thunk area moved, and
-    # the thunk area: the sites' own)
-    local skip="" v n sa so sz
-    while read -r v n; do
-        while read -r sa so sz; do
-            (( 16#$v >= 16#$sa && 16#$v < 16#$sa + 16#$sz )) &&
-                skip="$skip $((16#$v - 16#$sa + 16#$so)) $n"
-        done < <(aarch64-linux-gnu-readelf -SW "$d/$name.p2" | sed -n 's/^ *\[ *[0-9]*\] *[^ ]* *[^ ]* *\([0-9a-f]*\) \([0-9a-f]*\) \([0-9a-f]*\) .*/\1 \2 \3/p')
-    done < <(aarch64-linux-gnu-readelf -sW "$d/$name.p2" |
-             awk '$8 == "litifut_db" || $8 == "litifut_thunks" { print $2, $3 }')
-    # (and the call-site table, not loaded, which the rewrite writes again
-    # with the final DB's checksum and pass 2's original words)
-    local cs
-    cs=$(aarch64-linux-gnu-readelf -SW "$d/$name.p2" |
-         sed -n 's/^ *\[ *[0-9]*\] *\.litifut_callsites *[^ ]* *[0-9a-f]* \([0-9a-f]*\) \([0-9a-f]*\) .*/\1 \2/p')
-    [ -n "$cs" ] && read -r so sz <<< "$cs" && skip="$skip $((16#$so)) $((16#$sz))"
-    skip=${skip# }
-    changed=$(cmp -l "$d/$name.p2" "$d/$name.out" |
-              awk -v skip="$skip" 'BEGIN { n = split(skip, s, /[ \n]/); for (i = 1; i < n; i += 2) { lo[i] = s[i]; hi[i] = s[i] + s[i + 1] } }
-                   { o = $1 - 1; for (i in lo) if (o >= lo[i] && o < hi[i]) next; w[int(o / 4)] = 1 }
-                   END { print length(w) }')
+    changed=$(words_changed aarch64-linux-gnu-readelf "$d/$name.p2" "$d/$name.out")
     check "aarch64/scan/$name: each site a bl to its sled entry (half by kind), each of its $jumps tail jumps to its thunk, no other word changed ($wrong of $sites wrong, $changed words changed)" \
         [ "$wrong" = "0 $sites" -a "$changed" = "$sites" ]
 }

@@ -195,8 +195,11 @@ install_refusals() {
     local tc=$F/tc/bin fake=(env PATH="$F/bin:$PATH")
 
     install_expect_error "install: riscv64-linux-gnu is refused" \
-        "riscv64-linux-gnu: litifut has no tracer module.*supported: arm-linux-gnueabi.*aarch64-linux-gnu" \
+        "riscv64-linux-gnu: litifut has no tracer module for this target yet .*riscv64-linux-gnu/tracer.o: No such file" \
         "$L" --install riscv64-linux-gnu
+    install_expect_error "install: x86_64-linux-gnu is refused" \
+        "x86_64-linux-gnu: litifut has no tracer module for this target; supported: arm-linux-gnueabi.*aarch64-linux-gnu" \
+        "$L" --install x86_64-linux-gnu
     install_expect_error "install: a bogus triple is refused" "bogus-triple: .*supported:" \
         "$L" --install bogus-triple
     install_expect_error "install: no TRIPLE-gcc" "cannot run arm-linux-gnueabi-gcc" \

@@ -9,12 +9,15 @@
 # The target triples' rows of lib/arches.def (the one list): per test
 # name (arm, armhf, mips, mipsel) its triple, arch folder, qemu,
 # dynamic linker and musl's multiarch name; ALL_ARCHES the test names
-# in the table's order.
+# in the table's order, of the triples whose arch has a runtime
+# (arch/<folder>/stub.S, as the Makefile builds tracer modules for):
+# riscv64's host side is tested on its own (rvscan) until it has one.
 declare -A ARCH_ROWS=()
 ALL_ARCHES=
 while IFS=$'\t' read -r name row; do
     ARCH_ROWS[$name]=$row
-    ALL_ARCHES=${ALL_ARCHES:+$ALL_ARCHES }$name
+    folder=$(cut -f2 <<< "$row")
+    [ -e "$ROOT/arch/$folder/stub.S" ] && ALL_ARCHES=${ALL_ARCHES:+$ALL_ARCHES }$name
 done < <(awk -F'"' '/^TRIPLE[(]/ { folder = $3; gsub(/[ ,]/, "", folder)
                                    print $4 "\t" $2 "\t" folder "\t" $6 "\t" $8 "\t" $12 }' "$ROOT/lib/arches.def")
 
@@ -365,4 +368,55 @@ parallel() {
         "$func" "${args[@]}" &
     done
     wait
+}
+
+# words_changed READELF BEFORE AFTER [SKIP]: how many 4-byte words of a
+# rewritten program (AFTER) differ from the link it came from (BEFORE),
+# outside the DB and the thunk area (which pass 2 wrote, the thunk area
+# moving the DB) and the call-site table (not loaded; the rewrite writes
+# it again with the final DB's checksum and pass 2's original words),
+# and outside SKIP's "OFFSET SIZE" byte ranges of the file
+words_changed() {
+    local readelf=$1 before=$2 after=$3 skip="${4:-}" v n sa so sz cs
+    while read -r v n; do
+        while read -r sa so sz; do
+            (( 16#$v >= 16#$sa && 16#$v < 16#$sa + 16#$sz )) &&
+                skip="$skip $((16#$v - 16#$sa + 16#$so)) $n"
+        done < <($readelf -SW "$before" | sed -n 's/^ *\[ *[0-9]*\] *[^ ]* *[^ ]* *\([0-9a-f]*\) \([0-9a-f]*\) \([0-9a-f]*\) .*/\1 \2 \3/p')
+    done < <($readelf -sW "$before" | awk '$8 == "litifut_db" || $8 == "litifut_thunks" { print $2, $3 }')
+    cs=$($readelf -SW "$before" |
+         sed -n 's/^ *\[ *[0-9]*\] *\.litifut_callsites *[^ ]* *[0-9a-f]* \([0-9a-f]*\) \([0-9a-f]*\) .*/\1 \2/p')
+    [ -n "$cs" ] && read -r so sz <<< "$cs" && skip="$skip $((16#$so)) $((16#$sz))"
+    skip=$(echo $skip)          # (one space between numbers, none around)
+    cmp -l "$before" "$after" |
+        awk -v skip="$skip" 'BEGIN { n = split(skip, s, /[ \n]+/); for (i = 1; i < n; i += 2) { lo[i] = s[i]; hi[i] = s[i] + s[i + 1] } }
+             { o = $1 - 1; for (i in lo) if (o >= lo[i] && o < hi[i]) next; w[int(o / 4)] = 1 }
+             END { print length(w) }'
+}
+
+# scan_link_by_hand TRIPLE DIR NAME GCC-ARGS...: the wrapper's passes by
+# hand, with DIR's stand-in sled (sled.o) and placeholder DB (db0.o):
+# pass 1 (DIR/NAME.p1), its sites (NAME.tsv, the summary NAME.sum) and
+# DB, pass 2 (NAME.p2) rewritten into NAME.out; one failed check named
+# ARCH/scan/NAME and 1 if any step fails.  (Where the thunk area lies
+# before code, .fini in a static link, pass 2 moved that code: the
+# wrapper's pass 3, the same link, is rewritten for its own sites.)
+scan_link_by_hand() {
+    local triple=$1 d=$2 name=$3 what="${1%%-*}/scan/$3"; shift 3
+    local c=$triple-gcc
+    if ! $c -o "$d/$name.p1" "$@" "$d/sled.o" "$d/db0.o" ||
+       ! "$BIN/litifut-rewrite" --sites "$d/$name.tsv" --db "$d/$name.db.s" "$d/$name.p1" \
+           > "$d/$name.sum" ||
+       ! $c -c -o "$d/$name.db.o" -x assembler "$d/$name.db.s" ||
+       ! $c -o "$d/$name.p2" "$@" "$d/sled.o" "$d/$name.db.o"; then
+        fail "$what: pass 1, DB, pass 2 and the rewrite"
+        return 1
+    fi
+    if ! "$BIN/litifut-rewrite" -q --expect "$d/$name.tsv" -o "$d/$name.out" "$d/$name.p2" \
+         2> "$d/$name.err" &&
+       ! { grep -q "pass 2 moved code" "$d/$name.err" &&
+           "$BIN/litifut-rewrite" -q --sites "$d/$name.tsv" -o "$d/$name.out" "$d/$name.p2"; }; then
+        fail "$what: pass 1, DB, pass 2 and the rewrite: $(head -c 300 "$d/$name.err")"
+        return 1
+    fi
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # litifut's tests: `make test` runs this after building everything.
 #
-#   tests/run.sh [GROUP...]     groups: unit a64scan programs passthrough linking inputs rules errors hostile install truncated
+#   tests/run.sh [GROUP...]     groups: unit a64scan rvscan programs passthrough linking inputs rules errors hostile install truncated
 #                               postproc views report stacks tree clocks returns owntime entries counters fork signals sigjump spawn tracefiles memory
 #                               copyout onoff modes ring limits tracedirs args daemon realprog busybox shlib stream sigevents emu libc
 #
@@ -45,7 +45,7 @@ for f in "$ROOT"/tests/*.sh; do
 done
 ARCHES=${ARCHES:-$ALL_ARCHES}           # tests/lib.sh: lib/arches.def's test names
 
-groups=${*:-unit a64scan programs passthrough linking inputs rules errors hostile install truncated postproc views report stacks tree clocks returns owntime entries counters fork signals sigjump spawn tracefiles memory copyout onoff modes ring limits tracedirs args daemon realprog busybox shlib stream sigevents emu libc}
+groups=${*:-unit a64scan rvscan programs passthrough linking inputs rules errors hostile install truncated postproc views report stacks tree clocks returns owntime entries counters fork signals sigjump spawn tracefiles memory copyout onoff modes ring limits tracedirs args daemon realprog busybox shlib stream sigevents emu libc}
 # (each group's wall-clock seconds, to see where make test's time goes)
 for g in $groups; do
     echo "== $g"

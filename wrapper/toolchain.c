@@ -268,6 +268,20 @@ static int unsupported_target(const struct toolchain *tc, const struct link_args
 static int choose_tools(struct toolchain *tc, const struct link_args *la,
                         const struct program_objects *po);
 
+char *tracer_module_dir(const char *triple)
+{
+    const char *libdir = getenv("LITIFUT_LIBDIR");
+    if (libdir && *libdir)
+        return xasprintf("%s/%s", libdir, triple);
+    char *self = self_path();
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    char *dir = xasprintf("%s/../lib/litifut/%s", self, triple);
+    free(self);
+    return dir;
+}
+
 int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la)
 {
     struct program_objects po;
@@ -329,18 +343,7 @@ static int choose_tools(struct toolchain *tc, const struct link_args *la,
     const char *variant = machine >= 0 && rw ? module_variant(rw, po) : "";
     if (!variant)
         return -1;
-    const char *libdir = getenv("LITIFUT_LIBDIR");
-    char *dir;
-    if (libdir && *libdir) {
-        dir = xasprintf("%s/%s", libdir, tc->module_triple);
-    } else {
-        char *self = self_path();
-        char *slash = strrchr(self, '/');
-        if (slash)
-            *slash = 0;
-        dir = xasprintf("%s/../lib/litifut/%s", self, tc->module_triple);
-        free(self);
-    }
+    char *dir = tracer_module_dir(tc->module_triple);
     /* a library gets the variant built for position-independent code
      * with initial-exec TLS (stub/tracer.h) */
     char *tracer = xasprintf("%s/%s%s%s.o", dir, la->shared ? "tracer-shared" : "tracer", variant,

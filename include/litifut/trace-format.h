@@ -248,6 +248,7 @@
 #define LITIFUT_CLOCK_A64_CNTVCT 5      /* AArch64 generic timer, CNTVCT_EL0 */
 #define LITIFUT_CLOCK_INSNS     6       /* litifut-emu: the thread's guest instructions (a
                                            TIME record's ns is the same count; clock_hz 10^9) */
+#define LITIFUT_CLOCK_RV_TIME   7       /* RISC-V rdtime (the time CSR) */
 #define LITIFUT_TRACE_RETURNS   1       /* header.flags: exact return records */
 #define LITIFUT_TRACE_RING      2       /* header.flags: LITIFUT_MODE=ring (header.ring_size) */
 #define LITIFUT_TRACE_EMULATED  4       /* header.flags: written by litifut-emu's plugin: its
@@ -283,7 +284,8 @@
 #define LITIFUT_PAIRS_TID      0xffffffffu  /* a chunk of struct litifut_pair */
 #define LITIFUT_MIN_CHUNK      512u         /* the smallest chunk (version 5) */
 
-enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2, LITIFUT_ARCH_AARCH64 = 3 };
+enum litifut_arch { LITIFUT_ARCH_ARM = 1, LITIFUT_ARCH_MIPS = 2, LITIFUT_ARCH_AARCH64 = 3,
+                   LITIFUT_ARCH_RISCV64 = 4 };
 enum litifut_endian { LITIFUT_LITTLE_ENDIAN = 1, LITIFUT_BIG_ENDIAN = 2 };
 
 #define LITIFUT_REC_TAG(w)      ((w) & 3u)

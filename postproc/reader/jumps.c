@@ -201,6 +201,31 @@ static void mark_entries(struct trace_funcs *tf, const struct program *p)
     }
 }
 
+/* The direct jumps of `r` on an arch whose read ops decode them
+ * (decode_jump: no disassembler). */
+static void decoded_jumps(struct trace_funcs *tf, const struct program *p, struct code_range r,
+                          const struct excluded_range *other, size_t n_other)
+{
+    const struct elf_image *img = &p->obj->img;
+    size_t size = r.end - r.start;
+    const uint8_t *code = elf_bytes_at(img, r.start, size);
+    if (!code || !p->read_ops->decode_jump)
+        return;
+    for (uint64_t addr = r.start; size >= 2;) {
+        uint32_t w = size >= 4 ? elf_get32(img, code) : elf_get16(img, code);
+        uint64_t target;
+        int is_jump = 0;
+        unsigned n = p->read_ops->decode_jump(r.isa, addr, w, &is_jump, &target);
+        if (!n || n > size)
+            break;
+        if (is_jump && !(n_other && in_other(other, n_other, addr)))
+            tail_jump(tf, p, addr, arch_code_address(p->arch, target));
+        code += n;
+        size -= n;
+        addr += n;
+    }
+}
+
 void jumps_scan(struct trace_funcs *tf, const struct program *p)
 {
     mark_entries(tf, p);
@@ -227,6 +252,10 @@ void jumps_scan(struct trace_funcs *tf, const struct program *p)
         unsigned isa = ranges[i].isa;
         if (isa >= N_ISAS || !arch->insn_unit[isa])
             continue;
+        if (!arch->disasm_open) {       /* every instruction known by its bits */
+            decoded_jumps(tf, p, ranges[i], other, n_other);
+            continue;
+        }
         if (!opened[isa]) {
             if (arch->disasm_open(img, isa, &cs[isa]) != 0)
                 continue;

@@ -400,6 +400,158 @@ static unsigned kind_named(const struct arch_ops *arch, const char *name)
     return k;
 }
 
+/* RISC-V as the scan sees it: a fake image of one .text section at
+ * 0x1000 (halfwords, little-endian: riscv64-linux-gnu-as's bytes of the
+ * instructions named), its function and mapping symbols: every call
+ * form, the c.jalr pairs, and what is left alone. */
+static const uint16_t rv_code[] = {
+    0x00ef, 0x0400,             /* 0x1000 jal ra, +0x40: a site */
+    0x1097, 0x0000,             /* 0x1004 auipc ra, 0x1 */
+    0x80e7, 0x0100,             /* 0x1008 jalr ra, 16(ra): a site, to 0x2014 */
+    0x80e7, 0x0007,             /* 0x100c jalr ra, 0(a5): a site */
+    0x6782,                     /* 0x1010 c.ldsp a5, 0(sp) */
+    0x9782,                     /* 0x1012 c.jalr a5: a site, with the c.ldsp */
+    0xb503, 0x0085,             /* 0x1014 ld a0, 8(a1) */
+    0x9782,                     /* 0x1018 c.jalr a5: a site, with the ld */
+    0x8506,                     /* 0x101a c.mv a0, ra: reads ra */
+    0x9782,                     /* 0x101c c.jalr a5: untraced */
+    0x4501,                     /* 0x101e c.li a0, 0 */
+    0x9782,                     /* 0x1020 c.jalr a5: untraced (the c.j goes to it) */
+    0xbffd,                     /* 0x1022 c.j 0x1020 */
+    0x00e7, 0x0003,             /* 0x1024 jalr ra, 0(t1): untraced */
+    0x02ef, 0x0080,             /* 0x1028 jal t0, +8: untraced */
+    0x80e7, 0x0087,             /* 0x102c jalr ra, 8(a5): untraced */
+    0x9302,                     /* 0x1030 c.jalr t1: untraced */
+    0x9782, 0x9782,             /* 0x1032 $d: data that looks like c.jalr */
+    0x0001,                     /* 0x1036 $x: c.nop */
+    0xf0ef, 0xfc9f,             /* 0x1038 jal ra, -0x38: a site */
+};
+
+/* A fake RISC-V image: rv_code at 0x1000, then `more` bytes of zeros
+ * (a thunk area), in `bytes`. */
+static void fake_rv_image(struct elf_image *img, unsigned char *bytes, size_t more,
+                          struct elf_section *secs, struct elf_symbol *syms, size_t n_syms)
+{
+    size_t n = sizeof rv_code / 2;
+    for (size_t i = 0; i < n; i++) {
+        bytes[2 * i] = (unsigned char)rv_code[i];
+        bytes[2 * i + 1] = (unsigned char)(rv_code[i] >> 8);
+    }
+    memset(bytes + 2 * n, 0, more);
+    secs[0] = (struct elf_section){ 0 };
+    secs[1] = (struct elf_section){ ".text", 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000,
+                                    2 * n, 0, 0, 0, 0 };
+    secs[2] = (struct elf_section){ ".litifut_thunks", 2, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+                                    0x1000 + 2 * n, more, 2 * n, 0, 0, 0 };
+    memset(img, 0, sizeof *img);
+    img->path = "fake";
+    img->data = bytes;
+    img->size = 2 * n + more;
+    img->machine = arch_by_name("riscv64")->elf_machine;
+    img->word_size = 8;
+    img->e_type = ET_EXEC;
+    img->sections = secs;
+    img->n_sections = more ? 3 : 2;
+    img->symbols = syms;
+    img->n_symbols = n_syms;
+    img->has_symtab = 1;
+}
+
+static void test_riscv64_scan(void)
+{
+    const struct arch_ops *rv = arch_by_name("riscv64");
+    unsigned char bytes[sizeof rv_code];
+    struct elf_section secs[3];
+    struct elf_symbol syms[] = {
+        { "fn", 0x1000, sizeof rv_code, 1, STT_FUNC, STB_GLOBAL, 0 },
+        { "$xrv64i2p1_m2p0_a2p1_f2p2_d2p2_c2p0", 0x1000, 0, 1, STT_NOTYPE, STB_LOCAL, 0 },
+        { "$d", 0x1032, 0, 1, STT_NOTYPE, STB_LOCAL, 0 },
+        { "$xrv64i2p1_m2p0_a2p1_f2p2_d2p2_c2p0", 0x1036, 0, 1, STT_NOTYPE, STB_LOCAL, 0 },
+    };
+    struct elf_image img;
+    fake_rv_image(&img, bytes, 0, secs, syms, sizeof syms / sizeof syms[0]);
+    struct site_list sites;
+    struct scan_stats st;
+    if (find_call_sites(rv, &img, NULL, &sites, &st) != 0) {
+        check(0, "riscv64 scan", "find_call_sites failed");
+        return;
+    }
+    static const uint64_t want[] = { 0x1000, 0x1008, 0x100c, 0x1012, 0x1018, 0x1038 };
+    static const char *const want_kind[] = { "jal", "auipc_jalr", "jalr", "c_jalr_pair",
+                                             "c_jalr_pair32", "jal" };
+    int ok = sites.n == 6;
+    for (size_t i = 0; ok && i < 6; i++)
+        ok = sites.v[i].addr == want[i] && sites.v[i].kind == kind_named(rv, want_kind[i]);
+    check(ok && sites.v[1].target == 0x2014 && sites.v[3].insn == 0x97826782 &&
+              sites.v[4].insn == 0x0085b503 && sites.v[4].insn2 == 0x9782,
+          "riscv64 scan: jal, auipc + jalr, jalr, the two c.jalr pairs",
+          "%zu sites, first at 0x%" PRIx64, sites.n, sites.n ? sites.v[0].addr : 0);
+    static const uint64_t untraced[] = { 0x101c, 0x1020, 0x1024, 0x1028, 0x102c, 0x1030 };
+    ok = st.n_untraced == 6;
+    for (size_t i = 0; ok && i < 6; i++)
+        ok = st.untraced[i].addr == untraced[i];
+    check(ok && strstr(st.untraced[0].why, "cannot move") && strstr(st.untraced[1].why, "jump") &&
+              strstr(st.untraced[3].why, "millicode"),
+          "riscv64 scan: untraced c.jalr after ra's reader and at a jump's target, through t1, "
+          "jal t0, jalr with an offset", "%zu untraced", st.n_untraced);
+    int data = 0;
+    for (size_t i = 0; i < st.n_skipped; i++)
+        data |= strcmp(st.skipped[i].what, "data in code") == 0 && st.skipped[i].bytes == 4;
+    check(data && st.bytes_scanned == sizeof rv_code - 4, "riscv64 scan: $d data, $xrv64... code",
+          "data %d, %" PRIu64 " bytes", data, st.bytes_scanned);
+
+    /* each site's word, redirect and thunk, read back as the site */
+    const struct arch_rewrite_ops *rw = arch_rewrite_ops(rv);
+    const struct arch_read_ops *rd = arch_read_ops(rv);
+    unsigned char tbytes[sizeof rv_code + 64];
+    struct elf_section tsecs[3];
+    struct elf_image timg;
+    fake_rv_image(&timg, tbytes, 64, tsecs, syms, sizeof syms / sizeof syms[0]);
+    uint64_t thunks = 0x1000 + sizeof rv_code;
+    struct sled_set sleds = { .base = { 0x40000 }, .n = 1, .fixed_address = 1,
+                              .thunks = thunks, .thunks_size = 64 };
+    uint64_t thunk = thunks;
+    static const uint32_t want_word[] = { 0x1040, 0x2014, 4 * 15, 4 * 15, 4 * 15, 0x1000 };
+    for (size_t i = 0; i < sites.n && i < 6; i++) {
+        struct call_site site = sites.v[i];
+        const struct call_kind *kind = &rv->kinds[site.kind];
+        unsigned k = (unsigned)(i * 37 % 256);
+        uint64_t word_addr = 0x80000;
+        uint32_t w = rw->site_word(&site, word_addr, thunk), redirect;
+        uint32_t got = w >= LITIFUT_DB_INDIRECT ? (uint32_t)(word_addr + w) : w;
+        int bridged, ok1 = got == want_word[i] &&
+                           rw->encode_redirect(&site, k, &sleds, thunk, &redirect, &bridged) == 0;
+        if (ok1 && kind->thunk_size)
+            ok1 = rw->encode_thunk(&site, k, &sleds, thunk, tbytes + (thunk - 0x1000)) == 0;
+        /* the rewritten word, as the readers' scan finds it: a jal */
+        struct call_site back = { site.addr + (uint64_t)(int64_t)kind->patch_offset, redirect,
+                                  (uint8_t)kind_named(rv, "jal"), 0, 0, 0 };
+        unsigned got_k = ~0u;
+        ok1 = ok1 && rd->decode_redirect(&timg, &back, &sleds, &got_k) && got_k == k &&
+              back.addr == site.addr &&
+              (!kind->thunk_size || (back.kind == site.kind && back.insn == site.insn &&
+                                     back.insn2 == site.insn2));
+        char name[96];
+        snprintf(name, sizeof name, "riscv64: %s at 0x%" PRIx64 ": word, redirect%s", kind->name,
+                 site.addr, kind->thunk_size ? ", thunk" : "");
+        check(ok1, name, "word 0x%08" PRIx32 " (want 0x%08" PRIx32 "), redirect 0x%08" PRIx32
+              " decodes as %s at 0x%" PRIx64 " entry %u (want %u)", got, want_word[i], redirect,
+              rv->kinds[back.kind].name, back.addr, got_k, k);
+        thunk += kind->thunk_size;
+    }
+    site_list_free(&sites);
+    scan_stats_free(&st);
+
+    /* out of jal's reach: refused, in one line */
+    struct site_list far = { &(struct call_site){ 0x1000, 0x040000ef, (uint8_t)kind_named(rv, "jal"),
+                                                  0, 0, 0 }, 1 };
+    struct sled_set distant = { .base = { 0x200000 }, .n = 1 };
+    check(rw->check_reach(&far, &distant, "prog") != 0 &&
+              rw->check_reach(&far, &sleds, "prog") == 0,
+          "riscv64: a call beyond jal's +-1 MB of the sled is refused", "not refused");
+}
+
+
 /* A tail jump through a register (`kind`, the original words at
  * `site`) is rewritten to a jump to its thunk at 0x10000, whose bytes
  * go into an image with that thunk area: its site word names register
@@ -1203,7 +1355,9 @@ static void test_row_triples(void)
         { "mips64el-linux-gnuabi64", NULL },
         { "x86_64-linux-gnu", NULL },
         { "arm-none-eabi", NULL },                   /* not Linux */
-        { "riscv64-linux-gnu", NULL },
+        { "riscv64-linux-gnu", "riscv64-linux-gnu" },
+        { "riscv64-buildroot-linux-musl", "riscv64-linux-gnu" },
+        { "riscv32-linux-gnu", NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = arch_row_triple(cases[i][0]), *want = cases[i][1];
@@ -1490,6 +1644,7 @@ int main(int argc, char **argv)
     test_aarch64_scan();
     test_aarch64_bti();
     test_aarch64_decoders();
+    test_riscv64_scan();
     test_db();
     test_records();
     test_rule_kinds();

@@ -1,0 +1,44 @@
+/*
+ * RISC-V (RV64GC, LP64D) sled, frame and DB geometry: the one place
+ * these numbers live.  Included by the host modules (arch-riscv64.c,
+ * read-riscv64.c, rewrite-riscv64.c) and, once the runtime exists, by
+ * its assembly and C: only #defines, so assembly can include this.
+ *
+ * A sled has two halves of SLED_ENTRIES entries: the first for calls
+ * with a fixed target (`jal ra`, and the `jalr ra` of an `auipc` +
+ * `jalr` pair), the second for calls through a register (`jalr ra,
+ * 0(rs)`).  A rewritten call is `jal ra, litifut_sled + SLED_ENTRY_SIZE
+ * * (k + half * SLED_ENTRIES)`: 4 bytes, the same return address as
+ * the call it replaces.  Entry k of a half is
+ *     addi t1, zero, 4k
+ *     jal  zero, <the half's code for the sled mode>
+ * so that code starts with ra = the call's return address and t1 = 4k,
+ * every other register as the call left it.  Only t1 may change before
+ * the callee runs: it is the register the linker's PLT entries and
+ * `tail` clobber (jalr t1, t3), GCC keeps no value in a caller-saved
+ * register across a call (GCC 12 has no -fipa-ra on RISC-V), and a
+ * call through t1 is never rewritten.
+ *
+ * Return addresses are 2-byte aligned (the C extension), but a
+ * rewritten call is 4 bytes, so a 1 KB page holds at most 256 sites.
+ */
+#ifndef LITIFUT_ARCH_RISCV64_SLED_H
+#define LITIFUT_ARCH_RISCV64_SLED_H
+
+#define DB_PAGE_SHIFT     10    /* 1 KB pages of code */
+#define SLED_ENTRIES      256   /* per half: one per 4-byte call a page can hold */
+#define SLED_ENTRY_SIZE   8
+#define RA_OFFSET         4     /* return address - call address (jal, jalr) */
+
+/* The register the sled entries load 4k into (x6, t1). */
+#define SLED_REG          6
+
+/* A DB site word below LITIFUT_DB_INDIRECT is a `jalr ra, 0(rs)`:
+ * SITE_REG_WORD(rs), rs in 1..31 but 6 (t1). */
+#define SITE_REG_WORD(n)  (4 * (n))
+#define SITE_WORD_REG(w)  ((w) / 4)
+
+/* jal's reach: +-1 MB */
+#define JAL_REACH         (1 << 20)
+
+#endif
