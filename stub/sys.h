@@ -82,10 +82,16 @@ static inline long sys_readlink(const char *path, char *buf, unsigned long n)
                          (long)n, 0, 0);
 }
 
+/* (riscv64 has renameat2 only: flags 0 is renameat) */
 static inline int sys_rename(const char *from, const char *to)
 {
+#ifdef __NR_renameat
     return (int)arch_syscall6(__NR_renameat, AT_FDCWD, (long)from,
                               AT_FDCWD, (long)to, 0, 0);
+#else
+    return (int)arch_syscall6(__NR_renameat2, AT_FDCWD, (long)from,
+                              AT_FDCWD, (long)to, 0, 0);
+#endif
 }
 
 static inline int sys_unlink(const char *path)

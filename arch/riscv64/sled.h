@@ -2,7 +2,8 @@
  * RISC-V (RV64GC, LP64D) sled, frame and DB geometry: the one place
  * these numbers live.  Included by the host modules (arch-riscv64.c,
  * read-riscv64.c, rewrite-riscv64.c) and, once the runtime exists, by
- * its assembly and C: only #defines, so assembly can include this.
+ * the runtime (stub.S, tracer-arch.h): only #defines, so assembly can
+ * include this.
  *
  * A sled has two halves of SLED_ENTRIES entries: the first for calls
  * with a fixed target (`jal ra`, and the `jalr ra` of an `auipc` +
@@ -37,6 +38,16 @@
  * SITE_REG_WORD(rs), rs in 1..31 but 6 (t1). */
 #define SITE_REG_WORD(n)  (4 * (n))
 #define SITE_WORD_REG(w)  ((w) / 4)
+
+/* The runtime's slow-path frame (struct arch_frame, tracer-arch.h):
+ * x0..x31 (x0's slot: 4k; x2's: sp at the call), right below the
+ * call's sp. */
+#define FRAME_X(n)        (8 * (n))
+#define FRAME_SIZE        256
+
+/* What a tail jump's thunk pushes below the call's sp: none (tail
+ * jumps are not rewritten on RISC-V yet). */
+#define JUMP_PUSHED       0
 
 /* jal's reach: +-1 MB */
 #define JAL_REACH         (1 << 20)
