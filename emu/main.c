@@ -100,6 +100,7 @@ static const struct triple *triple_of(const char *path)
                            ? (flags & EF_ARM_ABI_FLOAT_HARD ? "arm-linux-gnueabihf" : "arm-linux-gnueabi")
                        : machine == EM_MIPS && !is64 ? (be ? "mips-linux-gnu" : "mipsel-linux-gnu")
                        : machine == EM_AARCH64 && is64 && !be ? "aarch64-linux-gnu"
+                       : machine == 243 /* EM_RISCV */ && is64 && !be ? "riscv64-linux-gnu"
                                                               : NULL;
     for (size_t i = 0; want && i < sizeof triples / sizeof triples[0]; i++)
         if (!strcmp(triples[i].triple, want))

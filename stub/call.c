@@ -271,6 +271,15 @@ HIDDEN uintptr_t litifut_slow(struct arch_frame *frame, uint32_t k4)
             t->busy = 0;
         return go;
     }
+    /* a stopped trace (frozen by a snapshot, a failed file): nothing
+     * more is recorded; the sleds go to the "off" code then (copy.c),
+     * but for calls under way, and on an arch whose sleds always come
+     * here (RISC-V: no hot path yet) */
+    if (litifut_copy.proc && litifut_copy.proc->trace == TRACE_OFF) {
+        if (busy == (uintptr_t)frame)
+            t->busy = 0;
+        return go;
+    }
     if (litifut_copy.returns < 0)
         litifut_copy.returns = tracefile_returns();
     if (litifut_copy.returns && target == (uintptr_t)litifut_return_personality)

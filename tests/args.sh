@@ -6,7 +6,7 @@
 # show each selected call's values (postproc/views/args.c), those of a
 # second thread's too, nested return values of a recursion, doubles and
 # floats where the ABI passes them in floating-point registers (armhf,
-# AArch64; elsewhere fparg is a bad rule); the TSV, Chrome, --graph and
+# AArch64, RISC-V; elsewhere fparg is a bad rule); the TSV, Chrome, --graph and
 # HTML views show them too; a ring and the stream keep them;
 # --auto-args names a C library function's (the built-in table, with
 # types: open's flags=O_RDONLY) and the program's own (its DWARF); a bad
@@ -18,7 +18,7 @@ ARGS_FP_SPEC='scale@fparg1,fparg2,retval/f;halve@fparg1/f32,retval/f32;mix@arg1,
 
 # args_fp: 0 if $ARCH passes floating-point arguments in registers of their own
 args_fp() {
-    case $ARCH in armhf|aarch64) return 0 ;; esac
+    case $ARCH in armhf|aarch64|riscv64) return 0 ;; esac
     return 1
 }
 

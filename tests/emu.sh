@@ -234,8 +234,13 @@ emu_jumps() {
     emu_build "$j" jumps.c || return
     emu_run "$j/emu-plain" "$j/plain" --
     emu_run "$j/emu-prog" "$j/prog" --
-    run_target "$j/device" "$j/prog"
-    for run in emu-plain emu-prog device; do
+    local runs="emu-plain emu-prog device" what="under the emulator (plain, instrumented) and on the device"
+    if tail_jumps_traced; then
+        run_target "$j/device" "$j/prog"
+    else
+        runs="emu-plain emu-prog" what="under the emulator (plain, instrumented; $ARCH's device trace has no tail jumps yet)"
+    fi
+    for run in $runs; do
         local summary
         summary=$("$pp" --summary --format=tsv "$j/$run" 2> "$j/$run.err")
         [ -s "$j/$run.err" ] && bad="$bad $run: $(head -c 100 "$j/$run.err");"
@@ -245,7 +250,7 @@ emu_jumps() {
             [ "$got" = "$n" ] || bad="$bad $run $f: $got, the program's $n;"
         done
     done
-    check "$ARCH/emu/jumps: functions entered by tail jumps as many calls as the program counted, under the emulator (plain, instrumented) and on the device${bad:+:$bad}" \
+    check "$ARCH/emu/jumps: functions entered by tail jumps as many calls as the program counted, $what${bad:+:$bad}" \
         eval '[ -z "$bad" ] && grep -q "^calls to_leaf=16 " "$j/emu-plain/out"'
 }
 

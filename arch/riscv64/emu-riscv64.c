@@ -65,11 +65,20 @@ static void rv_block_end(unsigned isa, const struct emu_insn *in, size_t n, int 
     }
 }
 
+/* A rewritten c.jalr pair (host-riscv64.h) enters its thunk from the
+ * jal before the c.jalr: it stands for the c.jalr, the 2 bytes before
+ * its return address. */
+static uint64_t rv_thunk_site(uint64_t entry, uint64_t ra)
+{
+    (void)entry;
+    return ra - 2;
+}
+
 const struct emu_arch emu_arch_riscv64 = {
     .target_name = "riscv64", .trace_arch = LITIFUT_ARCH_RISCV64, .word_size = 8,
     .big_endian = 0, .elf_machine = 243 /* EM_RISCV */,
     .sys_rt_sigaction = 134, .sys_rt_sigreturn = 139, .sys_sigreturn = -1,
     .sys_execve = 221, .sys_execveat = 281, .sys_exit_group = 94, .sys_clone = 220,
     .sys_clone3 = 435, .sigaction_handler_offset = 0,
-    .block_isas = rv_block_isas, .block_end = rv_block_end,
+    .block_isas = rv_block_isas, .block_end = rv_block_end, .thunk_site = rv_thunk_site,
 };

@@ -54,6 +54,13 @@ enum { KIND_JAL, KIND_CALL, KIND_JALR, KIND_CJALR_PAIR, KIND_CJALR_PAIR32, N_RV_
 #define RV_RA 1
 #define RV_T0 5
 
+/* A constructor's or destructor's entry thunk (src/entries.h):
+ *     +0  auipc t1, %pcrel_hi(fn)
+ *     +4  addi  t1, t1, %pcrel_lo(fn)     t1 = the function
+ *     +8  jal   zero, <litifut_init_entry or litifut_fini_entry>
+ * (the C library calls it through a pointer: t1 is free there) */
+#define ENTRY_THUNK_SIZE  12
+
 /* The size of the instruction whose first halfword is the low 16 bits
  * of `w`. */
 static inline unsigned rv_insn_size(uint32_t w)

@@ -121,7 +121,24 @@ static int rv_encode_thunk(const struct call_site *site, unsigned k, const struc
     return 0;
 }
 
+/* A constructor's or destructor's entry thunk (host-riscv64.h). */
+static int rv_encode_entry_thunk(uint64_t thunk, uint64_t fn, uint64_t common, uint32_t *w)
+{
+    int64_t d = (int64_t)(fn - thunk);
+    uint32_t j = rv_jal_encode(0, thunk + 8, common);
+    if (d < INT32_MIN || d > INT32_MAX - 0x800 || !j || (thunk & 1))
+        return error("entry thunk at 0x%08" PRIx64 ": the function at 0x%08" PRIx64 " or the "
+                     "tracer's entry at 0x%08" PRIx64 " is out of its reach", thunk, fn, common);
+    uint32_t hi = (uint32_t)((d + 0x800) & ~(int64_t)0xfff), lo = (uint32_t)(d - (int64_t)(int32_t)hi) & 0xfff;
+    w[0] = hi | (uint32_t)SLED_REG << 7 | 0x17;                              /* auipc t1 */
+    w[1] = lo << 20 | (uint32_t)SLED_REG << 15 | (uint32_t)SLED_REG << 7 | 0x13;   /* addi t1, t1 */
+    w[2] = j;
+    return 0;
+}
+
 const struct arch_rewrite_ops arch_riscv64_rewrite = {
+    .entry_thunk_size = ENTRY_THUNK_SIZE,
+    .encode_entry_thunk = rv_encode_entry_thunk,
     .encode_redirect = rv_encode_redirect,
     .check_reach = rv_check_reach,
     .encode_thunk = rv_encode_thunk,

@@ -67,11 +67,13 @@ litifut_sled:
     .hidden litifut_sled_end
 litifut_sled_end:
 
+/* What the sled runs, to the trampolines' end, is in the sled's
+ * section: litifut-emu knows a traced call's way to its callee by it. */
+
 /* LITIFUT_ARGS (stub/args.c): a selected call's site word sends it
  * here, as if to its callee (ra as the call left it, or the return
  * trampoline): "4k" ARGS_K4, on to the slow path, which records what
  * the call was given and goes on to the callee. */
-    .text
     .p2align 2
     .global litifut_args_entry
     .hidden litifut_args_entry
@@ -290,7 +292,9 @@ __wrap_\name:
 /*
  * Entries with no frame of the tracer's (stub/entries.c litifut_entry):
  * main (litifut_main_entry, above), and the constructors and
- * destructors (no entry thunks on RISC-V yet).  The slow path's frame,
+ * destructors whose array words the rewriter points at thunks of their
+ * own (t1 = the function, then a jal here: host-riscv64.h).  The slow
+ * path's frame,
  * the return address hooked in it, every register back, and on to the
  * function with sp as its caller left it.
  */

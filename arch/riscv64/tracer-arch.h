@@ -196,8 +196,8 @@ static inline void arch_flush_icache(uintptr_t start, uintptr_t end)
 /* The hot path's local-exec TLS (none yet: every offset is fine). */
 #define ARCH_HOT_TPOFF_OK(off) ((off) < (1ul << 31))
 
-/* The function an entry thunk (stub/entries.c) names (none on RISC-V
- * yet: the rewriter makes no entry thunks here). */
+/* The function an entry thunk (stub/entries.c) names: in t1
+ * (host-riscv64.h). */
 static inline uintptr_t arch_entry_function(const struct arch_frame *f)
 {
     return f->x[SLED_REG];

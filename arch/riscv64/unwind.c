@@ -78,9 +78,10 @@ int __wrap_backtrace(void **buf, int size)
     void *all[ask];
     uintptr_t *slot[HOOKED_MAX], saved[HOOKED_MAX];
     unsigned n = 0;
-    /* from above this function's own frame (its CFA): its locals may
-     * hold stale trampoline words of calls made deeper before */
-    uintptr_t below = (uintptr_t)__builtin_dwarf_cfa();
+    /* from its own saved ra (CFA - 8: the call to it hooked) up: its
+     * locals, below, may hold stale trampoline words of calls made
+     * deeper before */
+    uintptr_t below = (uintptr_t)__builtin_dwarf_cfa() - 8;
     for (const struct shadow_entry *e = t->shadow_top;
          t->shadow && n < HOOKED_MAX && e-- > t->shadow + 1;) {
         if (e->sp < below || !e->ra)

@@ -67,8 +67,13 @@ static ALWAYS_INLINE void clock_now(struct kernel_timespec *ts)
     register long x1 __asm__("x1") = (long)ts;
     register long x8 __asm__("x8") = SYS_clock_gettime;
     __asm__ volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x8) : "memory");
+#elif defined(__riscv)
+    register long a0 __asm__("a0") = CLOCK_MONOTONIC;
+    register long a1 __asm__("a1") = (long)ts;
+    register long a7 __asm__("a7") = SYS_clock_gettime;
+    __asm__ volatile("ecall" : "+r"(a0) : "r"(a1), "r"(a7) : "memory");
 #else
-#error "timeshape.c: ARM, MIPS or AArch64 only"
+#error "timeshape.c: ARM, MIPS, AArch64 or RISC-V only"
 #endif
 }
 

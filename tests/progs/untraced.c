@@ -8,7 +8,10 @@
  *     rewrites with the instruction before them (traced: not counted);
  *   MIPS: a "jalr.hb" (via_hb);
  *   AArch64: a "blr x16" (via_x16; the sled entry puts its number in
- *     x16, so the call's own register would be lost).
+ *     x16, so the call's own register would be lost);
+ *   RISC-V: a "jalr t1" (via_t1, for the same reason: the sled's t1),
+ *     and a c.jalr after an instruction that reads ra (via_ra_reader),
+ *     which cannot move into a pair's thunk.
  * Exit status 0.
  */
 #include <stdio.h>
@@ -65,6 +68,22 @@ NOINLINE void via_x16(void (*fp)(void))
 }
 #endif
 
+#if defined(__riscv)
+NOINLINE void via_t1(void (*fp)(void))
+{
+    __asm__ volatile("mv t1, %0\n\t.option push\n\t.option norvc\n\tjalr t1\n\t.option pop"
+                     : : "r"(fp)
+                     : "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "t0", "t1", "t2", "t3",
+                       "t4", "t5", "t6", "ra", "memory");
+}
+NOINLINE void via_ra_reader(void (*fp)(void))
+{
+    __asm__ volatile("mv a0, ra\n\tc.jalr %0" : : "r"(fp)
+                     : "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "t0", "t1", "t2", "t3",
+                       "t4", "t5", "t6", "ra", "memory");
+}
+#endif
+
 int main(void)
 {
 #if defined(__arm__)
@@ -79,6 +98,10 @@ int main(void)
 #endif
 #if defined(__aarch64__)
     via_x16(pointer);
+#endif
+#if defined(__riscv)
+    via_t1(pointer);
+    via_ra_reader(pointer);
 #endif
     printf("untraced: %d\n", acc);
     return 0;

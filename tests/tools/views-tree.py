@@ -135,7 +135,11 @@ def check_calls(path, threads):
             want = index[id(p)] if p is not None else None
             got = at.get(int(parent)) if parent != "-" else None
             name = re.sub(r"\+0x[0-9a-f]+$", "", sym)
-            if got != want or (not name.startswith("_Z") and name != bare(fr)[0]):
+            # (a callee without a symbol: "?" in the TSV, its address in
+            # the tree, as report.c documents: riscv64 crt1.o's load_gp,
+            # which .preinit_array names)
+            nameless = name == "?" and bare(fr)[0].startswith("0x")
+            if got != want or (not name.startswith("_Z") and name != bare(fr)[0] and not nameless):
                 problem("calls", "thread %d row %d (seq %d, %s): parent row %s, the tree's %s (%s)"
                         % (tid, i, seq, sym, got, want, fr.name))
                 break
