@@ -145,19 +145,6 @@ static inline uintptr_t arch_thread_pointer(void)
                "ldr %0, [%0, #:gottprel_lo12:" #sym "]" : "=r"(off_)); \
        off_; })
 
-/* Compare-and-swap: ldaxr/stlxr (Armv8.0; -mno-outline-atomics keeps
- * it inline). */
-static inline int arch_cmpxchg(volatile uint32_t *p, uint32_t oldval, uint32_t newval)
-{
-    return __atomic_compare_exchange_n(p, &oldval, newval, 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-}
-static inline int arch_cmpxchg_ptr(volatile uintptr_t *p, uintptr_t oldval, uintptr_t newval)
-{
-    return __atomic_compare_exchange_n(p, &oldval, newval, 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-}
-
 static inline long arch_syscall6(long n, long a, long b, long c, long d,
                                  long e, long f)
 {
@@ -175,25 +162,7 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d,
     return x0;
 }
 
-/* arm64 has no ftruncate64, fstat64 nor mmap2 (asm-generic: 64-bit
- * arguments are one register); stub/sys.h and fileid.c take the plain
- * calls where __NR_mmap2 and __NR_fstat64 are missing. */
-static inline long arch_ftruncate64(int fd, uint64_t len)
-{
-    return arch_syscall6(__NR_ftruncate, fd, (long)len, 0, 0, 0, 0);
-}
-
-/* Reserve disk blocks, so that storing into the shared mapping can
- * never hit a full disk (that would be SIGBUS in the traced program). */
-static inline long arch_fallocate(int fd, int mode, uint64_t off, uint64_t len)
-{
-    return arch_syscall6(__NR_fallocate, fd, mode, (long)off, (long)len, 0, 0);
-}
-
-static inline long arch_pwrite64(int fd, const void *buf, unsigned long n, uint64_t off)
-{
-    return arch_syscall6(__NR_pwrite64, fd, (long)buf, (long)n, (long)off, 0, 0);
-}
+#include "lp64-generic.h"       /* (compare-and-swap, ftruncate, fallocate, pwrite64) */
 
 /* After rewriting code (sleds.c): no system call; clean the data cache
  * to the point of unification, invalidate the instruction cache, over

@@ -133,18 +133,6 @@ static inline uintptr_t arch_thread_pointer(void)
        __asm__("la.tls.ie %0, " #sym : "=r"(off_));                \
        off_; })
 
-/* Compare-and-swap: lr/sc (the A extension, inline). */
-static inline int arch_cmpxchg(volatile uint32_t *p, uint32_t oldval, uint32_t newval)
-{
-    return __atomic_compare_exchange_n(p, &oldval, newval, 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-}
-static inline int arch_cmpxchg_ptr(volatile uintptr_t *p, uintptr_t oldval, uintptr_t newval)
-{
-    return __atomic_compare_exchange_n(p, &oldval, newval, 0, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-}
-
 static inline long arch_syscall6(long n, long a, long b, long c, long d,
                                  long e, long f)
 {
@@ -162,25 +150,7 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d,
     return a0;
 }
 
-/* riscv64 has no ftruncate64, fstat64 nor mmap2 (asm-generic: 64-bit
- * arguments are one register); stub/sys.h and fileid.c take the plain
- * calls where __NR_mmap2 and __NR_fstat64 are missing. */
-static inline long arch_ftruncate64(int fd, uint64_t len)
-{
-    return arch_syscall6(__NR_ftruncate, fd, (long)len, 0, 0, 0, 0);
-}
-
-/* Reserve disk blocks, so that storing into the shared mapping can
- * never hit a full disk (that would be SIGBUS in the traced program). */
-static inline long arch_fallocate(int fd, int mode, uint64_t off, uint64_t len)
-{
-    return arch_syscall6(__NR_fallocate, fd, mode, (long)off, (long)len, 0, 0);
-}
-
-static inline long arch_pwrite64(int fd, const void *buf, unsigned long n, uint64_t off)
-{
-    return arch_syscall6(__NR_pwrite64, fd, (long)buf, (long)n, (long)off, 0, 0);
-}
+#include "lp64-generic.h"       /* (compare-and-swap, ftruncate, fallocate, pwrite64) */
 
 /* After rewriting code (sleds.c): fence.i orders only this hart's
  * fetches; Linux's riscv_flush_icache (flags 0: every thread's harts)
