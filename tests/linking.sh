@@ -82,11 +82,12 @@ linking_moved_case() {  # linking_moved_case ARCH
     done
 }
 
-# Far sleds (arch/{arm,aarch64}/far-sled.S, wrapper/farsleds.c): on ARM
-# a program of 36 MB of code (tests/progs/fartext.c's parts with 12 MB
-# of padding between them; far sleds every 4 MB: four in the link), on
-# AArch64 of 135 MB (45 MB between them, beyond bl's +-128 MB; every
-# 64 MB: two), as PIE, static and a shared library, traced exactly like
+# Far sleds (arch/{arm,aarch64,riscv64}/far-sled.S, wrapper/farsleds.c):
+# on ARM a program of 36 MB of code (tests/progs/fartext.c's parts with
+# 12 MB of padding between them; far sleds every 4 MB: four in the
+# link), on AArch64 of 135 MB (45 MB between them, beyond bl's +-128 MB;
+# every 64 MB: two), on RISC-V of 6 MB (2 MB between them, beyond jal's
+# +-1 MB; every 512 KB: four), as PIE, static and a shared library, traced exactly like
 # the oracle; far sleds in the link, used by the calls beyond reach of
 # the tracer's own sled, and where the link put them pass 2 kept.
 linking_far_case() {    # linking_far_case ARCH
@@ -94,6 +95,7 @@ linking_far_case() {    # linking_far_case ARCH
     local d=$WORK/linking-far/$ARCH src=$ROOT/tests/progs/fartext.c p objs=() libobjs=()
     local pad_mb=12 far_sleds=4
     [ "$ARCH" = aarch64 ] && pad_mb=45 far_sleds=2
+    [ "$ARCH" = riscv64 ] && pad_mb=2           # (jal: +-1 MB; far sleds every 512 KB)
     mkdir -p "$d"
     "$TCC" -DPAD_MB=$pad_mb -c -o "$d/pad.o" "$ROOT/tests/progs/fartext-pad.S"
     for p in 1 2 3; do
@@ -123,15 +125,17 @@ linking_far_case() {    # linking_far_case ARCH
             eval '[ "$("$TRIPLE-nm" "$d/$mode" | grep -c " t litifut_far_sled$")" = $far_sleds ]'
         check_traced "$ARCH/linking/far-sleds/$mode" "$d/$mode-plain" "$d/$mode"
     done
-    # the same code as a shared library (far sleds in a -shared link)
-    mkdir -p "$d/plainlib" "$d/lib" "$d/oraclelib"
-    "$TCC" -shared -o "$d/plainlib/libfar.so" "${libobjs[@]}"
-    if LITIFUT=1 LITIFUT_KEEP=1 "$TCC" -B"$BIN/" -shared -o "$d/lib/libfar.so" "${libobjs[@]}" \
+    # the same code as a shared library (far sleds in a -shared link;
+    # its folders' names of one length: the runs' environments, whose
+    # size moves where qemu maps the library, are then alike)
+    mkdir -p "$d/plib" "$d/tlib" "$d/olib"
+    "$TCC" -shared -o "$d/plib/libfar.so" "${libobjs[@]}"
+    if LITIFUT=1 LITIFUT_KEEP=1 "$TCC" -B"$BIN/" -shared -o "$d/tlib/libfar.so" "${libobjs[@]}" \
          2> "$d/shared.err"; then
-        cp "$d/lib/libfar.so.litifut/unrewritten" "$d/oraclelib/libfar.so"
-        "$TCC" -o "$d/main" "$d/p0.o" -L"$d/plainlib" -lfar
-        check_traced_objects "$ARCH/linking/far-sleds/shared" "$d/main" "$d/plainlib" "$d/main" \
-            "$d/lib" "$d/oraclelib" libfar.so
+        cp "$d/tlib/libfar.so.litifut/unrewritten" "$d/olib/libfar.so"
+        "$TCC" -o "$d/main" "$d/p0.o" -L"$d/plib" -lfar
+        check_traced_objects "$ARCH/linking/far-sleds/shared" "$d/main" "$d/plib" "$d/main" \
+            "$d/tlib" "$d/olib" libfar.so
     else
         fail "$ARCH/linking/far-sleds/shared: link failed: $(head -c 300 "$d/shared.err")"
     fi
@@ -180,7 +184,7 @@ test_linking() {
         echo "$arch"
     done | parallel linking_moved_case
     for arch in $ARCHES; do
-        [ "${arch#arm}" != "$arch" ] || [ "$arch" = aarch64 ] && echo "$arch"
+        [ "${arch#arm}" != "$arch" ] || [ "$arch" = aarch64 ] || [ "$arch" = riscv64 ] && echo "$arch"
     done | parallel linking_far_case
     for arch in $ARCHES; do
         [ "$arch" = aarch64 ] && linking_bti_case "$arch"

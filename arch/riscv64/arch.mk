@@ -3,6 +3,12 @@
 # (a static program's unwinder walks to one; the tracer comes after crtend.o).
 TRACER_OBJS_riscv64 := sleds.o stub.o unwind.o memset.o eh-end.o
 AGENT_FLAGS_riscv64 :=
-# (no further modules: no far sleds yet)
+# Far sleds, linked among a large program's inputs (wrapper/farsleds.c):
+# position-independent, one object for executables and libraries.
+# arch_modules_riscv64 TRIPLE FLAGS
 define arch_modules_riscv64
+TRACERS += $(BUILD)/lib/litifut/$(1)/far-sled.o
+$(BUILD)/lib/litifut/$(1)/far-sled.o: $(BUILD)/tracer/$(1)/exe/far-sled.o
+	cp $$< $$@
+.SECONDARY: $(BUILD)/tracer/$(1)/exe/far-sled.o
 endef

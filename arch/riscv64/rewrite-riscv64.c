@@ -4,8 +4,10 @@
  * SLED_ENTRY_SIZE * (k + half * SLED_ENTRIES)` (arch/riscv64/sled.h),
  * 4 bytes with the same return address; the DB word says where the
  * call went; a c.jalr pair becomes `jal ra` to its thunk, which goes
- * on to the register half (host-riscv64.h).  jal reaches +-1 MB: a call beyond every sled is refused
- * in one line (no far sleds yet).  One tracer module for every object.
+ * on to the register half (host-riscv64.h).  jal reaches +-1 MB: a call
+ * beyond the tracer's sled goes to the nearest far sled (far-sled.S),
+ * one beyond every sled is refused in one line.  One tracer module for
+ * every object.
  */
 #include <inttypes.h>
 #include "arch/riscv64/host-riscv64.h"
@@ -55,8 +57,10 @@ static int rv_encode_redirect(const struct call_site *site, unsigned k,
     return 0;
 }
 
-/* The first site (if any) that reaches no sled: the link is refused in
- * one line naming it (RISC-V has no far sleds yet). */
+/* The first site (if any) that reaches no sled, neither the tracer's nor
+ * a far one (too much code in one input between two far sleds, or an
+ * archive found by -l that the wrapper did not count): the link is
+ * refused in one line naming it. */
 static int rv_check_reach(const struct site_list *sites, const struct sled_set *sleds,
                           const char *program)
 {
@@ -67,8 +71,8 @@ static int rv_check_reach(const struct site_list *sites, const struct sled_set *
         uint64_t first = sled_entry(s, 0, sleds), last = sled_entry(s, SLED_ENTRIES - 1, sleds);
         if (!rv_jal_encode(RV_RA, s->addr, first) || !rv_jal_encode(RV_RA, s->addr, last))
             return error("%s: the call at 0x%08" PRIx64 " is out of jal's reach (+-1 MB) of "
-                         "the tracer sled at 0x%08" PRIx64 ", and RISC-V has no far sleds yet",
-                         program, s->addr, first);
+                         "every tracer sled (the nearest at 0x%08" PRIx64 "): too much code "
+                         "between two far sleds", program, s->addr, first);
     }
     return 0;
 }

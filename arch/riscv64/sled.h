@@ -45,6 +45,13 @@
 #define FRAME_X(n)        (8 * (n))
 #define FRAME_SIZE        256
 
+/* Far sleds (far-sled.S): one every FAR_SLED_SPACING bytes of the
+ * inputs' code (half jal's reach: the wrapper's estimate may run
+ * short); their relays enter the main sled's far entries
+ * (litifut_sled_far, stub.S), FAR_ENTRY_SIZE bytes per half. */
+#define FAR_SLED_SPACING  (512u << 10)
+#define FAR_ENTRY_SIZE    16
+
 /* What a tail jump's thunk pushes below the call's sp: none (tail
  * jumps are not rewritten on RISC-V yet). */
 #define JUMP_PUSHED       0

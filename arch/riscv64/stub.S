@@ -66,6 +66,22 @@ litifut_sled:
     .global litifut_sled_end
     .hidden litifut_sled_end
 litifut_sled_end:
+    /* The far sleds' way in (far-sled.S: their relays jump here with t2
+     * pushed): per half, t2 popped and on as the half's entries go. */
+    .global litifut_sled_far
+    .hidden litifut_sled_far
+    .type litifut_sled_far, %function
+litifut_sled_far:
+    .option push
+    .option norvc
+    .rept 2
+    ld      t2, 0(sp)
+    addi    sp, sp, 16
+    j       litifut_rv_start
+    nop                                 /* (FAR_ENTRY_SIZE) */
+    .endr
+    .option pop
+    .size litifut_sled_far, . - litifut_sled_far
 
 /* What the sled runs, to the trampolines' end, is in the sled's
  * section: litifut-emu knows a traced call's way to its callee by it. */
