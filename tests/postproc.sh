@@ -113,7 +113,7 @@ postproc_untraced() {
     arm) expected="1 via_lr " ;;
     armhf) expected="1 via_it 1 via_lr " ;;
     aarch64) expected="1 via_x16 " ;;
-    riscv64) expected="1 via_ra_reader 1 via_t1 " ;;
+    riscv64) expected="1 via_ra_reader " ;;
     *) expected="1 via_hb " ;;
     esac
     check "$name: --info counts the untraced calls the link counted (${info:-none}; link: ${link:-none})" \

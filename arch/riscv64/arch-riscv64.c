@@ -7,9 +7,9 @@
  *   jal ra, imm             rewritten (first sled half)
  *   auipc rX + jalr ra, lo(rX)   rewritten at the jalr (first half):
  *                           rX ra or a register the call clobbers
- *   jalr ra, 0(rs)          rewritten (second half), but for rs t1 (the
- *                           sled's register) and ra (the redirect
- *                           writes it)
+ *   jalr ra, 0(rs)          rewritten (second half; the third for t1,
+ *                           the sled's register), but for rs ra (the
+ *                           redirect writes it)
  *   c.jalr rs              rewritten with the instruction before it
  *                           (host-riscv64.h: a pair and its thunk),
  *                           where that one can move and nothing else
@@ -227,10 +227,8 @@ static int reached_only_in_line(const struct rv_scan *sc, uint64_t addr)
 static int classify_c_jalr(const struct rv_scan *sc, uint64_t addr, uint32_t h, int has_prev,
                            struct call_site *site, struct scan_stats *st)
 {
-    unsigned rs = rv_c_rs1(h);
-    if (rs == SLED_REG || rs == RV_RA) {
-        stats_untraced(st, addr, rs == RV_RA ? "jalr through ra" : "jalr through t1 (the sled's register)",
-                       2);
+    if (rv_c_rs1(h) == RV_RA) {
+        stats_untraced(st, addr, "jalr through ra", 2);
         return 0;
     }
     if (has_prev && sc->prev_size == 4 && rv_movable(sc->prev)) {
@@ -286,9 +284,8 @@ static int rv_classify_word(const struct rv_scan *sc, uint64_t addr, uint32_t w,
             site->kind = KIND_CALL;
             site->target = addr - 4 + (uint64_t)rv_u_imm(prev) + (uint64_t)rv_i_imm(w);
             site->insn2 = (uint16_t)(prev >> 12);
-        } else if (rs == SLED_REG || rs == RV_RA || rs == 0) {
-            stats_untraced(st, addr, rs == SLED_REG ? "jalr through t1 (the sled's register)"
-                                     : rs == RV_RA ? "jalr through ra" : "jalr to an absolute address",
+        } else if (rs == RV_RA || rs == 0) {
+            stats_untraced(st, addr, rs == RV_RA ? "jalr through ra" : "jalr to an absolute address",
                            4);
             return 0;
         } else if (rv_i_imm(w) != 0) {

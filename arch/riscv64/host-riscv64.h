@@ -26,7 +26,7 @@
  *              the jalr becomes the redirect.  insn2 holds the auipc's
  *              low 16 immediate bits, so a pass whose auipc differs
  *              shows as moved code.
- *   KIND_JALR  jalr ra, 0(rs): the second half */
+ *   KIND_JALR  jalr ra, 0(rs): the second half (the third for t1) */
 enum { KIND_JAL, KIND_CALL, KIND_JALR, KIND_CJALR_PAIR, KIND_CJALR_PAIR32, N_RV_KINDS };
 
 /* c.jalr rs (every call through a pointer GCC writes, 2 bytes: no call
@@ -53,6 +53,21 @@ enum { KIND_JAL, KIND_CALL, KIND_JALR, KIND_CJALR_PAIR, KIND_CJALR_PAIR32, N_RV_
 
 #define RV_RA 1
 #define RV_T0 5
+
+/* The register a call through a register calls through (its site
+ * word's), and the sled half a site goes to (sled.h: 0 fixed, 1 a
+ * register, 2 t1). */
+static inline unsigned rv_call_reg(unsigned kind, uint32_t insn, uint16_t insn2)
+{
+    return kind == KIND_JALR ? (insn >> 15) & 31
+         : kind == KIND_CJALR_PAIR ? (insn >> 23) & 31
+         : kind == KIND_CJALR_PAIR32 ? (insn2 >> 7) & 31 : 0;
+}
+static inline unsigned rv_site_half(unsigned kind, uint32_t insn, uint16_t insn2)
+{
+    unsigned r = rv_call_reg(kind, insn, insn2);
+    return !r ? 0 : r == SLED_REG ? 2 : 1;
+}
 
 /* A constructor's or destructor's entry thunk (src/entries.h):
  *     +0  auipc t1, %pcrel_hi(fn)

@@ -41,7 +41,8 @@ static int read16(const struct elf_image *img, uint64_t addr, uint32_t *h)
     return 0;
 }
 
-/* The entry k of the register half that the jal at `at` reaches. */
+/* The entry k of the register halves (sled.h: 1 and 2) that the jal at
+ * `at` reaches. */
 static int reg_entry(const struct elf_image *img, uint64_t at, const struct sled_set *sleds,
                      unsigned *k)
 {
@@ -54,8 +55,8 @@ static int reg_entry(const struct elf_image *img, uint64_t at, const struct sled
     uint64_t to = at + (uint64_t)rv_jal_offset(j);
     for (unsigned i = 0; i < sleds->n; i++) {
         uint64_t d = to - sleds->base[i] - SLED_ENTRIES * SLED_ENTRY_SIZE;
-        if (d < SLED_ENTRIES * SLED_ENTRY_SIZE && d % SLED_ENTRY_SIZE == 0) {
-            *k = (unsigned)(d / SLED_ENTRY_SIZE);
+        if (d < 2 * SLED_ENTRIES * SLED_ENTRY_SIZE && d % SLED_ENTRY_SIZE == 0) {
+            *k = (unsigned)(d / SLED_ENTRY_SIZE % SLED_ENTRIES);
             return 1;
         }
     }
@@ -92,7 +93,7 @@ static int pair_redirect(const struct elf_image *img, struct call_site *site, ui
     return 1;
 }
 
-/* A redirect is a jal ra into the sled (either half), or to a c.jalr
+/* A redirect is a jal ra into the sled (any half), or to a c.jalr
  * pair's thunk. */
 static int rv_decode_redirect(const struct elf_image *img, struct call_site *site,
                               const struct sled_set *sleds, unsigned *k)
@@ -104,7 +105,7 @@ static int rv_decode_redirect(const struct elf_image *img, struct call_site *sit
         return pair_redirect(img, site, target, sleds, k);
     for (unsigned i = 0; i < sleds->n; i++) {
         uint64_t d = target - sleds->base[i];
-        if (d < 2 * SLED_ENTRIES * SLED_ENTRY_SIZE && d % SLED_ENTRY_SIZE == 0) {
+        if (d < SLED_HALVES * SLED_ENTRIES * SLED_ENTRY_SIZE && d % SLED_ENTRY_SIZE == 0) {
             *k = (unsigned)(d / SLED_ENTRY_SIZE % SLED_ENTRIES);
             return 1;
         }

@@ -26,7 +26,7 @@ static uint64_t distance(uint64_t a, uint64_t b)
  * both ends of its half are in reach, else the nearest other one. */
 static uint64_t sled_entry(const struct call_site *site, unsigned k, const struct sled_set *sleds)
 {
-    unsigned half = site->kind == KIND_JALR;                                   /* sled.h */
+    unsigned half = rv_site_half(site->kind, site->insn, site->insn2);          /* sled.h */
     uint64_t base = sleds->base[0], half_bytes = SLED_ENTRY_SIZE * SLED_ENTRIES;
     if (!rv_jal_encode(RV_RA, site->addr, base + half * half_bytes) ||
         !rv_jal_encode(RV_RA, site->addr, base + (half + 1) * half_bytes - SLED_ENTRY_SIZE))
@@ -82,12 +82,9 @@ static int rv_check_reach(const struct site_list *sites, const struct sled_set *
 static uint32_t rv_site_word(const struct call_site *site, uint64_t word_addr, uint64_t thunk)
 {
     (void)thunk;
-    if (site->kind == KIND_JALR)
-        return SITE_REG_WORD(rv_rs1(site->insn));
-    if (site->kind == KIND_CJALR_PAIR)
-        return SITE_REG_WORD(rv_c_rs1(site->insn >> 16));
-    if (site->kind == KIND_CJALR_PAIR32)
-        return SITE_REG_WORD(rv_c_rs1(site->insn2));
+    unsigned reg = rv_call_reg(site->kind, site->insn, site->insn2);
+    if (reg)
+        return SITE_REG_WORD(reg);
     uint64_t target = site->kind == KIND_CALL ? site->target
                                               : site->addr + (uint64_t)rv_jal_offset(site->insn);
     return (uint32_t)(target - word_addr);
@@ -106,9 +103,7 @@ static int rv_encode_thunk(const struct call_site *site, unsigned k, const struc
 {
     int wide = site->kind == KIND_CJALR_PAIR32;
     unsigned j_at = wide ? 6 : 2;
-    struct call_site reg = *site;
-    reg.kind = KIND_JALR;               /* (the register half's entry) */
-    uint32_t j = rv_jal_encode(0, thunk + j_at, sled_entry(&reg, k, sleds));
+    uint32_t j = rv_jal_encode(0, thunk + j_at, sled_entry(site, k, sleds));   /* (its half's) */
     if (!j)
         return error("thunk at 0x%08" PRIx64 ": the tracer's sled is out of its reach", thunk);
     if (wide) {

@@ -5,20 +5,24 @@
  * the runtime (stub.S, tracer-arch.h): only #defines, so assembly can
  * include this.
  *
- * A sled has two halves of SLED_ENTRIES entries: the first for calls
- * with a fixed target (`jal ra`, and the `jalr ra` of an `auipc` +
- * `jalr` pair), the second for calls through a register (`jalr ra,
- * 0(rs)`).  A rewritten call is `jal ra, litifut_sled + SLED_ENTRY_SIZE
- * * (k + half * SLED_ENTRIES)`: 4 bytes, the same return address as
- * the call it replaces.  Entry k of a half is
+ * A sled has three halves (SLED_HALVES) of SLED_ENTRIES entries: the
+ * first for calls with a fixed target (`jal ra`, and the `jalr ra` of
+ * an `auipc` + `jalr` pair), the second for calls through a register
+ * (`jalr ra, 0(rs)`, c.jalr pairs), the third for calls through t1.
+ * A rewritten call is `jal ra, litifut_sled + SLED_ENTRY_SIZE * (k +
+ * half * SLED_ENTRIES)`: 4 bytes, the same return address as the call
+ * it replaces.  Entry k of the first two halves is
  *     addi t1, zero, 4k
  *     jal  zero, <the half's code for the sled mode>
  * so that code starts with ra = the call's return address and t1 = 4k,
  * every other register as the call left it.  Only t1 may change before
  * the callee runs: it is the register the linker's PLT entries and
- * `tail` clobber (jalr t1, t3), GCC keeps no value in a caller-saved
- * register across a call (GCC 12 has no -fipa-ra on RISC-V), and a
- * call through t1 is never rewritten.
+ * `tail` clobber (jalr t1, t3), and GCC keeps no value in a
+ * caller-saved register across a call (GCC 12 has no -fipa-ra on
+ * RISC-V).  A call through t1 comes to the third half, whose entries
+ * load 4k into t2 instead (SLED_REG_T1): t2 is dead at a call through a
+ * pointer (the static chain, its only other use, is set by a nested
+ * function's trampoline itself).
  *
  * Return addresses are 2-byte aligned (the C extension), but a
  * rewritten call is 4 bytes, so a 1 KB page holds at most 256 sites.
@@ -31,11 +35,14 @@
 #define SLED_ENTRY_SIZE   8
 #define RA_OFFSET         4     /* return address - call address (jal, jalr) */
 
-/* The register the sled entries load 4k into (x6, t1). */
+/* The register the sled entries load 4k into (x6, t1); the third half's
+ * (x7, t2). */
 #define SLED_REG          6
+#define SLED_REG_T1       7
+#define SLED_HALVES       3
 
 /* A DB site word below LITIFUT_DB_INDIRECT is a `jalr ra, 0(rs)`:
- * SITE_REG_WORD(rs), rs in 1..31 but 6 (t1). */
+ * SITE_REG_WORD(rs), rs in 2..31. */
 #define SITE_REG_WORD(n)  (4 * (n))
 #define SITE_WORD_REG(w)  ((w) / 4)
 

@@ -9,9 +9,10 @@
  *   MIPS: a "jalr.hb" (via_hb);
  *   AArch64: a "blr x16" (via_x16; the sled entry puts its number in
  *     x16, so the call's own register would be lost);
- *   RISC-V: a "jalr t1" (via_t1, for the same reason: the sled's t1),
- *     and a c.jalr after an instruction that reads ra (via_ra_reader),
- *     which cannot move into a pair's thunk.
+ *   RISC-V: a c.jalr after an instruction that reads ra
+ *     (via_ra_reader), which cannot move into a pair's thunk; and a
+ *     "jalr t1" (via_t1), which the sled's third half traces (not
+ *     counted).
  * Exit status 0.
  */
 #include <stdio.h>
