@@ -106,6 +106,20 @@ EOF2
     # unrelaxed calls: auipc + jalr pairs
     rvscan_case no-relax "" -O2 -Wl,--no-relax "$src" "$d/left.c"
 
+    # the tracer's C code touches no floating-point register (GCC has no
+    # -mgeneral-regs-only for RISC-V): only litifut_fp_registers reads
+    # fa0-fa7 (tracer-arch.h)
+    local m fp
+    for m in "$ROOT"/build/lib/litifut/riscv64-linux-gnu/tracer*.o; do
+        [ -e "$m" ] || continue
+        fp=$(riscv64-linux-gnu-objdump -d --no-show-raw-insn "$m" |
+             awk '/^[0-9a-f]+ <.*>:$/ { fn = $2 }
+                  /^ *[0-9a-f]+:\t/ && $2 ~ /^f/ && $2 !~ /^fence/ && fn != "<litifut_fp_registers>:" { n++; if (!w) w = fn " " $2 }
+                  END { print n + 0, w }')
+        check "riscv64/scan: ${m##*/} uses no floating-point register but in litifut_fp_registers ($fp)" \
+            [ "${fp%% *}" = 0 ]
+    done
+
     # far code: a call beyond jal's reach of the sled fails the link, in one line
     printf '%s\n' 'int helper(int x);' '__attribute__((section(".far"))) int farfn(int x) { return helper(x) + 5; }' \
         '__attribute__((noinline)) int helper(int x) { return x * 3; }' \

@@ -67,15 +67,17 @@ static int rv_code_ranges(const struct elf_image *img, const struct exclusions *
  * pair safe (nothing but P may lead to its c.jalr, whose halfword the
  * pair's jal covers): every direct branch and jump target of the
  * image, every symbol's address, and the functions with an indirect
- * jump other than a return (a switch's, a sibling call's), which may
- * go anywhere in them. */
+ * jump other than a return through ra (a switch's, a sibling call's;
+ * one through t0, which GCC may take for a temporary, too), which may
+ * go anywhere in them, and in the parts GCC split off them (foo.cold,
+ * foo.part.0: the same base name). */
 struct rv_scan {
     uint64_t prev_end;
     uint32_t prev;
     unsigned prev_size;
     uint64_t *targets;          /* sorted */
     size_t n_targets;
-    uint64_t *jumpers;          /* the starts of functions with indirect jumps, sorted */
+    uint64_t *jumpers;          /* base-name hashes of functions with indirect jumps, sorted */
     size_t n_jumpers;
     struct function_index functions;
 };
@@ -95,9 +97,13 @@ static void push(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
     (*v)[(*n)++] = x;
 }
 
-static int link_reg(unsigned r)
+/* A hash of a function's name up to its first '.' (foo of foo.cold). */
+static uint64_t base_name_hash(const char *name)
 {
-    return r == RV_RA || r == RV_T0;
+    uint64_t h = 14695981039346656037ull;
+    for (const char *c = name; *c && *c != '.'; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return h;
 }
 
 /* The branch targets and indirect jumps of the image's code. */
@@ -131,19 +137,19 @@ static void scan_jumps(struct rv_scan *sc, const struct elf_image *img)
                     push(&sc->targets, &sc->n_targets, &cap_t,
                          a + (uint64_t)rv_c_branch_offset(w));
                 else
-                    jumps = rv_is_c_jr(w) && !link_reg(rv_c_rs1(w));
+                    jumps = rv_is_c_jr(w) && rv_c_rs1(w) != RV_RA;
             } else if (size == 4) {
                 if (rv_is_jal(w))
                     push(&sc->targets, &sc->n_targets, &cap_t, a + (uint64_t)rv_jal_offset(w));
                 else if (rv_is_branch(w))
                     push(&sc->targets, &sc->n_targets, &cap_t, a + (uint64_t)rv_branch_offset(w));
                 else
-                    jumps = rv_is_jalr(w) && rv_rd(w) == 0 && !link_reg(rv_rs1(w));
+                    jumps = rv_is_jalr(w) && rv_rd(w) == 0 && rv_rs1(w) != RV_RA;
             }
             if (jumps) {
                 const struct indexed_function *f = function_index_find(&sc->functions, a);
                 if (f)
-                    push(&sc->jumpers, &sc->n_jumpers, &cap_j, f->start);
+                    push(&sc->jumpers, &sc->n_jumpers, &cap_j, base_name_hash(f->sym->name));
             }
             a += size;
         }
@@ -219,7 +225,10 @@ static int reached_only_in_line(const struct rv_scan *sc, uint64_t addr)
     if (bsearch(&addr, sc->targets, sc->n_targets, sizeof addr, u64_cmp))
         return 0;
     const struct indexed_function *f = function_index_find(&sc->functions, addr);
-    return f && !bsearch(&f->start, sc->jumpers, sc->n_jumpers, sizeof f->start, u64_cmp);
+    if (!f)
+        return 0;
+    uint64_t h = base_name_hash(f->sym->name);
+    return !bsearch(&h, sc->jumpers, sc->n_jumpers, sizeof h, u64_cmp);
 }
 
 /* A c.jalr at `addr` (halfword `h`): a pair site with the instruction
@@ -280,7 +289,8 @@ static int rv_classify_word(const struct rv_scan *sc, uint64_t addr, uint32_t w,
         if (rv_rd(w) != RV_RA)
             return 0;
         if (has_prev && sc->prev_size == 4 && rv_is_auipc(prev) && rv_rd(prev) == rs && rs != 0 &&
-            call_clobbers(rs)) {
+            call_clobbers(rs) &&
+            !bsearch(&addr, sc->targets, sc->n_targets, sizeof addr, u64_cmp)) {   /* (asm) */
             site->kind = KIND_CALL;
             site->target = addr - 4 + (uint64_t)rv_u_imm(prev) + (uint64_t)rv_i_imm(w);
             site->insn2 = (uint16_t)(prev >> 12);

@@ -8,8 +8,8 @@
  * it can, else to the nearest far sled (rewrite-riscv64.c).
  *
  * Entry k of a half is the main sled's (sled.h): t1 = 4k (the third
- * half's: t2); then, instead of the mode's jump, a jump to the half's
- * relay, which pushes t2 (t3) and jumps through it (auipc + jalr: +-2 GB, resolved by the link,
+ * half's: t3); then, instead of the mode's jump, a jump to the half's
+ * relay, which pushes t2 and jumps through it (auipc + jalr: +-2 GB, resolved by the link,
  * no dynamic relocation: the target is hidden) to the main sled's far
  * entry of that half (litifut_sled_far, stub.S), which pops t2 and goes
  * on as the main sled's entries do.  So every register but t1 reaches
@@ -41,7 +41,7 @@ litifut_far_sled:
     .endr
     .set k, 0
     .rept SLED_ENTRIES
-    addi    t2, zero, 4 * k
+    addi    t3, zero, 4 * k
     j       .Lfar_t1
     .set k, k + 1
     .endr
@@ -55,11 +55,11 @@ litifut_far_sled:
     sd      t2, 0(sp)
 2:  auipc   t2, %pcrel_hi(litifut_sled_far + FAR_ENTRY_SIZE)
     jalr    zero, %pcrel_lo(2b)(t2)
-.Lfar_t1:                               /* (t1: the target, t2: 4k) */
+.Lfar_t1:                               /* (t1: the target, t3: 4k) */
     addi    sp, sp, -16
-    sd      t3, 0(sp)
-3:  auipc   t3, %pcrel_hi(litifut_sled_far + 2 * FAR_ENTRY_SIZE)
-    jalr    zero, %pcrel_lo(3b)(t3)
+    sd      t2, 0(sp)
+3:  auipc   t2, %pcrel_hi(litifut_sled_far + 2 * FAR_ENTRY_SIZE)
+    jalr    zero, %pcrel_lo(3b)(t2)
     .size litifut_far_sled, . - litifut_far_sled
     .option pop
     .section .note.GNU-stack, "", %progbits

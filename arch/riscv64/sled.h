@@ -20,9 +20,9 @@
  * `tail` clobber (jalr t1, t3), and GCC keeps no value in a
  * caller-saved register across a call (GCC 12 has no -fipa-ra on
  * RISC-V).  A call through t1 comes to the third half, whose entries
- * load 4k into t2 instead (SLED_REG_T1): t2 is dead at a call through a
- * pointer (the static chain, its only other use, is set by a nested
- * function's trampoline itself).
+ * load 4k into t3 instead (SLED_REG_T1): t3 has no meaning at a call
+ * (PLT entries clobber it too), unlike t2, the static chain, which
+ * gccgo passes with every call of a closure.
  *
  * Return addresses are 2-byte aligned (the C extension), but a
  * rewritten call is 4 bytes, so a 1 KB page holds at most 256 sites.
@@ -36,9 +36,9 @@
 #define RA_OFFSET         4     /* return address - call address (jal, jalr) */
 
 /* The register the sled entries load 4k into (x6, t1); the third half's
- * (x7, t2). */
+ * (x28, t3). */
 #define SLED_REG          6
-#define SLED_REG_T1       7
+#define SLED_REG_T1       28
 #define SLED_HALVES       3
 
 /* A DB site word below LITIFUT_DB_INDIRECT is a `jalr ra, 0(rs)`:

@@ -5,9 +5,9 @@
  * setjmp, getcontext, the C library's start; backtrace: unwind.c).
  * Geometry in sled.h; struct offsets in stub/layout.h.
  *
- * At entry k (sled.h): ra = the call's return address, t1 = 4k (t2 in
+ * At entry k (sled.h): ra = the call's return address, t1 = 4k (t3 in
  * the third half, calls through t1), every other register and sp as
- * the call left them.  Only t1 (t2) may change before the callee runs
+ * the call left them.  Only t1 (t3) may change before the callee runs
  * (the register PLT entries clobber); every other register is saved
  * before use and restored.  This first runtime
  * has no assembly hot path: every call goes to litifut_slow(frame, 4k)
@@ -62,9 +62,9 @@ litifut_sled:
     .set k, k + 1
     .endr
     .endr
-    .set k, 0                           /* calls through t1: 4k in t2 */
+    .set k, 0                           /* calls through t1: 4k in t3 */
     .rept SLED_ENTRIES
-    addi    t2, zero, 4 * k
+    addi    t3, zero, 4 * k
     j       litifut_rv_start_t1
     .set k, k + 1
     .endr
@@ -74,8 +74,7 @@ litifut_sled:
     .hidden litifut_sled_end
 litifut_sled_end:
     /* The far sleds' way in (far-sled.S: their relays jump here with t2
-     * pushed, t3 for the third half): per half, popped and on as the
-     * half's entries go. */
+     * pushed): per half, popped and on as the half's entries go. */
     .global litifut_sled_far
     .hidden litifut_sled_far
     .type litifut_sled_far, %function
@@ -88,7 +87,7 @@ litifut_sled_far:
     j       litifut_rv_start
     nop                                 /* (FAR_ENTRY_SIZE) */
     .endr
-    ld      t3, 0(sp)
+    ld      t2, 0(sp)
     addi    sp, sp, 16
     j       litifut_rv_start_t1
     nop
@@ -139,30 +138,30 @@ litifut_rv_start:
     jr      t1
     .size litifut_rv_start, . - litifut_rv_start
 
-/* The third half's (a call through t1, 4k in t2): the same, but for t2
- * (dead at a call through a pointer: sled.h), which takes the target,
- * and t1, which comes back as the call left it. */
+/* The third half's (a call through t1, 4k in t3): the same, but for t3
+ * (meaningless at a call: sled.h), which takes the target, and t1,
+ * which comes back as the call left it. */
     .p2align 2
     .global litifut_rv_start_t1
     .hidden litifut_rv_start_t1
     .type litifut_rv_start_t1, %function
 litifut_rv_start_t1:
     addi    sp, sp, -FRAME_SIZE
-    sd      t2, FRAME_X(0)(sp)
+    sd      t3, FRAME_X(0)(sp)
     .irp n, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
     sd      x\n, FRAME_X(\n)(sp)
     .endr
-    addi    t2, sp, FRAME_SIZE
-    sd      t2, FRAME_X(2)(sp)
+    addi    t3, sp, FRAME_SIZE
+    sd      t3, FRAME_X(2)(sp)
     mv      a0, sp
     lw      a1, FRAME_X(0)(sp)
     call    litifut_slow
-    mv      t2, a0
-    .irp n, 1, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+    mv      t3, a0
+    .irp n, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 29, 30, 31
     ld      x\n, FRAME_X(\n)(sp)
     .endr
     addi    sp, sp, FRAME_SIZE
-    jr      t2
+    jr      t3
     .size litifut_rv_start_t1, . - litifut_rv_start_t1
 
 /*

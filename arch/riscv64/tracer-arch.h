@@ -4,9 +4,10 @@
  * traced program and must not call libc.  Built with -mno-relax (the
  * tracer's code keeps its size whatever the link: no gp-relative or
  * compressed forms chosen by distance), and its C code uses no
- * floating-point register (checked by arch.mk's build: the slow path
- * runs before the callee, whose arguments may be in fa0-fa7, and the
- * C return trampoline after it, whose caller takes fa0/fa1).
+ * floating-point register (GCC has no -mgeneral-regs-only here;
+ * tests/rvscan.sh checks the built modules): the slow path runs before
+ * the callee, whose arguments may be in fa0-fa7, and the C return
+ * trampoline after it, whose caller takes fa0/fa1.
  */
 #ifndef LITIFUT_ARCH_RISCV64_TRACER_H
 #define LITIFUT_ARCH_RISCV64_TRACER_H
@@ -96,9 +97,9 @@ static inline uintptr_t arch_frame_register(const struct arch_frame *f, uint32_t
 
 /* The zone the tracer maps its own memory in (stub/aside.c): low, far
  * from the program's mappings, which Linux places top down (Sv39: 256
- * GB of user space) */
-#define ARCH_ASIDE_START    0x2000000000ul      /* 128 GB */
-#define ARCH_ASIDE_END      0x3000000000ul
+ * GB of user space, a PIE at two thirds of it, about 170 GB) */
+#define ARCH_ASIDE_START    0x1000000000ul      /* 64 GB */
+#define ARCH_ASIDE_END      0x2000000000ul
 static inline uint64_t arch_counter(void)
 {
     uint64_t c;
