@@ -4,7 +4,8 @@
 # tests/qemu/counters.patch (`make qemu-counters`: $COUNTER_QEMU/qemu-arm,
 # qemu-mips, and with TEST_FULL=1 qemu-mipsel; ARM's AT_HWCAP then has
 # HWCAP_EVTSTRM); AArch64's counter is readable under Debian's own
-# qemu-aarch64, which runs its cases.  With no
+# qemu-aarch64, which runs its cases; RISC-V's rdtime is not the
+# default clock yet (no hot path: tracer-arch.h), so it has none.  With no
 # settings the trace's clock must be the counter (ARM CNTVCT, MIPS CC),
 # and
 #   - owntime: --profile's times agree with the program's own
@@ -63,6 +64,7 @@ test_counters() {
     for arch in $ARCHES; do
         case $arch in
         mipsel) [ "${TEST_FULL:-0}" = 1 ] && [ -x "$COUNTER_QEMU/qemu-mipsel" ] || continue ;;
+        riscv64) continue ;;        # (its counter is no default yet: every call takes the slow path)
         esac
         echo "$arch calls.c"
         echo "$arch threads.c"

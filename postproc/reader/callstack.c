@@ -130,6 +130,7 @@ static void pop(struct callstack *s, uint64_t end_ns)
 {
     struct frame *f = &s->f[s->n - 1];
     uint64_t own = s->own_ns - f->own_at_push;      /* the tracer's, inside the frame */
+    s->pop_end_ns = end_ns;
     end_ns = end_ns - f->start_ns > own ? end_ns - own : f->start_ns;
     if (s->n > 1)
         s->f[s->n - 2].child_ns += end_ns - f->start_ns;

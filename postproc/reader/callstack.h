@@ -80,6 +80,9 @@ struct callstack {
                                    frame ends that much earlier than its end event for
                                    what of it fell inside the frame, so that no view
                                    counts it in a function's time */
+    uint64_t pop_end_ns;        /* in a view's pop: the time of the frame's end event (the
+                                   end_ns it gets is that minus the tracer's own time
+                                   inside the frame), for a view that shows when it ended */
     int *warned_depth;          /* shared by a trace's threads: said once */
     int returns_missing;        /* a fork child's thread before its first call: the returns
                                    of its inherited frames until then are not recorded */

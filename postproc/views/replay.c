@@ -318,7 +318,9 @@ static void replay_pop(struct view *v, struct callstack *s, struct frame *f, uin
         return;
     uint64_t duration = end_ns - f->start_ns;
     if (f->printed || f->inherited) {   /* (an inherited frame: its end in this process) */
-        line_start(r, s, end_ns, &duration, f->depth);
+        /* (when it ended: the duration leaves the tracer's own time
+         * out, the time column does not, so the lines stay in order) */
+        line_start(r, s, s->pop_end_ns > end_ns ? s->pop_end_ns : end_ns, &duration, f->depth);
         if (f->signal == FRAME_SIGNAL && f->printed) {
             ob_str(&r->ob, "</signal>");
         } else {
