@@ -34,7 +34,7 @@ int find_real_linker(struct toolchain *tc, const char *argv0, const struct link_
  * <triple>-gcc).  -1 with one error line (an object for a machine
  * without a tracer: "cannot instrument for aarch64 ..."). */
 int find_instrumenting_tools(struct toolchain *tc, const struct link_args *la);
-/* Where the tracer modules of a triple are: $LITIFUT_LIBDIR/TRIPLE, or
+/* Where the tracer modules of a (row) triple are: $LITIFUT_LIBDIR/TRIPLE, or
  * lib/litifut/TRIPLE beside this program's folder (allocated). */
 char *tracer_module_dir(const char *triple);
 
